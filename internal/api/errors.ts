@@ -1,0 +1,129 @@
+/**
+ * The one catalogue of API errors. Everything that fails a request ends as an ApiError carrying a
+ * complete `Status`; handlers only serialize it. Builders mirror
+ * k8s.io/apimachinery/pkg/api/errors so messages and reasons read like kube-apiserver's.
+ */
+import type { Status, StatusCause, StatusDetails } from './types.ts';
+import { type FieldError, fieldErrorMessage } from './field-errors.ts';
+
+export type StatusReason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'Invalid'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout';
+
+/** A failed request. `status` is sent as the response body, `status.code` as the HTTP code. */
+export class ApiError extends Error {
+  readonly status: Status;
+  /** Extra response headers (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+  constructor(status: Status, headers: Record<string, string> = {}) {
+    super(status.message ?? status.reason ?? 'error');
+    this.status = status;
+    this.headers = headers;
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+}
+
+export function failure(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+  if (reason) s.reason = reason;
+  if (details) s.details = details;
+  return s;
+}
+
+/** group/resource as Kubernetes prints it: `configmaps` or `storageclasses.storage.k8s.io`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+const grString = (gr: GroupResource): string => (gr.group ? `${gr.resource}.${gr.group}` : gr.resource);
+
+export const badRequest = (message: string, causes?: StatusCause[]): ApiError =>
+  new ApiError(failure(400, 'BadRequest', message, causes ? { causes } : undefined));
+
+export const unauthorized = (message = 'Unauthorized'): ApiError => new ApiError(failure(401, 'Unauthorized', message));
+
+export const forbidden = (gr: GroupResource, name: string, message: string, causes?: StatusCause[]): ApiError => {
+  const what = name ? `${grString(gr)} "${name}"` : grString(gr);
+  const details: StatusDetails = { group: gr.group, kind: gr.resource };
+  if (name) details.name = name;
+  if (causes) details.causes = causes;
+  return new ApiError(failure(403, 'Forbidden', `${what} is forbidden: ${message}`, details));
+};
+
+export const notFound = (gr: GroupResource, name: string): ApiError =>
+  new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }));
+
+/** A path that names no resource at all (unknown group/version/resource). */
+export const pathNotFound = (message = 'the server could not find the requested resource'): ApiError =>
+  new ApiError(failure(404, 'NotFound', message, {}));
+
+export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
+  new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, { group: gr.group, kind: gr.resource }));
+
+export const notAcceptable = (accept: string): ApiError =>
+  new ApiError(failure(406, 'NotAcceptable', `the server was unable to respond with a content type that the client supports (${accept})`));
+
+export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
+  new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }));
+
+export const conflict = (gr: GroupResource, name: string, why: string): ApiError =>
+  new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${grString(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource }));
+
+export const gone = (message: string): ApiError => new ApiError(failure(410, 'Gone', message));
+
+/** 410 with reason Expired: what clients see for compacted versions and stale continue tokens. */
+export const expired = (message: string): ApiError => new ApiError(failure(410, 'Expired', message));
+
+export const tooLarge = (limitBytes: number): ApiError =>
+  new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`));
+
+export const unsupportedMediaType = (contentType: string): ApiError =>
+  new ApiError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf${contentType ? '' : ''}`));
+
+/** 422 Invalid with one cause per field error, message like kube-apiserver's NewInvalid. */
+export function invalid(kind: string, group: string, name: string, errs: FieldError[]): ApiError {
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field }));
+  const list = errs.map(fieldErrorMessage);
+  const joined = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+  return new ApiError(
+    failure(422, 'Invalid', `${kind} "${name}" is invalid: ${joined}`, { name, group, kind, causes }),
+  );
+}
+
+export const internalError = (message: string): ApiError =>
+  new ApiError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+
+export const serviceUnavailable = (message: string): ApiError => new ApiError(failure(503, 'ServiceUnavailable', message));
+
+export const timeout = (message: string, retryAfterSeconds?: number): ApiError => {
+  const details: StatusDetails = {};
+  if (retryAfterSeconds !== undefined) details.retryAfterSeconds = retryAfterSeconds;
+  return new ApiError(failure(504, 'Timeout', message, details), retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {});
+};
+
+/** Turn anything thrown into an ApiError; unknown errors become 500s (the caller logs them). */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  return internalError(msg);
+}

@@ -1,0 +1,86 @@
+/**
+ * Field-level validation errors, shaped after k8s.io/apimachinery/pkg/util/validation/field.
+ * Validators are pure functions that return FieldError[]; the store turns a non-empty list into
+ * one 422 Invalid Status with one cause per error.
+ */
+
+export type FieldErrorType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueForbidden'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany';
+
+export interface FieldError {
+  type: FieldErrorType;
+  /** JSON-ish path, e.g. `metadata.labels`, `data[foo.bar]`, `spec.finalizers[0]`. */
+  field: string;
+  /** Human message without the field prefix. */
+  detail: string;
+  /** The offending value, echoed in the message as Kubernetes does (omitted for Required). */
+  value?: unknown;
+}
+
+/** Path builder so validators write `path.child('data').key(k)` and get `data[k]`. */
+export class FieldPath {
+  constructor(private readonly text: string = '') {}
+  child(name: string): FieldPath {
+    return new FieldPath(this.text ? `${this.text}.${name}` : name);
+  }
+  index(i: number): FieldPath {
+    return new FieldPath(`${this.text}[${i}]`);
+  }
+  key(k: string): FieldPath {
+    return new FieldPath(`${this.text}[${k}]`);
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+const fmt = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+
+export const required = (p: FieldPath, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: String(p), detail });
+export const invalid = (p: FieldPath, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: String(p), detail, value });
+export const forbidden = (p: FieldPath, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: String(p), detail });
+export const notSupported = (p: FieldPath, value: unknown, valid: string[]): FieldError => ({
+  type: 'FieldValueNotSupported',
+  field: String(p),
+  value,
+  detail: `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}`,
+});
+export const duplicate = (p: FieldPath, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(p), value, detail: '' });
+export const tooLong = (p: FieldPath, value: unknown, max: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field: String(p),
+  value,
+  detail: `must have at most ${max} bytes`,
+});
+export const tooMany = (p: FieldPath, actual: number, max: number): FieldError => ({
+  type: 'FieldValueTooMany',
+  field: String(p),
+  value: actual,
+  detail: `must have at most ${max} items`,
+});
+
+/** The message Kubernetes prints for one field error: `data[a]: Invalid value: "x": detail`. */
+export function fieldErrorMessage(e: FieldError): string {
+  switch (e.type) {
+    case 'FieldValueRequired':
+      return `${e.field}: Required value${e.detail ? `: ${e.detail}` : ''}`;
+    case 'FieldValueForbidden':
+      return `${e.field}: Forbidden: ${e.detail}`;
+    case 'FieldValueDuplicate':
+      return `${e.field}: Duplicate value: ${fmt(e.value)}`;
+    case 'FieldValueNotSupported':
+      return `${e.field}: Unsupported value: ${fmt(e.value)}: ${e.detail}`;
+    case 'FieldValueTooLong':
+      return `${e.field}: Too long: ${e.detail}`;
+    case 'FieldValueTooMany':
+      return `${e.field}: Too many: ${fmt(e.value)}: ${e.detail}`;
+    default:
+      return `${e.field}: Invalid value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
+  }
+}

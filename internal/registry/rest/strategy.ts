@@ -1,0 +1,121 @@
+/**
+ * What a kind supplies to the one generic store. A kind is a `KindDescriptor` (names, scope,
+ * table columns, field selectors) plus a `Strategy` (defaulting, validation, update rules).
+ * Generic code never branches on kind: any kind-specific behaviour is a method here.
+ *
+ * Call order (fixed in registry/rest/before.ts):
+ *   create: default → prepareForCreate → validate(objectMeta + strategy.validate) → canonicalize
+ *   update: default → prepareForUpdate → validateUpdate → canonicalize
+ * All methods may mutate the object they are given (it is the request's private copy) and must
+ * be deterministic and free of I/O: they run before the log append, never in the fold.
+ */
+import type { KubeObject } from '../../api/types.ts';
+import type { FieldError } from '../../api/field-errors.ts';
+
+export interface Strategy {
+  /** May PUT create a missing object? (ConfigMap/Secret: false; Kubernetes allows it for few kinds.) */
+  readonly allowCreateOnUpdate: boolean;
+  /** May an update omit metadata.resourceVersion (last-writer-wins)? */
+  readonly allowUnconditionalUpdate: boolean;
+
+  /** Fill defaults (e.g. Secret type Opaque). Runs on create and on update, before prepare. */
+  defaults?(obj: KubeObject): void;
+
+  /**
+   * Create-time normalization: drop status a client may not set, set generation, phases.
+   * Runs after defaults, before validate.
+   */
+  prepareForCreate?(obj: KubeObject): void;
+
+  /**
+   * Update-time normalization: e.g. keep status from `oldObj` on a main-resource update, bump
+   * generation when spec changed. `oldObj` is read-only.
+   */
+  prepareForUpdate?(newObj: KubeObject, oldObj: KubeObject): void;
+
+  /** Kind-specific validation of a new object (ObjectMeta is validated by the store). */
+  validate(obj: KubeObject): FieldError[];
+
+  /** Kind-specific validation of an update (immutability etc.). ObjectMeta update rules are generic. */
+  validateUpdate(newObj: KubeObject, oldObj: KubeObject): FieldError[];
+
+  /** Non-fatal warnings returned in `Warning` headers. */
+  warnings?(obj: KubeObject, oldObj?: KubeObject): string[];
+
+  /** Last step before storing: e.g. fold Secret stringData into data. */
+  canonicalize?(obj: KubeObject): void;
+
+  /**
+   * Delete hook for kinds whose delete is a state change (Namespace → Terminating). Called on the
+   * stored object when a delete begins (deletionTimestamp already set by the store); may mutate.
+   */
+  beginDelete?(obj: KubeObject): void;
+
+  /**
+   * Are there finalizers (beyond metadata.finalizers, which the store always checks) that keep the
+   * object alive after delete? Namespace: spec.finalizers.
+   */
+  hasPendingFinalizers?(obj: KubeObject): boolean;
+}
+
+/** Strategy for the `status` subresource: only status may change through it. */
+export interface StatusStrategy {
+  /** Copy everything but status from oldObj into newObj (status writes cannot touch spec/metadata). */
+  prepareForUpdate(newObj: KubeObject, oldObj: KubeObject): void;
+  validateUpdate(newObj: KubeObject, oldObj: KubeObject): FieldError[];
+}
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  /** 0 = shown by default; higher = only with -o wide. */
+  priority: number;
+}
+
+export interface TableConvertor {
+  columns: TableColumn[];
+  /** One cell per column, in column order. Dates as RFC3339 strings. */
+  cells(obj: KubeObject): unknown[];
+}
+
+/** Extra subresources beyond the main resource, each with its own update rules. */
+export interface SubresourceDescriptor {
+  /** e.g. 'status', 'finalize'. */
+  name: string;
+  /** Verbs supported on the subresource ('get' | 'update' | 'patch'). */
+  verbs: string[];
+  strategy: StatusStrategy;
+}
+
+export interface KindDescriptor {
+  /** API group; '' for the core group. */
+  group: string;
+  /** Versions served; the first is preferred. Storage keys do not depend on version. */
+  versions: string[];
+  /** Plural resource name used in URLs and storage keys. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories?: string[];
+  strategy: Strategy;
+  subresources?: SubresourceDescriptor[];
+  table?: TableConvertor;
+  /**
+   * Extra field-selector fields beyond metadata.name and metadata.namespace, e.g. Secret `type`.
+   * Each returns the field's value as a string.
+   */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string>;
+  /** Delete success body: 'Status' (ConfigMap, Secret) or 'Object' (most other kinds). */
+  deleteReturns: 'Status' | 'Object';
+  /** Kinds whose PUT/PATCH bump metadata.generation on spec change. */
+  hasGeneration?: boolean;
+  /** Bootstrap objects the server creates at first start (e.g. the system namespaces). */
+  bootstrap?: KubeObject[];
+  /** Names that can never be deleted (e.g. namespace `default`). */
+  undeletable?: string[];
+}

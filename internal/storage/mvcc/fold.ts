@@ -1,0 +1,64 @@
+/**
+ * The fold: a pure function from (what the index says about the key, the event) to a verdict.
+ * Every replica runs it over the same log in the same order, so every replica reaches the same
+ * verdicts — this is what makes an unconditional append log behave like a compare-and-swap store.
+ *
+ * Example: two writers both append `CREATE cm/x` (offsets 7 and 8). Folding 7 sees no entry →
+ * accept, index[x] = {rv: 7}. Folding 8 sees index[x] → reject AlreadyExists. Both writers, on
+ * any replica, read the same verdicts for 7 and 8.
+ */
+import type { LogEvent } from '../log/event.ts';
+
+/** What the fold needs to know about a stored object: the in-memory key index entry. */
+export interface IndexEntry {
+  rv: number;
+  uid: string;
+  /** metadata.deletionTimestamp is set (for namespaces: Terminating). */
+  deleting: boolean;
+}
+
+export type RejectReason = 'AlreadyExists' | 'NotFound' | 'Conflict' | 'UidMismatch' | 'NamespaceNotFound' | 'NamespaceTerminating' | 'Malformed';
+
+export type Verdict =
+  | { accepted: true; rv: number; op: 'CREATE' | 'UPDATE' | 'DELETE'; object: Buffer; previousRv: number | null }
+  | { accepted: false; rv: number; reason: RejectReason; currentRv: number | null };
+
+/** Reads the namespace's index entry; injected so the fold itself stays pure. */
+export type NamespaceLookup = (namespace: string) => IndexEntry | undefined;
+
+const RV_PROBE = Buffer.from('"metadata":{');
+
+/**
+ * Insert `"resourceVersion":"<rv>"` as the first field of metadata. Writers serialize objects
+ * without a resourceVersion and with `metadata` as an object, so the first `"metadata":{` outside a
+ * string is the object's own (a string value can only contain it with escaped quotes).
+ */
+export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
+  const at = json.indexOf(RV_PROBE);
+  if (at < 0) return null;
+  const cut = at + RV_PROBE.length;
+  const empty = json[cut] === 0x7d; // '}' → metadata was {}
+  const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? '' : ','}`);
+  return Buffer.concat([json.subarray(0, cut), insert, json.subarray(cut)]);
+}
+
+export function fold(offset: number, current: IndexEntry | undefined, event: LogEvent, namespaceOf: NamespaceLookup): Verdict {
+  const reject = (reason: RejectReason): Verdict => ({ accepted: false, rv: offset, reason, currentRv: current?.rv ?? null });
+  if (event.op === 'GENESIS') return reject('Malformed');
+  if (event.op === 'CREATE') {
+    if (current) return reject('AlreadyExists');
+    if (event.requireActiveNamespace) {
+      const ns = namespaceOf(event.namespace);
+      if (!ns) return reject('NamespaceNotFound');
+      if (ns.deleting) return reject('NamespaceTerminating');
+    }
+  } else {
+    if (!current) return reject('NotFound');
+    if (event.expectUid && event.expectUid !== current.uid) return reject('UidMismatch');
+    if (event.expectRv !== null && event.expectRv !== current.rv) return reject('Conflict');
+  }
+  if (!event.object) return reject('Malformed');
+  const stamped = stampResourceVersion(event.object, offset);
+  if (!stamped) return reject('Malformed');
+  return { accepted: true, rv: offset, op: event.op, object: stamped, previousRv: current?.rv ?? null };
+}

@@ -1,0 +1,222 @@
+/**
+ * The materializer: the only writer of the snapshot. It folds positioned events, in offset order,
+ * into LevelDB batch operations and keeps the in-memory key index (etcd's keyIndex, reduced to
+ * what the fold needs). The caller writes the batch — the embedded log in the same batch as the log
+ * entries, the Kafka consumer on its own — and then calls `commit`, which is the commit point:
+ * verdicts reach writers and changes reach listeners (watch hub, controllers) in that same step.
+ *
+ * Key index persistence: `i/<objectPath>` → "rv uid deleting" in the same batch as the object, so
+ * start-up loads the index without parsing objects.
+ */
+import type { ClassicLevel } from 'classic-level';
+import type { PositionedEvent } from '../log/event.ts';
+import { fold, type IndexEntry, type Verdict } from './fold.ts';
+import { currentKey, historyKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
+import { StorageError } from '../errors.ts';
+
+export type Db = ClassicLevel<string, Buffer>;
+export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One accepted event as listeners see it. `object` carries metadata.resourceVersion = offset. */
+export interface Change {
+  offset: number;
+  type: ChangeType;
+  key: ObjectKey;
+  object: Buffer;
+  time: number;
+}
+
+export type ChangeListener = (changes: Change[], folded: number) => void;
+
+/** Work folded into a batch but not yet durable. */
+export interface PendingFold {
+  lastOffset: number;
+  verdicts: { id: string; verdict: Verdict }[];
+  changes: Change[];
+  time: number;
+}
+
+const INDEX_PREFIX = 'i/';
+const nsPath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
+
+const encodeEntry = (e: IndexEntry): Buffer => Buffer.from(`${e.rv} ${e.uid} ${e.deleting ? 1 : 0}`);
+function decodeEntry(b: Buffer): IndexEntry {
+  const [rv, uid, del] = b.toString().split(' ');
+  return { rv: Number(rv), uid, deleting: del === '1' };
+}
+
+export class Materializer {
+  private readonly index = new Map<string, IndexEntry>();
+  private foldedOffset = -1;
+  /** Offset already folded into a batch (may be ahead of foldedOffset while the batch is in flight). */
+  private foldingOffset = -1;
+  private readonly verdictWaiters = new Map<string, { resolve: (v: Verdict) => void; reject: (e: Error) => void }>();
+  private readonly foldedWaiters: { offset: number; resolve: () => void }[] = [];
+  private readonly listeners = new Set<ChangeListener>();
+  private closed = false;
+  /** Second of the last time marker written (see compactor.ts). */
+  private lastMarkerSecond = -1;
+
+  private constructor(private readonly db: Db) {}
+
+  /** Load the key index and the folded offset from the snapshot. */
+  static async open(db: Db): Promise<Materializer> {
+    const m = new Materializer(db);
+    await m.load();
+    return m;
+  }
+
+  private async load(): Promise<void> {
+    this.index.clear();
+    for await (const [k, v] of this.db.iterator({ gte: INDEX_PREFIX, lt: 'i0' })) {
+      this.index.set(k.slice(INDEX_PREFIX.length), decodeEntry(v));
+    }
+    for await (const v of this.db.values({ gte: 't/', lt: 't0', reverse: true, limit: 1 })) {
+      this.lastMarkerSecond = Math.floor(Number(v.toString()) / 1000);
+    }
+    const f = await this.db.get(META_FOLDED);
+    this.foldedOffset = f === undefined ? -1 : fromHex16(f.toString());
+    this.foldingOffset = this.foldedOffset;
+  }
+
+  /** Last offset whose effects are durable and visible to readers. */
+  get folded(): number {
+    return this.foldedOffset;
+  }
+
+  /** Number of live objects (for metrics). */
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
+  entry(key: ObjectKey): IndexEntry | undefined {
+    return this.index.get(objectPath(key));
+  }
+
+  /**
+   * Register interest in the verdict of intent `id`. Must be called before the intent is appended,
+   * so a fast fold cannot resolve before anyone listens.
+   */
+  expectVerdict(id: string): Promise<Verdict> {
+    return new Promise((resolve, reject) => this.verdictWaiters.set(id, { resolve, reject }));
+  }
+
+  /** Give up waiting for `id` (append failed). */
+  cancelVerdict(id: string, err: Error): void {
+    const w = this.verdictWaiters.get(id);
+    if (w) {
+      this.verdictWaiters.delete(id);
+      w.reject(err);
+    }
+  }
+
+  /** Resolves once `offset` is folded and visible; false on timeout. */
+  waitFolded(offset: number, timeoutMs: number): Promise<boolean> {
+    if (this.foldedOffset >= offset) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = { offset, resolve: () => { clearTimeout(t); resolve(true); } };
+      const t = setTimeout(() => {
+        const i = this.foldedWaiters.indexOf(w);
+        if (i >= 0) this.foldedWaiters.splice(i, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.foldedWaiters.push(w);
+    });
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Fold `events` (consecutive offsets, continuing the fold) into `ops`. Mutates the key index at
+   * once so later events of the same batch see earlier ones. The caller must write `ops` and then
+   * call `commit`, or call `reload` if the write failed.
+   */
+  foldInto(events: PositionedEvent[], ops: BatchOp[]): PendingFold {
+    if (this.closed) throw new StorageError('unreachable', 'materializer is closed');
+    const pending: PendingFold = { lastOffset: this.foldingOffset, verdicts: [], changes: [], time: 0 };
+    for (const { offset, event } of events) {
+      if (offset <= this.foldingOffset) {
+        throw new StorageError('corrupt', `fold went backwards: offset ${offset} after ${this.foldingOffset}`);
+      }
+      this.foldingOffset = offset;
+      pending.lastOffset = offset;
+      pending.time = event.time;
+      const second = Math.floor(event.time / 1000);
+      if (second > this.lastMarkerSecond) {
+        // At most one marker a second: enough to place the history window to the second.
+        this.lastMarkerSecond = second;
+        ops.push({ type: 'put', key: `t/${hex16(offset)}`, value: Buffer.from(String(event.time)) });
+      }
+      if (event.op === 'GENESIS') continue;
+      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
+      const path = objectPath(key);
+      const verdict = fold(offset, this.index.get(path), event, (ns) => this.index.get(nsPath(ns)));
+      pending.verdicts.push({ id: event.id, verdict });
+      if (!verdict.accepted) continue;
+      ops.push({ type: 'put', key: historyKey(key, offset), value: verdict.op === 'DELETE' ? Buffer.alloc(0) : verdict.object });
+      if (verdict.op === 'DELETE') {
+        this.index.delete(path);
+        ops.push({ type: 'del', key: currentKey(key) }, { type: 'del', key: INDEX_PREFIX + path });
+      } else {
+        const entry: IndexEntry = { rv: offset, uid: event.uid, deleting: event.deleting };
+        this.index.set(path, entry);
+        ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: INDEX_PREFIX + path, value: encodeEntry(entry) });
+      }
+      const type: ChangeType = verdict.op === 'CREATE' ? 'ADDED' : verdict.op === 'DELETE' ? 'DELETED' : 'MODIFIED';
+      pending.changes.push({ offset, type, key, object: verdict.object, time: event.time });
+    }
+    ops.push({ type: 'put', key: META_FOLDED, value: Buffer.from(hex16(pending.lastOffset)) });
+    return pending;
+  }
+
+  /** The batch holding `pending` is durable: publish verdicts and changes (the commit point). */
+  commit(pending: PendingFold): void {
+    this.foldedOffset = pending.lastOffset;
+    for (const { id, verdict } of pending.verdicts) {
+      const w = this.verdictWaiters.get(id);
+      if (w) {
+        this.verdictWaiters.delete(id);
+        w.resolve(verdict);
+      }
+    }
+    if (pending.changes.length) {
+      for (const l of this.listeners) {
+        try {
+          l(pending.changes, this.foldedOffset);
+        } catch {
+          // A listener's failure is its own; the fold has committed regardless.
+        }
+      }
+    }
+    if (this.foldedWaiters.length) {
+      for (let i = this.foldedWaiters.length - 1; i >= 0; i--) {
+        const w = this.foldedWaiters[i];
+        if (w.offset <= this.foldedOffset) {
+          this.foldedWaiters.splice(i, 1);
+          w.resolve();
+        }
+      }
+    }
+  }
+
+  /** The batch write failed: forget in-flight folds by reloading the durable index. */
+  async reload(): Promise<void> {
+    await this.load();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new StorageError('unreachable', 'storage is shutting down');
+    for (const w of this.verdictWaiters.values()) w.reject(err);
+    this.verdictWaiters.clear();
+  }
+}
+
+export { encodeEntry as _encodeEntry };

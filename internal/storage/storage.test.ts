@@ -1,0 +1,126 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Storage, type WriteIntent } from './storage.ts';
+import { currentPrefix } from './keys.ts';
+
+const key = { group: '', resource: 'configmaps', namespace: 'default', name: 'a' };
+const nsKey = { group: '', resource: 'namespaces', namespace: '', name: 'default' };
+
+function intent(op: WriteIntent['op'], k = key, obj: object | null = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: k.name }, data: { x: '1' } }, extra: Partial<WriteIntent> = {}): WriteIntent {
+  return {
+    op, group: k.group, resource: k.resource, namespace: k.namespace, name: k.name, expectRv: null, expectUid: null,
+    requireActiveNamespace: false, uid: 'u1', deleting: false, object: obj ? Buffer.from(JSON.stringify(obj)) : null, time: Date.now(),
+    verb: op.toLowerCase(), user: 'test', groups: [], fieldManager: null, userAgent: null, requestId: null, ...extra,
+  };
+}
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'storage-test-'));
+  dirs.push(d);
+  return d;
+}
+test.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+test('create stamps resourceVersion = offset; second create is rejected', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const v1 = await s.write(intent('CREATE'));
+  assert.ok(v1.accepted);
+  assert.is(v1.rv, 1, 'genesis is offset 0, the first object gets 1');
+  const stored = JSON.parse((await s.get(key))!.toString());
+  assert.is(stored.metadata.resourceVersion, '1');
+  const v2 = await s.write(intent('CREATE'));
+  assert.not.ok(v2.accepted);
+  assert.is(!v2.accepted && v2.reason, 'AlreadyExists');
+  await s.close();
+});
+
+test('update and delete check the expected resourceVersion', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const c = await s.write(intent('CREATE'));
+  const stale = await s.write(intent('UPDATE', key, undefined, { expectRv: c.rv + 100 }));
+  assert.is(!stale.accepted && stale.reason, 'Conflict');
+  const u = await s.write(intent('UPDATE', key, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, data: { x: '2' } }, { expectRv: c.rv }));
+  assert.ok(u.accepted);
+  assert.is(JSON.parse((await s.getAt(key, c.rv))!.toString()).data.x, '1', 'history keeps the old version');
+  assert.is(JSON.parse((await s.getAt(key, u.rv))!.toString()).data.x, '2');
+  const d = await s.write(intent('DELETE', key, undefined, { expectRv: u.rv }));
+  assert.ok(d.accepted);
+  assert.is(await s.get(key), undefined);
+  assert.is(await s.getAt(key, d.rv), undefined, 'deleted at its own rv');
+  assert.ok(await s.getAt(key, u.rv), 'still readable before the delete');
+  const missing = await s.write(intent('UPDATE', key, undefined, { expectRv: u.rv }));
+  assert.is(!missing.accepted && missing.reason, 'NotFound');
+  await s.close();
+});
+
+test('namespaced create needs an active namespace at fold time', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const r = await s.write(intent('CREATE', key, undefined, { requireActiveNamespace: true }));
+  assert.is(!r.accepted && r.reason, 'NamespaceNotFound');
+  const ns = await s.write(intent('CREATE', nsKey, { kind: 'Namespace', apiVersion: 'v1', metadata: {} }));
+  assert.ok((await s.write(intent('CREATE', key, undefined, { requireActiveNamespace: true }))).accepted);
+  await s.write(intent('UPDATE', nsKey, { kind: 'Namespace', apiVersion: 'v1', metadata: {} }, { expectRv: ns.rv, deleting: true }));
+  const t = await s.write(intent('CREATE', { ...key, name: 'b' }, undefined, { requireActiveNamespace: true }));
+  assert.is(!t.accepted && t.reason, 'NamespaceTerminating');
+  await s.close();
+});
+
+test('concurrent writers share group commits and reopen restores index and log end', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => s.write(intent('CREATE', { ...key, name: `n${i}` }))));
+  assert.ok(results.every((r) => r.accepted));
+  const rvs = results.map((r) => r.rv).sort((a, b) => a - b);
+  assert.equal(rvs, Array.from({ length: 200 }, (_, i) => i + 1));
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  assert.is(s.folded, 200);
+  assert.is(await s.log.endOffset(), 201);
+  assert.is(s.entry({ ...key, name: 'n7' })?.rv !== undefined, true);
+  const again = await s.write(intent('CREATE', { ...key, name: 'n7' }));
+  assert.is(!again.accepted && again.reason, 'AlreadyExists');
+  const view = await s.view();
+  let n = 0;
+  const p = currentPrefix('', 'configmaps', 'default');
+  for await (const _ of view.scan(p, p.slice(0, -1) + '0')) n++;
+  await view.close();
+  assert.is(n, 200);
+  let events = 0;
+  for await (const e of s.log.read(0)) {
+    assert.is(e.offset, events);
+    events++;
+  }
+  assert.is(events, 202, 'genesis + 200 creates + 1 rejected create');
+  await s.close();
+});
+
+test('compaction keeps the newest version before the window and drops old tombstones', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 1000, compactIntervalMs: 3_600_000 });
+  const t0 = Date.now() + 1000;
+  const c = await s.write(intent('CREATE', key, undefined, { time: t0 }));
+  const u = await s.write(intent('UPDATE', key, { kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: { x: '2' } }, { expectRv: c.rv, time: t0 + 2000 }));
+  const k2 = { ...key, name: 'gone' };
+  const c2 = await s.write(intent('CREATE', k2, undefined, { time: t0 + 2000 }));
+  await s.write(intent('DELETE', k2, undefined, { expectRv: c2.rv, time: t0 + 3000 }));
+  const late = await s.write(intent('CREATE', { ...key, name: 'late' }, undefined, { time: t0 + 19_500 }));
+  await (s as unknown as { compactor: { runOnce(now: number): Promise<void> } }).compactor.runOnce(t0 + 20_000);
+  assert.is(s.compactedBelow, late.rv);
+  assert.is(JSON.parse((await s.getAt(key, late.rv))!.toString()).data.x, '2', 'newest pre-window version survives');
+  assert.is(await s.getAt(k2, late.rv), undefined);
+  try {
+    await s.getAt(key, u.rv);
+    assert.unreachable('expected expired');
+  } catch (e) {
+    assert.is((e as { code: string }).code, 'expired');
+  }
+  let hist = 0;
+  for await (const _ of s.db.keys({ gte: 'h/', lt: 'h0' })) hist++;
+  assert.is(hist, 2, 'one kept version of `a` and the in-window `late`');
+  await s.close();
+});
+
+test.run();
