@@ -1,6 +1,6 @@
 /**
  * Snapshot key layout (one LevelDB keyspace, utf8 keys):
- *   o/<group>/<resource>/<ns>/<name>            → current object JSON
+ *   o/<group>/<resource>/<ns>/<name>/           → current object JSON (trailing '/': same order as h/)
  *   h/<group>/<resource>/<ns>/<name>/<rv hex16> → object JSON as of rv ('' = deleted at rv)
  *   l/<offset hex16>                            → Avro event (embedded log only)
  *   m/folded                                    → last folded offset (hex16), same batch as the state
@@ -26,7 +26,7 @@ const g = (group: string): string => group || 'core';
 /** `<group>/<resource>/<ns>/<name>` — the identity of an object in storage. */
 export const objectPath = (k: ObjectKey): string => `${g(k.group)}/${k.resource}/${k.namespace}/${k.name}`;
 
-export const currentKey = (k: ObjectKey): string => `o/${objectPath(k)}`;
+export const currentKey = (k: ObjectKey): string => `o/${objectPath(k)}/`;
 export const historyPrefix = (k: ObjectKey): string => `h/${objectPath(k)}/`;
 export const historyKey = (k: ObjectKey, rv: number): string => `h/${objectPath(k)}/${hex16(rv)}`;
 export const logKey = (offset: number): string => `l/${hex16(offset)}`;
@@ -36,9 +36,14 @@ export function currentPrefix(group: string, resource: string, namespace?: strin
   return namespace === undefined ? `o/${g(group)}/${resource}/` : `o/${g(group)}/${resource}/${namespace}/`;
 }
 
-/** Parse `o/<group>/<resource>/<ns>/<name>` or an objectPath back into parts. */
+/** Prefix of h/ keys for a resource, optionally one namespace. */
+export function historyScanPrefix(group: string, resource: string, namespace?: string): string {
+  return 'h' + currentPrefix(group, resource, namespace).slice(1);
+}
+
+/** Parse `o/<group>/<resource>/<ns>/<name>/`, `h/…/<rv>` or an objectPath back into parts. */
 export function parseObjectPath(path: string): ObjectKey {
-  const p = path.startsWith('o/') ? path.slice(2) : path;
+  const p = path.startsWith('o/') || path.startsWith('h/') ? path.slice(2) : path;
   const [group, resource, namespace, name] = p.split('/');
   return { group: group === 'core' ? '' : group, resource, namespace, name };
 }

@@ -100,6 +100,8 @@ export interface KindDescriptor {
   kind: string;
   listKind: string;
   namespaced: boolean;
+  /** metadata.name rule: DNS-1123 subdomain (default, most kinds) or label (Namespace). */
+  nameFormat?: 'subdomain' | 'label';
   shortNames: string[];
   categories?: string[];
   strategy: Strategy;

@@ -1,0 +1,109 @@
+/**
+ * Wiring of one API server process: PKI, storage, registry, admission, controllers, HTTPS.
+ * Used by cmd/apiserver.ts and by tests that need a server in-process.
+ */
+import { join } from 'node:path';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { ensurePki, type Pki } from '../auth/pki.ts';
+import { writeKubeconfig, serverUrl } from '../auth/kubeconfig.ts';
+import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, type Authenticator } from '../auth/authn.ts';
+import { allowAuthenticated } from '../auth/authz.ts';
+import { Storage } from '../storage/storage.ts';
+import { Registry } from '../registry/registry.ts';
+import { coreKinds } from '../registry/core/index.ts';
+import { AdmissionChain } from '../admission/chain.ts';
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { createHandler, createServer } from '../http/server.ts';
+import { NamespaceController } from '../controllers/namespace.ts';
+import { systemContext } from '../registry/generic/context.ts';
+import type { KindDescriptor } from '../registry/rest/strategy.ts';
+
+export interface ServerOptions {
+  dataDir: string;
+  bindAddress: string;
+  securePort: number;
+  historyWindowMs: number;
+  tokenAuthFile?: string;
+  logLevel?: string;
+  sync?: boolean;
+  kinds?: KindDescriptor[];
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  pki: Pki;
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const started = Date.now();
+  const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
+  const pki = await ensurePki(join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  const storage = await Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync });
+  const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
+  const kinds = opts.kinds ?? coreKinds;
+  const registry = new Registry(kinds, storage, admission);
+  await bootstrap(registry, kinds);
+  const controller = new NamespaceController(storage, registry, log);
+  await controller.start();
+
+  const authenticators: Authenticator[] = [x509Authenticator()];
+  if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
+  const storageCheck = { name: 'storage', check: () => { if (storage.folded < 0) throw new Error('storage not open'); } };
+  const handler = createHandler({
+    registry,
+    authenticator: unionAuthenticator(authenticators),
+    authorizer: allowAuthenticated,
+    health: { livez: [{ name: 'ping', check: () => undefined }, storageCheck], readyz: [{ name: 'ping', check: () => undefined }, storageCheck, { name: 'bootstrap-namespaces', check: () => undefined }] },
+    log,
+    advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
+  });
+  const server = createServer(pki, handler);
+  server.listen(opts.securePort, opts.bindAddress);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = serverUrl(opts.bindAddress, port);
+  const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
+  log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    kubeconfigPath,
+    pki,
+    storage,
+    close() {
+      closing ??= (async () => {
+        controller.stop();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Long-lived streams must not hold shutdown forever.
+          setTimeout(resolve, 2000).unref();
+        });
+        await controller.idle().catch(() => undefined);
+        await storage.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Create each kind's bootstrap objects (e.g. the system namespaces) that do not exist yet. */
+async function bootstrap(registry: Registry, kinds: KindDescriptor[]): Promise<void> {
+  const ctx = systemContext('apiserver-bootstrap');
+  for (const k of kinds) {
+    const served = registry.lookup(k.group, k.versions[0], k.resource)!;
+    for (const obj of k.bootstrap ?? []) {
+      const ns = obj.metadata.namespace ?? '';
+      if (served.store.kind && (await served.store.getLatest(ns, obj.metadata.name!).then(() => true, () => false))) continue;
+      await served.store.create(ctx, ns, structuredClone(obj));
+    }
+  }
+}

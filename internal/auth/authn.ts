@@ -1,0 +1,283 @@
+/**
+ * Authentication stage: turns request credentials into a UserInfo.
+ *
+ * Contract of every Authenticator (mirrors k8s.io/apiserver authenticator.Request):
+ *   - resolves to a UserInfo when the request carries valid credentials of its kind;
+ *   - resolves to null when the request carries no credentials of its kind;
+ *   - throws `unauthorized()` when credentials of its kind were presented but are invalid.
+ * The union tries each in turn: the first success wins; if none succeeds, the first error is
+ * thrown, and null (anonymous) is returned only when nobody saw any credentials.
+ */
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { PeerCertificate } from 'node:tls';
+import type { UserInfo } from '../api/types.ts';
+import { ApiError, unauthorized } from '../api/errors.ts';
+
+export interface AuthRequest {
+  headers: Record<string, string | string[] | undefined>;
+  /** The client certificate, null/undefined when none was presented. */
+  peerCertificate?: PeerCertificate | null;
+  /** True when the TLS layer verified the client certificate against the client CA. */
+  certAuthorized: boolean;
+}
+
+export interface Authenticator {
+  authenticate(req: AuthRequest): Promise<UserInfo | null>;
+}
+
+export const SYSTEM_AUTHENTICATED = 'system:authenticated';
+/** UserInfo.extra key kube-apiserver uses to identify the credential (x509 fingerprint). */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
+
+function withAuthenticatedGroup(groups: string[]): string[] {
+  const out = groups.filter((g, i) => g !== '' && groups.indexOf(g) === i);
+  if (!out.includes(SYSTEM_AUTHENTICATED)) out.push(SYSTEM_AUTHENTICATED);
+  return out;
+}
+
+/** First value of a header, looked up case-insensitively. */
+export function headerValue(headers: AuthRequest['headers'], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  let v = headers[lower];
+  if (v === undefined) {
+    for (const k of Object.keys(headers)) {
+      if (k.toLowerCase() === lower) {
+        v = headers[k];
+        break;
+      }
+    }
+  }
+  return Array.isArray(v) ? v[0] : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// x509 client certificates
+
+function rdnValues(v: string | string[] | undefined): string[] {
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/**
+ * Client-certificate authenticator. The TLS layer does the verification (server `ca` = client CA,
+ * requestCert, rejectUnauthorized:false); this reads the result: username = subject CN, groups =
+ * subject O values. A certificate that failed verification is an error (401); a verified one
+ * without a CN counts as no credentials, as in kube-apiserver.
+ */
+export function x509Authenticator(): Authenticator {
+  return {
+    async authenticate(req) {
+      const cert = req.peerCertificate;
+      if (!cert || Object.keys(cert).length === 0) return null;
+      if (!req.certAuthorized) throw unauthorized();
+      const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
+      const cns = rdnValues(subject.CN);
+      // Go's pkix.Name keeps the last CN when there are several.
+      const username = cns.length ? cns[cns.length - 1]! : '';
+      if (!username) return null;
+      const user: UserInfo = { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
+      const fp = certFingerprint(cert);
+      if (fp) user.extra = { [CREDENTIAL_ID_KEY]: [`X509SHA256=${fp}`] };
+      return user;
+    },
+  };
+}
+
+function certFingerprint(cert: PeerCertificate): string | undefined {
+  if (cert.raw && cert.raw.length) return createHash('sha256').update(cert.raw).digest('hex');
+  if (cert.fingerprint256) return cert.fingerprint256.replace(/:/g, '').toLowerCase();
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// bearer tokens
+
+const WS_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+
+/**
+ * Bearer token of a request, as kube-apiserver reads it: `Authorization: Bearer <token>` (scheme
+ * case-insensitive), else a websocket subprotocol `base64url.bearer.authorization.k8s.io.<b64url>`.
+ * Returns undefined when the request carries no bearer token at all (e.g. Basic auth); an empty
+ * token (`Bearer ` with nothing after it) also counts as none, like kube.
+ */
+export function bearerToken(headers: AuthRequest['headers']): string | undefined {
+  const auth = headerValue(headers, 'authorization')?.trim();
+  if (auth) {
+    const parts = auth.split(' ');
+    if (parts.length >= 2 && parts[0]!.toLowerCase() === 'bearer') {
+      const token = parts[1]!;
+      return token.length ? token : undefined;
+    }
+    return undefined;
+  }
+  const protocols = headerValue(headers, 'sec-websocket-protocol');
+  if (protocols) {
+    for (const p of protocols.split(',')) {
+      const t = p.trim();
+      if (t.startsWith(WS_PROTOCOL_PREFIX)) {
+        const enc = t.slice(WS_PROTOCOL_PREFIX.length);
+        if (!/^[A-Za-z0-9_-]+$/.test(enc)) throw unauthorized();
+        const token = Buffer.from(enc, 'base64url').toString('utf8');
+        return token.length ? token : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+export interface TokenEntry {
+  token: string;
+  user: UserInfo;
+}
+
+/** Split CSV text into records the way Go's encoding/csv does (RFC 4180, blank lines skipped). */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let i = 0;
+  let line = 1;
+  let atFieldStart = true;
+  let inRecord = false;
+  const n = text.length;
+  const endField = () => {
+    record.push(field);
+    field = '';
+    atFieldStart = true;
+  };
+  const endRecord = () => {
+    endField();
+    records.push(record);
+    record = [];
+    inRecord = false;
+  };
+  while (i < n) {
+    const c = text[i]!;
+    if (atFieldStart && c === '"') {
+      // quoted field
+      inRecord = true;
+      atFieldStart = false;
+      i++;
+      for (;;) {
+        if (i >= n) throw new Error(`line ${line}: extraneous or missing " in quoted-field`);
+        const q = text[i]!;
+        if (q === '"') {
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        if (q === '\r' && text[i + 1] === '\n') {
+          i++;
+          continue;
+        }
+        if (q === '\n') line++;
+        field += q;
+        i++;
+      }
+      const next = text[i];
+      if (next === undefined) continue;
+      if (next === ',') {
+        endField();
+        i++;
+        continue;
+      }
+      if (next === '\n' || (next === '\r' && text[i + 1] === '\n')) continue;
+      throw new Error(`line ${line}: extraneous or missing " in quoted-field`);
+    }
+    if (c === ',') {
+      inRecord = true;
+      endField();
+      i++;
+      continue;
+    }
+    if (c === '\r' && text[i + 1] === '\n') {
+      i++;
+      continue;
+    }
+    if (c === '\n') {
+      if (inRecord || !atFieldStart) endRecord();
+      line++;
+      i++;
+      continue;
+    }
+    if (c === '"') throw new Error(`line ${line}: bare " in non-quoted-field`);
+    inRecord = true;
+    atFieldStart = false;
+    field += c;
+    i++;
+  }
+  if (inRecord || !atFieldStart) endRecord();
+  return records;
+}
+
+/**
+ * Parse a kube-apiserver `--token-auth-file`: CSV rows `token,user,uid[,"group1,group2"]`.
+ * Rows with fewer than 3 columns are an error; rows with an empty token are skipped; a duplicated
+ * token keeps its last row. Groups get `system:authenticated` appended.
+ */
+export function parseTokenFile(text: string, source = 'token file'): Map<string, UserInfo> {
+  let records: string[][];
+  try {
+    records = parseCsv(text);
+  } catch (e) {
+    throw new Error(`${source}: ${(e as Error).message}`);
+  }
+  const tokens = new Map<string, UserInfo>();
+  for (const record of records) {
+    if (record.length < 3) {
+      throw new Error(`token file '${source}' must have at least 3 columns (token, user name, user uid), found ${record.length}`);
+    }
+    const [token, username, uid, groupField] = record as [string, string, string, string | undefined];
+    if (token === '') continue;
+    const groups = groupField === undefined ? [] : groupField.split(',').map((g) => g.trim());
+    const user: UserInfo = { username, groups: withAuthenticatedGroup(groups) };
+    if (uid !== '') user.uid = uid;
+    tokens.set(token, user);
+  }
+  return tokens;
+}
+
+/** Authenticator over an in-memory token table (what tokenFileAuthenticator builds). */
+export function staticTokenAuthenticator(tokens: Map<string, UserInfo>): Authenticator {
+  return {
+    async authenticate(req) {
+      const token = bearerToken(req.headers);
+      if (token === undefined) return null;
+      const user = tokens.get(token);
+      if (!user) throw unauthorized();
+      return { ...user, groups: [...user.groups], ...(user.extra ? { extra: { ...user.extra } } : {}) };
+    },
+  };
+}
+
+/** `--token-auth-file` authenticator. The file is read once, synchronously; errors throw here. */
+export function tokenFileAuthenticator(csvPath: string): Authenticator {
+  return staticTokenAuthenticator(parseTokenFile(readFileSync(csvPath, 'utf8'), csvPath));
+}
+
+// ---------------------------------------------------------------------------------------------
+// union
+
+/** First success wins; otherwise the first error is thrown; null only if nobody saw credentials. */
+export function unionAuthenticator(list: Authenticator[]): Authenticator {
+  return {
+    async authenticate(req) {
+      let firstError: unknown;
+      for (const a of list) {
+        try {
+          const user = await a.authenticate(req);
+          if (user) return user;
+        } catch (e) {
+          if (firstError === undefined) firstError = e;
+        }
+      }
+      if (firstError !== undefined) throw firstError instanceof ApiError ? firstError : unauthorized();
+      return null;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * TLS settings of the secure port and access to the verified client certificate of a request,
+ * for both HTTP/1.1 and HTTP/2 (compat API) requests.
+ */
+import type { SecureServerOptions, Http2ServerRequest } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { Pki } from './pki.ts';
+
+/**
+ * Options for `http2.createSecureServer`: h2 with HTTP/1.1 fallback, TLS >= 1.2, client
+ * certificates requested (not required) and verified against the PKI CA. Unverified or missing
+ * client certificates do not fail the handshake; the authentication stage answers 401 itself.
+ */
+export function secureServerOptions(pki: Pki): SecureServerOptions {
+  return {
+    allowHTTP1: true,
+    ALPNProtocols: ['h2', 'http/1.1'],
+    minVersion: 'TLSv1.2',
+    requestCert: true,
+    rejectUnauthorized: false,
+    ca: [pki.caCertPem],
+    cert: pki.serverCertPem,
+    key: pki.serverKeyPem,
+  };
+}
+
+export interface PeerInfo {
+  peerCertificate: PeerCertificate | null;
+  certAuthorized: boolean;
+}
+
+function tlsSocketOf(req: Http2ServerRequest | IncomingMessage): TLSSocket | undefined {
+  // HTTP/2 compat request: the TLS socket belongs to the session (a proxy that forwards reads of
+  // `authorized` / `getPeerCertificate`). HTTP/1.1 (also via allowHTTP1): req.socket.
+  const stream = (req as Http2ServerRequest).stream as Http2ServerRequest['stream'] | undefined;
+  if (stream && typeof stream === 'object' && 'session' in stream) {
+    const sock = stream.session?.socket as TLSSocket | undefined;
+    if (sock) return sock;
+  }
+  return (req as IncomingMessage).socket as TLSSocket | undefined;
+}
+
+/** Client certificate and verification result of a request; null when none was presented. */
+export function peerOf(req: Http2ServerRequest | IncomingMessage): PeerInfo {
+  const sock = tlsSocketOf(req);
+  if (!sock || typeof sock.getPeerCertificate !== 'function') return { peerCertificate: null, certAuthorized: false };
+  let cert: PeerCertificate | null = null;
+  try {
+    const c = sock.getPeerCertificate();
+    cert = c && Object.keys(c).length > 0 ? c : null;
+  } catch {
+    cert = null; // socket already gone
+  }
+  return { peerCertificate: cert, certAuthorized: cert !== null && sock.authorized === true };
+}

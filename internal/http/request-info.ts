@@ -1,0 +1,83 @@
+/**
+ * Request info: what a URL and method mean (kube-apiserver's RequestInfoFactory). Resource
+ * requests get verb, group, version, resource, namespace, name, subresource; everything else is a
+ * non-resource request (discovery, health, openapi, version).
+ */
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  verb: string;
+  apiPrefix: 'api' | 'apis' | '';
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  name: string;
+  subresource: string;
+  /** Path segments after /api or /apis (for discovery routes). */
+  parts: string[];
+}
+
+/** Subresources of namespaces that are not namespaced collections (`/namespaces/x/status`). */
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
+  const path = rawPath.replace(/\/+$/, '') || '/';
+  const segs = path.split('/').filter(Boolean).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [],
+  };
+  if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
+  info.apiPrefix = segs[0];
+  let rest: string[];
+  if (segs[0] === 'api') {
+    if (segs.length < 2) return { ...info, parts: [] };
+    info.version = segs[1];
+    rest = segs.slice(2);
+  } else {
+    if (segs.length < 3) return { ...info, group: segs[1] ?? '', parts: segs.slice(1) };
+    info.group = segs[1];
+    info.version = segs[2];
+    rest = segs.slice(3);
+  }
+  info.parts = rest;
+  if (rest.length === 0) return info;
+  info.isResourceRequest = true;
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    info.namespace = rest[1];
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+  }
+  info.resource = rest[0] ?? '';
+  info.name = rest[1] ?? '';
+  info.subresource = rest.slice(2).join('/');
+  if (info.resource === 'namespaces' && rest.length > 1) info.namespace = '';
+  const watch = query.get('watch');
+  const isWatch = watch !== null && watch !== '0' && watch !== 'false';
+  switch (method.toUpperCase()) {
+    case 'GET':
+    case 'HEAD':
+      info.verb = isWatch ? 'watch' : info.name ? 'get' : 'list';
+      break;
+    case 'POST':
+      info.verb = 'create';
+      break;
+    case 'PUT':
+      info.verb = 'update';
+      break;
+    case 'PATCH':
+      info.verb = 'patch';
+      break;
+    case 'DELETE':
+      info.verb = info.name ? 'delete' : 'deletecollection';
+      break;
+    default:
+      info.verb = method.toLowerCase();
+  }
+  return info;
+}

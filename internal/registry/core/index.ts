@@ -1,0 +1,9 @@
+/** The core (legacy, group '') kinds served by the generic store. */
+import type { KindDescriptor } from '../rest/strategy.ts';
+import { namespaceKind } from './namespace.ts';
+import { configMapKind } from './configmap.ts';
+import { secretKind } from './secret.ts';
+
+export { namespaceKind, configMapKind, secretKind };
+
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind];

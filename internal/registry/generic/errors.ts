@@ -1,0 +1,46 @@
+/**
+ * The one place where storage outcomes become API errors (per verb), so handlers and strategies
+ * never look at storage codes.
+ */
+import type { Verdict } from '../../storage/mvcc/fold.ts';
+import { StorageError } from '../../storage/errors.ts';
+import { ApiError, alreadyExists, conflict, notFound, serviceUnavailable, timeout, internalError, expired, type GroupResource } from '../../api/errors.ts';
+import { namespaceTerminating } from '../../admission/namespace-lifecycle.ts';
+
+/** Map a rejected verdict to the Status a client sees. */
+export function rejection(v: Extract<Verdict, { accepted: false }>, gr: GroupResource, name: string, namespace: string): ApiError {
+  switch (v.reason) {
+    case 'AlreadyExists':
+      return alreadyExists(gr, name);
+    case 'NotFound':
+      return notFound(gr, name);
+    case 'Conflict':
+      return conflict(gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    case 'UidMismatch':
+      return conflict(gr, name, 'Precondition failed: UID in precondition does not match the UID in object meta');
+    case 'NamespaceNotFound':
+      return notFound({ group: '', resource: 'namespaces' }, namespace);
+    case 'NamespaceTerminating':
+      return namespaceTerminating(gr, name, namespace);
+    default:
+      return internalError(`the log rejected a malformed event for ${gr.resource} "${name}"`);
+  }
+}
+
+/** Map a thrown storage failure (append failed, store closed, corrupt data). */
+export function storageFailure(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StorageError) {
+    switch (err.code) {
+      case 'unreachable':
+        return serviceUnavailable(`storage is unavailable: ${err.message}`);
+      case 'timeout':
+        return timeout(err.message);
+      case 'expired':
+        return expired(err.message);
+      default:
+        return internalError(err.message);
+    }
+  }
+  return internalError(err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,413 @@
+/**
+ * The one generic store: create, update, patch, delete and deletecollection for every kind.
+ * Kind behaviour comes only from the KindDescriptor/Strategy; this file never branches on kind.
+ *
+ * Writes follow kube-apiserver's GuaranteedUpdate shape on top of the log: read the current
+ * object, prepare the new one (strategy, validation, admission), append an intent that expects
+ * the version we read, and wait for the fold's verdict. A Conflict verdict on a request that did
+ * not itself carry a resourceVersion means "someone wrote in between": read again and retry.
+ */
+import { randomUUID, randomInt } from 'node:crypto';
+import type { KubeObject } from '../../api/types.ts';
+import type { FieldError } from '../../api/field-errors.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported, internalError, failure } from '../../api/errors.ts';
+import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
+import type { Storage, WriteIntent } from '../../storage/storage.ts';
+import type { ObjectKey } from '../../storage/keys.ts';
+import type { Verdict } from '../../storage/mvcc/fold.ts';
+import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/objectmeta.ts';
+import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
+import type { RequestContext } from './context.ts';
+import { rejection, storageFailure } from './errors.ts';
+import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
+import { recordUpdate } from './managed-fields.ts';
+import { applyPatch, type PatchType } from './patch.ts';
+
+/** Retries of an unconditional write that lost a race; each retry re-reads the object. */
+const MAX_CONFLICT_RETRIES = 16;
+/** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
+const MAX_GENERATE_NAME_RETRIES = 8;
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  orphanDependents?: boolean;
+}
+
+export interface WriteResult {
+  /** Response body bytes (stored JSON, or the computed object for dry-run). */
+  body: Buffer;
+  /** HTTP status: 201 for create, 200 otherwise. */
+  code: number;
+  warnings: string[];
+}
+
+type Mutation = (current: KubeObject) => KubeObject;
+
+export class GenericStore {
+  readonly gr: { group: string; resource: string };
+  readonly apiVersion: string;
+
+  constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
+    if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
+    if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
+    this.gr = { group: kind.group, resource: kind.resource };
+    this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
+  }
+
+  key(namespace: string, name: string): ObjectKey {
+    return { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+  }
+
+  /** Latest stored bytes of one object, or 404. */
+  async getLatest(namespace: string, name: string): Promise<Buffer> {
+    const b = await this.storage.get(this.key(namespace, name)).catch((e) => {
+      throw storageFailure(e);
+    });
+    if (!b) throw notFound(this.gr, name);
+    return b;
+  }
+
+  private subresource(name: string | undefined): SubresourceDescriptor | undefined {
+    if (!name) return undefined;
+    const s = this.kind.subresources?.find((x) => x.name === name);
+    if (!s) throw notFound(this.gr, name);
+    return s;
+  }
+
+  // ---------------------------------------------------------------- create
+
+  async create(ctx: RequestContext, namespace: string, body: KubeObject): Promise<WriteResult> {
+    const obj = this.checkBody(body, namespace, undefined);
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
+      for (let attempt = 0; ; attempt++) {
+        const candidate = deepCopy(obj);
+        candidate.metadata.name = meta.generateName + randomSuffix();
+        try {
+          return await this.createPrepared(ctx, namespace, candidate);
+        } catch (e) {
+          if (!(e instanceof ApiError) || e.reason !== 'AlreadyExists' || attempt >= MAX_GENERATE_NAME_RETRIES) throw e;
+        }
+      }
+    }
+    return this.createPrepared(ctx, namespace, obj);
+  }
+
+  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+    const now = new Date();
+    const meta = obj.metadata;
+    const strategy = this.kind.strategy;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(now);
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.kind.hasGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (this.kind.namespaced) meta.namespace = namespace;
+    await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
+    strategy.defaults?.(obj);
+    strategy.prepareForCreate?.(obj);
+    this.validateCreate(obj);
+    strategy.canonicalize?.(obj);
+    recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
+    await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
+    const warnings = strategy.warnings?.(obj) ?? [];
+    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
+    if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
+    return { body: verdict.object, code: 201, warnings };
+  }
+
+  private validateCreate(obj: KubeObject): void {
+    const errs: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, this.kind.namespaced, this.kind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain),
+      ...this.kind.strategy.validate(obj),
+    ];
+    if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+  }
+
+  // ---------------------------------------------------------------- update / patch
+
+  /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
+  async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
+    const obj = this.checkBody(body, namespace, name);
+    const wantRv = obj.metadata.resourceVersion;
+    if (!wantRv && !this.kind.strategy.allowUnconditionalUpdate && !sub) {
+      throw invalid(this.kind.kind, this.kind.group, name, [
+        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+      ]);
+    }
+    return this.guaranteedUpdate(ctx, namespace, name, sub, wantRv || undefined, () => deepCopy(obj), 'update', () =>
+      this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null,
+    );
+  }
+
+  /** PATCH with a merge, JSON or strategic-merge patch. */
+  async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
+    let preconditionRv: string | undefined;
+    const mutate: Mutation = (current) => {
+      const patched = applyPatch(type, current, patchBody) as KubeObject;
+      if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
+      if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
+      // A resourceVersion the patch sets (or keeps different from what we read) is a precondition.
+      const rv = patched.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) preconditionRv = String(rv);
+      return this.checkBody(patched, namespace, name);
+    };
+    return this.guaranteedUpdate(ctx, namespace, name, sub, undefined, mutate, 'patch', null, () => preconditionRv);
+  }
+
+  /**
+   * Read-modify-append loop. `wantRv`: the client's precondition (a mismatch is a 409, no retry).
+   * `mutate` builds the new object from the current one (a fresh copy each attempt).
+   */
+  private async guaranteedUpdate(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    sub: SubresourceDescriptor | undefined,
+    wantRv: string | undefined,
+    mutate: Mutation,
+    verb: string,
+    createInstead: (() => Promise<WriteResult> | null) | null,
+    dynamicPrecondition?: () => string | undefined,
+  ): Promise<WriteResult> {
+    const strategy = this.kind.strategy;
+    for (let attempt = 0; ; attempt++) {
+      const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
+        throw storageFailure(e);
+      });
+      if (!currentBytes) {
+        const created = createInstead?.();
+        if (created) return created;
+        throw notFound(this.gr, name);
+      }
+      const current = parseObject(currentBytes);
+      const currentRv = current.metadata.resourceVersion!;
+      if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
+      const next = mutate(deepCopy(current));
+      const precondition = wantRv ?? dynamicPrecondition?.();
+      if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
+      const now = new Date();
+      this.carryServerFields(next, current);
+      if (sub) {
+        sub.strategy.prepareForUpdate(next, current);
+      } else {
+        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
+        strategy.defaults?.(next);
+        strategy.prepareForUpdate?.(next, current);
+      }
+      this.validateUpdate(next, current, sub?.strategy);
+      if (!sub) strategy.canonicalize?.(next);
+      if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      }
+      recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
+      await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+      const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+      // No-op writes do not create a new version (kube-apiserver skips the storage write too).
+      if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
+      const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
+      if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
+      if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
+      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
+      throw rejection(verdict, this.gr, name, namespace);
+    }
+  }
+
+  private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
+    const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
+    errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
+    if (errs.length) throw invalid(this.kind.kind, this.kind.group, next.metadata.name ?? '', errs);
+  }
+
+  /** Fields clients cannot change through update: identity, timestamps, deletion state. */
+  private carryServerFields(next: KubeObject, current: KubeObject): void {
+    const m = next.metadata;
+    const c = current.metadata;
+    m.uid = m.uid || c.uid;
+    m.creationTimestamp = m.creationTimestamp || c.creationTimestamp;
+    if (c.deletionTimestamp) {
+      m.deletionTimestamp = c.deletionTimestamp;
+      if (c.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    if (this.kind.hasGeneration) m.generation = c.generation;
+    else delete m.generation;
+    if (this.kind.namespaced) m.namespace = m.namespace ?? c.namespace;
+    delete m.resourceVersion;
+    delete m.selfLink;
+  }
+
+  private hasFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata.finalizers?.length ?? 0) > 0 || (this.kind.strategy.hasPendingFinalizers?.(obj) ?? false);
+  }
+
+  // ---------------------------------------------------------------- delete
+
+  /**
+   * DELETE one object, following the seed's deletion state table: with finalizers pending the
+   * object only gets deletionTimestamp (200 + object); otherwise it is removed (200 + Status or
+   * the object, per kind).
+   */
+  async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
+    for (let attempt = 0; ; attempt++) {
+      const currentBytes = await this.getLatest(namespace, name);
+      const current = parseObject(currentBytes);
+      const pre = opts.preconditions ?? {};
+      if (pre.uid && pre.uid !== current.metadata.uid) {
+        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      }
+      if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+      }
+      await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
+      const currentRv = Number(current.metadata.resourceVersion);
+      let verdict: Verdict;
+      let next: KubeObject;
+      const graceful = this.hasFinalizersAfterBegin(current);
+      if (graceful) {
+        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: 200, warnings: [] }; // already terminating
+        next = deepCopy(current);
+        next.metadata.deletionTimestamp = rfc3339(new Date());
+        next.metadata.deletionGracePeriodSeconds = 0;
+        this.kind.strategy.beginDelete?.(next);
+        delete next.metadata.resourceVersion;
+        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: 200, warnings: [] };
+        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
+      } else {
+        next = deepCopy(current);
+        delete next.metadata.resourceVersion;
+        if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
+        verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+      }
+      if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
+      if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES) continue;
+      throw rejection(verdict, this.gr, name, namespace);
+    }
+  }
+
+  /** Would beginDelete leave finalizers pending (e.g. Namespace's spec.finalizers)? */
+  private hasFinalizersAfterBegin(current: KubeObject): boolean {
+    const probe = deepCopy(current);
+    this.kind.strategy.beginDelete?.(probe);
+    return this.hasFinalizers(probe);
+  }
+
+  private deletedResponse(body: Buffer, obj: KubeObject): WriteResult {
+    if (this.kind.deleteReturns === 'Object') return { body, code: 200, warnings: [] };
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
+    };
+    return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+    const intent: WriteIntent = {
+      op,
+      group: this.kind.group,
+      resource: this.kind.resource,
+      namespace: this.kind.namespaced ? namespace : '',
+      name,
+      expectRv,
+      expectUid: op === 'CREATE' ? null : obj.metadata.uid ?? null,
+      requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
+      uid: obj.metadata.uid ?? '',
+      deleting: Boolean(obj.metadata.deletionTimestamp),
+      object: serializeForLog(obj),
+      time: Date.now(),
+      verb,
+      user: ctx.user.username,
+      groups: ctx.user.groups,
+      fieldManager: ctx.fieldManager ?? null,
+      userAgent: ctx.userAgent ?? null,
+      requestId: ctx.requestId,
+    };
+    try {
+      return await this.storage.write(intent);
+    } catch (e) {
+      throw storageFailure(e);
+    }
+  }
+
+  private conflictErr(name: string): ApiError {
+    return conflict(this.gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+
+  private attrs(operation: AdmissionOperation, ctx: RequestContext, namespace: string, name: string, object: KubeObject | null, oldObject: KubeObject | null, subresource = '') {
+    return { operation, kind: this.kind, subresource, namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun };
+  }
+
+  /**
+   * Checks every decoded body must pass (400 otherwise): an object with metadata, a matching
+   * kind/apiVersion (filled in when absent, as the decoder defaults them), name and namespace
+   * agreeing with the URL. Returns the body with TypeMeta set.
+   */
+  checkBody(body: KubeObject, namespace: string, urlName: string | undefined): KubeObject {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
+    if (body.metadata === undefined || body.metadata === null) body.metadata = {};
+    if (typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata must be an object');
+    if (body.apiVersion !== undefined && !this.kind.versions.some((v) => (this.kind.group ? `${this.kind.group}/${v}` : v) === body.apiVersion)) {
+      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${this.apiVersion})`);
+    }
+    if (body.kind !== undefined && body.kind !== this.kind.kind) {
+      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.kind.kind})`);
+    }
+    const { kind: _k, apiVersion: _a, metadata, ...rest } = body;
+    const obj: KubeObject = { kind: this.kind.kind, apiVersion: this.apiVersion, metadata, ...rest };
+    const m = obj.metadata;
+    for (const f of ['name', 'namespace', 'generateName', 'resourceVersion', 'uid'] as const) {
+      if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw badRequest(`metadata.${f} must be a string`);
+      if (m[f] === null) delete m[f];
+    }
+    if (urlName !== undefined && m.name && m.name !== urlName) {
+      throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${urlName})`);
+    }
+    if (urlName !== undefined && !m.name) m.name = urlName;
+    if (this.kind.namespaced) {
+      if (m.namespace && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    } else if (m.namespace) {
+      // Cluster-scoped kinds ignore a namespace in the body, as kube-apiserver does.
+      delete m.namespace;
+    }
+    return obj;
+  }
+}
+
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += GENERATE_ALPHABET[randomInt(GENERATE_ALPHABET.length)];
+  return s;
+}
+
+const specOf = (o: KubeObject): unknown => {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return rest;
+};
+
+/** Compare objects for no-op detection: ignore managedFields timestamps and resourceVersion. */
+function stripVolatile(o: KubeObject): unknown {
+  const { managedFields, resourceVersion: _rv, ...meta } = o.metadata;
+  return { ...o, metadata: { ...meta, managedFields: managedFields?.map(({ time: _t, ...e }) => e) } };
+}
+
+export { internalError, failure };

@@ -1,0 +1,52 @@
+/**
+ * The set of served kinds. Built once at start-up from KindDescriptors; each gets one
+ * GenericStore (writes) and one GenericReader (reads). Lookup is by (group, version, resource).
+ */
+import type { KindDescriptor } from './rest/strategy.ts';
+import { GenericStore } from './generic/store.ts';
+import { GenericReader } from './generic/reader.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { AdmissionChain } from '../admission/chain.ts';
+
+export interface ServedKind {
+  kind: KindDescriptor;
+  store: GenericStore;
+  reader: GenericReader;
+}
+
+export class Registry {
+  private readonly byPath = new Map<string, ServedKind>();
+  readonly kinds: ServedKind[] = [];
+
+  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain) {
+    for (const d of descriptors) {
+      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission), reader: new GenericReader(d, storage) };
+      for (const v of d.versions) {
+        const k = `${d.group}/${v}/${d.resource}`;
+        if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
+        this.byPath.set(k, served);
+      }
+      this.kinds.push(served);
+    }
+  }
+
+  lookup(group: string, version: string, resource: string): ServedKind | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** group → versions served (preferred first), for discovery. */
+  groups(): Map<string, string[]> {
+    const m = new Map<string, string[]>();
+    for (const { kind } of this.kinds) {
+      const vs = m.get(kind.group) ?? [];
+      for (const v of kind.versions) if (!vs.includes(v)) vs.push(v);
+      m.set(kind.group, vs);
+    }
+    return m;
+  }
+
+  /** Kinds served at group/version. */
+  inGroupVersion(group: string, version: string): ServedKind[] {
+    return this.kinds.filter((k) => k.kind.group === group && k.kind.versions.includes(version));
+  }
+}
