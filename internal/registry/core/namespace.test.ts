@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
-import { nameIsDNSSubdomain } from '../../validation/names.ts';
+import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { namespaceKind } from './namespace.ts';
 import { coreKinds } from './index.ts';
 
@@ -37,7 +37,7 @@ const ns = (name: string | undefined, fields: Partial<KubeObject> = {}): KubeObj
 const create = (o: KubeObject): { obj: KubeObject; errs: FieldError[] } => {
   S.defaults?.(o);
   S.prepareForCreate?.(o);
-  const errs = [...validateObjectMeta(o.metadata, namespaceKind.namespaced, nameIsDNSSubdomain), ...S.validate(o)];
+  const errs = [...validateObjectMeta(o.metadata, namespaceKind.namespaced, namespaceKind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain), ...S.validate(o)];
   S.canonicalize?.(o);
   return { obj: o, errs };
 };
@@ -105,12 +105,16 @@ const createCases: CreateCase[] = [
     want: [{ type: 'FieldValueInvalid', field: 'metadata.name', msg: 'metadata.name: Invalid value: "a.b": a lowercase RFC 1123 label must consist of' }],
   },
   {
+    // The defaulted kubernetes.io/metadata.name label is too long as well; Kubernetes reports both.
     name: '64-char name',
     obj: ns('a'.repeat(64)),
-    want: [{ type: 'FieldValueInvalid', field: 'metadata.name', msg: 'must be no more than 63 characters' }],
+    want: [
+      { type: 'FieldValueInvalid', field: 'metadata.name', msg: 'must be no more than 63 characters' },
+      { type: 'FieldValueInvalid', field: 'metadata.labels', msg: 'must be no more than 63 characters' },
+    ],
   },
   // Not even a subdomain: the generic metadata check reports it, once.
-  { name: 'upper case name', obj: ns('Team'), want: [{ type: 'FieldValueInvalid', field: 'metadata.name', msg: 'RFC 1123 subdomain' }] },
+  { name: 'upper case name', obj: ns('Team'), want: [{ type: 'FieldValueInvalid', field: 'metadata.name', msg: 'RFC 1123 label' }] },
   { name: 'missing name', obj: ns(undefined), want: [{ type: 'FieldValueRequired', field: 'metadata.name' }] },
   {
     name: 'namespace on namespace',

@@ -68,29 +68,10 @@ function setNameLabel(obj: KubeObject): void {
   obj.metadata.labels[LABEL_METADATA_NAME] = name;
 }
 
-/**
- * Namespace names are DNS-1123 labels. The store validates metadata with the generic (DNS
- * subdomain) rule, so this adds only what a label forbids beyond a subdomain (dots, length
- * 64–253), reporting the label messages; a name that is not even a subdomain is left to the
- * store so it is not reported twice.
- */
-function validateNamespaceNameAsLabel(obj: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
-  const meta = new FieldPath('metadata');
-  const check = (field: 'name' | 'generateName', prefix: boolean): void => {
-    const v = obj.metadata?.[field];
-    if (typeof v !== 'string' || v.length === 0) return;
-    if (nameIsDNSSubdomain(v, prefix).length > 0) return;
-    for (const msg of nameIsDNSLabel(v, prefix)) errs.push(invalid(meta.child(field), v, msg));
-  };
-  check('generateName', true);
-  check('name', false);
-  return errs;
-}
 
 /** ValidateNamespace minus the generic ObjectMeta checks. spec.finalizers errors carry no index. */
 export function validateNamespace(obj: KubeObject): FieldError[] {
-  const errs = validateNamespaceNameAsLabel(obj);
+  const errs: FieldError[] = [];
   const specPath = new FieldPath('spec');
   if (obj.spec !== undefined && obj.spec !== null && !isPlainObject(obj.spec)) {
     errs.push(invalid(specPath, obj.spec, 'must be an object'));
@@ -203,6 +184,7 @@ export const namespaceKind: KindDescriptor = {
   kind: 'Namespace',
   listKind: 'NamespaceList',
   namespaced: false,
+  nameFormat: 'label',
   shortNames: ['ns'],
   strategy: namespaceStrategy,
   subresources: namespaceSubresources,

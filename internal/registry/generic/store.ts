@@ -16,7 +16,7 @@ import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/objectmeta.ts';
+import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
@@ -235,19 +235,9 @@ export class GenericStore {
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */
   private carryServerFields(next: KubeObject, current: KubeObject): void {
     const m = next.metadata;
-    const c = current.metadata;
-    m.uid = m.uid || c.uid;
-    m.creationTimestamp = m.creationTimestamp || c.creationTimestamp;
-    if (c.deletionTimestamp) {
-      m.deletionTimestamp = c.deletionTimestamp;
-      if (c.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
-    } else {
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-    }
-    if (this.kind.hasGeneration) m.generation = c.generation;
-    else delete m.generation;
-    if (this.kind.namespaced) m.namespace = m.namespace ?? c.namespace;
+    prepareObjectMetaForUpdate(m, current.metadata);
+    if (!this.kind.hasGeneration) delete m.generation;
+    if (this.kind.namespaced) m.namespace = m.namespace ?? current.metadata.namespace;
     delete m.resourceVersion;
     delete m.selfLink;
   }

@@ -1,0 +1,137 @@
+/**
+ * Test harness: real servers on ephemeral ports over real TLS, in-process or as a child process
+ * (for kill -9 tests), and a small HTTPS client presenting the admin certificate.
+ */
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as undiciRequest } from 'undici';
+import { startServer, type RunningServer, type ServerOptions } from '../internal/app/app.ts';
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON body (undefined when not JSON). */
+  json: any;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body bytes/string, sent as is. */
+  raw?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Client {
+  request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'apiserver-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** HTTPS client using a data dir's CA and the admin (or given) client certificate. */
+export function clientFor(url: string, pkiDir: string, cert?: { certPem: string; keyPem: string } | null): Client {
+  const ca = readFileSync(join(pkiDir, 'ca.crt'), 'utf8');
+  const connect: Record<string, unknown> = { ca };
+  if (cert !== null) {
+    connect.cert = cert?.certPem ?? readFileSync(join(pkiDir, 'admin.crt'), 'utf8');
+    connect.key = cert?.keyPem ?? readFileSync(join(pkiDir, 'admin.key'), 'utf8');
+  }
+  const agent = new Agent({ connect, connections: 128, pipelining: 1 });
+  return {
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+      let body: string | Buffer | undefined;
+      if (opts.raw !== undefined) body = opts.raw;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+      const r = await undiciRequest(url + path, { method: method as 'GET', headers, body, dispatcher: agent });
+      const text = await r.body.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: r.statusCode, headers: r.headers as HttpResult['headers'], text, json };
+    },
+    close: () => agent.close(),
+  };
+}
+
+export interface TestServer {
+  server: RunningServer;
+  dataDir: string;
+  url: string;
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** Start a server in this process on a free port with its own data dir. */
+export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const server = await startServer({ dataDir, bindAddress: '127.0.0.1', securePort: 0, historyWindowMs: 300_000, logLevel: 'warn', ...opts });
+  const client = clientFor(server.url, join(dataDir, 'pki'));
+  return {
+    server,
+    dataDir,
+    url: server.url,
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ChildServer {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  dataDir: string;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Run cmd/apiserver.ts as a child process; resolves once it logged "API server ready". */
+export async function spawnServer(dataDir: string, port = 0, extraArgs: string[] = []): Promise<ChildServer> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), ...extraArgs], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 30_000);
+    proc.stderr!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m = /"url":"([^"]+)"[^\n]*API server ready/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${buf}`));
+    });
+  });
+  return {
+    proc,
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    exited,
+    async kill(signal = 'SIGTERM') {
+      proc.kill(signal);
+      await exited;
+    },
+  };
+}
