@@ -56,7 +56,14 @@ interface FileResult {
   durationMs: number;
 }
 
-const USAGE = `usage: node --import tsx test/run.ts [--serial] [--timeout=MS] [--verbose] [pattern|file|dir ...]`;
+const USAGE = `usage: node --import tsx test/run.ts [options] [pattern | file | dir ...]
+
+  pattern        run only test files whose path contains it (any of several)
+  file, dir      an existing path (absolute or relative): that file, or the *.test.ts under it
+  --serial       run every file one at a time (default: internal/ two at a time, then test/ one at a time)
+  --timeout=MS   per-file timeout (default: env TEST_FILE_TIMEOUT_MS, else 600000)
+  --verbose, -v  also print the output of passing files run in parallel
+  -h, --help     this text`;
 
 function parseArgs(argv: string[]): Options {
   const envTimeout = Number(process.env.TEST_FILE_TIMEOUT_MS);
@@ -365,7 +372,8 @@ function printGrouped(r: FileResult, output: string, verbose: boolean): void {
 async function runPool(files: string[], concurrency: number, opts: Options): Promise<FileResult[]> {
   const results: FileResult[] = [];
   let next = 0;
-  const live = concurrency === 1;
+  // a file running alone streams its output live; parallel files print grouped
+  const live = Math.min(concurrency, files.length) === 1;
   const worker = async (): Promise<void> => {
     while (next < files.length && !interrupted) {
       const i = next++;
@@ -429,8 +437,8 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${r.rel}: ${[tests, r.problem].filter(Boolean).join('; ')}\n`);
     }
   }
+  if (interrupted) process.stdout.write('interrupted: remaining files were not run\n');
   process.stdout.write(`${finalLine(passed, failed, skipped)}\n`);
-  if (interrupted) process.stdout.write('(interrupted: remaining files were not run)\n');
   process.exitCode = interrupted ? 130 : failed > 0 ? 1 : 0;
 }
 

@@ -97,8 +97,8 @@ export const expired = (message: string): ApiError => new ApiError(failure(410, 
 export const tooLarge = (limitBytes: number): ApiError =>
   new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`));
 
-export const unsupportedMediaType = (contentType: string): ApiError =>
-  new ApiError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf${contentType ? '' : ''}`));
+export const unsupportedMediaType = (_contentType: string): ApiError =>
+  new ApiError(failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
 
 /** 422 Invalid with one cause per field error, message like kube-apiserver's NewInvalid. */
 export function invalid(kind: string, group: string, name: string, errs: FieldError[]): ApiError {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 
-const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 const hashOf = (s: string): string => createHash('sha256').update(s).digest('base64').slice(0, 11);
 
@@ -17,7 +17,7 @@ function resourcesOf(kinds: ServedKind[]) {
       singularName: kind.singular,
       namespaced: kind.namespaced,
       kind: kind.kind,
-      verbs: FULL_VERBS,
+      verbs: kind.verbs ?? FULL_VERBS,
       storageVersionHash: hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;

@@ -1,12 +1,13 @@
 /**
  * Content negotiation: which representation the client accepts (JSON, YAML, Table) and how to
- * decode the body it sent. Protobuf is recognised and answered 406/415 until its issue lands, so
- * clients that list it first fall back to JSON (they always list JSON last).
+ * decode the body it sent. Protobuf (application/vnd.kubernetes.protobuf) is served for kinds the
+ * codec knows; clients list JSON last, so anything else falls back to JSON.
  */
 import YAML from 'yaml';
 import { notAcceptable, unsupportedMediaType, badRequest } from '../api/errors.ts';
+import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 
-export type Representation = 'json' | 'yaml' | 'table' | 'metadata';
+export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
 interface MediaRange {
   type: string;
@@ -29,7 +30,7 @@ function parseAccept(header: string): MediaRange[] {
  * Pick the response representation. `allowTable`: the endpoint can answer as Table
  * (get/list of resources). Throws 406 when nothing acceptable is offered.
  */
-export function negotiate(accept: string | undefined, allowTable: boolean): Representation {
+export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
   if (!accept) return 'json';
   for (const m of parseAccept(accept)) {
     const as = m.params.as;
@@ -41,6 +42,7 @@ export function negotiate(accept: string | undefined, allowTable: boolean): Repr
     }
     if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*' || m.type === 'application/json-patch+json' || m.type === 'application/merge-patch+json') return 'json';
     if (m.type === 'application/yaml') return 'yaml';
+    if (m.type === PROTOBUF && allowProtobuf) return 'protobuf';
   }
   throw notAcceptable(accept);
 }
@@ -60,6 +62,13 @@ export function decodeBody(contentType: string | undefined, body: Buffer): unkno
       return YAML.parse(body.toString('utf8'));
     } catch (e) {
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    }
+  }
+  if (ct === PROTOBUF) {
+    try {
+      return decodeProtobuf(body).object;
+    } catch (e) {
+      throw badRequest(`error decoding protobuf request body: ${(e as Error).message}`);
     }
   }
   throw unsupportedMediaType(ct);

@@ -14,6 +14,8 @@ import type { RequestInfo } from './request-info.ts';
 import { negotiate, decodeBody, type Representation } from './negotiation.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { toTable } from './table.ts';
+import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
+import { FULL_VERBS } from './discovery.ts';
 import type { UserInfo } from '../api/types.ts';
 
 export interface ResourceRequest {
@@ -102,15 +104,18 @@ export class ResourceHandlers {
     const ns = info.namespace;
     const { store, reader, kind } = served;
     if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
+    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
+    const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
+    const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void =>
+      this.sendObject(res, out.body, rep(false), out.code, warningHeaders(out.warnings ?? []));
     switch (info.verb) {
       case 'get': {
-        const rep = negotiate(header(r.headers, 'accept'), true);
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
-        return this.sendObjects(res, served, rep, r.query, [b], null);
+        return this.sendObjects(res, served, rep(true), r.query, [b], null);
       }
       case 'list': {
-        const rep = negotiate(header(r.headers, 'accept'), true);
         const result = await reader.list(ns, {
           labelSelector: r.query.get('labelSelector') ?? undefined,
           fieldSelector: r.query.get('fieldSelector') ?? undefined,
@@ -122,19 +127,19 @@ export class ResourceHandlers {
         const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
         if (result.continue) meta.continue = result.continue;
         if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-        return this.sendObjects(res, served, rep, r.query, result.items, meta);
+        return this.sendObjects(res, served, rep(true), r.query, result.items, meta);
       }
       case 'create': {
         if (info.name || info.subresource) throw methodNotSupported(store.gr, 'create');
         const ctx = context(r);
         const out = await store.create(ctx, ns, await decodeObject(r));
-        return sendJson(res, out.body, { code: out.code, headers: warningHeaders(out.warnings), yaml: wantsYaml(r) });
+        return reply(out);
       }
       case 'update': {
         if (!info.name) throw methodNotSupported(store.gr, 'update');
         const ctx = context(r);
         const out = await store.update(ctx, ns, info.name, await decodeObject(r), info.subresource || undefined);
-        return sendJson(res, out.body, { code: out.code, headers: warningHeaders(out.warnings), yaml: wantsYaml(r) });
+        return reply(out);
       }
       case 'patch': {
         if (!info.name) throw methodNotSupported(store.gr, 'patch');
@@ -142,13 +147,13 @@ export class ResourceHandlers {
         if (type === 'apply') throw methodNotSupported(store.gr, 'apply (server-side apply is not served yet)');
         const ctx = context(r);
         const out = await store.patch(ctx, ns, info.name, type, await r.body(), info.subresource || undefined);
-        return sendJson(res, out.body, { code: out.code, headers: warningHeaders(out.warnings), yaml: wantsYaml(r) });
+        return reply(out);
       }
       case 'delete': {
         if (info.subresource) throw methodNotSupported(store.gr, 'delete');
         const ctx = context(r);
         const out = await store.delete(ctx, ns, info.name, await deleteOptions(r));
-        return sendJson(res, out.body, { code: out.code, yaml: wantsYaml(r) });
+        return reply(out);
       }
       case 'deletecollection': {
         const ctx = context(r);
@@ -163,7 +168,7 @@ export class ResourceHandlers {
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return sendJson(res, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, { yaml: wantsYaml(r) });
+        return reply({ body: Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' })), code: 200 });
       }
       case 'watch':
         throw methodNotSupported(store.gr, 'watch (served in a later release)');
@@ -183,14 +188,19 @@ export class ResourceHandlers {
       return sendJson(res, listMeta ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: metas } : metas[0]);
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
-    return sendJson(res, body, { yaml: rep === 'yaml' });
+    return this.sendObject(res, body, rep, 200, {});
   }
-}
 
-function wantsYaml(r: ResourceRequest): boolean {
-  try {
-    return negotiate(header(r.headers, 'accept'), false) === 'yaml';
-  } catch {
-    return false;
+  /** Send stored JSON bytes as JSON (as is), YAML, or Protobuf (encoded from the JSON). */
+  private sendObject(res: Res, body: Buffer, rep: Representation, code: number, headers: Record<string, string | string[]>): void {
+    if (rep === 'protobuf') {
+      const obj = JSON.parse(body.toString('utf8'));
+      if (protobufTypeFor(String(obj.apiVersion), String(obj.kind)) !== undefined) {
+        (res as import('node:http').ServerResponse).writeHead(code, { 'Content-Type': PROTOBUF, 'Cache-Control': 'no-cache, private', ...headers } as Record<string, string>);
+        res.end(encodeProtobuf(obj));
+        return;
+      }
+    }
+    sendJson(res, body, { code, headers, yaml: rep === 'yaml' });
   }
 }

@@ -15,6 +15,7 @@
  * `toString()` is canonical.
  */
 import { badRequest } from '../api/errors.ts';
+import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
 
 /** selection.Operator values, spelled as Kubernetes spells them. */
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -48,80 +49,6 @@ export interface LabelSelectorRequirementObject {
   key: string;
   operator: string;
   values?: string[] | null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation helpers (k8s.io/apimachinery/pkg/util/validation), kept private to this module.
-// ---------------------------------------------------------------------------------------------
-
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
-
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  let out = `${msg} (e.g. `;
-  examples.forEach((ex, i) => {
-    if (i > 0) out += ' or ';
-    out += `'${ex}', `;
-  });
-  return `${out}regex used for validation is '${fmt}')`;
-}
-const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-const emptyError = (): string => 'must be non-empty';
-
-const qnameCharFmt = '[A-Za-z0-9]';
-const qnameExtCharFmt = '[-A-Za-z0-9_.]';
-const qualifiedNameFmt = `(${qnameCharFmt}${qnameExtCharFmt}*)?${qnameCharFmt}`;
-const qualifiedNameErrMsg =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const qualifiedNameRe = new RegExp(`^${qualifiedNameFmt}$`);
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123SubdomainErrMsg =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
-const labelValueFmt = `(${qualifiedNameFmt})?`;
-const labelValueErrMsg =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const labelValueRe = new RegExp(`^${labelValueFmt}$`);
-
-function isDNS1123Subdomain(v: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(v) > 253) errs.push(maxLenError(253));
-  if (!dns1123SubdomainRe.test(v)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
-  return errs;
-}
-
-/** validation.IsQualifiedName: `[prefix/]name` as label keys use. */
-function isQualifiedName(v: string): string[] {
-  const errs: string[] = [];
-  const parts = v.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
-    else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
-  } else {
-    errs.push(
-      `a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}` +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    );
-    return errs;
-  }
-  if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!qualifiedNameRe.test(name)) errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-/** validation.IsValidLabelValue. */
-function isValidLabelValue(v: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
-  if (!labelValueRe.test(v)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
-  return errs;
 }
 
 // ---------------------------------------------------------------------------------------------

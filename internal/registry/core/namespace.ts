@@ -119,6 +119,10 @@ export const namespaceStrategy: Strategy = {
     obj.status = { ...statusOf(obj), phase: NAMESPACE_TERMINATING };
   },
   hasPendingFinalizers: (obj) => finalizersOf(obj).length > 0,
+  repeatDeleteConflict: (obj) =>
+    finalizersOf(obj).length > 0
+      ? 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.'
+      : undefined,
 };
 
 /** /status: only status changes; the phase must agree with deletionTimestamp. */
@@ -195,6 +199,8 @@ export const namespaceKind: KindDescriptor = {
     name: (obj) => obj.metadata.name ?? '',
   },
   deleteReturns: 'Object',
+  // kube-apiserver's namespace storage has no DeleteCollection.
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   bootstrap: [NAMESPACE_DEFAULT, NAMESPACE_SYSTEM, NAMESPACE_PUBLIC, NAMESPACE_NODE_LEASE].map(bare),
   // The NamespaceLifecycle admission plugin refuses to delete these ("this namespace may not be deleted").
   undeletable: [NAMESPACE_DEFAULT, NAMESPACE_SYSTEM, NAMESPACE_PUBLIC],

@@ -86,7 +86,8 @@ export class GenericStore {
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
         const candidate = deepCopy(obj);
-        candidate.metadata.name = meta.generateName + randomSuffix();
+        // kube-apiserver keeps generated names within 63 characters: base ≤ 58 + 5 random.
+        candidate.metadata.name = meta.generateName.slice(0, 58) + randomSuffix();
         try {
           return await this.createPrepared(ctx, namespace, candidate);
         } catch (e) {
@@ -196,6 +197,10 @@ export class GenericStore {
       const currentRv = current.metadata.resourceVersion!;
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
       const next = mutate(deepCopy(current));
+      // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
+      if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
+        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
+      }
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
@@ -270,7 +275,11 @@ export class GenericStore {
       let next: KubeObject;
       const graceful = this.hasFinalizersAfterBegin(current);
       if (graceful) {
-        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: 200, warnings: [] }; // already terminating
+        if (current.metadata.deletionTimestamp) {
+          const why = this.kind.strategy.repeatDeleteConflict?.(current);
+          if (why) throw conflict(this.gr, name, why);
+          return { body: currentBytes, code: 200, warnings: [] }; // already terminating
+        }
         next = deepCopy(current);
         next.metadata.deletionTimestamp = rfc3339(new Date());
         next.metadata.deletionGracePeriodSeconds = 0;
