@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { startTestServer, clientFor, tempDir, type TestServer, type HttpResult, type Client } from './harness.ts';
+import { show, expectStatus } from './assertions.ts';
 import { ensurePki, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
 
 let srv: TestServer;
@@ -19,19 +20,8 @@ const extraDirs: string[] = [];
 const NS = 'errs';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
-const show = (r: HttpResult): string => `HTTP ${r.status}: ${r.text.slice(0, 400)}`;
 
 /** Assert `r` is a failure Status with this HTTP code and reason. */
-function expectStatus(r: HttpResult, code: number, reason: string, label: string): void {
-  assert.is(r.status, code, `${label}: HTTP status; ${show(r)}`);
-  assert.ok(r.json && typeof r.json === 'object', `${label}: body must be a JSON Status; ${show(r)}`);
-  assert.is(r.json.kind, 'Status', `${label}: kind; ${show(r)}`);
-  assert.is(r.json.apiVersion, 'v1', `${label}: apiVersion; ${show(r)}`);
-  assert.is(r.json.status, 'Failure', `${label}: status; ${show(r)}`);
-  assert.is(r.json.code, code, `${label}: Status.code; ${show(r)}`);
-  assert.is(r.json.reason, reason, `${label}: reason; ${show(r)}`);
-  assert.type(r.json.message, 'string', `${label}: message; ${show(r)}`);
-}
 
 const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' }, ...extra });
 

@@ -159,6 +159,8 @@ for (let cycle = 1; cycle <= CYCLES; cycle++) {
       }
     });
     await Promise.race([half, sleep(KILL_AFTER_MS)]);
+    // a slow machine: give the server a while to acknowledge at least one write before the kill
+    for (let waited = 0; ackCount === 0 && waited < 20_000; waited += 50) await sleep(50);
     const killAtMs = Date.now() - t0;
     const ackedAtKill = ackCount;
     await srv.kill('SIGKILL');

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer, type HttpResult, type Client } from './harness.ts';
+import { show, expectStatus, expectInvalid, ok } from './assertions.ts';
 
 let srv: TestServer;
 let c: Client;
@@ -14,29 +15,10 @@ let c: Client;
 const NS = '/api/v1/namespaces';
 const POLL_LIMIT_MS = 10_000;
 
-const show = (r: HttpResult): string => `HTTP ${r.status}: ${r.text.slice(0, 500)}`;
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
-function expectStatus(r: HttpResult, code: number, reason: string, label: string): void {
-  assert.is(r.status, code, `${label}: HTTP status; ${show(r)}`);
-  assert.ok(r.json && typeof r.json === 'object', `${label}: body must be a JSON Status; ${show(r)}`);
-  assert.is(r.json.kind, 'Status', `${label}: kind; ${show(r)}`);
-  assert.is(r.json.status, 'Failure', `${label}: status; ${show(r)}`);
-  assert.is(r.json.code, code, `${label}: Status.code; ${show(r)}`);
-  assert.is(r.json.reason, reason, `${label}: reason; ${show(r)}`);
-}
 
-function expectInvalid(r: HttpResult, fields: string[], label: string): void {
-  expectStatus(r, 422, 'Invalid', label);
-  const got = ((r.json.details?.causes ?? []) as { field: string }[]).map((x) => x.field).sort();
-  assert.equal(got, [...fields].sort(), `${label}: cause fields; ${show(r)}`);
-}
 
-async function ok(p: Promise<HttpResult>, code: number, label: string): Promise<any> {
-  const r = await p;
-  assert.is(r.status, code, `${label}: ${show(r)}`);
-  return r.json;
-}
 
 /** Poll `fn` until it returns something truthy, at most `limitMs`. */
 async function eventually<T>(label: string, fn: () => Promise<T | undefined | null | false>, limitMs = POLL_LIMIT_MS): Promise<T> {

@@ -2,26 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
+import { check, type Want } from './testing.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { namespaceKind } from './namespace.ts';
 import { coreKinds } from './index.ts';
 
-interface Want {
-  type: FieldError['type'];
-  field: string;
-  msg?: string;
-}
-
-const check = (label: string, got: FieldError[], want: Want[]): void => {
-  const shown = JSON.stringify(got.map(fieldErrorMessage));
-  assert.is(got.length, want.length, `${label}: want ${want.length} errors, got ${shown}`);
-  want.forEach((w, j) => {
-    assert.is(got[j]!.type, w.type, `${label} error ${j}: type; got ${shown}`);
-    assert.is(got[j]!.field, w.field, `${label} error ${j}: field; got ${shown}`);
-    if (w.msg) assert.ok(fieldErrorMessage(got[j]!).includes(w.msg), `${label} error ${j}: ${shown} lacks ${JSON.stringify(w.msg)}`);
-  });
-};
 
 const S = namespaceKind.strategy;
 const sub = (name: string) => namespaceKind.subresources!.find((s) => s.name === name)!;
