@@ -3,7 +3,8 @@
  * with fsync on, measured next to ceilings taken in the same run.
  *
  *   node --import tsx bench/run.ts [--duration S] [--warmup S] [--objects N] [--connections N]
- *                                  [--restarts N] [--leveldb-seconds S] [--no-h2compat] [--keep]
+ *                                  [--restarts N] [--leveldb-seconds S] [--ceiling-runs N]
+ *                                  [--no-h2compat] [--keep]
  *                                  [--quick]
  *
  *  1. durable creates/s: N clients (default 64 keep-alive HTTP/1.1 TLS connections, admin cert)
@@ -15,10 +16,12 @@
  *  5. server RSS after the list;
  *  6. ceilings: a bare node:https server doing the same JSON round-trip under the same load
  *     (and, informative, the same on node:http2 with allowHTTP1 — the server's kind), and
- *     LevelDB sync batches of 64 × 1 KiB;
+ *     LevelDB sync batches of 64 × 1 KiB; each ceiling is taken --ceiling-runs times (default 2)
+ *     and the best kept, since other work on a shared machine only pushes a ceiling down;
  *  7. ratios against goals, and the machine.
  *
- * --quick: 3 s windows, 1 s warm-up, 2,000 objects, 2 s LevelDB — a smoke test.
+ * --quick: 3 s windows, 1 s warm-up, 2,000 objects, 2 s LevelDB, ceilings once — a smoke test.
+ * The report also gives the CPU that processes outside the bench used in each window.
  * Prints a report and writes bench/results/foundation-<timestamp>.json. Only 127.0.0.1 is used;
  * every child process is killed on exit; a watchdog ends the run after 10 minutes.
  */
@@ -44,6 +47,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     restarts: { type: 'string' },
     'leveldb-seconds': { type: 'string' },
+    'ceiling-runs': { type: 'string' },
     'no-h2compat': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
@@ -59,6 +63,7 @@ const cfg = {
   connections: Number(args.connections ?? 64),
   restarts: Number(args.restarts ?? 3),
   levelDbS: Number(args['leveldb-seconds'] ?? (quick ? 2 : 5)),
+  ceilingRuns: Number(args['ceiling-runs'] ?? (quick ? 1 : 2)),
   h2compatCeiling: !args['no-h2compat'],
   probeObjects: 100,
   listRuns: 5,
@@ -144,37 +149,59 @@ try {
   log(`machine: ${machine.cpuCount} × ${machine.cpuModel}, node ${machine.node}; tmp ${tmpRoot}`);
   log(`config: ${JSON.stringify(cfg)}`);
 
-  // --- 6b. LevelDB ceiling first, on a quiet machine.
-  log(`ceiling: LevelDB sync batches of 64 × 1 KiB for ${cfg.levelDbS} s`);
-  const snap0 = cpuSnapshot();
-  const level: LevelCeiling = await levelDbCeiling(mkdtempSync(join(tmpRoot, 'level-')), cfg.levelDbS);
-  const levelOtherCpu = otherCpuPercent(snap0, cpuSnapshot());
-  results.levelDbCeiling = level;
-  const otherCpuLevel = levelOtherCpu;
-
-  // --- 6a. bare HTTPS ceiling.
+  // --- 6. ceilings: each taken cfg.ceilingRuns times, the best kept (on a shared machine other
+  // work can only push a ceiling down).
   const ceilPki = join(tmpRoot, 'ceiling-pki');
   await ensurePki(ceilPki, { hosts: ['127.0.0.1'] });
   const ceilTls = tlsOf(ceilPki);
   const otherCpu: Record<string, number> = {};
-  const runCeiling = async (mode: 'https' | 'h2compat'): Promise<LoadResult> => {
+  const runCeiling = async (mode: 'https' | 'h2compat'): Promise<{ r: LoadResult; other: number }> => {
     const cs = await startCeilingServer(ceilPki, mode);
     const pool = makePool(cs.origin, ceilTls, cfg.connections);
     try {
       log(`ceiling: bare ${mode} server, ${cfg.connections} connections, ${cfg.warmupS}+${cfg.durationS} s`);
       let snap = cpuSnapshot();
       const r = await runLoad({ pool, connections: cfg.connections, warmupMs: cfg.warmupS * 1000, durationMs: cfg.durationS * 1000, expectStatus: 201, next: createSpec('default', `ceil-${runId}`), onWindowStart: () => (snap = cpuSnapshot()) });
-      otherCpu[`${mode}Ceiling`] = otherCpuPercent(snap, cpuSnapshot());
-      return r;
+      return { r, other: otherCpuPercent(snap, cpuSnapshot()) };
     } finally {
       await pool.close().catch(() => undefined);
       await cs.stop();
     }
   };
-  const ceilHttps = await runCeiling('https');
+  const attempts: { level: number[]; https: number[]; h2compat: number[] } = { level: [], https: [], h2compat: [] };
+  let level: LevelCeiling | null = null;
+  let ceilHttps: LoadResult | null = null;
+  let ceilH2: LoadResult | null = null;
+  for (let a = 0; a < cfg.ceilingRuns; a++) {
+    log(`ceiling: LevelDB sync batches of 64 × 1 KiB for ${cfg.levelDbS} s`);
+    const snap0 = cpuSnapshot();
+    const lv = await levelDbCeiling(mkdtempSync(join(tmpRoot, 'level-')), cfg.levelDbS);
+    const lvOther = otherCpuPercent(snap0, cpuSnapshot());
+    attempts.level.push(lv.recordsPerSec);
+    if (!level || lv.recordsPerSec > level.recordsPerSec) {
+      level = lv;
+      otherCpu.levelDb = lvOther;
+    }
+    const h = await runCeiling('https');
+    attempts.https.push(h.r.okPerSec);
+    if (!ceilHttps || h.r.okPerSec > ceilHttps.okPerSec) {
+      ceilHttps = h.r;
+      otherCpu.httpsCeiling = h.other;
+    }
+    if (cfg.h2compatCeiling) {
+      const h2 = await runCeiling('h2compat');
+      attempts.h2compat.push(h2.r.okPerSec);
+      if (!ceilH2 || h2.r.okPerSec > ceilH2.okPerSec) {
+        ceilH2 = h2.r;
+        otherCpu.h2compatCeiling = h2.other;
+      }
+    }
+  }
+  if (!level || !ceilHttps) throw new Error('no ceiling measured');
+  results.levelDbCeiling = level;
   results.httpsCeiling = ceilHttps;
-  const ceilH2 = cfg.h2compatCeiling ? await runCeiling('h2compat') : null;
   if (ceilH2) results.h2compatCeiling = ceilH2;
+  results.ceilingAttempts = attempts;
 
   // --- the API server.
   const dataDir = join(tmpRoot, 'data');
@@ -221,7 +248,6 @@ try {
     },
   });
   otherCpu.creates = otherCpuPercent(loadSnap, cpuSnapshot());
-  otherCpu.levelDb = otherCpuLevel;
   results.otherCpuPercent = otherCpu;
   clearTimeout(stopProbe);
   const getUnderLoad = await probe.end();
@@ -348,6 +374,7 @@ try {
   L.push(`noise     CPU used by processes outside the bench during the windows (% of one core): ${Object.entries(otherCpu).map(([k, v]) => `${k} ${v}%`).join(', ')}; load avg at start ${machine.loadAvg1AtStart}`);
   L.push('');
   L.push('Ceilings (same run)');
+  if (cfg.ceilingRuns > 1) L.push(`  (best of ${cfg.ceilingRuns}: https ${attempts.https.map((v) => fmt(v, 0)).join(' / ')} req/s${ceilH2 ? `; http2 ${attempts.h2compat.map((v) => fmt(v, 0)).join(' / ')} req/s` : ''}; LevelDB ${attempts.level.map((v) => fmt(v, 0)).join(' / ')} records/s)`);
   L.push(`  bare node:https JSON echo   ${fmt(ceilHttps.okPerSec)} req/s   latency ${lat(ceilHttps.latencyMs)}`);
   if (ceilH2) L.push(`  bare node:http2 allowHTTP1  ${fmt(ceilH2.okPerSec)} req/s   latency ${lat(ceilH2.latencyMs)}   (informative: the server's kind of server)`);
   L.push(`  LevelDB sync batch 64×1KiB  ${fmt(level.recordsPerSec)} records/s = ${fmt(level.batchesPerSec)} batches/s (batch p50 ${ms(level.batchLatencyMsP50)})`);

@@ -4,28 +4,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { register } from 'node:module';
 import type { ApiException as ApiExceptionT, CoreV1Api as CoreV1ApiT, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from './harness.ts';
 
-/*
- * @kubernetes/client-node 2.0.1 depends on undici ^8.7, which requires Node >= 22.19 and does not
- * even load on Node 20 (it uses zlib.createZstdDecompress and worker_threads.markAsUncloneable at
- * import time). Until the project pins a client/undici pair that supports Node 20, resolve the
- * client's `undici` import to the project's own undici 7 (Node >= 20.18), which has the same
- * Agent/ProxyAgent/fetch API the client uses. Only imports made from inside the client package
- * are redirected.
- */
-if (Number(process.versions.node.split('.')[0]) < 22) {
-  const topUndici = new URL('../node_modules/undici/index.js', import.meta.url).href;
-  const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === 'undici' && context.parentURL && context.parentURL.includes('/@kubernetes/client-node/')) {
-      return { url: ${JSON.stringify(topUndici)}, format: 'commonjs', shortCircuit: true };
-    }
-    return next(specifier, context);
-  }`;
-  register('data:text/javascript,' + encodeURIComponent(hook));
-}
+// package.json overrides the client's undici with the project's undici 7: undici 8 needs Node >= 22.
 const { ApiException, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
 type ApiException<T> = ApiExceptionT<T>;
 type CoreV1Api = CoreV1ApiT;

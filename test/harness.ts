@@ -100,16 +100,23 @@ export interface ChildServer {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Run cmd/apiserver.ts as a child process; resolves once it logged "API server ready". */
+/**
+ * Run cmd/apiserver.ts as a child process; resolves once it logged "API server ready" (an info
+ * line, so the log level is forced to info). A server that does not start is killed.
+ */
 export async function spawnServer(dataDir: string, port = 0, extraArgs: string[] = []): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), ...extraArgs], {
+  const args = extraArgs.filter((a, i) => a !== '--log-level' && extraArgs[i - 1] !== '--log-level' && !a.startsWith('--log-level='));
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), 30_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start: ${buf}`));
+    }, 30_000);
     proc.stderr!.on('data', (c: Buffer) => {
       buf += c.toString();
       const m = /"url":"([^"]+)"[^\n]*API server ready/.exec(buf);

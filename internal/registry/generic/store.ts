@@ -23,9 +23,17 @@ import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { recordUpdate } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
+import { KeyLock } from './key-lock.ts';
+import { objectPath } from '../../storage/keys.ts';
 
-/** Retries of an unconditional write that lost a race; each retry re-reads the object. */
-const MAX_CONFLICT_RETRIES = 16;
+/**
+ * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
+ * (without a count limit there); in one process the key lock makes such races rare, so this bound
+ * only matters across replicas, where it is a generous cap with a deadline behind it.
+ */
+const MAX_CONFLICT_RETRIES = 1000;
+/** Give up retrying after this long (the client's request timeout is about this). */
+const RETRY_DEADLINE_MS = 30_000;
 /** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
 const MAX_GENERATE_NAME_RETRIES = 8;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -50,6 +58,7 @@ type Mutation = (current: KubeObject) => KubeObject;
 export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
+  private readonly locks = new KeyLock();
 
   constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
@@ -183,7 +192,24 @@ export class GenericStore {
     createInstead: (() => Promise<WriteResult> | null) | null,
     dynamicPrecondition?: () => string | undefined,
   ): Promise<WriteResult> {
+    return this.locks.run(objectPath(this.key(namespace, name)), () =>
+      this.guaranteedUpdateLocked(ctx, namespace, name, sub, wantRv, mutate, verb, createInstead, dynamicPrecondition),
+    );
+  }
+
+  private async guaranteedUpdateLocked(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    sub: SubresourceDescriptor | undefined,
+    wantRv: string | undefined,
+    mutate: Mutation,
+    verb: string,
+    createInstead: (() => Promise<WriteResult> | null) | null,
+    dynamicPrecondition?: () => string | undefined,
+  ): Promise<WriteResult> {
     const strategy = this.kind.strategy;
+    const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
@@ -226,7 +252,10 @@ export class GenericStore {
       if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
       const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
       if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
-      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
+      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
+        await backoff(attempt);
+        continue;
+      }
       throw rejection(verdict, this.gr, name, namespace);
     }
   }
@@ -259,6 +288,11 @@ export class GenericStore {
    * the object, per kind).
    */
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
+    return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
+  }
+
+  private async deleteLocked(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
+    const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
@@ -294,7 +328,10 @@ export class GenericStore {
         verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
       }
       if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
-      if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES) continue;
+      if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
+        await backoff(attempt);
+        continue;
+      }
       throw rejection(verdict, this.gr, name, namespace);
     }
   }
@@ -390,6 +427,13 @@ export class GenericStore {
     }
     return obj;
   }
+}
+
+/** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
+function backoff(attempt: number): Promise<void> {
+  if (attempt < 2) return Promise.resolve();
+  const ms = Math.random() * Math.min(100, 2 ** attempt);
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 function randomSuffix(): string {
