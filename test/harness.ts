@@ -106,7 +106,8 @@ export interface ChildServer {
  */
 export async function spawnServer(dataDir: string, port = 0, extraArgs: string[] = []): Promise<ChildServer> {
   const args = extraArgs.filter((a, i) => a !== '--log-level' && extraArgs[i - 1] !== '--log-level' && !a.startsWith('--log-level='));
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', // APISERVER_CPU_PROF=<dir>: write a V8 CPU profile of the server there (profiling benchmarks).
+    ...(process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : []), 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

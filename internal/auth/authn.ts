@@ -66,22 +66,33 @@ function rdnValues(v: string | string[] | undefined): string[] {
  * without a CN counts as no credentials, as in kube-apiserver.
  */
 export function x509Authenticator(): Authenticator {
+  // peerOf caches one PeerCertificate object per TLS connection, so this cache makes the subject
+  // parsing and fingerprint hashing once-per-connection work instead of once-per-request.
+  const users = new WeakMap<PeerCertificate, UserInfo | null>();
   return {
     async authenticate(req) {
       const cert = req.peerCertificate;
       if (!cert || Object.keys(cert).length === 0) return null;
       if (!req.certAuthorized) throw unauthorized();
-      const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
-      const cns = rdnValues(subject.CN);
-      // Go's pkix.Name keeps the last CN when there are several.
-      const username = cns.length ? cns[cns.length - 1]! : '';
-      if (!username) return null;
-      const user: UserInfo = { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
-      const fp = certFingerprint(cert);
-      if (fp) user.extra = { [CREDENTIAL_ID_KEY]: [`X509SHA256=${fp}`] };
+      const known = users.get(cert);
+      if (known !== undefined) return known;
+      const user = userOfCert(cert);
+      users.set(cert, user);
       return user;
     },
   };
+}
+
+function userOfCert(cert: PeerCertificate): UserInfo | null {
+  const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
+  const cns = rdnValues(subject.CN);
+  // Go's pkix.Name keeps the last CN when there are several.
+  const username = cns.length ? cns[cns.length - 1]! : '';
+  if (!username) return null;
+  const user: UserInfo = { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
+  const fp = certFingerprint(cert);
+  if (fp) user.extra = { [CREDENTIAL_ID_KEY]: [`X509SHA256=${fp}`] };
+  return user;
 }
 
 function certFingerprint(cert: PeerCertificate): string | undefined {

@@ -41,10 +41,25 @@ function tlsSocketOf(req: Http2ServerRequest | IncomingMessage): TLSSocket | und
   return (req as IncomingMessage).socket as TLSSocket | undefined;
 }
 
+/**
+ * Per-connection cache: getPeerCertificate() builds a fresh object from the DER each call, which
+ * profiled at ~10% of a create's CPU. The peer of a TLS connection never changes.
+ */
+const peers = new WeakMap<object, PeerInfo>();
+
 /** Client certificate and verification result of a request; null when none was presented. */
 export function peerOf(req: Http2ServerRequest | IncomingMessage): PeerInfo {
   const sock = tlsSocketOf(req);
   if (!sock || typeof sock.getPeerCertificate !== 'function') return { peerCertificate: null, certAuthorized: false };
+  const key = (req as Http2ServerRequest).stream?.session ?? sock;
+  const cached = peers.get(key);
+  if (cached) return cached;
+  const info = readPeer(sock);
+  peers.set(key, info);
+  return info;
+}
+
+function readPeer(sock: TLSSocket): PeerInfo {
   let cert: PeerCertificate | null = null;
   try {
     const c = sock.getPeerCertificate();
