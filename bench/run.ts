@@ -35,7 +35,7 @@ import { ensurePki } from '../internal/auth/pki.ts';
 import { makePool, runLoad, runCount, type TlsMaterial, type LoadResult } from './load.ts';
 import { levelDbCeiling, startCeilingServer, type LevelCeiling } from './ceilings.ts';
 import { spawnApiServer, pollReadyz, serverLog, type ApiServer } from './server.ts';
-import { configMapBody, machineFacts, readRss, summarize, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, type LatencySummary } from './util.ts';
+import { configMapBody, machineFacts, readRss, summarize, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, cpuWindow, type LatencySummary } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -106,12 +106,23 @@ function startProbe(origin: string, pkiDir: string, prefix: string, count: numbe
     });
     proc.once('exit', () => clearTimeout(t));
   });
+  // The probe exits right after reporting: a late message must not crash the bench (EPIPE).
+  proc.on('error', () => undefined);
+  let stopSent = false;
+  const send = (type: string) => {
+    if (proc.connected) proc.send({ type }, (err) => void err);
+  };
+  const stop = () => {
+    if (stopSent) return;
+    stopSent = true;
+    send('stop');
+  };
   return {
     ready,
-    begin: () => proc.connected && proc.send({ type: 'start' }),
-    stop: () => proc.connected && proc.send({ type: 'stop' }),
+    begin: () => send('start'),
+    stop,
     async end(): Promise<ProbeResult> {
-      if (proc.connected) proc.send({ type: 'stop' });
+      stop();
       const t = setTimeout(() => proc.kill('SIGKILL'), 30_000);
       try {
         return await result;
@@ -139,6 +150,10 @@ const createSpec = (ns: string, prefix: string) => (w: number, seq: number) => {
 };
 
 const tmpRoot = mkdtempSync(join(tmpdir(), 'apiserver-bench-'));
+// However the bench ends (a crash included), its temp dir goes too; children are killed by util.ts.
+process.on('exit', () => {
+  if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
+});
 const started = performance.now();
 const results: Record<string, unknown> = {};
 const problems: string[] = [];
@@ -155,14 +170,28 @@ try {
   await ensurePki(ceilPki, { hosts: ['127.0.0.1'] });
   const ceilTls = tlsOf(ceilPki);
   const otherCpu: Record<string, number> = {};
-  const runCeiling = async (mode: 'https' | 'h2compat'): Promise<{ r: LoadResult; other: number }> => {
+  type CpuUse = ReturnType<ReturnType<typeof cpuWindow>>;
+  const cpuUse: Record<string, CpuUse> = {};
+  const runCeiling = async (mode: 'https' | 'h2compat'): Promise<{ r: LoadResult; other: number; cpu: CpuUse }> => {
     const cs = await startCeilingServer(ceilPki, mode);
     const pool = makePool(cs.origin, ceilTls, cfg.connections);
     try {
       log(`ceiling: bare ${mode} server, ${cfg.connections} connections, ${cfg.warmupS}+${cfg.durationS} s`);
       let snap = cpuSnapshot();
-      const r = await runLoad({ pool, connections: cfg.connections, warmupMs: cfg.warmupS * 1000, durationMs: cfg.durationS * 1000, expectStatus: 201, next: createSpec('default', `ceil-${runId}`), onWindowStart: () => (snap = cpuSnapshot()) });
-      return { r, other: otherCpuPercent(snap, cpuSnapshot()) };
+      let cw = cpuWindow(cs.proc.pid!);
+      const r = await runLoad({
+        pool,
+        connections: cfg.connections,
+        warmupMs: cfg.warmupS * 1000,
+        durationMs: cfg.durationS * 1000,
+        expectStatus: 201,
+        next: createSpec('default', `ceil-${runId}`),
+        onWindowStart: () => {
+          snap = cpuSnapshot();
+          cw = cpuWindow(cs.proc.pid!);
+        },
+      });
+      return { r, other: otherCpuPercent(snap, cpuSnapshot()), cpu: cw(r.ok) };
     } finally {
       await pool.close().catch(() => undefined);
       await cs.stop();
@@ -187,6 +216,7 @@ try {
     if (!ceilHttps || h.r.okPerSec > ceilHttps.okPerSec) {
       ceilHttps = h.r;
       otherCpu.httpsCeiling = h.other;
+      cpuUse.httpsCeiling = h.cpu;
     }
     if (cfg.h2compatCeiling) {
       const h2 = await runCeiling('h2compat');
@@ -194,6 +224,7 @@ try {
       if (!ceilH2 || h2.r.okPerSec > ceilH2.okPerSec) {
         ceilH2 = h2.r;
         otherCpu.h2compatCeiling = h2.other;
+        cpuUse.h2compatCeiling = h2.cpu;
       }
     }
   }
@@ -234,6 +265,7 @@ try {
   const probe = startProbe(server.origin, server.pkiDir, probePrefix, cfg.probeObjects, (cfg.warmupS + cfg.durationS) * 1000 + 60_000);
   await probe.ready;
   let loadSnap = cpuSnapshot();
+  let loadCpu = cpuWindow(server.pid);
   const stopProbe = setTimeout(() => probe.stop(), (cfg.warmupS + cfg.durationS) * 1000);
   const creates = await runLoad({
     pool,
@@ -245,9 +277,12 @@ try {
     onWindowStart: () => {
       probe.begin();
       loadSnap = cpuSnapshot();
+      loadCpu = cpuWindow(server!.pid);
     },
   });
   otherCpu.creates = otherCpuPercent(loadSnap, cpuSnapshot());
+  cpuUse.creates = loadCpu(creates.ok);
+  results.cpuUse = cpuUse;
   results.otherCpuPercent = otherCpu;
   clearTimeout(stopProbe);
   const getUnderLoad = await probe.end();
@@ -375,13 +410,19 @@ try {
   L.push('');
   L.push('Ceilings (same run)');
   if (cfg.ceilingRuns > 1) L.push(`  (best of ${cfg.ceilingRuns}: https ${attempts.https.map((v) => fmt(v, 0)).join(' / ')} req/s${ceilH2 ? `; http2 ${attempts.h2compat.map((v) => fmt(v, 0)).join(' / ')} req/s` : ''}; LevelDB ${attempts.level.map((v) => fmt(v, 0)).join(' / ')} records/s)`);
+  const cpuLine = (c: CpuUse | undefined) => (c ? `server CPU ${c.serverCpuPercent}% of a core (main thread ${c.serverMainThreadCpuPercent}%; ${fmt(c.serverCpuMsPerRequest, 3)} CPU-ms/req), load generator ${c.loadGenCpuPercent}%` : '');
   L.push(`  bare node:https JSON echo   ${fmt(ceilHttps.okPerSec)} req/s   latency ${lat(ceilHttps.latencyMs)}`);
-  if (ceilH2) L.push(`  bare node:http2 allowHTTP1  ${fmt(ceilH2.okPerSec)} req/s   latency ${lat(ceilH2.latencyMs)}   (informative: the server's kind of server)`);
+  L.push(`     ${cpuLine(cpuUse.httpsCeiling)}`);
+  if (ceilH2) {
+    L.push(`  bare node:http2 allowHTTP1  ${fmt(ceilH2.okPerSec)} req/s   latency ${lat(ceilH2.latencyMs)}   (informative: the server's kind of server)`);
+    L.push(`     ${cpuLine(cpuUse.h2compatCeiling)}`);
+  }
   L.push(`  LevelDB sync batch 64×1KiB  ${fmt(level.recordsPerSec)} records/s = ${fmt(level.batchesPerSec)} batches/s (batch p50 ${ms(level.batchLatencyMsP50)})`);
   L.push('');
   L.push('API server (child process, fsync on)');
   L.push(`  1. durable creates          ${fmt(createsPerSec)} creates/s  (${creates.ok} × 201 in ${cfg.durationS} s)`);
   L.push(`     create latency           ${lat(creates.latencyMs)}`);
+  L.push(`     ${cpuLine(cpuUse.creates)}`);
   L.push(`     statuses ${JSON.stringify(creates.statuses)}  transport errors ${creates.errors}  longest completion gap ${ms(creates.maxGapMs)}`);
   L.push(`  2. GET latency under load   ${lat(getUnderLoad.latencyMs)}`);
   L.push(`     GET latency idle         ${lat((results.getIdle as ProbeResult).latencyMs)}`);

@@ -232,3 +232,35 @@ export function loadAvg1(): number {
     return NaN;
   }
 }
+
+/** CPU time (user + system) of one process so far, in ms; NaN when unreadable. */
+export function procCpuMs(pid: number, mainThreadOnly = false): number {
+  try {
+    const s = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // USER_HZ = 100
+  } catch {
+    return NaN;
+  }
+}
+
+/** Measures, over a window, the CPU of a server process (and its main thread) and of this (load-generating) process. */
+export function cpuWindow(serverPid: number) {
+  const t0 = performance.now();
+  const s0 = procCpuMs(serverPid);
+  const m0 = procCpuMs(serverPid, true);
+  const l0 = process.cpuUsage();
+  return (completed: number) => {
+    const ms = performance.now() - t0;
+    const server = procCpuMs(serverPid) - s0;
+    const main = procCpuMs(serverPid, true) - m0;
+    const l = process.cpuUsage(l0);
+    return {
+      serverCpuPercent: round((server / ms) * 100, 0),
+      /** The main (event-loop) thread alone: near 100 means the event loop is saturated. */
+      serverMainThreadCpuPercent: round((main / ms) * 100, 0),
+      loadGenCpuPercent: round(((l.user + l.system) / 1000 / ms) * 100, 0),
+      serverCpuMsPerRequest: completed > 0 ? round(server / completed, 3) : NaN,
+    };
+  };
+}
