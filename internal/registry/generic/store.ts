@@ -55,6 +55,22 @@ export interface WriteResult {
 
 type Mutation = (current: KubeObject) => KubeObject;
 
+/** How one update/patch request reads, changes and guards the object. */
+interface UpdatePlan {
+  /** The subresource written, if any (its strategy replaces the main one). */
+  sub: SubresourceDescriptor | undefined;
+  /** The client's resourceVersion precondition: a mismatch is a 409, never retried. */
+  wantRv: string | undefined;
+  /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
+  mutate: Mutation;
+  /** The API verb recorded in the log event. */
+  verb: string;
+  /** What to do when the object does not exist (PUT may create), or null for 404. */
+  createInstead: (() => Promise<WriteResult> | null) | null;
+  /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
+  dynamicPrecondition?: () => string | undefined;
+}
+
 export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
@@ -155,9 +171,13 @@ export class GenericStore {
         { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
       ]);
     }
-    return this.guaranteedUpdate(ctx, namespace, name, sub, wantRv || undefined, () => deepCopy(obj), 'update', () =>
-      this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null,
-    );
+    return this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: wantRv || undefined,
+      mutate: () => deepCopy(obj),
+      verb: 'update',
+      createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null),
+    });
   }
 
   /** PATCH with a merge, JSON or strategic-merge patch. */
@@ -174,40 +194,18 @@ export class GenericStore {
       if (rv !== undefined && rv !== current.metadata.resourceVersion) preconditionRv = String(rv);
       return this.checkBody(patched, namespace, name);
     };
-    return this.guaranteedUpdate(ctx, namespace, name, sub, undefined, mutate, 'patch', null, () => preconditionRv);
+    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
   }
 
   /**
-   * Read-modify-append loop. `wantRv`: the client's precondition (a mismatch is a 409, no retry).
-   * `mutate` builds the new object from the current one (a fresh copy each attempt).
+   * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
    */
-  private async guaranteedUpdate(
-    ctx: RequestContext,
-    namespace: string,
-    name: string,
-    sub: SubresourceDescriptor | undefined,
-    wantRv: string | undefined,
-    mutate: Mutation,
-    verb: string,
-    createInstead: (() => Promise<WriteResult> | null) | null,
-    dynamicPrecondition?: () => string | undefined,
-  ): Promise<WriteResult> {
-    return this.locks.run(objectPath(this.key(namespace, name)), () =>
-      this.guaranteedUpdateLocked(ctx, namespace, name, sub, wantRv, mutate, verb, createInstead, dynamicPrecondition),
-    );
+  private async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
+    return this.locks.run(objectPath(this.key(namespace, name)), () => this.guaranteedUpdateLocked(ctx, namespace, name, plan));
   }
 
-  private async guaranteedUpdateLocked(
-    ctx: RequestContext,
-    namespace: string,
-    name: string,
-    sub: SubresourceDescriptor | undefined,
-    wantRv: string | undefined,
-    mutate: Mutation,
-    verb: string,
-    createInstead: (() => Promise<WriteResult> | null) | null,
-    dynamicPrecondition?: () => string | undefined,
-  ): Promise<WriteResult> {
+  private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
+    const { sub, wantRv, mutate, verb, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
