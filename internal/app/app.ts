@@ -19,6 +19,7 @@ import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
+import { WatchHub } from '../watch/hub.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -49,6 +50,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const kinds = opts.kinds ?? coreKinds;
   const registry = new Registry(kinds, storage, admission);
   await bootstrap(registry, kinds);
+  const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log);
   await controller.start();
 
@@ -57,6 +59,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storageCheck = { name: 'storage', check: () => { if (storage.folded < 0) throw new Error('storage not open'); } };
   const handler = createHandler({
     registry,
+    hub,
+    folded: () => storage.folded,
     authenticator: unionAuthenticator(authenticators),
     authorizer: allowAuthenticated,
     health: { livez: [{ name: 'ping', check: () => undefined }, storageCheck], readyz: [{ name: 'ping', check: () => undefined }, storageCheck, { name: 'bootstrap-namespaces', check: () => undefined }] },
@@ -82,6 +86,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         controller.stop();
+        hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Long-lived streams must not hold shutdown forever.

@@ -16,6 +16,8 @@ import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { toTable } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { FULL_VERBS } from './discovery.ts';
+import { serveWatch } from './watch-handler.ts';
+import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
 
 export interface ResourceRequest {
@@ -88,7 +90,7 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
 }
 
 export class ResourceHandlers {
-  constructor(private readonly registry: Registry) {}
+  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number) {}
 
   /** Resolve the kind of a resource request; 404 for unknown resources or wrong scope. */
   resolve(info: RequestInfo): ServedKind {
@@ -171,7 +173,7 @@ export class ResourceHandlers {
         return reply({ body: Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' })), code: 200 });
       }
       case 'watch':
-        throw methodNotSupported(store.gr, 'watch (served in a later release)');
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, rep: rep(true), hub: this.hub, folded: this.folded }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }

@@ -11,6 +11,7 @@ import type { Http2ServerRequest } from 'node:http2';
 import type { Logger } from 'pino';
 import { toApiError, tooLarge, unauthorized, forbidden, pathNotFound, methodNotSupported, ApiError } from '../api/errors.ts';
 import type { Registry } from '../registry/registry.ts';
+import type { WatchHub } from '../watch/hub.ts';
 import type { Authenticator } from '../auth/authn.ts';
 import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
@@ -28,6 +29,9 @@ type Req = IncomingMessage | Http2ServerRequest;
 
 export interface ServerDeps {
   registry: Registry;
+  hub: WatchHub;
+  /** Last folded offset (bookmarks). */
+  folded: () => number;
   authenticator: Authenticator;
   authorizer: Authorizer;
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
@@ -69,7 +73,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 }
 
 export function createHandler(deps: ServerDeps) {
-  const resources = new ResourceHandlers(deps.registry);
+  const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
   return async function handle(req: Req, res: Res): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('Audit-Id', requestId);

@@ -1,0 +1,148 @@
+/**
+ * GET …?watch=1: a stream of {type, object} events. Start semantics follow the seed's watch
+ * table: unset/0 → synthetic ADDED for the current state, then changes after it; N → changes
+ * after N (410 as an ERROR event when N is older than the in-memory ring). Streaming lists
+ * (sendInitialEvents=true) end their initial events with a BOOKMARK annotated
+ * `k8s.io/initial-events-end: "true"`.
+ */
+import type { ServerResponse } from 'node:http';
+import type { KubeObject } from '../api/types.ts';
+import { badRequest, invalid, expired, type ApiError } from '../api/errors.ts';
+import type { ServedKind } from '../registry/registry.ts';
+import { parseRv } from '../registry/generic/reader.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
+import type { Change } from '../storage/mvcc/materializer.ts';
+import type { WatchHub } from '../watch/hub.ts';
+import type { Representation } from './negotiation.ts';
+import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
+import { toTable } from './table.ts';
+import type { Res } from './respond.ts';
+
+/** Bytes a watcher may have queued in its socket before it counts as too slow and is ended. */
+export const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+/** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
+export const BOOKMARK_INTERVAL_MS = 60_000;
+/** Without timeoutSeconds a watch ends after a random time in [MIN, 2·MIN) (--min-request-timeout). */
+export const MIN_REQUEST_TIMEOUT_S = 1800;
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchRequest {
+  served: ServedKind;
+  namespace: string;
+  /** Item path watches (`/configmaps/x?watch=1`) name the object. */
+  name: string;
+  query: URLSearchParams;
+  rep: Representation;
+  hub: WatchHub;
+  folded: () => number;
+}
+
+const truthy = (v: string | null): boolean => v === 'true' || v === '1';
+
+export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
+  // Both response kinds (HTTP/1.1 and the HTTP/2 compat API) share this stream surface.
+  const res = anyRes as ServerResponse;
+  const { served, query: q } = w;
+  const { kind, reader, store } = served;
+  const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+  const name = w.name || sel.field?.requiresExactMatch('metadata.name') || '';
+  const rvText = q.get('resourceVersion') ?? '';
+  const sendInitialText = q.get('sendInitialEvents');
+  const bookmarks = truthy(q.get('allowWatchBookmarks'));
+  const timeoutText = q.get('timeoutSeconds');
+  const timeoutS = timeoutText ? Number(timeoutText) : MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
+  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutText}"`);
+  const sendInitial = sendInitialText === null ? rvText === '' || rvText === '0' : truthy(sendInitialText);
+  if (sendInitialText !== null) {
+    const errs = [];
+    if (q.get('resourceVersionMatch') !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueForbidden' as const, field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    }
+    if (truthy(sendInitialText) && !bookmarks) {
+      errs.push({ type: 'FieldValueForbidden' as const, field: 'allowWatchBookmarks', detail: 'sendInitialEvents requires setting allowWatchBookmarks to true' });
+    }
+    if (errs.length) throw invalid('ListOptions', 'meta.k8s.io', '', errs);
+  } else if (q.get('resourceVersionMatch')) {
+    throw badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  let from = rvText && rvText !== '0' ? parseRv(rvText) : -1;
+  let initial: Buffer[] = [];
+  if (sendInitial) {
+    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined, resourceVersion: from > 0 ? String(from) : undefined });
+    initial = list.items;
+    from = list.rv;
+  } else if (from > w.folded()) {
+    await reader.waitFor(from).catch(() => undefined); // a future version: wait briefly, then watch from it anyway
+  }
+
+  const protobuf = w.rep === 'protobuf';
+  const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
+  res.writeHead(200, head);
+  res.flushHeaders(); // the client's watch call returns on headers; events may take a while
+  const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
+    if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
+    let body: Buffer;
+    if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
+      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
+      body = Buffer.from(JSON.stringify(toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject'))));
+    } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
+    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), body, NEWLINE_CLOSE]);
+  };
+  const bookmark = (rv: number, initialEnd = false): Buffer => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+    if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return frame('BOOKMARK', { kind: kind.kind, apiVersion: store.apiVersion, metadata });
+  };
+
+  if (from >= 0 && from < w.hub.oldestResumable && !sendInitial) {
+    const e: ApiError = expired(`too old resource version: ${from} (${w.hub.oldestResumable})`);
+    res.end(frame('ERROR', e.status as unknown as KubeObject));
+    return;
+  }
+  const label = sel.label;
+  const field = sel.field;
+  const selected = (b: Buffer): boolean => {
+    if (!label && !field) return true;
+    const o = parseObject(b);
+    return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
+  };
+  for (const b of initial) res.write(frame('ADDED', b));
+  if (sendInitial && bookmarks) res.write(bookmark(from, true));
+
+  let done = false;
+  const timers: NodeJS.Timeout[] = [];
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    handle.stop();
+    timers.forEach(clearTimeout);
+    if (!res.writableEnded) res.end();
+  };
+  const handle = w.hub.watch({ group: kind.group, resource: kind.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
+    deliver(c: Change): boolean {
+      if (done) return true;
+      if (c.offset <= from) return true;
+      if (!selected(c.object)) return true;
+      res.write(frame(c.type, c.object));
+      return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
+    },
+    end: () => finish(),
+  });
+  if (!handle.ok) {
+    res.end(frame('ERROR', expired(`too old resource version: ${from} (${w.hub.oldestResumable})`).status as unknown as KubeObject));
+    return;
+  }
+  timers.push(setTimeout(finish, timeoutS * 1000));
+  if (bookmarks) {
+    const tick = (): void => {
+      if (done) return;
+      res.write(bookmark(w.folded()));
+      timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+    };
+    timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+  }
+  res.on('close', finish);
+}
+
+const NEWLINE_CLOSE = Buffer.from('}\n');
