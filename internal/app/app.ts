@@ -107,7 +107,8 @@ async function bootstrap(registry: Registry, kinds: KindDescriptor[]): Promise<v
     const served = registry.lookup(k.group, k.versions[0], k.resource)!;
     for (const obj of k.bootstrap ?? []) {
       const ns = obj.metadata.namespace ?? '';
-      if (served.store.kind && (await served.store.getLatest(ns, obj.metadata.name!).then(() => true, () => false))) continue;
+      const exists = await served.store.getLatest(ns, obj.metadata.name!).then(() => true, () => false);
+      if (exists) continue;
       await served.store.create(ctx, ns, structuredClone(obj));
     }
   }

@@ -11,7 +11,7 @@ import { LevelLog } from './log/level-log.ts';
 import type { LogEvent } from './log/event.ts';
 import { Materializer, type Db, type ChangeListener } from './mvcc/materializer.ts';
 import type { Verdict, IndexEntry } from './mvcc/fold.ts';
-import { currentKey, historyKey, historyPrefix, fromHex16, META_FOLDED, META_COMPACTED, type ObjectKey } from './keys.ts';
+import { currentKey, historyKey, historyPrefix, fromHex16, META_FOLDED, type ObjectKey } from './keys.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 
@@ -138,4 +138,3 @@ export class Storage {
   }
 }
 
-export { META_COMPACTED };

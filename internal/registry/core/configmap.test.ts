@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
-import { check, type Want } from './testing.ts';
+import { check, type Want, type UpdateCase } from './testing.ts';
 import { configMapKind, decodeBase64Std } from './configmap.ts';
 
 
@@ -81,13 +81,6 @@ createCases.forEach((c, i) => {
     check(`create case ${i} (${c.name})`, S.validate(c.obj), c.want);
   });
 });
-
-interface UpdateCase {
-  name: string;
-  old: KubeObject;
-  new: KubeObject;
-  want: Want[];
-}
 
 const IMM = 'field is immutable when `immutable` is set';
 const updateCases: UpdateCase[] = [

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
-import { check, type Want } from './testing.ts';
+import { check, type Want, type UpdateCase } from './testing.ts';
 import { secretKind } from './secret.ts';
 
 
@@ -138,13 +138,6 @@ createCases.forEach((c, i) => {
     check(`create case ${i} (${c.name})`, S.validate(created(c.obj)), c.want);
   });
 });
-
-interface UpdateCase {
-  name: string;
-  old: KubeObject;
-  new: KubeObject;
-  want: Want[];
-}
 
 const IMM = 'field is immutable when `immutable` is set';
 const stored = (o: KubeObject): KubeObject => {

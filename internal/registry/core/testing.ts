@@ -1,6 +1,15 @@
 /** Shared helper of the strategy unit tests: compare FieldErrors by type, field and message. */
 import * as assert from 'uvu/assert';
 import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
+import type { KubeObject } from '../../api/types.ts';
+
+/** One table row of a strategy's update-validation tests. */
+export interface UpdateCase {
+  name: string;
+  old: KubeObject;
+  new: KubeObject;
+  want: Want[];
+}
 
 export interface Want {
   type: FieldError['type'];

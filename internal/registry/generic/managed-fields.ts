@@ -54,10 +54,10 @@ export function recordUpdate(obj: KubeObject, old: KubeObject | null, manager: s
   const mine = entries.find((e) => e.manager === manager && e.operation === 'Update' && (e.subresource ?? '') === (subresource ?? ''));
   const merged = mine?.fieldsV1 ? mergeFields(mine.fieldsV1, changed) : changed;
   entries = entries.filter((e) => e !== mine);
-  if (Object.keys(merged).length || !old) {
+  if (Object.keys(merged).length) {
     const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion, time: rfc3339(now), fieldsType: 'FieldsV1', fieldsV1: merged };
     if (subresource) entry.subresource = subresource;
-    if (Object.keys(merged).length) entries.push(entry);
+    entries.push(entry);
   } else if (mine) {
     entries.push(mine);
   }

@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported, internalError, failure } from '../../api/errors.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -451,4 +451,3 @@ function stripVolatile(o: KubeObject): unknown {
   return { ...o, metadata: { ...meta, managedFields: managedFields?.map(({ time: _t, ...e }) => e) } };
 }
 
-export { internalError, failure };

@@ -219,4 +219,3 @@ export class Materializer {
   }
 }
 
-export { encodeEntry as _encodeEntry };
