@@ -1,8 +1,12 @@
 /**
- * kube-compatible API server on the embedded default (log + snapshot in one LevelDB).
+ * kube-compatible API server on the embedded default (log + snapshot in one LevelDB), or one
+ * replica of several on a Kafka topic.
  *
  *   node --import tsx cmd/apiserver.ts [--data-dir ./data] [--bind-address 127.0.0.1]
  *        [--secure-port 6443] [--history-window 5m] [--token-auth-file F] [--log-level info]
+ *        [--log embedded | kafka://host:port[,host:port]/topic]
+ *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
+ *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -10,6 +14,7 @@
 import { parseArgs } from 'node:util';
 import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
+import { parseLogLocation } from '../internal/storage/log/uri.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +25,11 @@ const { values } = parseArgs({
     'token-auth-file': { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     'no-fsync': { type: 'boolean', default: false },
+    log: { type: 'string', default: 'embedded' },
+    'kafka-replication-factor': { type: 'string', default: '1' },
+    'kafka-min-insync-replicas': { type: 'string', default: '1' },
+    'checkpoint-dir': { type: 'string' },
+    'pki-dir': { type: 'string' },
   },
   strict: true,
 });
@@ -32,7 +42,18 @@ const app = await startServer({
   tokenAuthFile: values['token-auth-file'],
   logLevel: values['log-level']!,
   sync: !values['no-fsync'],
+  log: parseLogLocation(values.log),
+  kafkaReplicationFactor: positiveInt('kafka-replication-factor', values['kafka-replication-factor']!),
+  kafkaMinInsyncReplicas: positiveInt('kafka-min-insync-replicas', values['kafka-min-insync-replicas']!),
+  checkpointDir: values['checkpoint-dir'],
+  pkiDir: values['pki-dir'],
 });
+
+function positiveInt(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag}: want a positive integer, got "${text}"`);
+  return n;
+}
 
 let stopping = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -91,8 +91,16 @@ export const conflict = (gr: GroupResource, name: string, why: string): ApiError
 
 export const gone = (message: string): ApiError => new ApiError(failure(410, 'Gone', message));
 
-/** 410 with reason Expired: what clients see for compacted versions and stale continue tokens. */
-export const expired = (message: string): ApiError => new ApiError(failure(410, 'Expired', message));
+/**
+ * 410 with reason Expired: what clients see for compacted versions and stale continue tokens.
+ * `continueToken` goes to the Status's ListMeta, as kube-apiserver hands an expired list a token
+ * that resumes at the latest version (etcd3 store handleCompactedErrorForPaging).
+ */
+export const expired = (message: string, continueToken?: string): ApiError => {
+  const e = new ApiError(failure(410, 'Expired', message));
+  if (continueToken) e.status.metadata = { continue: continueToken };
+  return e;
+};
 
 export const tooLarge = (limitBytes: number): ApiError =>
   new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`));
@@ -100,13 +108,17 @@ export const tooLarge = (limitBytes: number): ApiError =>
 export const unsupportedMediaType = (_contentType: string): ApiError =>
   new ApiError(failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
 
-/** 422 Invalid with one cause per field error, message like kube-apiserver's NewInvalid. */
+/**
+ * 422 Invalid with one cause per field error, message like kube-apiserver's NewInvalid: the kind
+ * is qualified by its group (`ListOptions.meta.k8s.io "" is invalid: …`), core kinds print bare.
+ */
 export function invalid(kind: string, group: string, name: string, errs: FieldError[]): ApiError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field }));
   const list = errs.map(fieldErrorMessage);
   const joined = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+  const qualified = group ? `${kind}.${group}` : kind;
   return new ApiError(
-    failure(422, 'Invalid', `${kind} "${name}" is invalid: ${joined}`, { name, group, kind, causes }),
+    failure(422, 'Invalid', `${qualified} "${name}" is invalid: ${joined}`, { name, group, kind, causes }),
   );
 }
 
@@ -119,6 +131,18 @@ export const timeout = (message: string, retryAfterSeconds?: number): ApiError =
   const details: StatusDetails = {};
   if (retryAfterSeconds !== undefined) details.retryAfterSeconds = retryAfterSeconds;
   return new ApiError(failure(504, 'Timeout', message, details), retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {});
+};
+
+/**
+ * 504 for a resourceVersion the server has not reached in time, as
+ * k8s.io/apiserver/pkg/storage.NewTooLargeResourceVersionError builds it: NewTimeoutError's
+ * "Timeout: " message, a ResourceVersionTooLarge cause, and Retry-After when retry > 0.
+ */
+export const tooLargeResourceVersion = (requested: number, current: number, retryAfterSeconds: number): ApiError => {
+  const details: StatusDetails = { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] };
+  if (retryAfterSeconds > 0) details.retryAfterSeconds = retryAfterSeconds;
+  const message = `Timeout: Too large resource version: ${requested}, current: ${current}`;
+  return new ApiError(failure(504, 'Timeout', message, details), retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : {});
 };
 
 /** Turn anything thrown into an ApiError; unknown errors become 500s (the caller logs them). */

@@ -20,9 +20,21 @@ import { NamespaceController } from '../controllers/namespace.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
+import { ApiError } from '../api/errors.ts';
+import type { LogLocation } from '../storage/log/uri.ts';
+import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 
 export interface ServerOptions {
   dataDir: string;
+  /** Where the log lives (default embedded). */
+  log?: LogLocation;
+  /** Kafka topic creation settings (when this replica creates the topic). */
+  kafkaReplicationFactor?: number;
+  kafkaMinInsyncReplicas?: number;
+  /** Checkpoints published by `cmd/materializer.ts`: a replica with no data bootstraps from the newest. */
+  checkpointDir?: string;
+  /** CA and certificates (default <dataDir>/pki); replicas of one cluster share one. */
+  pkiDir?: string;
   bindAddress: string;
   securePort: number;
   historyWindowMs: number;
@@ -44,8 +56,8 @@ export interface RunningServer {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
-  const pki = await ensurePki(join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
-  const storage = await Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync });
+  const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
   const kinds = opts.kinds ?? coreKinds;
   const registry = new Registry(kinds, storage, admission);
@@ -100,6 +112,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
 }
 
+async function openStorage(opts: ServerOptions, log: pino.Logger): Promise<Storage> {
+  const where = opts.log ?? { kind: 'embedded' };
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync });
+  if (opts.checkpointDir) {
+    const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
+    if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');
+  }
+  return Storage.openKafka({
+    dataDir: opts.dataDir,
+    historyWindowMs: opts.historyWindowMs,
+    brokers: where.brokers,
+    topic: where.topic,
+    replicationFactor: opts.kafkaReplicationFactor ?? 1,
+    minInsyncReplicas: opts.kafkaMinInsyncReplicas ?? 1,
+    checkpointsCover: Boolean(opts.checkpointDir),
+    logger: log,
+  });
+}
+
 /** Create each kind's bootstrap objects (e.g. the system namespaces) that do not exist yet. */
 async function bootstrap(registry: Registry, kinds: KindDescriptor[]): Promise<void> {
   const ctx = systemContext('apiserver-bootstrap');
@@ -109,7 +140,10 @@ async function bootstrap(registry: Registry, kinds: KindDescriptor[]): Promise<v
       const ns = obj.metadata.namespace ?? '';
       const exists = await served.store.getLatest(ns, obj.metadata.name!).then(() => true, () => false);
       if (exists) continue;
-      await served.store.create(ctx, ns, structuredClone(obj));
+      await served.store.create(ctx, ns, structuredClone(obj)).catch((err: unknown) => {
+        // Another replica on the same log bootstrapped it first.
+        if (!(err instanceof ApiError && err.status.reason === 'AlreadyExists')) throw err;
+      });
     }
   }
 }

@@ -1,9 +1,10 @@
 /**
  * GET …?watch=1: a stream of {type, object} events. Start semantics follow the seed's watch
  * table: unset/0 → synthetic ADDED for the current state, then changes after it; N → changes
- * after N (410 as an ERROR event when N is older than the in-memory ring). Streaming lists
+ * after N (410 as an ERROR event when N is older than the retained history). Streaming lists
  * (sendInitialEvents=true) end their initial events with a BOOKMARK annotated
- * `k8s.io/initial-events-end: "true"`.
+ * `k8s.io/initial-events-end: "true"`. With label/field selectors an object that starts matching
+ * arrives as ADDED and one that stops matching as DELETED (see selectorEvent).
  */
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../api/types.ts';
@@ -12,7 +13,7 @@ import type { ServedKind } from '../registry/registry.ts';
 import { parseRv } from '../registry/generic/reader.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
-import type { WatchHub } from '../watch/hub.ts';
+import type { WatchHub, WatchHandle } from '../watch/hub.ts';
 import type { Representation } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { toTable } from './table.ts';
@@ -95,49 +96,66 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     return frame('BOOKMARK', { kind: kind.kind, apiVersion: store.apiVersion, metadata });
   };
 
-  if (from >= 0 && from < w.hub.oldestResumable && !sendInitial) {
+  const expiredFrame = (): Buffer => {
     const e: ApiError = expired(`too old resource version: ${from} (${w.hub.oldestResumable})`);
-    res.end(frame('ERROR', e.status as unknown as KubeObject));
+    return frame('ERROR', e.status as unknown as KubeObject);
+  };
+  if (from >= 0 && from < w.hub.oldestResumable && !sendInitial) {
+    res.end(expiredFrame());
     return;
   }
   const label = sel.label;
   const field = sel.field;
-  const selected = (b: Buffer): boolean => {
-    if (!label && !field) return true;
-    const o = parseObject(b);
-    return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
-  };
+  const selected = label || field
+    ? (b: Buffer): boolean => {
+        const o = parseObject(b);
+        return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
+      }
+    : null;
   for (const b of initial) res.write(frame('ADDED', b));
   if (sendInitial && bookmarks) res.write(bookmark(from, true));
 
   let done = false;
   const timers: NodeJS.Timeout[] = [];
+  // Assigned once hub.watch returns; the hub may end a watcher inside that call (slow replay).
+  let handle: WatchHandle | undefined;
   const finish = (): void => {
     if (done) return;
     done = true;
-    handle.stop();
+    handle?.stop();
     timers.forEach(clearTimeout);
     if (!res.writableEnded) res.end();
   };
-  const handle = w.hub.watch({ group: kind.group, resource: kind.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
+  handle = w.hub.watch({ group: kind.group, resource: kind.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
     deliver(c: Change): boolean {
       if (done) return true;
       if (c.offset <= from) return true;
-      if (!selected(c.object)) return true;
-      res.write(frame(c.type, c.object));
+      const ev = selected ? selectorEvent(c, selected) : { type: c.type, object: c.object };
+      if (ev) res.write(frame(ev.type, ev.object));
       return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
     },
-    end: () => finish(),
+    end(reason) {
+      // Compaction overtook a resume from the log: say so, as for a start version that is too old.
+      if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
+      finish();
+    },
+    drained: () => new Promise<void>((resolve) => {
+      if (done || !res.writableNeedDrain) return resolve();
+      res.once('drain', resolve);
+      res.once('close', resolve);
+    }),
   });
   if (!handle.ok) {
-    res.end(frame('ERROR', expired(`too old resource version: ${from} (${w.hub.oldestResumable})`).status as unknown as KubeObject));
+    res.end(expiredFrame());
     return;
   }
+  if (done) return; // ended while replaying the ring
   timers.push(setTimeout(finish, timeoutS * 1000));
   if (bookmarks) {
     const tick = (): void => {
       if (done) return;
-      res.write(bookmark(w.folded()));
+      // While a resume still replays from the log, folded is ahead of what was sent.
+      if (handle?.caughtUp()) res.write(bookmark(w.folded()));
       timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
     };
     timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
@@ -146,3 +164,33 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 }
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
+
+/**
+ * The event a selector watch sends for a change, or null when the watcher is not interested
+ * (kube-apiserver's cacheWatcher.convertToWatchEvent): judged on the object before the change
+ * (`prev`) and after it —
+ *
+ *   before ✓  after ✓  → the change's own type (MODIFIED)
+ *   before ✗  after ✓  → ADDED with the new object (it entered the selection)
+ *   before ✓  after ✗  → DELETED with the previous object carrying the change's resourceVersion
+ *                        (it left the selection); a real delete carries its own object
+ *   before ✗  after ✗  → nothing
+ *
+ * A deleted object is judged only by its state before the delete (its last state if `prev` is
+ * missing); an ADDED one was not selected before.
+ */
+export function selectorEvent(c: Change, selected: (b: Buffer) => boolean): { type: EventType; object: Buffer | KubeObject } | null {
+  const now = c.type !== 'DELETED' && selected(c.object);
+  let before: boolean;
+  if (c.prev) before = selected(c.prev);
+  else if (c.type === 'ADDED') before = false;
+  else if (c.type === 'DELETED') before = selected(c.object);
+  else before = now; // MODIFIED without a previous version: no transition can be told
+  if (now && before) return { type: c.type, object: c.object };
+  if (now) return { type: 'ADDED', object: c.object };
+  if (!before) return null;
+  if (c.type === 'DELETED') return { type: 'DELETED', object: c.object };
+  const last = parseObject(c.prev!);
+  last.metadata.resourceVersion = String(c.offset);
+  return { type: 'DELETED', object: last };
+}

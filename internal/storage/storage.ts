@@ -6,8 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
+import { Kafka, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { EventLog } from './log/log.ts';
 import { LevelLog } from './log/level-log.ts';
+import { KafkaLog } from './log/kafka-log.ts';
+import { KafkaTail } from './log/kafka-tail.ts';
 import type { LogEvent } from './log/event.ts';
 import { Materializer, type Db, type ChangeListener } from './mvcc/materializer.ts';
 import type { Verdict, IndexEntry } from './mvcc/fold.ts';
@@ -23,6 +26,27 @@ export interface StorageOptions {
   sync?: boolean;
   /** How often the compactor runs (ms). Default: a tenth of the window, at least 1 s. */
   compactIntervalMs?: number;
+}
+
+export interface KafkaStorageOptions extends StorageOptions {
+  brokers: string[];
+  topic: string;
+  /** Used when this replica creates the topic. */
+  replicationFactor: number;
+  minInsyncReplicas: number;
+  /** Finite topic retention is acceptable because a materializer publishes checkpoints. */
+  checkpointsCover?: boolean;
+  /** Longest a write may wait for the broker before it fails (503/504). Default 10 s. */
+  writeTimeoutMs?: number;
+  clientId?: string;
+  logger: StorageLogger;
+}
+
+/** The part of a pino logger the Kafka backend uses. */
+export interface StorageLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 /** What a writer supplies; the storage fills the intent id. */
@@ -44,18 +68,79 @@ export class Storage {
     readonly materializer: Materializer,
     readonly log: EventLog,
     private readonly compactor: Compactor,
+    /** Kafka mode: the fold loop; embedded: the log folds as it appends. */
+    private readonly tail: KafkaTail | null = null,
+    private readonly writeTimeoutMs = 0,
   ) {}
+
+  private static async openDb(dataDir: string): Promise<Db> {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const db: Db = new ClassicLevel<string, Buffer>(`${dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    await db.open();
+    return db;
+  }
+
+  private static compactorFor(db: Db, m: Materializer, opts: StorageOptions): Compactor {
+    return new Compactor(db, m, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10));
+  }
 
   /** Open the embedded default: log and snapshot in one LevelDB under `dataDir/db`. */
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    const db: Db = new ClassicLevel<string, Buffer>(`${opts.dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
-    await db.open();
+    const db = await Storage.openDb(opts.dataDir);
     const materializer = await Materializer.open(db);
     const log = await LevelLog.open(db, materializer, { sync: opts.sync });
-    const compactor = new Compactor(db, materializer, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10));
+    const compactor = Storage.compactorFor(db, materializer, opts);
     await compactor.start();
     return new Storage(db, materializer, log, compactor);
+  }
+
+  /**
+   * Open a replica on a Kafka topic: the snapshot under `dataDir/db` is this replica's own fold of
+   * the topic; it catches up from its folded offset before this resolves, so a restarted replica
+   * serves consistent reads at once.
+   */
+  static async openKafka(opts: KafkaStorageOptions): Promise<Storage> {
+    const clientId = opts.clientId ?? 'kube-apiserver';
+    const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger), connectionTimeout: 3_000, requestTimeout: 10_000 });
+    const db = await Storage.openDb(opts.dataDir);
+    let log: KafkaLog | null = null;
+    let tail: KafkaTail | null = null;
+    try {
+      const materializer = await Materializer.open(db);
+      log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: opts.writeTimeoutMs ?? 10_000, checkpointsCover: opts.checkpointsCover ?? false });
+      const { low } = log.topicState;
+      if (low > materializer.folded + 1) {
+        throw new Error(`topic ${opts.topic} starts at offset ${low} but this replica has folded only up to ${materializer.folded}: bootstrap it from a checkpoint (--checkpoint-dir)`);
+      }
+      tail = new KafkaTail(kafka, opts.topic, db, materializer, opts.logger, `${clientId}-fold`);
+      await tail.start();
+      const compactor = Storage.compactorFor(db, materializer, opts);
+      await compactor.start();
+      const storage = new Storage(db, materializer, log, compactor, tail, opts.writeTimeoutMs ?? 10_000);
+      const caughtUp = Date.now();
+      await storage.latest();
+      opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
+      return storage;
+    } catch (err) {
+      await tail?.stop().catch(() => undefined);
+      await log?.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Consistent-read barrier: resolves once everything acknowledged anywhere is folded here. The
+   * embedded log folds in the append itself, so its end is always folded; a Kafka replica asks the
+   * broker for the partition's end and waits for its own fold to reach it.
+   */
+  async latest(timeoutMs = 10_000): Promise<number> {
+    if (!this.tail) return this.materializer.folded;
+    const end = await this.log.endOffset();
+    if (!(await this.materializer.waitFolded(end - 1, timeoutMs))) {
+      throw new StorageError('timeout', `replica folded ${this.materializer.folded}, log ends at ${end - 1}: not caught up within ${timeoutMs} ms`);
+    }
+    return end - 1;
   }
 
   /**
@@ -72,7 +157,16 @@ export class Storage {
       this.materializer.cancelVerdict(id, err as Error);
       throw err;
     }
-    return verdict;
+    if (!this.writeTimeoutMs) return verdict;
+    // Kafka mode: the event is in the log; our own fold of it may lag if the broker went away.
+    const timer = setTimeout(() => {
+      this.materializer.cancelVerdict(id, new StorageError('timeout', `write is in the log but this replica did not fold it within ${this.writeTimeoutMs} ms`));
+    }, this.writeTimeoutMs);
+    try {
+      return await verdict;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Key index lookup as of the latest fold (cheap, synchronous). */
@@ -106,6 +200,28 @@ export class Storage {
     return undefined;
   }
 
+  /**
+   * What history says about offset `rv` of one object, for replaying the log: `written` is the
+   * version written at exactly `rv` (undefined: the event at `rv` was rejected or is not this
+   * object's; an empty Buffer: deleted at `rv`), `previous` the newest live version before it.
+   * Callers must check `compactedBelow` afterwards: a compaction past `rv` may have removed both.
+   */
+  async historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }> {
+    const at = historyKey(key, rv);
+    let written: Buffer | undefined;
+    let previous: Buffer | undefined;
+    // Newest first: the entry at rv itself (if any), then the one before it.
+    for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
+      if (k === at) {
+        written = v;
+        continue;
+      }
+      previous = v.length ? v : undefined;
+      break;
+    }
+    return { written, previous };
+  }
+
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
     const snapshot = this.db.snapshot();
@@ -132,9 +248,19 @@ export class Storage {
     if (this.closed) return;
     this.closed = true;
     this.compactor.stop();
+    await this.tail?.stop();
     await this.log.close();
     this.materializer.close();
     await this.db.close();
   }
 }
 
+
+/** kafkajs log entries → the server's logger (kafkajs logs to the console by default). */
+function kafkaLogs(logger: StorageLogger) {
+  return () => ({ level, log }: { level: number; log: { message: string; [k: string]: unknown } }) => {
+    const { message, ...rest } = log;
+    if (level <= kafkaLogLevel.ERROR) logger.error({ kafka: rest }, message);
+    else if (level === kafkaLogLevel.WARN) logger.warn({ kafka: rest }, message);
+  };
+}

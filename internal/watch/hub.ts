@@ -2,15 +2,47 @@
  * Watch fan-out: one subscription to the materializer's committed changes per process, an
  * in-memory ring of recent changes, and per-watcher bounded queues.
  *
- * A watcher registers and replays the ring after its start version in the same synchronous step,
- * so it sees every change after that version exactly once (style guide rule 7). Delivery never
- * awaits a watcher: a watcher whose queue exceeds its bound is ended and its client relists.
+ * A watcher whose start version is inside the ring registers and replays the ring after it in the
+ * same synchronous step, so it sees every change after that version exactly once (style guide
+ * rule 7). Delivery never awaits a watcher: a watcher whose queue exceeds its bound is ended and
+ * its client relists.
+ *
+ * The ring only holds changes committed since this process started (or the last DEFAULT_RING_SIZE
+ * of them). A start version older than the ring but not compacted — an informer resuming after a
+ * server restart — is served from the log plus h/ history first ("catching up"), then from the
+ * ring, then live:
+ *
+ *   from=40, ring holds 57..90 (ringFrom=56), folded=90
+ *   catch-up: log (40, 56] → changes 41..56   (async; the ring may move on meanwhile)
+ *   again if ringFrom moved past 56: log (56, ringFrom]
+ *   then, synchronously: ring entries > last replayed, and the watcher joins the live fan-out
  */
-import type { Storage } from '../storage/storage.ts';
-import type { Change } from '../storage/mvcc/materializer.ts';
+import type { ChangeListener, Change, ChangeType } from '../storage/mvcc/materializer.ts';
+import type { EventLog } from '../storage/log/log.ts';
+import type { LogEvent } from '../storage/log/event.ts';
+import type { ObjectKey } from '../storage/keys.ts';
+import { stampResourceVersion } from '../storage/mvcc/fold.ts';
 
-/** Changes kept in memory for resuming watches; older start versions get 410 Gone. */
+/** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
+
+/**
+ * Replayed changes handed to a catching-up watcher at a time. Each batch is checked against the
+ * compaction point before delivery; 256 keeps a batch's buffered objects small (~256 KiB of
+ * typical objects) while amortizing the check and the drain wait.
+ */
+const REPLAY_BATCH = 256;
+
+/** What the hub needs from storage (Storage satisfies it; tests may wrap it). */
+export interface HubStorage {
+  /** Last folded offset. */
+  readonly folded: number;
+  /** History below this offset is gone: older start versions get 410 Expired. */
+  readonly compactedBelow: number;
+  readonly log: Pick<EventLog, 'read'>;
+  onChange(listener: ChangeListener): () => void;
+  historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }>;
+}
 
 export interface WatchFilter {
   group: string;
@@ -21,16 +53,41 @@ export interface WatchFilter {
   name: string;
 }
 
+export type EndReason = 'slow' | 'closed' | 'expired';
+
 export interface WatchSink {
   /** Deliver a change; return false when the watcher cannot keep up (it will be ended). */
   deliver(change: Change): boolean;
-  /** The hub ends the watcher (slow consumer or shutdown). */
-  end(reason: 'slow' | 'closed'): void;
+  /**
+   * The hub ends the watcher: too slow, hub closed, or (while catching up from the log) its start
+   * version was compacted away before it was fully replayed. Called at most once.
+   */
+  end(reason: EndReason): void;
+  /**
+   * Optional: resolves when the watcher has room again. Only awaited while catching up from the
+   * log, where the hub may wait; live fan-out never waits.
+   */
+  drained?(): Promise<void>;
 }
 
 interface Watcher {
   filter: WatchFilter;
   sink: WatchSink;
+  /** Still replaying from the log: live changes skip it, it picks them up from the ring. */
+  catchingUp: boolean;
+  /** Stopped by the caller or ended by the hub: no further delivery. */
+  stopped: boolean;
+}
+
+export interface WatchHandle {
+  /** false: `from` is older than the retained history (the caller answers 410 Expired). */
+  ok: boolean;
+  stop: () => void;
+  /**
+   * Every committed change up to the folded offset has been offered to the sink (false while
+   * catching up from the log). Only then may a BOOKMARK claim the folded offset.
+   */
+  caughtUp: () => boolean;
 }
 
 export class WatchHub {
@@ -40,14 +97,14 @@ export class WatchHub {
   private readonly watchers = new Set<Watcher>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly storage: Storage, private readonly ringSize = DEFAULT_RING_SIZE) {
+  constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE) {
     this.ringFrom = storage.folded;
     this.unsubscribe = storage.onChange((changes) => this.publish(changes));
   }
 
-  /** Oldest start version a watch can resume from. */
+  /** Oldest start version a watch can resume from: inside the ring, or not yet compacted. */
   get oldestResumable(): number {
-    return this.ringFrom;
+    return Math.min(this.ringFrom, this.storage.compactedBelow);
   }
 
   get size(): number {
@@ -62,11 +119,11 @@ export class WatchHub {
       this.ring.splice(0, drop);
     }
     for (const w of this.watchers) {
+      if (w.catchingUp) continue;
       for (const c of changes) {
-        if (!matches(w.filter, c)) continue;
+        if (!matches(w.filter, c.key)) continue;
         if (!w.sink.deliver(c)) {
-          this.watchers.delete(w);
-          w.sink.end('slow');
+          this.endWatcher(w, 'slow');
           break;
         }
       }
@@ -74,33 +131,127 @@ export class WatchHub {
   }
 
   /**
-   * Start watching after version `from`. Returns false when `from` is older than the ring (the
-   * caller answers 410 Expired). Replay and registration happen in one synchronous step.
+   * Start watching after version `from`. Returns ok=false when `from` is older than both the ring
+   * and the compaction point (the caller answers 410 Expired). Inside the ring, replay and
+   * registration happen in one synchronous step; older starts catch up from the log first (see
+   * the file comment) and may later end with 'expired' if compaction overtakes the replay.
    */
-  watch(filter: WatchFilter, from: number, sink: WatchSink): { ok: boolean; stop: () => void } {
-    if (from < this.ringFrom) return { ok: false, stop: () => undefined };
-    const w: Watcher = { filter, sink };
-    // Binary search would do; the ring is scanned from the end because starts are usually recent.
-    let i = this.ring.length;
-    while (i > 0 && this.ring[i - 1].offset > from) i--;
-    for (; i < this.ring.length; i++) {
-      const c = this.ring[i];
-      if (matches(filter, c) && !sink.deliver(c)) {
-        sink.end('slow');
-        return { ok: true, stop: () => undefined };
-      }
-    }
+  watch(filter: WatchFilter, from: number, sink: WatchSink): WatchHandle {
+    if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false };
+    const w: Watcher = { filter, sink, catchingUp: from < this.ringFrom, stopped: false };
     this.watchers.add(w);
-    return { ok: true, stop: () => this.watchers.delete(w) };
+    const stop = (): void => {
+      w.stopped = true;
+      this.watchers.delete(w);
+    };
+    if (w.catchingUp) void this.catchUp(w, from);
+    else this.replayRing(w, from);
+    return { ok: true, stop, caughtUp: () => !w.catchingUp };
   }
 
   close(): void {
     this.unsubscribe();
-    for (const w of this.watchers) w.sink.end('closed');
-    this.watchers.clear();
+    for (const w of [...this.watchers]) this.endWatcher(w, 'closed');
+  }
+
+  private endWatcher(w: Watcher, reason: EndReason): void {
+    if (w.stopped) return;
+    w.stopped = true;
+    this.watchers.delete(w);
+    w.sink.end(reason);
+  }
+
+  /** Deliver the ring's changes after `after` (synchronous). False if the watcher was ended. */
+  private replayRing(w: Watcher, after: number): boolean {
+    // Binary search would do; the ring is scanned from the end because starts are usually recent.
+    let i = this.ring.length;
+    while (i > 0 && this.ring[i - 1].offset > after) i--;
+    for (; i < this.ring.length; i++) {
+      const c = this.ring[i];
+      if (matches(w.filter, c.key) && !w.sink.deliver(c)) {
+        this.endWatcher(w, 'slow');
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Replay (from, ringFrom] from the log, repeating while the ring moves on, then hand over to the
+   * ring and the live fan-out in one synchronous step: no gap, no duplicate.
+   */
+  private async catchUp(w: Watcher, from: number): Promise<void> {
+    let done = from;
+    try {
+      while (!w.stopped) {
+        const target = this.ringFrom;
+        if (done >= target) {
+          w.catchingUp = false;
+          this.replayRing(w, done);
+          return;
+        }
+        if (!(await this.replayLog(w, done, target))) return;
+        done = target;
+      }
+    } catch {
+      // The log or the database failed (e.g. shutting down): end the stream, the client re-watches.
+      this.endWatcher(w, 'closed');
+    }
+  }
+
+  /**
+   * Deliver the changes of log offsets (after, upTo] that match the watcher, rebuilt from the log
+   * and h/ history. False when the watcher stopped or was ended.
+   */
+  private async replayLog(w: Watcher, after: number, upTo: number): Promise<boolean> {
+    let batch: Change[] = [];
+    const flush = async (): Promise<boolean> => {
+      if (w.stopped) return false;
+      // A compaction past the batch's first offset may have removed versions it was built from.
+      if (batch.length && this.storage.compactedBelow > batch[0].offset) {
+        this.endWatcher(w, 'expired');
+        return false;
+      }
+      for (const c of batch) {
+        if (!w.sink.deliver(c)) {
+          this.endWatcher(w, 'slow');
+          return false;
+        }
+      }
+      batch = [];
+      if (w.sink.drained) await w.sink.drained();
+      return !w.stopped;
+    };
+    for await (const { offset, event } of this.storage.log.read(after + 1, upTo + 1)) {
+      if (w.stopped) return false;
+      if (event.op === 'GENESIS') continue;
+      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
+      if (!matches(w.filter, key)) continue;
+      const c = await this.replayedChange(offset, event, key);
+      if (c) batch.push(c);
+      if (batch.length >= REPLAY_BATCH && !(await flush())) return false;
+    }
+    return flush();
+  }
+
+  /**
+   * The Change the materializer published for the event at `offset`, rebuilt from history: an
+   * accepted event wrote h/<key>/<offset> (the object, or '' for a delete); a rejected one wrote
+   * nothing and yields null. A delete's object is the event's object stamped with the offset, as
+   * the fold stamped it.
+   */
+  private async replayedChange(offset: number, event: LogEvent, key: ObjectKey): Promise<Change | null> {
+    const { written, previous } = await this.storage.historyAt(key, offset);
+    if (written === undefined) return null;
+    const type: ChangeType = event.op === 'CREATE' ? 'ADDED' : event.op === 'DELETE' ? 'DELETED' : 'MODIFIED';
+    const object = written.length ? written : event.object && stampResourceVersion(event.object, offset);
+    if (!object) return null;
+    const c: Change = { offset, type, key, object, time: event.time };
+    if (type !== 'ADDED' && previous) c.prev = previous;
+    return c;
   }
 }
 
-function matches(f: WatchFilter, c: Change): boolean {
-  return c.key.resource === f.resource && c.key.group === f.group && (!f.namespace || c.key.namespace === f.namespace) && (!f.name || c.key.name === f.name);
+function matches(f: WatchFilter, k: ObjectKey): boolean {
+  return k.resource === f.resource && k.group === f.group && (!f.namespace || k.namespace === f.namespace) && (!f.name || k.name === f.name);
 }

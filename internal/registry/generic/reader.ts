@@ -1,25 +1,47 @@
 /**
  * The read side of the generic store: get and list with the seed's resourceVersion semantics.
  *
- * Two ways to read a collection:
- *   latest  — a LevelDB snapshot of the o/ keys plus the m/folded stored with them (exact rv);
- *   at rv X — a scan of the h/ keys, taking per object the newest version ≤ X (MVCC history).
+ * Two ways to read a collection, both through one LevelDB snapshot and both streaming (one
+ * iterator, at most a page of values held, nothing parsed unless a selector needs it):
+ *   latest  — the o/ keys, plus the m/folded stored with them (the list's exact resourceVersion);
+ *   at rv X — the h/ keys, taking per object the newest version ≤ X (MVCC history).
  * Both iterate in the same key order, so a paginated list may start on o/ and continue on h/.
- * Items are never parsed unless a selector needs them; bytes go out as stored.
+ *
+ * Which one a request gets (kube 1.24: etcd3/store.go GetList, cacher.go GetList):
+ *
+ *   continue token (rv > 0)          → at the token's rv, after the token's start
+ *   continue token (rv -1)           → latest, after the token's start (handed out with a 410)
+ *   resourceVersion unset, or "0"    → latest ("0" = any version; the newest is one)
+ *   Exact N                          → at N; 410 when N is compacted away, 504 when not reached
+ *   NotOlderThan N                   → wait for the fold to reach N, then latest
+ *   N, no match, limit               → at N (legacy paging)
+ *   N, no match, no limit            → as NotOlderThan
  */
 import type { KubeObject } from '../../api/types.ts';
-import { badRequest, expired, timeout } from '../../api/errors.ts';
+import { badRequest, expired, invalid, notFound, tooLargeResourceVersion } from '../../api/errors.ts';
+import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/field-errors.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
 import type { Storage } from '../../storage/storage.ts';
-import { currentPrefix, historyScanPrefix, fromHex16 } from '../../storage/keys.ts';
+import type { Db } from '../../storage/mvcc/materializer.ts';
+import { currentPrefix, fromHex16, META_FOLDED } from '../../storage/keys.ts';
 import { parseLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
-import { notFound } from '../../api/errors.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
 
-/** How long "not older than X" waits for the fold to reach X before 504 (kube-apiserver: 3 s). */
+/** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
+/** Retry-After of that 504 (kube cacher: resourceVersionTooHighRetrySeconds = 1). */
+export const TOO_LARGE_RETRY_SECONDS = 1;
+
+/** kube-apiserver's 410 messages (etcd3 store.go: expired, inconsistentContinue). */
+export const EXPIRED_LIST_MESSAGE = 'The resourceVersion for the provided list is too old.';
+export const EXPIRED_CONTINUE_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+const TOKEN_VERSION = 'meta.k8s.io/v1';
+/** The largest resourceVersion kube accepts (strconv.ParseUint(…, 10, 64)). */
+const MAX_UINT64 = 2n ** 64n - 1n;
 
 export interface ListQuery {
   labelSelector?: string;
@@ -38,36 +60,100 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
-interface ContinueToken {
+/**
+ * What a continue token carries. JSON `{"v":"meta.k8s.io/v1","rv":…,"start":…,"n":…}`, base64url
+ * without padding — kube's shape plus `n`.
+ */
+export interface ContinueToken {
+  /** Version every later page is served at; -1: the next page is served at the latest version. */
   rv: number;
-  /** Object path of the last item returned: the next page starts after it. */
+  /** Path of the last item returned, relative to the list's prefix: the next page starts after it. */
   start: string;
+  /**
+   * Objects after `start` at `rv` (set on unfiltered pages): the next page's remainingItemCount
+   * is this minus its own items, so later pages never count the rest of the collection.
+   */
+  remaining?: number;
 }
 
-type Mode = { kind: 'latest' } | { kind: 'notOlderThan'; rv: number } | { kind: 'exact'; rv: number; start?: string };
+type Plan =
+  | { kind: 'latest'; start?: string; remaining?: number }
+  | { kind: 'notOlderThan'; rv: number }
+  | { kind: 'exact'; rv: number; start?: string; remaining?: number };
+
+type Snapshot = ReturnType<Db['snapshot']>;
+
+/** One page being filled: the limit, the selector test, and what was taken. */
+interface Page {
+  limit: number;
+  /** A selector is set: matching needs parsed objects, and remainingItemCount is omitted. */
+  filtered: boolean;
+  match: (b: Buffer) => boolean;
+}
 
 export function encodeContinue(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: t.rv, start: t.start })).toString('base64url');
+  const body: Record<string, unknown> = { v: TOKEN_VERSION, rv: t.rv, start: t.start };
+  if (t.remaining !== undefined) body.n = t.remaining;
+  return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
+/** Decode a continue token; 400 "invalid continue token: …" with kube's reasons when it is not one. */
 export function decodeContinue(text: string): ContinueToken {
+  const fail = (why: string): never => {
+    throw badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  };
+  const bad = /[^A-Za-z0-9_-]/.exec(text);
+  if (bad) fail(`illegal base64 data at input byte ${bad.index}`);
+  if (text.length % 4 === 1) fail(`illegal base64 data at input byte ${text.length - 1}`);
+  let j: unknown;
   try {
-    const j = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (j.v !== 'meta.k8s.io/v1' || !Number.isSafeInteger(j.rv) || j.rv < 0 || typeof j.start !== 'string') throw new Error('bad');
-    return { rv: j.rv, start: j.start };
-  } catch {
-    throw badRequest('The provided continue parameter is invalid. Please restart your list without the continue parameter.', [
-      { reason: 'FieldValueInvalid', message: 'Invalid value: continue token is malformed', field: 'continue' },
-    ]);
+    j = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch (e) {
+    fail((e as Error).message);
   }
+  if (!j || typeof j !== 'object' || Array.isArray(j)) return fail('the token is not a JSON object');
+  const t = j as Record<string, unknown>;
+  if (t.v !== TOKEN_VERSION) fail(`server does not recognize this encoded version ${JSON.stringify(t.v ?? '')}`);
+  if (typeof t.rv !== 'number' || !Number.isSafeInteger(t.rv) || t.rv === 0) fail(`incorrect encoded start resourceVersion (version ${TOKEN_VERSION})`);
+  if (typeof t.start !== 'string' || t.start === '') fail(`encoded start key empty (version ${TOKEN_VERSION})`);
+  const start = t.start as string;
+  // Keys are compared as strings and the scan is bounded by the list's prefix, so a token cannot
+  // reach other collections; reject dot segments anyway, as kube does (path.Clean).
+  if (start.split('/').some((s) => s === '.' || s === '..')) fail(start);
+  const out: ContinueToken = { rv: (t.rv as number) < 0 ? -1 : (t.rv as number), start };
+  if (typeof t.n === 'number' && Number.isSafeInteger(t.n) && t.n >= 0) out.remaining = t.n;
+  return out;
 }
 
-/** Parse a resourceVersion query value: a non-negative decimal integer. */
+/**
+ * Parse a resourceVersion query value: a decimal unsigned 64-bit integer, as kube's
+ * APIObjectVersioner does. Anything else is a 400 with kube's etcd3 message.
+ */
 export function parseRv(text: string, field = 'resourceVersion'): number {
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw badRequest(`Invalid value: "${text}": ${field} must be a non-negative integer`, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${text}"`, field }]);
+  let why = 'invalid syntax';
+  if (/^\d+$/.test(text)) {
+    // Above 2^53 the number is imprecise, but it is "too large" either way.
+    if (BigInt(text) <= MAX_UINT64) return Number(text);
+    why = 'value out of range';
   }
-  return Number(text);
+  const q = JSON.stringify(text);
+  throw badRequest(`invalid resource version: ${field}: Invalid value: ${q}: strconv.ParseUint: parsing ${q}: ${why}`);
+}
+
+/**
+ * ListOptions validation that kube-apiserver runs before storage sees the request
+ * (apimachinery internalversion/validation ValidateListOptions): 422 Invalid.
+ */
+export function validateListOptions(q: ListQuery): void {
+  const match = q.resourceVersionMatch;
+  if (!match) return;
+  const path = new FieldPath('resourceVersionMatch');
+  const errs: FieldError[] = [];
+  if (!q.resourceVersion) errs.push(forbidden(path, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+  if (q.continue) errs.push(forbidden(path, 'resourceVersionMatch is forbidden when continue is provided'));
+  if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupported(path, match, ['Exact', 'NotOlderThan', '']));
+  if (match === 'Exact' && q.resourceVersion === '0') errs.push(forbidden(path, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  if (errs.length) throw invalid('ListOptions', 'meta.k8s.io', '', errs);
 }
 
 export class GenericReader {
@@ -95,9 +181,14 @@ export class GenericReader {
     return { label: label && !label.empty() ? label : null, field: field && !field.empty() ? field : null };
   }
 
-  /** GET one object. `resourceVersion`: unset/0 → latest; N → not older than N. */
+  /**
+   * GET one object. `resourceVersion` unset or "0": the latest; N: not older than N (wait for the
+   * fold to reach N, then the latest — kube has no exact get). 400 for a non-numeric version.
+   */
   async get(namespace: string, name: string, resourceVersion?: string): Promise<Buffer> {
-    if (resourceVersion && resourceVersion !== '0') await this.waitFor(parseRv(resourceVersion));
+    const rv = resourceVersion ? parseRv(resourceVersion) : 0;
+    if (rv > 0) await this.waitFor(rv);
+    else if (!resourceVersion) await this.consistent();
     const key = { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
     const b = await this.storage.get(key).catch((e) => {
       throw storageFailure(e);
@@ -106,150 +197,195 @@ export class GenericReader {
     return b;
   }
 
+  /**
+   * "Most recent" reads (resourceVersion unset) are consistent: wait until this replica has folded
+   * everything the log holds (immediate on the embedded log; a broker round trip on Kafka).
+   */
+  private async consistent(): Promise<void> {
+    await this.storage.latest().catch((e) => {
+      throw storageFailure(e);
+    });
+  }
+
   /** Wait until the fold has reached `rv`, or answer 504 "Too large resource version". */
   async waitFor(rv: number): Promise<void> {
     if (this.storage.folded >= rv) return;
     const ok = await this.storage.materializer.waitFolded(rv, RESOURCE_VERSION_WAIT_MS);
-    if (!ok) {
-      const e = timeout(`Too large resource version: ${rv}, current: ${this.storage.folded}`, 1);
-      e.status.details = { ...e.status.details, causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] };
-      throw e;
-    }
+    if (!ok) throw tooLargeResourceVersion(rv, this.storage.folded, TOO_LARGE_RETRY_SECONDS);
   }
 
-  /** Decide how to serve a list from its query (the seed's list semantics table). */
-  private mode(q: ListQuery): Mode {
-    const match = q.resourceVersionMatch;
-    const rvText = q.resourceVersion;
-    if (match !== undefined && match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
-    }
+  /** Decide how to serve a list from its query (module comment; checks in kube's order). */
+  private plan(q: ListQuery): Plan {
+    validateListOptions(q);
+    const rv = q.resourceVersion ? parseRv(q.resourceVersion) : undefined;
     if (q.continue) {
-      if (rvText && rvText !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-      if (match) throw badRequest('resourceVersionMatch is forbidden when continue is provided');
       const t = decodeContinue(q.continue);
-      return { kind: 'exact', rv: t.rv, start: t.start };
+      if (rv) throw badRequest('specifying resource version is not allowed when using continue');
+      return t.rv < 0 ? { kind: 'latest', start: t.start } : { kind: 'exact', rv: t.rv, start: t.start, remaining: t.remaining };
     }
-    if (match && !rvText) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
-    if (match === 'Exact') {
-      const rv = parseRv(rvText!);
-      if (rv === 0) throw badRequest('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
-      return { kind: 'exact', rv };
-    }
-    if (!rvText) return { kind: 'latest' };
-    const rv = parseRv(rvText);
-    if (rv === 0) return { kind: 'latest' };
-    if (match === 'NotOlderThan' || !q.limit) return { kind: 'notOlderThan', rv };
-    return { kind: 'exact', rv }; // limit without continue and no match: exact (seed table)
+    if (!rv) return { kind: 'latest' };
+    if (q.resourceVersionMatch === 'Exact') return { kind: 'exact', rv };
+    if (q.resourceVersionMatch === 'NotOlderThan' || !(q.limit && q.limit > 0)) return { kind: 'notOlderThan', rv };
+    return { kind: 'exact', rv };
   }
 
   /** LIST a collection (namespace '' on a namespaced kind = all namespaces). */
   async list(namespace: string, q: ListQuery): Promise<ListResult> {
     const { label, field } = this.selectors(q);
-    const limit = q.limit && q.limit > 0 ? q.limit : Infinity;
-    const mode = this.mode(q);
-    const ns = this.kind.namespaced && namespace ? namespace : undefined;
-    const match = (b: Buffer): boolean => {
-      if (!label && !field) return true;
-      const obj = parseObject(b);
-      return (!label || label.matches(obj.metadata.labels)) && (!field || field.matches(this.fieldsOf(obj)));
+    const plan = this.plan(q);
+    const page: Page = {
+      limit: q.limit && q.limit > 0 ? q.limit : Infinity,
+      filtered: Boolean(label || field),
+      match: (b) => {
+        if (!label && !field) return true;
+        const obj = parseObject(b);
+        return (!label || label.matches(obj.metadata.labels)) && (!field || field.matches(this.fieldsOf(obj)));
+      },
     };
-    if (mode.kind === 'notOlderThan') await this.waitFor(mode.rv);
+    const prefix = currentPrefix(this.kind.group, this.kind.resource, this.kind.namespaced && namespace ? namespace : undefined);
+    if (plan.kind === 'notOlderThan') await this.waitFor(plan.rv);
+    else if (plan.kind === 'latest' && !q.continue && !q.resourceVersion) await this.consistent();
     try {
-      if (mode.kind === 'exact') return await this.listAt(mode.rv, ns, mode.start, limit, match, Boolean(label || field));
-      return await this.listLatest(ns, limit, match, Boolean(label || field));
+      if (plan.kind === 'exact') return await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
+      return await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
     } catch (e) {
       throw storageFailure(e);
     }
   }
 
-  private async listLatest(ns: string | undefined, limit: number, match: (b: Buffer) => boolean, filtered: boolean): Promise<ListResult> {
-    const view = await this.storage.view();
+  /** A list of the latest state, from one snapshot of the o/ keys. */
+  private async listLatest(prefix: string, start: string | undefined, page: Page): Promise<ListResult> {
+    const db = this.storage.db;
+    const snapshot = db.snapshot();
     try {
-      const prefix = currentPrefix(this.kind.group, this.kind.resource, ns);
-      const items: Buffer[] = [];
-      let last = '';
-      let more = false;
-      let remaining = 0;
-      for await (const [k, v] of view.scan(prefix, prefixEnd(prefix))) {
-        if (items.length >= limit) {
-          if (!filtered) {
-            remaining++;
-            more = true;
-          } else if (match(v)) {
-            more = true;
-            break;
-          }
-          continue;
-        }
-        if (!match(v)) continue;
-        items.push(v);
-        last = k.slice(2, -1);
-      }
-      const r: ListResult = { rv: view.rv, items };
-      if (more) {
-        r.continue = encodeContinue({ rv: view.rv, start: last });
-        if (!filtered) r.remainingItemCount = remaining;
-      }
-      return r;
+      const f = await db.get(META_FOLDED, { snapshot });
+      const rv = f === undefined ? 0 : fromHex16(f.toString());
+      const base = prefix.slice(2);
+      const after = start !== undefined ? base + start : undefined;
+      const taken = await fill(currentObjects(db, snapshot, prefix, after), page);
+      // The count reads keys only: no value leaves LevelDB for objects after the page.
+      const count = async (last: string): Promise<number> => {
+        let n = 0;
+        for await (const _ of db.keys({ gt: `o/${last}/`, lt: prefixEnd(prefix), snapshot })) n++;
+        return n;
+      };
+      return await finish(rv, base, taken, page, undefined, count);
     } finally {
-      await view.close();
+      await snapshot.close();
     }
   }
 
-  /** A list at exactly `rv`, through history; 410 when rv has been compacted away. */
-  private async listAt(rv: number, ns: string | undefined, start: string | undefined, limit: number, match: (b: Buffer) => boolean, filtered: boolean): Promise<ListResult> {
-    if (rv < this.storage.compactedBelow) {
-      throw expired(start !== undefined
-        ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
-        : `too old resource version: ${rv} (${this.storage.compactedBelow})`);
-    }
-    await this.waitFor(rv);
-    const prefix = historyScanPrefix(this.kind.group, this.kind.resource, ns);
-    const from = start !== undefined ? `h/${start}/g` : prefix;
-    const items: Buffer[] = [];
-    let last = '';
-    let more = false;
-    let remaining = 0;
-    let group = '';
-    let best: Buffer | null = null;
-    const settle = (): boolean => {
-      // Returns true when the scan can stop.
-      if (best && best.length) {
-        if (items.length >= limit) {
-          if (!filtered) {
-            remaining++;
-            more = true;
-          } else if (match(best)) {
-            more = true;
-            return true;
-          }
-        } else if (match(best)) {
-          items.push(best);
-          last = group;
-        }
-      }
-      best = null;
-      return false;
+  /**
+   * A list at exactly `rv`, from one snapshot of the h/ keys; 410 when rv has been compacted
+   * away (a continue page gets a token that resumes at the latest version, as kube does).
+   */
+  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page): Promise<ListResult> {
+    const base = prefix.slice(2);
+    const retained = (): void => {
+      if (rv >= this.storage.compactedBelow) return;
+      if (start === undefined) throw expired(EXPIRED_LIST_MESSAGE);
+      throw expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start }));
     };
-    for await (const [k, v] of this.storage.db.iterator({ gte: from, lt: prefixEnd(prefix) })) {
-      const g = k.slice(2, -17);
-      if (g !== group) {
-        if (settle()) {
-          group = '';
-          break;
-        }
-        group = g;
+    retained();
+    await this.waitFor(rv);
+    const db = this.storage.db;
+    const snapshot = db.snapshot();
+    try {
+      // The compactor publishes its new floor before deleting anything, so once the floor is
+      // checked after the snapshot was taken, every version ≤ rv is in the snapshot.
+      retained();
+      const after = start !== undefined ? base + start : undefined;
+      const taken = await fill(objectsAt(db, snapshot, prefix, rv, after), page);
+      const count = async (last: string): Promise<number> => {
+        let n = 0;
+        for await (const _ of objectsAt(db, snapshot, prefix, rv, last)) n++;
+        return n;
+      };
+      return await finish(rv, base, taken, page, known, count);
+    } finally {
+      await snapshot.close();
+    }
+  }
+}
+
+interface Taken {
+  items: Buffer[];
+  /** Object path of the last item taken ('' when none). */
+  last: string;
+  /** Another matching object exists after `last`. */
+  more: boolean;
+}
+
+/**
+ * Take up to `page.limit` matching objects from `objects`, then look one further for another
+ * match (so the last page never carries a continue token). Stops the iterator when done.
+ */
+async function fill(objects: AsyncIterable<[string, Buffer]>, page: Page): Promise<Taken> {
+  const t: Taken = { items: [], last: '', more: false };
+  for await (const [path, v] of objects) {
+    if (!page.match(v)) continue;
+    if (t.items.length >= page.limit) {
+      t.more = true;
+      break;
+    }
+    t.items.push(v);
+    t.last = path;
+  }
+  return t;
+}
+
+/**
+ * Build the ListResult: a continue token when more remain, and on unfiltered pages the
+ * remainingItemCount — from the previous token when it carried one, else counted after the page.
+ */
+async function finish(rv: number, base: string, t: Taken, page: Page, known: number | undefined, count: (last: string) => Promise<number>): Promise<ListResult> {
+  const r: ListResult = { rv, items: t.items };
+  if (!t.more) return r;
+  const token: ContinueToken = { rv, start: t.last.slice(base.length) };
+  if (!page.filtered) {
+    const remaining = known !== undefined ? Math.max(known - t.items.length, 0) : await count(t.last);
+    r.remainingItemCount = remaining;
+    token.remaining = remaining;
+  }
+  r.continue = encodeContinue(token);
+  return r;
+}
+
+/** Live objects of a snapshot's o/ keys under `prefix`, in key order, after object path `after`. */
+async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after?: string): AsyncGenerator<[string, Buffer]> {
+  const range = after !== undefined ? { gt: `o/${after}/` } : { gte: prefix };
+  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) yield [k.slice(2, -1), v];
+}
+
+/**
+ * Objects under the o/ `prefix` as they were at `rv`, from the h/ keys: per object the newest
+ * version ≤ rv, skipping tombstones and objects created later. Versions above rv are skipped with a seek past the object.
+ *
+ *   h/…/a/…05 (v1)  h/…/a/…09 (v2)  h/…/a/…20 (v3)   at rv 10 → a = v2 (seek past …20)
+ *   h/…/b/…03 (v1)  h/…/b/…08 ('')                    at rv 10 → b deleted, skipped
+ */
+async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, after?: string): AsyncGenerator<[string, Buffer]> {
+  const history = 'h' + prefix.slice(1); // prefix is the list's o/ prefix; h/ keys share its path
+  const it = db.iterator({ gte: after !== undefined ? `h/${after}/g` : history, lt: prefixEnd(history), snapshot });
+  let path = '';
+  let best: Buffer | null = null;
+  try {
+    for (;;) {
+      const e = await it.next();
+      if (!e) break;
+      const [k, v] = e;
+      const p = k.slice(2, -17);
+      if (p !== path) {
+        if (best && best.length) yield [path, best];
+        path = p;
+        best = null;
       }
       if (fromHex16(k.slice(-16)) <= rv) best = v;
+      else it.seek(`h/${p}/g`); // 'g' sorts after every hex digit: the next object's first version
     }
-    if (group) settle();
-    const r: ListResult = { rv, items };
-    if (more) {
-      r.continue = encodeContinue({ rv, start: last });
-      if (!filtered) r.remainingItemCount = remaining;
-    }
-    return r;
+    if (best && best.length) yield [path, best];
+  } finally {
+    await it.close();
   }
 }
 

@@ -90,7 +90,7 @@ export class LevelLog implements EventLog {
         }
         let pending;
         try {
-          pending = this.sink.foldInto(positioned, ops);
+          pending = await this.sink.foldInto(positioned, ops);
           await this.db.batch(ops, { sync: this.opts.sync !== false });
         } catch (err) {
           // Nothing of this batch is durable: undo the in-memory fold and fail its writers.

@@ -25,6 +25,12 @@ export interface Change {
   type: ChangeType;
   key: ObjectKey;
   object: Buffer;
+  /**
+   * The object as stored just before this change (its own resourceVersion), on MODIFIED and
+   * DELETED; absent on ADDED. Selector watches need it to tell when an object leaves or enters
+   * their selection (kube's watchCacheEvent.PrevObject).
+   */
+  prev?: Buffer;
   time: number;
 }
 
@@ -58,6 +64,17 @@ export class Materializer {
   private closed = false;
   /** Second of the last time marker written (see compactor.ts). */
   private lastMarkerSecond = -1;
+  /**
+   * Objects written by folds whose batch is not committed yet (path → latest version, null =
+   * deleted). The o/ snapshot does not hold them yet, so a later event's previous version comes
+   * from here: earlier in the same batch, or in a batch still in flight. Emptied by commit/reload.
+   *
+   *   fold [UPDATE x@7, UPDATE x@8]  →  unflushed {x: v7} after 7, {x: v8} after 8; prev of 8 = v7
+   *   commit(…8)                     →  unflushed {}  (o/x is v8 now)
+   */
+  private readonly unflushed = new Map<string, { offset: number; object: Buffer | null }>();
+  /** A foldInto is between its prefetch and its fold; a second one would fold on a stale prefetch. */
+  private folding = false;
 
   private constructor(private readonly db: Db) {}
 
@@ -135,10 +152,46 @@ export class Materializer {
   /**
    * Fold `events` (consecutive offsets, continuing the fold) into `ops`. Mutates the key index at
    * once so later events of the same batch see earlier ones. The caller must write `ops` and then
-   * call `commit`, or call `reload` if the write failed.
+   * call `commit`, or call `reload` if the write failed. Calls must not overlap (await each one):
+   * the previous versions of updated/deleted objects are read from o/ first, with one getMany.
    */
-  foldInto(events: PositionedEvent[], ops: BatchOp[]): PendingFold {
+  async foldInto(events: PositionedEvent[], ops: BatchOp[]): Promise<PendingFold> {
     if (this.closed) throw new StorageError('unreachable', 'materializer is closed');
+    if (this.folding) throw new StorageError('corrupt', 'foldInto called while another foldInto is still running');
+    this.folding = true;
+    try {
+      const stored = await this.readPrevious(events);
+      return this.foldLocked(events, ops, stored);
+    } finally {
+      this.folding = false;
+    }
+  }
+
+  /**
+   * Current o/ values of the objects `events` may update or delete and that no uncommitted fold
+   * has written. Creates need no read; an update of a missing key is rejected, so it reads nothing.
+   */
+  private async readPrevious(events: PositionedEvent[]): Promise<Map<string, Buffer>> {
+    const paths = new Map<string, string>(); // objectPath → o/ key
+    for (const { event } of events) {
+      if (event.op !== 'UPDATE' && event.op !== 'DELETE') continue;
+      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
+      const path = objectPath(key);
+      if (this.index.has(path) && !this.unflushed.has(path)) paths.set(path, currentKey(key));
+    }
+    const out = new Map<string, Buffer>();
+    if (!paths.size) return out;
+    const values = await this.db.getMany([...paths.values()]);
+    let i = 0;
+    for (const path of paths.keys()) {
+      const v = values[i++];
+      if (v !== undefined) out.set(path, v);
+    }
+    return out;
+  }
+
+  /** The synchronous fold; `stored` holds o/ values read before it (see readPrevious). */
+  private foldLocked(events: PositionedEvent[], ops: BatchOp[], stored: Map<string, Buffer>): PendingFold {
     const pending: PendingFold = { lastOffset: this.foldingOffset, verdicts: [], changes: [], time: 0 };
     for (const { offset, event } of events) {
       if (offset <= this.foldingOffset) {
@@ -160,6 +213,9 @@ export class Materializer {
       pending.verdicts.push({ id: event.id, verdict });
       if (!verdict.accepted) continue;
       ops.push({ type: 'put', key: historyKey(key, offset), value: verdict.op === 'DELETE' ? Buffer.alloc(0) : verdict.object });
+      const written = this.unflushed.get(path);
+      const prev = verdict.op === 'CREATE' ? undefined : written ? written.object ?? undefined : stored.get(path);
+      this.unflushed.set(path, { offset, object: verdict.op === 'DELETE' ? null : verdict.object });
       if (verdict.op === 'DELETE') {
         this.index.delete(path);
         ops.push({ type: 'del', key: currentKey(key) }, { type: 'del', key: INDEX_PREFIX + path });
@@ -169,7 +225,9 @@ export class Materializer {
         ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: INDEX_PREFIX + path, value: encodeEntry(entry) });
       }
       const type: ChangeType = verdict.op === 'CREATE' ? 'ADDED' : verdict.op === 'DELETE' ? 'DELETED' : 'MODIFIED';
-      pending.changes.push({ offset, type, key, object: verdict.object, time: event.time });
+      const change: Change = { offset, type, key, object: verdict.object, time: event.time };
+      if (prev) change.prev = prev;
+      pending.changes.push(change);
     }
     ops.push({ type: 'put', key: META_FOLDED, value: Buffer.from(hex16(pending.lastOffset)) });
     return pending;
@@ -178,6 +236,8 @@ export class Materializer {
   /** The batch holding `pending` is durable: publish verdicts and changes (the commit point). */
   commit(pending: PendingFold): void {
     this.foldedOffset = pending.lastOffset;
+    // o/ now holds these versions; keep only what later, still uncommitted folds wrote.
+    for (const [path, w] of this.unflushed) if (w.offset <= pending.lastOffset) this.unflushed.delete(path);
     for (const { id, verdict } of pending.verdicts) {
       const w = this.verdictWaiters.get(id);
       if (w) {
@@ -207,6 +267,7 @@ export class Materializer {
 
   /** The batch write failed: forget in-flight folds by reloading the durable index. */
   async reload(): Promise<void> {
+    this.unflushed.clear();
     await this.load();
   }
 

@@ -1,0 +1,292 @@
+/**
+ * WatchHub against a real embedded Storage: previous versions on changes (materializer), resuming
+ * from a start version older than the ring (after a restart) through the log + h/ history, the
+ * hand-over from that replay to the ring while the ring moves on, and 410 / compaction during a
+ * replay. The HubStorage wrapper lets a test act in the middle of a replay (its historyAt hook).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { Storage, type WriteIntent } from '../storage/storage.ts';
+import { Materializer, type BatchOp, type Change, type Db } from '../storage/mvcc/materializer.ts';
+import { genesisEvent, type PositionedEvent } from '../storage/log/event.ts';
+import type { ObjectKey } from '../storage/keys.ts';
+import { WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
+
+const cm = (name: string, namespace = 'default'): ObjectKey => ({ group: '', resource: 'configmaps', namespace, name });
+const ALL_CMS: WatchFilter = { group: '', resource: 'configmaps', namespace: '', name: '' };
+
+function intent(op: WriteIntent['op'], k: ObjectKey, data: Record<string, string> = {}, extra: Partial<WriteIntent> = {}): WriteIntent {
+  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: k.name, namespace: k.namespace }, data };
+  return {
+    op, group: k.group, resource: k.resource, namespace: k.namespace, name: k.name, expectRv: null, expectUid: null,
+    requireActiveNamespace: false, uid: `uid-${k.name}`, deleting: false, object: Buffer.from(JSON.stringify(obj)), time: Date.now(),
+    verb: op.toLowerCase(), user: 'test', groups: [], fieldManager: null, userAgent: null, requestId: null, ...extra,
+  };
+}
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hub-test-'));
+  dirs.push(d);
+  return d;
+}
+test.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A sink that records what it gets; `slowAfter` makes it report "full" after that many changes. */
+function recorder(slowAfter = Infinity) {
+  const r = {
+    changes: [] as Change[],
+    ended: null as EndReason | null,
+    sink: {
+      deliver(c: Change): boolean {
+        r.changes.push(c);
+        return r.changes.length < slowAfter;
+      },
+      end(reason: EndReason): void {
+        assert.is(r.ended, null, 'end is called at most once');
+        r.ended = reason;
+      },
+    },
+  };
+  return r;
+}
+
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const data = (b: Buffer | undefined): unknown => (b ? JSON.parse(b.toString()).data : undefined);
+const rvOf = (b: Buffer | undefined): string | undefined => (b ? JSON.parse(b.toString()).metadata.resourceVersion : undefined);
+/** Comparable form of a change: everything a watcher can observe. */
+const view = (c: Change) => ({ offset: c.offset, type: c.type, key: c.key, object: c.object.toString(), prev: c.prev?.toString(), time: c.time });
+
+interface Wrapped {
+  /** Runs once, before the next history read. */
+  beforeHistory: null | (() => Promise<void> | void);
+  /** Overrides the storage's compaction point when set. */
+  compacted: number | null;
+  storage: HubStorage;
+}
+
+/** Storage as the hub sees it, with a hook run before a history read and a settable compaction point. */
+function wrap(s: Storage): Wrapped {
+  const w: Wrapped = {
+    beforeHistory: null as null | (() => Promise<void> | void),
+    compacted: null as number | null,
+    storage: {
+      get folded() { return s.folded; },
+      get compactedBelow(): number { return w.compacted ?? s.compactedBelow; },
+      log: s.log,
+      onChange: (l) => s.onChange(l),
+      async historyAt(key, rv) {
+        const hook = w.beforeHistory;
+        w.beforeHistory = null;
+        await hook?.();
+        return s.historyAt(key, rv);
+      },
+    } satisfies HubStorage,
+  };
+  return w;
+}
+
+test('materializer: prev comes from the same batch, else from o/; creates have none', async () => {
+  const db: Db = new ClassicLevel<string, Buffer>(join(tmp(), 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  await db.open();
+  const m = await Materializer.open(db);
+  const seen: Change[] = [];
+  m.onChange((changes) => seen.push(...changes));
+  const ev = (offset: number, i: WriteIntent): PositionedEvent => ({ offset, event: { ...i, id: `e${offset}` } });
+  const fold = async (events: PositionedEvent[]) => {
+    const ops: BatchOp[] = [];
+    const pending = await m.foldInto(events, ops);
+    await db.batch(ops);
+    m.commit(pending);
+    return pending;
+  };
+  const a = cm('a');
+  const p1 = await fold([
+    { offset: 0, event: genesisEvent(Date.now()) },
+    ev(1, intent('CREATE', a, { v: '1' })),
+    ev(2, intent('UPDATE', a, { v: '2' })),
+    ev(3, intent('UPDATE', cm('missing'), { v: '1' })), // rejected: NotFound
+    ev(4, intent('UPDATE', a, { v: '3' })),
+  ]);
+  assert.equal(p1.changes.map((c) => [c.offset, c.type, data(c.object), data(c.prev)]), [
+    [1, 'ADDED', { v: '1' }, undefined],
+    [2, 'MODIFIED', { v: '2' }, { v: '1' }],
+    [4, 'MODIFIED', { v: '3' }, { v: '2' }],
+  ]);
+  assert.is(rvOf(p1.changes[2].prev), '2', 'prev carries its own resourceVersion');
+  // Next batch: the previous version is read from o/ (committed), then chained within the batch.
+  const p2 = await fold([ev(5, intent('UPDATE', a, { v: '4' })), ev(6, intent('DELETE', a, { v: '4' })), ev(7, intent('CREATE', a, { v: 'again' }))]);
+  assert.equal(p2.changes.map((c) => [c.offset, c.type, data(c.object), data(c.prev)]), [
+    [5, 'MODIFIED', { v: '4' }, { v: '3' }],
+    [6, 'DELETED', { v: '4' }, { v: '4' }],
+    [7, 'ADDED', { v: 'again' }, undefined],
+  ]);
+  assert.is(rvOf(p2.changes[0].prev), '4');
+  assert.is(rvOf(p2.changes[1].prev), '5');
+  assert.is(seen.length, 6, 'listeners got every change at commit');
+  // Overlapping folds would prefetch stale o/ values: refused loudly.
+  const first = m.foldInto([ev(8, intent('UPDATE', a, { v: 'x' }))], []);
+  try {
+    await m.foldInto([ev(9, intent('UPDATE', a, { v: 'y' }))], []);
+    assert.unreachable('overlapping foldInto must throw');
+  } catch (e) {
+    assert.is((e as { code?: string }).code, 'corrupt');
+  }
+  await first;
+  m.close();
+  await db.close();
+});
+
+test('live watchers get changes with their previous versions; ring replay still works', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const hub = new WatchHub(s);
+  const live = recorder();
+  assert.ok(hub.watch(ALL_CMS, s.folded, live.sink).ok);
+  const c = await s.write(intent('CREATE', cm('a'), { v: '1' }));
+  // Two writes queued together share one group commit: the second's prev is the first's object.
+  const [u1, u2] = await Promise.all([s.write(intent('UPDATE', cm('a'), { v: '2' })), s.write(intent('UPDATE', cm('a'), { v: '3' }))]);
+  await s.write(intent('DELETE', cm('a'), { v: '3' }));
+  assert.ok(c.accepted && u1.accepted && u2.accepted);
+  assert.equal(live.changes.map((x) => [x.type, data(x.object), data(x.prev)]), [
+    ['ADDED', { v: '1' }, undefined],
+    ['MODIFIED', { v: '2' }, { v: '1' }],
+    ['MODIFIED', { v: '3' }, { v: '2' }],
+    ['DELETED', { v: '3' }, { v: '3' }],
+  ]);
+  const fromRing = recorder();
+  const h = hub.watch(ALL_CMS, c.rv, fromRing.sink);
+  assert.ok(h.ok && h.caughtUp(), 'a start inside the ring is served synchronously');
+  assert.equal(fromRing.changes.map(view), live.changes.slice(1).map(view));
+  hub.close();
+  assert.is(live.ended, 'closed');
+  await s.close();
+});
+
+/** Writes a small history, restarts the storage and returns what a live watcher saw before. */
+async function historyThenRestart(dir: string) {
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  let hub = new WatchHub(s);
+  const live = recorder();
+  hub.watch(ALL_CMS, s.folded, live.sink);
+  const a = await s.write(intent('CREATE', cm('a'), { v: '1' }));
+  const b = await s.write(intent('CREATE', cm('b'), { v: '1' }));
+  await s.write(intent('UPDATE', cm('a'), { v: '2' }, { expectRv: a.rv }));
+  const stale = await s.write(intent('UPDATE', cm('b'), { v: 'stale' }, { expectRv: a.rv })); // rejected: Conflict
+  assert.not.ok(stale.accepted);
+  await s.write(intent('CREATE', cm('other', 'ns2'), { v: '1' }));
+  await s.write(intent('CREATE', { group: '', resource: 'secrets', namespace: 'default', name: 'a' }, { v: '1' }));
+  await s.write(intent('DELETE', cm('b'), { v: '1' }, { expectRv: b.rv }));
+  await s.write(intent('UPDATE', cm('a'), { v: '3' }));
+  hub.close();
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  return { s, from: a.rv, before: live.changes };
+}
+
+test('after a restart, a start version older than the ring replays from the log, then goes live', async () => {
+  const { s, from, before } = await historyThenRestart(tmp());
+  const hub = new WatchHub(s);
+  assert.ok(from < s.folded && hub.oldestResumable <= from, 'the ring starts at the restart; history reaches further');
+  const all = recorder();
+  const h = hub.watch(ALL_CMS, from, all.sink);
+  assert.ok(h.ok);
+  assert.not.ok(h.caughtUp(), 'catching up from the log');
+  const ns2 = recorder();
+  hub.watch({ ...ALL_CMS, namespace: 'ns2' }, from, ns2.sink);
+  const one = recorder();
+  hub.watch({ ...ALL_CMS, namespace: 'default', name: 'b' }, from, one.sink);
+  await until(() => h.caughtUp(), 'catch-up');
+  const expected = before.filter((c) => c.offset > from);
+  assert.equal(all.changes.map(view), expected.map(view), 'same changes as the live watcher saw: types, objects, prevs, times');
+  assert.equal(ns2.changes.map((c) => c.key.name), ['other']);
+  assert.equal(one.changes.map((c) => c.type), ['ADDED', 'DELETED']);
+  assert.equal(data(one.changes[1].prev), { v: '1' });
+  const next = await s.write(intent('UPDATE', cm('a'), { v: '4' }));
+  assert.is(all.changes.length, expected.length + 1, 'then live, without duplicates');
+  assert.is(all.changes[all.changes.length - 1].offset, next.rv);
+  assert.is(all.ended, null);
+  hub.close();
+  await s.close();
+});
+
+test('the ring moving on during the replay leaves no gap and no duplicate', async () => {
+  const { s, from, before } = await historyThenRestart(tmp());
+  const w = wrap(s);
+  const hub = new WatchHub(w.storage, 2); // a tiny ring: ten writes push its start well past the replay target
+  const reference = recorder();
+  hub.watch(ALL_CMS, s.folded, reference.sink);
+  const resumed = recorder();
+  const ringStart = hub.oldestResumable;
+  w.beforeHistory = async () => {
+    for (let i = 0; i < 10; i++) await s.write(intent('CREATE', cm(`during-${i}`), { i: String(i) }));
+  };
+  const h = hub.watch(ALL_CMS, from, resumed.sink);
+  await until(() => h.caughtUp(), 'catch-up');
+  assert.is(reference.changes.length, 10);
+  const expected = [...before.filter((c) => c.offset > from), ...reference.changes];
+  assert.equal(resumed.changes.map((c) => c.offset), expected.map((c) => c.offset));
+  assert.equal(resumed.changes.map(view), expected.map(view));
+  assert.ok(ringStart < s.folded - 2, 'the ring did move on');
+  await s.write(intent('CREATE', cm('after'), {}));
+  assert.is(resumed.changes[resumed.changes.length - 1].key.name, 'after');
+  assert.is(resumed.changes.length, expected.length + 1);
+  hub.close();
+  await s.close();
+});
+
+test('start below the compaction point is refused; compaction overtaking a replay ends it as expired', async () => {
+  const { s, from } = await historyThenRestart(tmp());
+  const w = wrap(s);
+  const hub = new WatchHub(w.storage);
+  w.compacted = from + 1;
+  const refused = recorder();
+  const r = hub.watch(ALL_CMS, from, refused.sink);
+  assert.not.ok(r.ok, 'from < compactedBelow and older than the ring → 410');
+  assert.is(refused.changes.length, 0);
+  w.compacted = from;
+  const overtaken = recorder();
+  w.beforeHistory = () => {
+    w.compacted = s.folded; // a compaction pass runs while the replay reads history
+  };
+  assert.ok(hub.watch(ALL_CMS, from, overtaken.sink).ok);
+  await until(() => overtaken.ended !== null, 'end');
+  assert.is(overtaken.ended, 'expired');
+  assert.is(overtaken.changes.length, 0, 'nothing built from possibly compacted history is delivered');
+  assert.is(hub.size, 0);
+  hub.close();
+  await s.close();
+});
+
+test('stop or a slow sink during the replay ends delivery', async () => {
+  const { s, from } = await historyThenRestart(tmp());
+  const w = wrap(s);
+  const hub = new WatchHub(w.storage);
+  const stopped = recorder();
+  const h = hub.watch(ALL_CMS, from, stopped.sink);
+  w.beforeHistory = () => h.stop();
+  await new Promise((r) => setTimeout(r, 50));
+  await s.write(intent('CREATE', cm('late'), {}));
+  assert.is(stopped.changes.length, 0);
+  assert.is(stopped.ended, null, 'a stopped watcher is not ended by the hub');
+  const slow = recorder(1);
+  hub.watch(ALL_CMS, from, slow.sink);
+  await until(() => slow.ended !== null, 'slow end');
+  assert.is(slow.ended, 'slow');
+  assert.is(slow.changes.length, 1);
+  assert.is(hub.size, 0);
+  hub.close();
+  await s.close();
+});
+
+test.run();
