@@ -3,8 +3,10 @@
  * killed when the bench exits, however it exits), free ports, RSS, machine facts, ConfigMap bodies.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import type { LoadResult } from './load.ts';
 import { createServer } from 'node:net';
+import type { Dispatcher } from 'undici';
 import { cpus, totalmem, release } from 'node:os';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -263,4 +265,175 @@ export function cpuWindow(serverPid: number) {
       serverCpuMsPerRequest: completed > 0 ? round(server / completed, 3) : NaN,
     };
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers of the watch and list benchmarks (bench/watch.ts, bench/list.ts)
+
+/**
+ * Milliseconds on CLOCK_MONOTONIC (libuv's uv_hrtime): one clock for every process on the
+ * machine, so times taken in different bench processes can be subtracted.
+ */
+export function monoMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
+/** CA, admin client certificate and key of a data dir's pki (what the generated kubeconfig uses). */
+export function adminTls(pkiDir: string): { ca: string; cert: string; key: string } {
+  return {
+    ca: readFileSync(`${pkiDir}/ca.crt`, 'utf8'),
+    cert: readFileSync(`${pkiDir}/admin.crt`, 'utf8'),
+    key: readFileSync(`${pkiDir}/admin.key`, 'utf8'),
+  };
+}
+
+export interface ProcUsage {
+  wallSeconds: number;
+  /** user + system CPU seconds of the whole process (all threads) in the window. */
+  cpuSeconds: number;
+  /** cpuSeconds ÷ wallSeconds, in % of one core. */
+  cpuPercent: number;
+  /** The main (event-loop) thread alone, % of one core: near 100 means the event loop is saturated. */
+  mainThreadCpuPercent: number;
+  rssStartMiB: number;
+  rssEndMiB: number;
+  /** Highest VmRSS seen by the sampler. */
+  rssMaxMiB: number;
+  /** VmHWM at the end (peak since the process started, between samples too). */
+  hwmMiB: number;
+  samples: number;
+}
+
+/** Samples a process's RSS every `intervalMs` from now on; stop() gives RSS and CPU over the window. */
+export function sampleProc(pid: number, intervalMs = 200): { stop(): ProcUsage; rssMaxMiB(): number } {
+  const t0 = performance.now();
+  const cpu0 = procCpuMs(pid);
+  const main0 = procCpuMs(pid, true);
+  const start = readRss(pid).rssMiB;
+  let max = start;
+  let samples = 1;
+  const tick = () => {
+    const r = readRss(pid).rssMiB;
+    samples++;
+    if (r > max) max = r;
+  };
+  const timer = setInterval(tick, intervalMs);
+  return {
+    rssMaxMiB: () => max,
+    stop(): ProcUsage {
+      clearInterval(timer);
+      tick();
+      const wall = (performance.now() - t0) / 1000;
+      const cpu = (procCpuMs(pid) - cpu0) / 1000;
+      const main = (procCpuMs(pid, true) - main0) / 1000;
+      const end = readRss(pid);
+      return {
+        wallSeconds: round(wall, 2),
+        cpuSeconds: round(cpu, 2),
+        cpuPercent: round((cpu / wall) * 100, 0),
+        mainThreadCpuPercent: round((main / wall) * 100, 0),
+        rssStartMiB: start,
+        rssEndMiB: end.rssMiB,
+        rssMaxMiB: max,
+        hwmMiB: end.hwmMiB,
+        samples,
+      };
+    },
+  };
+}
+
+/** Write a report under bench/results/<kind>-<timestamp>.json; returns the file's path. */
+export function writeResult(kind: string, report: { timestamp: string }): string {
+  const dir = new URL('./results/', import.meta.url).pathname;
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}${kind}-${report.timestamp.replace(/[:.]/g, '-')}.json`;
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  return file;
+}
+
+export interface HttpsCeiling {
+  /** The best of `runs` attempts (other work on a shared machine only pushes a ceiling down). */
+  best: LoadResult;
+  attemptsReqPerSec: number[];
+  /** CPU used by processes outside the bench during the best attempt, % of one core. */
+  otherCpuPercent: number;
+}
+
+/**
+ * The bare node:https ceiling of bench/run.ts (bench/ceiling-server.ts, a JSON echo with the same
+ * TLS setup as the API server, driven by the same closed-loop load generator with 1 KiB
+ * ConfigMap POSTs), measured `runs` times, the best kept. Imported lazily: ceilings.ts and
+ * load.ts import this module.
+ */
+export async function measureHttpsCeiling(opts: { tmpDir: string; connections: number; warmupS: number; durationS: number; runs: number; log?: (s: string) => void }): Promise<HttpsCeiling> {
+  const { startCeilingServer } = await import('./ceilings.ts');
+  const { makePool, runLoad } = await import('./load.ts');
+  const { ensurePki } = await import('../internal/auth/pki.ts');
+  const pkiDir = `${opts.tmpDir}/ceiling-pki`;
+  await ensurePki(pkiDir, { hosts: ['127.0.0.1'] });
+  const tls = adminTls(pkiDir);
+  let best: LoadResult | null = null;
+  let other = NaN;
+  const attempts: number[] = [];
+  for (let a = 0; a < opts.runs; a++) {
+    opts.log?.(`ceiling: bare https server, ${opts.connections} connections, ${opts.warmupS}+${opts.durationS} s (run ${a + 1}/${opts.runs})`);
+    const cs = await startCeilingServer(pkiDir, 'https');
+    const pool = makePool(cs.origin, tls, opts.connections);
+    try {
+      let snap = cpuSnapshot();
+      const r = await runLoad({
+        pool,
+        connections: opts.connections,
+        warmupMs: opts.warmupS * 1000,
+        durationMs: opts.durationS * 1000,
+        expectStatus: 201,
+        next: (w, seq) => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: configMapBody(`ceil-${w}-${seq}`, 'default') }),
+        onWindowStart: () => {
+          snap = cpuSnapshot();
+        },
+      });
+      attempts.push(r.okPerSec);
+      if (!best || r.okPerSec > best.okPerSec) {
+        best = r;
+        other = otherCpuPercent(snap, cpuSnapshot());
+      }
+    } finally {
+      await pool.close().catch(() => undefined);
+      await cs.stop();
+    }
+  }
+  if (!best) throw new Error('no ceiling measured');
+  return { best, attemptsReqPerSec: attempts, otherCpuPercent: other };
+}
+
+/** One JSON request; the answer's status, text and (when it parses) JSON. */
+export async function apiJson(d: Dispatcher, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
+  const r = await d.request({
+    path,
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await r.body.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: r.statusCode, text, json };
+}
+
+/** Create namespaces (201, or 409 when it exists) with `concurrency` requests in flight. */
+export async function createNamespaces(d: Dispatcher, names: string[], concurrency = 16): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++]!;
+      const r = await apiJson(d, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      if (r.status !== 201 && r.status !== 409) throw new Error(`creating namespace ${name}: ${r.status} ${r.text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));
 }

@@ -98,6 +98,8 @@ export interface ChildServer {
   /** Resolves when the process has exited. */
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** The last 64 KiB the server wrote to stderr (its log), for failure messages. */
+  logTail(): string;
 }
 
 /**
@@ -112,14 +114,15 @@ export async function spawnServer(dataDir: string, port = 0, extraArgs: string[]
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  let buf = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`server did not start: ${buf}`));
     }, 30_000);
     proc.stderr!.on('data', (c: Buffer) => {
       buf += c.toString();
+      if (buf.length > 128 * 1024) buf = buf.slice(-64 * 1024);
       const m = /"url":"([^"]+)"[^\n]*API server ready/.exec(buf);
       if (m) {
         clearTimeout(timer);
@@ -141,5 +144,6 @@ export async function spawnServer(dataDir: string, port = 0, extraArgs: string[]
       proc.kill(signal);
       await exited;
     },
+    logTail: () => buf.slice(-64 * 1024),
   };
 }

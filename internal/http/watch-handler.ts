@@ -65,7 +65,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     }
     if (errs.length) throw invalid('ListOptions', 'meta.k8s.io', '', errs);
   } else if (q.get('resourceVersionMatch')) {
-    throw badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    // ValidateListOptions: a plain watch has no list to match versions against.
+    throw invalid('ListOptions', 'meta.k8s.io', '', [{ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch' }]);
   }
   let from = rvText && rvText !== '0' ? parseRv(rvText) : -1;
   let initial: Buffer[] = [];

@@ -108,7 +108,10 @@ export class Storage {
     try {
       const materializer = await Materializer.open(db);
       log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: opts.writeTimeoutMs ?? 10_000, checkpointsCover: opts.checkpointsCover ?? false });
-      const { low } = log.topicState;
+      const { low, high } = log.topicState;
+      if (materializer.folded + 1 > high) {
+        throw new Error(`this replica's snapshot has folded up to ${materializer.folded} but topic ${opts.topic} ends at ${high - 1}: the topic was recreated or belongs to another cluster`);
+      }
       if (low > materializer.folded + 1) {
         throw new Error(`topic ${opts.topic} starts at offset ${low} but this replica has folded only up to ${materializer.folded}: bootstrap it from a checkpoint (--checkpoint-dir)`);
       }
@@ -151,6 +154,8 @@ export class Storage {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
     const id = randomUUID();
     const verdict = this.materializer.expectVerdict(id);
+    // If the append fails, the verdict is cancelled (rejected) and nobody awaits it.
+    verdict.catch(() => undefined);
     try {
       await this.log.append({ ...intent, id });
     } catch (err) {

@@ -174,7 +174,9 @@ test('3 brokers, RF 3, min.insync.replicas 2: one down ok, two down refused, bac
 
   // 1) the leader goes away (controlled shutdown): 2 of 3 in sync, acks=all still succeeds
   const first = initial.leader;
+  const s1 = Date.now();
   await k.stopBroker(first);
+  console.log(`leader ${first} stopped (controlled shutdown) in ${Date.now() - s1} ms`);
   assert.not.ok(k.isRunning(first));
   await produce();
   const afterOne = await partitionState(admin, topic);
@@ -183,7 +185,9 @@ test('3 brokers, RF 3, min.insync.replicas 2: one down ok, two down refused, bac
 
   // 2) a second node goes away: ISR 1 < min.insync.replicas 2, acks=all is refused, in bounded time
   const second = afterOne.leader === (first + 1) % 3 ? (first + 2) % 3 : (first + 1) % 3;
+  const s2 = Date.now();
   await k.stopBroker(second);
+  console.log(`broker ${second} stopped in ${Date.now() - s2} ms`);
   const f0 = Date.now();
   let refused: Error | undefined;
   try {

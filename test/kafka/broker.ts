@@ -38,9 +38,15 @@ export { ensureKafkaJars, kafkaLibsDir, kafkaVersion } from './jvm.ts';
 
 const HOST = '127.0.0.1';
 
-/** Three JVMs starting at once on a busy 2-core machine take ~5 s; 90 s leaves room for a slow CI. */
+/**
+ * Three JVMs starting at once take ~4 s on an idle 2-core machine and 10–15 s on one loaded 6x
+ * over; 90 s leaves room for a slow CI without hiding a broker that hangs.
+ */
 const DEFAULT_START_TIMEOUT_MS = 90_000;
-/** A graceful (SIGTERM) shutdown takes 1–3 s; past this the JVM is SIGKILLed. */
+/**
+ * A graceful (SIGTERM) shutdown takes 0.2–2 s, ~6 s for the last Raft leader of a quorum that is
+ * already gone (it waits out its own 5 s shutdown timeout); past this the JVM is SIGKILLed.
+ */
 const STOP_GRACE_MS = 10_000;
 /** How much of a failed broker's log goes into the error. */
 const LOG_TAIL_BYTES = 6 * 1024;

@@ -54,13 +54,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "kafka $version: fetching broker jars with Maven (local repository $m2)"
 started=$(date +%s)
-mvn -B -q -f "$pom" \
+mvn -B -q -Dstyle.color=never -f "$pom" \
   -Dmaven.repo.local="$m2" \
   -Dkafka.version="$version" \
   -DincludeScope=runtime \
   -DoutputDirectory="$tmp" \
   -DoverWriteReleases=false -DoverWriteSnapshots=false \
-  org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies
+  org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies 2>&1 \
+  | sed 's/\x1b\[[0-9;]*m//g' # Maven 3.8 prints color resets even when quiet and not on a terminal
 
 if ! ls "$tmp"/kafka_2.13-"$version".jar >/dev/null 2>&1; then
   echo "fetch.sh: Maven finished but kafka_2.13-$version.jar is not in $tmp" >&2

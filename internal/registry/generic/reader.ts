@@ -43,6 +43,7 @@ const TOKEN_VERSION = 'meta.k8s.io/v1';
 /** The largest resourceVersion kube accepts (strconv.ParseUint(…, 10, 64)). */
 const MAX_UINT64 = 2n ** 64n - 1n;
 
+/** The list query parameters the reader interprets (strings as they came; limit parsed). */
 export interface ListQuery {
   labelSelector?: string;
   fieldSelector?: string;
@@ -52,6 +53,7 @@ export interface ListQuery {
   resourceVersionMatch?: string;
 }
 
+/** One page (or the whole list): items as stored bytes, never re-serialized. */
 export interface ListResult {
   /** Version the list was served at (ListMeta.resourceVersion). */
   rv: number;
@@ -83,7 +85,7 @@ type Plan =
 
 type Snapshot = ReturnType<Db['snapshot']>;
 
-/** One page being filled: the limit, the selector test, and what was taken. */
+/** How one page is filled: its size and the selector test. */
 interface Page {
   limit: number;
   /** A selector is set: matching needs parsed objects, and remainingItemCount is omitted. */
@@ -91,6 +93,7 @@ interface Page {
   match: (b: Buffer) => boolean;
 }
 
+/** Encode a continue token (opaque to clients; decodeContinue reads it back). */
 export function encodeContinue(t: ContinueToken): string {
   const body: Record<string, unknown> = { v: TOKEN_VERSION, rv: t.rv, start: t.start };
   if (t.remaining !== undefined) body.n = t.remaining;

@@ -1,8 +1,10 @@
 /**
  * Reading the log partition from an offset. kafkajs only reads through consumer groups, so each
  * reader is a consumer in a group of its own (unique id, one member, one partition): no
- * rebalancing between replicas, and the group's committed offset is only a restart hint — the
- * reader always seeks to the position its caller asks for and skips anything before it.
+ * rebalancing between replicas. The start position is committed for the new group BEFORE the
+ * consumer joins (kafkajs' seek only works once the group is running, which may be never if the
+ * first join fails), and kafkajs' automatic restarts resume from the committed offset; events
+ * before the caller's position are skipped either way.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Consumer } from 'kafkajs';
@@ -21,7 +23,8 @@ export interface ReaderOptions {
   groupPrefix: string;
   /** Called with consecutive events in offset order; the next batch waits for the returned promise. */
   onBatch(events: PositionedEvent[]): Promise<void>;
-  onError?(err: Error): void;
+  /** A crash; `restarting` false means kafkajs gave up and the reader is dead. */
+  onError?(err: Error, restarting: boolean): void;
   /**
    * How long a fetch may wait at the broker for new events. The broker answers as soon as one
    * event arrives (minBytes 1), so this only bounds idle round trips.
@@ -30,8 +33,9 @@ export interface ReaderOptions {
 }
 
 export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Promise<PartitionReader> {
+  const groupId = `${o.groupPrefix}-${randomUUID()}`;
   const consumer: Consumer = kafka.consumer({
-    groupId: `${o.groupPrefix}-${randomUUID()}`,
+    groupId,
     minBytes: 1,
     maxWaitTimeInMs: o.maxWaitMs ?? 500,
     maxBytesPerPartition: MAX_MESSAGE_BYTES,
@@ -42,8 +46,16 @@ export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Prom
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
   });
   let next = o.from;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.setOffsets({ groupId, topic: o.topic, partitions: [{ partition: 0, offset: String(o.from) }] });
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
   await consumer.connect();
   await consumer.subscribe({ topics: [o.topic], fromBeginning: true });
+  consumer.on(consumer.events.CRASH, (e) => o.onError?.(e.payload.error, e.payload.restart));
   await consumer.run({
     autoCommit: true,
     autoCommitInterval: 5_000,
@@ -63,8 +75,6 @@ export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Prom
       await heartbeat();
     },
   });
-  consumer.seek({ topic: o.topic, partition: 0, offset: String(o.from) });
-  consumer.on(consumer.events.CRASH, (e) => o.onError?.(e.payload.error));
   return {
     async stop() {
       await consumer.disconnect().catch(() => undefined);

@@ -19,6 +19,7 @@ export interface TailLogger {
 
 export class KafkaTail {
   private reader: PartitionReader | null = null;
+  private stopped = false;
 
   constructor(private readonly kafka: Kafka, private readonly topic: string, private readonly db: Db, private readonly m: Materializer, private readonly log: TailLogger, private readonly groupPrefix: string) {}
 
@@ -29,8 +30,29 @@ export class KafkaTail {
       groupPrefix: this.groupPrefix,
       maxWaitMs: 200,
       onBatch: (events) => this.fold(events),
-      onError: (err) => this.log.error({ err: err.message }, 'kafka tail crashed; kafkajs restarts it'),
+      onError: (err, restarting) => {
+        this.log.error({ err: err.message, restarting }, 'kafka tail crashed');
+        if (!restarting) void this.restart();
+      },
     });
+  }
+
+  /** kafkajs gave up on the consumer (a non-retriable error): start a new one from the fold. */
+  private async restart(): Promise<void> {
+    const old = this.reader;
+    this.reader = null;
+    await old?.stop();
+    while (!this.stopped) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (this.stopped) return;
+      try {
+        await this.start();
+        this.log.warn({ from: this.m.folded + 1 }, 'kafka tail restarted');
+        return;
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'kafka tail restart failed; retrying');
+      }
+    }
   }
 
   private async fold(events: PositionedEvent[]): Promise<void> {
@@ -51,6 +73,7 @@ export class KafkaTail {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.reader?.stop();
     this.reader = null;
   }

@@ -1,0 +1,88 @@
+/**
+ * The official Kubernetes Python client against a real server: test/python/watch_client.py runs
+ * CRUD, paging, a live watch, a resumed watch and a streaming list, checks each step itself and
+ * prints its observations as JSON, which this suite checks again.
+ *
+ * The client lives in a virtualenv made by test/python/setup.sh (default .cache/pyvenv, or
+ * $PYVENV). Under CI=true a missing venv FAILS this suite (CI must run setup.sh first); elsewhere
+ * the suite runs setup.sh itself.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { startTestServer, type TestServer } from './harness.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const VENV = process.env.PYVENV ?? join(ROOT, '.cache', 'pyvenv');
+const PYTHON = join(VENV, 'bin', 'python');
+const SCRIPT = join(ROOT, 'test', 'python', 'watch_client.py');
+const SETUP = join(ROOT, 'test', 'python', 'setup.sh');
+/** The script's own watches end within ~20 s; pip installs can take minutes. */
+const SCRIPT_TIMEOUT_MS = 90_000;
+const SETUP_TIMEOUT_MS = 600_000;
+
+let srv: TestServer;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], timeout: number): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYVENV: VENV } }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? ((err as unknown as { code: number }).code) : null) : 0;
+      resolve({ code, stdout, stderr: stderr + (err && code === null ? `\n${err.message}` : '') });
+    });
+  });
+}
+
+test.before(async () => {
+  if (process.env.CI === 'true') {
+    if (!existsSync(PYTHON)) {
+      // uvu does not print a before-hook error: say it, then fail every test of this file.
+      const why = `Python client venv missing at ${VENV}: CI must run "bash test/python/setup.sh" before the tests (no skipping under CI)`;
+      console.error(`FAIL: ${why}`);
+      throw new Error(why);
+    }
+  } else {
+    // Idempotent: returns at once when the venv matches requirements.txt.
+    const s = await run('bash', [SETUP], SETUP_TIMEOUT_MS);
+    if (s.code !== 0) {
+      console.error(`FAIL: test/python/setup.sh failed (${s.code}):\n${s.stdout}\n${s.stderr}`);
+      throw new Error('test/python/setup.sh failed');
+    }
+  }
+  srv = await startTestServer();
+});
+
+test.after(async () => {
+  await srv?.close();
+});
+
+test('kubernetes Python client: CRUD, paging, live watch in order, resumed watch, streaming list with BOOKMARK', async () => {
+  const r = await run(PYTHON, [SCRIPT, srv.server.kubeconfigPath, 'pyclient'], SCRIPT_TIMEOUT_MS);
+  assert.is(r.code, 0, `watch_client.py exited ${r.code}:\n${r.stderr}\n${r.stdout}`);
+  let out: any;
+  try {
+    out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    assert.unreachable(`watch_client.py printed no JSON result:\n${r.stdout}\n${r.stderr}`);
+  }
+  assert.is(out.ok, true, JSON.stringify(out));
+  assert.equal(out.watch.events.map((e: string) => e.split('@')[0]), ['ADDED py-a', 'MODIFIED py-a', 'DELETED py-a'], `live watch: ${JSON.stringify(out.watch)}`);
+  assert.equal(out.paging, { pages: 3, items: 5 }, 'paging through the client');
+  assert.equal(out.resume.events.map((e: string) => e.split('@')[0]), ['MODIFIED py-b', 'ADDED py-c', 'DELETED py-b'], `resumed watch: ${JSON.stringify(out.resume)}`);
+  assert.ok(out.resume.events.every((e: string) => Number(e.split('@')[1]) > Number(out.resume.from)), `resumed events all after ${out.resume.from}`);
+  assert.ok(out.streamingList.events.some((e: string) => e.startsWith('BOOKMARK')), `streaming list bookmark: ${JSON.stringify(out.streamingList)}`);
+
+  // The server agrees with what the client saw: py-c deleted last, nothing left behind.
+  const left = await srv.client.request('GET', '/api/v1/namespaces/pyclient/configmaps');
+  assert.is(left.status, 200);
+  assert.equal(left.json.items, [], 'the script cleaned up');
+});
+
+test.run();
