@@ -1,0 +1,12 @@
+# Image for the API server, the materializer and the replay tools (docker-compose.yml uses it).
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY tsconfig.json ./
+COPY cmd ./cmd
+COPY internal ./internal
+COPY proto ./proto
+ENV NODE_ENV=production
+ENTRYPOINT ["node", "--import", "tsx"]
+CMD ["cmd/apiserver.ts", "--data-dir", "/data", "--bind-address", "0.0.0.0"]
