@@ -124,14 +124,18 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** VmRSS / VmHWM of a process in MiB (NaN when unreadable). */
-export function readRss(pid: number): { rssMiB: number; hwmMiB: number } {
+/**
+ * VmRSS / VmHWM of a process in MiB (NaN when unreadable), and RssAnon: the process's own memory
+ * (heap, buffers) without file-backed pages such as LevelDB's memory-mapped tables, which grow with
+ * the data read and are page cache the kernel reclaims.
+ */
+export function readRss(pid: number): { rssMiB: number; hwmMiB: number; anonMiB: number } {
   try {
     const st = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(st)?.[1] ?? NaN);
-    return { rssMiB: round(kb('VmRSS') / 1024, 1), hwmMiB: round(kb('VmHWM') / 1024, 1) };
+    return { rssMiB: round(kb('VmRSS') / 1024, 1), hwmMiB: round(kb('VmHWM') / 1024, 1), anonMiB: round(kb('RssAnon') / 1024, 1) };
   } catch {
-    return { rssMiB: NaN, hwmMiB: NaN };
+    return { rssMiB: NaN, hwmMiB: NaN, anonMiB: NaN };
   }
 }
 
@@ -302,6 +306,9 @@ export interface ProcUsage {
   rssMaxMiB: number;
   /** VmHWM at the end (peak since the process started, between samples too). */
   hwmMiB: number;
+  /** RssAnon at the start and its highest sample (see readRss). */
+  anonStartMiB: number;
+  anonMaxMiB: number;
   samples: number;
 }
 
@@ -310,13 +317,16 @@ export function sampleProc(pid: number, intervalMs = 200): { stop(): ProcUsage; 
   const t0 = performance.now();
   const cpu0 = procCpuMs(pid);
   const main0 = procCpuMs(pid, true);
-  const start = readRss(pid).rssMiB;
+  const first = readRss(pid);
+  const start = first.rssMiB;
   let max = start;
+  let anonMax = first.anonMiB;
   let samples = 1;
   const tick = () => {
-    const r = readRss(pid).rssMiB;
+    const r = readRss(pid);
     samples++;
-    if (r > max) max = r;
+    if (r.rssMiB > max) max = r.rssMiB;
+    if (r.anonMiB > anonMax) anonMax = r.anonMiB;
   };
   const timer = setInterval(tick, intervalMs);
   return {
@@ -337,6 +347,8 @@ export function sampleProc(pid: number, intervalMs = 200): { stop(): ProcUsage; 
         rssEndMiB: end.rssMiB,
         rssMaxMiB: max,
         hwmMiB: end.hwmMiB,
+        anonStartMiB: first.anonMiB,
+        anonMaxMiB: anonMax,
         samples,
       };
     },

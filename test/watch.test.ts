@@ -8,10 +8,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import { rmSync } from 'node:fs';
+import type { Agent } from 'undici';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { adminAgentFor, openWatchStream, type WatchEvent } from './watch-stream.ts';
 import { startTestServer, spawnServer, clientFor, tempDir, type TestServer, type Client } from './harness.ts';
 import { ok } from './assertions.ts';
 
@@ -20,56 +21,13 @@ let agent: Agent;
 const NS = 'watch';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
-interface Event {
-  type: string;
-  object: any;
-}
+type Event = WatchEvent;
 
 /** An mTLS agent presenting the admin certificate of a data dir's PKI. */
-function adminAgent(dataDir: string): Agent {
-  const pki = join(dataDir, 'pki');
-  return new Agent({ connect: { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) } });
-}
+const adminAgent = (dataDir: string): Agent => adminAgentFor(join(dataDir, 'pki'));
 
-/** Open a watch; `events()` collects parsed events until `n` arrived or the stream ended. */
-async function openWatch(path: string, on: { url: string; agent: Agent } = { url: s.url, agent }) {
-  const r = await request(on.url + path, { dispatcher: on.agent, headers: { accept: 'application/json' } });
-  const events: Event[] = [];
-  let buf = '';
-  let ended = false;
-  const waiters: (() => void)[] = [];
-  r.body.on('data', (c: Buffer) => {
-    buf += c.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line.trim()) events.push(JSON.parse(line));
-    }
-    waiters.splice(0).forEach((w) => w());
-  });
-  r.body.on('end', () => {
-    ended = true;
-    waiters.splice(0).forEach((w) => w());
-  });
-  r.body.on('error', () => undefined);
-  return {
-    status: r.statusCode,
-    events,
-    async waitFor(n: number, ms = 5000): Promise<Event[]> {
-      const deadline = Date.now() + ms;
-      while (events.length < n && !ended && Date.now() < deadline) {
-        await new Promise<void>((res) => {
-          waiters.push(res);
-          setTimeout(res, 100);
-        });
-      }
-      return events;
-    },
-    isEnded: () => ended,
-    close: () => r.body.destroy(),
-  };
-}
+/** Open a watch on this suite's server (or another one). */
+const openWatch = (path: string, on: { url: string; agent: Agent } = { url: s.url, agent }) => openWatchStream(on.url, on.agent, path);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const merge = (client: Client, path: string, body: unknown) => client.request('PATCH', path, { body, contentType: 'application/merge-patch+json' });

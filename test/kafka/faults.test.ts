@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kafka, logLevel } from 'kafkajs';
 import { startKafka, type KafkaCluster } from './broker.ts';
-import { replicaSet, cm, sleep, type Replica } from './replicas.ts';
+import { replicaSet, cm, sleep, stopAll, printLogTails, type Replica } from './replicas.ts';
 import { KafkaLog } from '../../internal/storage/log/kafka-log.ts';
 import { ok, show } from '../assertions.ts';
 import type { Client } from '../harness.ts';
@@ -123,14 +123,10 @@ test('3 brokers (RF 3, min ISR 2): one down keeps writing, two down fails fast, 
     await load.stop();
     await checkNoAckedWriteLost(kafka, topic, replicas, load.acked());
   } catch (err) {
-    for (const [i, r] of replicas.entries()) console.error(`--- replica ${i} log tail ---\n${r.server.logTail().split('\n').filter((l) => !l.includes('"level":30')).slice(-40).join('\n')}`);
+    printLogTails(replicas);
     throw err;
   } finally {
-    for (const r of replicas) {
-      await r.client.close().catch(() => undefined);
-      await r.server.kill('SIGKILL').catch(() => undefined);
-    }
-    await kafka.stop();
+    await stopAll(replicas, kafka);
   }
 });
 
@@ -159,14 +155,10 @@ test('1 broker stopped under load: writes fail fast, any reads work, writes reco
     await load.stop();
     await checkNoAckedWriteLost(kafka, topic, replicas, load.acked());
   } catch (err) {
-    for (const [i, r] of replicas.entries()) console.error(`--- replica ${i} log tail ---\n${r.server.logTail().split('\n').filter((l) => !l.includes('"level":30')).slice(-40).join('\n')}`);
+    printLogTails(replicas);
     throw err;
   } finally {
-    for (const r of replicas) {
-      await r.client.close().catch(() => undefined);
-      await r.server.kill('SIGKILL').catch(() => undefined);
-    }
-    await kafka.stop();
+    await stopAll(replicas, kafka);
   }
 });
 

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { startKafka, type KafkaCluster } from './broker.ts';
-import { replicaSet, cm, type Replica, type ReplicaSet } from './replicas.ts';
+import { replicaSet, cm, setup, stopAll, type Replica, type ReplicaSet } from './replicas.ts';
 import { spawnServer, clientFor, tempDir } from '../harness.ts';
 import { ok } from '../assertions.ts';
 
@@ -28,24 +28,13 @@ function replay(args: string[]): Promise<{ code: number | null; out: string; err
   });
 }
 
-test.before(async () => {
-  try {
-    kafka = await startKafka({ brokers: 1 });
-    set = replicaSet(kafka.bootstrap, 'kube-replay');
-    replicas.push(await set.start(), await set.start());
-  } catch (err) {
-    console.error('setup failed:', err);
-    throw err;
-  }
-});
+test.before(() => setup(async () => {
+  kafka = await startKafka({ brokers: 1 });
+  set = replicaSet(kafka.bootstrap, 'kube-replay');
+  replicas.push(await set.start(), await set.start());
+}));
 
-test.after(async () => {
-  for (const r of replicas) {
-    await r.client.close().catch(() => undefined);
-    await r.server.kill('SIGKILL').catch(() => undefined);
-  }
-  await kafka?.stop();
-});
+test.after(() => stopAll(replicas, kafka));
 
 test('rebuild from the topic = live store; state at an offset = the exact list taken then; history shows verdicts', async () => {
   const [a, b] = replicas;

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startKafka, type KafkaCluster } from './broker.ts';
-import { replicaSet, openWatch, cm, sleep, type Replica, type ReplicaSet } from './replicas.ts';
+import { replicaSet, openWatch, cm, sleep, setup, stopAll, type Replica, type ReplicaSet } from './replicas.ts';
 import { tempDir } from '../harness.ts';
 import { ok, show } from '../assertions.ts';
 
@@ -19,27 +19,15 @@ let replicas: Replica[] = [];
 const NS = 'kafka';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
-test.before(async () => {
-  try {
-    kafka = await startKafka({ brokers: 1 });
-    set = replicaSet(kafka.bootstrap, 'kube-replicas');
-    // Started together: they race to create the topic, write GENESIS and bootstrap namespaces.
-    replicas = await Promise.all([set.start(), set.start(), set.start()]);
-    await ok(replicas[0].client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }), 201, 'namespace');
-  } catch (err) {
-    // uvu does not print a failing hook's error.
-    console.error('setup failed:', err);
-    throw err;
-  }
-});
+test.before(() => setup(async () => {
+  kafka = await startKafka({ brokers: 1 });
+  set = replicaSet(kafka.bootstrap, 'kube-replicas');
+  // Started together: they race to create the topic, write GENESIS and bootstrap namespaces.
+  replicas = await Promise.all([set.start(), set.start(), set.start()]);
+  await ok(replicas[0].client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }), 201, 'namespace');
+}));
 
-test.after(async () => {
-  for (const r of replicas) {
-    await r.client.close().catch(() => undefined);
-    await r.server.kill('SIGKILL').catch(() => undefined);
-  }
-  await kafka?.stop();
-});
+test.after(() => stopAll(replicas, kafka));
 
 test('every replica bootstrapped the system namespaces exactly once', async () => {
   for (const [i, r] of replicas.entries()) {

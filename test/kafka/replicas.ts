@@ -3,8 +3,7 @@
  * PKI so one client certificate works everywhere), and a JSON watch stream reader.
  */
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import { adminAgentFor, openWatchStream } from '../watch-stream.ts';
 import { spawnServer, clientFor, tempDir, type ChildServer, type Client } from '../harness.ts';
 
 export interface Replica {
@@ -33,52 +32,45 @@ export function replicaSet(bootstrap: string, topic: string, extraArgs: string[]
   };
 }
 
-export interface WatchEvent {
-  type: string;
-  object: any;
-}
-
-/** A JSON watch stream; `waitFor(n)` resolves once n events arrived (or the stream ended / timed out). */
+/** A JSON watch stream on replica `url`, as the admin of the shared PKI. */
 export async function openWatch(url: string, pkiDir: string, path: string) {
-  const agent = new Agent({ connect: { ca: readFileSync(join(pkiDir, 'ca.crt')), cert: readFileSync(join(pkiDir, 'admin.crt')), key: readFileSync(join(pkiDir, 'admin.key')) } });
-  const r = await request(url + path, { dispatcher: agent, headers: { accept: 'application/json' } });
-  const events: WatchEvent[] = [];
-  let buf = '';
-  let ended = false;
-  const waiters: (() => void)[] = [];
-  r.body.on('data', (c: Buffer) => {
-    buf += c.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line.trim()) events.push(JSON.parse(line));
-    }
-    waiters.splice(0).forEach((w) => w());
-  });
-  r.body.on('end', () => {
-    ended = true;
-    waiters.splice(0).forEach((w) => w());
-  });
-  r.body.on('error', () => undefined);
+  const agent = adminAgentFor(pkiDir);
+  const stream = await openWatchStream(url, agent, path);
   return {
-    status: r.statusCode,
-    events,
-    async waitFor(n: number, ms = 10_000): Promise<WatchEvent[]> {
-      const deadline = Date.now() + ms;
-      while (events.length < n && !ended && Date.now() < deadline) {
-        await new Promise<void>((res) => {
-          waiters.push(res);
-          setTimeout(res, 100);
-        });
-      }
-      return events;
-    },
+    ...stream,
+    waitFor: (n: number, ms = 10_000) => stream.waitFor(n, ms),
     async close() {
-      r.body.destroy();
+      stream.close();
       await agent.close();
     },
   };
+}
+
+/** Kill every replica, then the cluster. */
+export async function stopAll(replicas: Replica[], kafka: { stop(): Promise<void> } | undefined): Promise<void> {
+  for (const r of replicas) {
+    await r.client.close().catch(() => undefined);
+    await r.server.kill('SIGKILL').catch(() => undefined);
+  }
+  await kafka?.stop();
+}
+
+/** The warnings and errors each replica logged lately (for a failing test's output). */
+export function printLogTails(replicas: Replica[]): void {
+  for (const [i, r] of replicas.entries()) {
+    const lines = r.server.logTail().split('\n').filter((l) => !l.includes('"level":30'));
+    console.error(`--- replica ${i} log tail ---\n${lines.slice(-40).join('\n')}`);
+  }
+}
+
+/** Run a suite's setup; uvu does not print a failing hook's error, so print it here. */
+export async function setup(f: () => Promise<void>): Promise<void> {
+  try {
+    await f();
+  } catch (err) {
+    console.error('setup failed:', err);
+    throw err;
+  }
 }
 
 export const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
