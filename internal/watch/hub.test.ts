@@ -173,6 +173,26 @@ test('live watchers get changes with their previous versions; ring replay still 
   await s.close();
 });
 
+test('the ring is bounded by bytes too; starts before it are served from the log, in full', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const start = s.folded;
+  const big = 'x'.repeat(4096);
+  // Room for about three 4 KiB changes.
+  const hub = new WatchHub(s, 1000, 3 * 4400);
+  const live = recorder();
+  hub.watch(ALL_CMS, start, live.sink);
+  for (let i = 0; i < 10; i++) await s.write(intent('CREATE', cm(`b${i}`), { big }));
+  assert.is(live.changes.length, 10);
+  const resumed = recorder();
+  const h = hub.watch(ALL_CMS, start, resumed.sink);
+  assert.ok(h.ok);
+  assert.not.ok(h.caughtUp(), 'the oldest changes left the ring: they come from the log');
+  await until(() => h.caughtUp(), 'catch-up');
+  assert.equal(resumed.changes.map(view), live.changes.map(view));
+  hub.close();
+  await s.close();
+});
+
 /** Writes a small history, restarts the storage and returns what a live watcher saw before. */
 async function historyThenRestart(dir: string) {
   let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });

@@ -25,6 +25,11 @@ import { stampResourceVersion } from '../storage/mvcc/fold.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
+/**
+ * …and at most this many bytes of objects (object + prev). Resumes past the ring are served from
+ * the log, so the ring only has to cover the usual reconnect gap, not the whole history window.
+ */
+export const DEFAULT_RING_BYTES = 64 * 1024 * 1024;
 
 /**
  * Replayed changes handed to a catching-up watcher at a time. Each batch is checked against the
@@ -97,7 +102,9 @@ export class WatchHub {
   private readonly watchers = new Set<Watcher>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE) {
+  private ringBytes = 0;
+
+  constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE, private readonly ringMaxBytes = DEFAULT_RING_BYTES) {
     this.ringFrom = storage.folded;
     this.unsubscribe = storage.onChange((changes) => this.publish(changes));
   }
@@ -112,9 +119,14 @@ export class WatchHub {
   }
 
   private publish(changes: Change[]): void {
-    for (const c of changes) this.ring.push(c);
-    if (this.ring.length > this.ringSize) {
-      const drop = this.ring.length - this.ringSize;
+    for (const c of changes) {
+      this.ring.push(c);
+      this.ringBytes += changeBytes(c);
+    }
+    let drop = Math.max(0, this.ring.length - this.ringSize);
+    for (let i = 0; i < drop; i++) this.ringBytes -= changeBytes(this.ring[i]);
+    while (this.ringBytes > this.ringMaxBytes && drop < this.ring.length - 1) this.ringBytes -= changeBytes(this.ring[drop++]);
+    if (drop > 0) {
       this.ringFrom = this.ring[drop - 1].offset;
       this.ring.splice(0, drop);
     }
@@ -255,3 +267,5 @@ export class WatchHub {
 function matches(f: WatchFilter, k: ObjectKey): boolean {
   return k.resource === f.resource && k.group === f.group && (!f.namespace || k.namespace === f.namespace) && (!f.name || k.name === f.name);
 }
+
+const changeBytes = (c: Change): number => c.object.length + (c.prev?.length ?? 0);
