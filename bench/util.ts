@@ -449,3 +449,105 @@ export async function createNamespaces(d: Dispatcher, names: string[], concurren
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));
 }
+
+// ---------------------------------------------------------------------------------------------
+// an API server with any flags (bench/kafka.ts: replicas on a Kafka topic, checkpoints)
+
+/** What a server's start-up log said, with ms since spawn for the "API server ready" line. */
+export interface ServerStartLog {
+  readyLogMs: number;
+  /** startServer()'s own startupMs. */
+  startupMs: number | null;
+  folded: number | null;
+  /** Kafka replicas: "replica caught up with the log" (ms of the catch-up fold, offset reached). */
+  catchUpMs: number | null;
+  caughtUpAt: number | null;
+  /** "bootstrapped the snapshot from a checkpoint": its offset and copy time. */
+  checkpoint: { offset: number; ms: number } | null;
+}
+
+export interface FlaggedServer {
+  proc: ChildProcess;
+  pid: number;
+  port: number;
+  origin: string;
+  /** performance.now() at spawn. */
+  spawnedAt: number;
+  /** Resolves at the "API server ready" line; rejects if the process exits or the timeout passes. */
+  ready: Promise<ServerStartLog>;
+  /** The last lines of its log (for failure messages). */
+  logTail(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Spawn cmd/apiserver.ts with `--data-dir dataDir --secure-port <port> --bind-address 127.0.0.1`
+ * plus `flags`, on a port known before it is ready (to poll /readyz from the moment of spawn).
+ * `onLine(line, level)` sees every log line (pino level; non-JSON lines as 40). With
+ * APISERVER_CPU_PROF=<dir> the server writes a V8 CPU profile there (as test/harness.ts does).
+ */
+export async function spawnServerWithFlags(opts: { dataDir: string; flags: string[]; port?: number; readyTimeoutMs?: number; onLine?: (line: string, level: number) => void }): Promise<FlaggedServer> {
+  const port = opts.port ?? (await freePort());
+  const prof = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
+  const spawnedAt = performance.now();
+  const proc = spawnTracked(process.execPath, ['--import', 'tsx', ...prof, 'cmd/apiserver.ts', '--data-dir', opts.dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...opts.flags], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const tail: string[] = [];
+  let stopping = false;
+  const start: ServerStartLog = { readyLogMs: NaN, startupMs: null, folded: null, catchUpMs: null, caughtUpAt: null, checkpoint: null };
+  const ready = new Promise<ServerStartLog>((resolve, reject) => {
+    const timeoutMs = opts.readyTimeoutMs ?? 120_000;
+    const timer = setTimeout(() => reject(new Error(`no "API server ready" log line in ${timeoutMs} ms: ${tail.join('\n')}`)), timeoutMs);
+    let buf = '';
+    proc.stderr!.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        tail.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
+        if (tail.length > 30) tail.shift();
+        let rec: { level?: number; msg?: string; [k: string]: unknown } | null = null;
+        try {
+          rec = JSON.parse(line);
+        } catch {
+          rec = null;
+        }
+        opts.onLine?.(line, rec?.level ?? 40);
+        if (!rec) continue;
+        if (rec.msg === 'bootstrapped the snapshot from a checkpoint') start.checkpoint = { offset: Number(rec.offset), ms: Number(rec.ms) };
+        else if (rec.msg === 'replica caught up with the log') {
+          start.catchUpMs = Number(rec.catchUpMs);
+          start.caughtUpAt = Number(rec.folded);
+        } else if (rec.msg === 'API server ready') {
+          clearTimeout(timer);
+          start.readyLogMs = round(performance.now() - spawnedAt, 1);
+          start.startupMs = typeof rec.startupMs === 'number' ? rec.startupMs : null;
+          start.folded = typeof rec.folded === 'number' ? rec.folded : null;
+          resolve(start);
+        }
+      }
+    });
+    proc.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code ?? sig}${stopping ? ' (stopped)' : ''}: ${tail.join('\n')}`));
+    });
+  });
+  ready.catch(() => undefined);
+  return {
+    proc,
+    pid: proc.pid!,
+    port,
+    origin: `https://127.0.0.1:${port}`,
+    spawnedAt,
+    ready,
+    logTail: () => tail.join('\n'),
+    async stop(signal = 'SIGTERM') {
+      stopping = true;
+      await stopChild(proc, signal, 15_000);
+    },
+  };
+}

@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync } from 'node:fs';
 import { Storage } from '../storage/storage.ts';
-import type { Db } from '../storage/mvcc/materializer.ts';
+import { Materializer, type Db } from '../storage/mvcc/materializer.ts';
+import { Compactor } from '../storage/mvcc/compactor.ts';
+import { fromHex16, META_COMPACTED } from '../storage/keys.ts';
 import { rebuild, type RebuildProgress } from './rebuild.ts';
 import { openDataDirDb, openReadableLog } from './open-log.ts';
 import { stateHash } from './state-hash.ts';
@@ -40,10 +42,28 @@ async function writePhase(dataDir: string, phase: number, t0: number): Promise<n
   return last;
 }
 
-async function dump(db: Db): Promise<Map<string, string>> {
+async function dump(db: Db, withCompacted = false): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for await (const [k, v] of db.iterator()) if (k !== 'm/compacted') out.set(k, v.toString('base64'));
+  for await (const [k, v] of db.iterator()) if (withCompacted || k !== 'm/compacted') out.set(k, v.toString('base64'));
   return out;
+}
+
+/** path → [rv, value ('' = tombstone)] of every h/ entry, in rv order. */
+async function histories(db: Db): Promise<Map<string, [number, string][]>> {
+  const out = new Map<string, [number, string][]>();
+  for await (const [k, v] of db.iterator({ gte: 'h/', lt: 'h0' })) {
+    const path = k.slice(2, -17);
+    if (!out.has(path)) out.set(path, []);
+    out.get(path)!.push([fromHex16(k.slice(-16)), v.toString('base64')]);
+  }
+  return out;
+}
+
+/** What an exact read of `path` at `rv` sees: the newest h/ entry ≤ rv (undefined: none or deleted). */
+function readAt(h: Map<string, [number, string][]>, path: string, rv: number): string | undefined {
+  let seen: string | undefined;
+  for (const [at, v] of h.get(path) ?? []) if (at <= rv) seen = v;
+  return seen || undefined;
 }
 
 async function withDb<T>(dataDir: string, f: (db: Db) => Promise<T>): Promise<T> {
@@ -141,6 +161,79 @@ test('missing events fail the rebuild instead of folding a wrong state', async (
       assert.unreachable(`case ${i} should throw`);
     } catch (e) {
       assert.match((e as Error).message, want, `case ${i}`);
+    } finally {
+      await db.close();
+    }
+  }
+});
+
+test('a cache too small for the objects (written out early) gives the same store', async () => {
+  for (const batchEvents of [2000, 7]) {
+    const { out } = await rebuildFrom(original, undefined, { batchEvents, cacheBytes: 1 });
+    const want = await withDb(original, dump);
+    const got = await withDb(out, dump);
+    assert.equal([...got.keys()], [...want.keys()], `batch ${batchEvents}: same keys`);
+    for (const [k, v] of want) assert.is(got.get(k), v, `batch ${batchEvents}: ${k}`);
+  }
+});
+
+test('a short history window keeps exactly what the compactor keeps at the cut', async () => {
+  const windowMs = 50_000; // phase 2 only: phase 1 was written 90 s before it
+  const { out, result } = await rebuildFrom(original, undefined, { historyWindowMs: windowMs });
+  assert.ok(result.compactedBelow > cut, 'the window starts in phase 2');
+  // The server's store, compacted by the server's compactor with "now" = the last event.
+  const compacted = dirs.make();
+  cpSync(original, compacted, { recursive: true });
+  await withDb(compacted, async (db) => {
+    const m = await Materializer.open(db);
+    const c = new Compactor(db, m, windowMs, 3_600_000);
+    await c.runOnce(result.lastTime!);
+    m.close();
+  });
+  const want = await withDb(compacted, (db) => dump(db, true));
+  const got = await withDb(out, (db) => dump(db, true));
+  assert.is(got.get(META_COMPACTED), want.get(META_COMPACTED), 'm/compacted');
+  assert.ok([...want.keys()].filter((k) => k.startsWith('h/')).length < (await withDb(original, dump)).size, 'compaction dropped history');
+  assert.equal([...got.keys()], [...want.keys()], 'same keys');
+  for (const [k, v] of want) assert.is(got.get(k), v, k);
+});
+
+test('with a short window and early write-outs, every read at or after m/compacted matches the full history', async () => {
+  for (const [i, batchEvents] of [3, 50].entries()) {
+    const { out, result } = await rebuildFrom(original, undefined, { historyWindowMs: 50_000, cacheBytes: 1, batchEvents });
+    const full = await withDb(original, histories);
+    const got = await withDb(out, histories);
+    const c = result.compactedBelow;
+    assert.ok(c > cut, `case ${i}: the window starts in phase 2`);
+    for (const path of full.keys()) {
+      for (let rv = c; rv <= end; rv++) assert.is(readAt(got, path, rv), readAt(full, path, rv), `case ${i}: ${path} at ${rv}`);
+    }
+    const state = async (dir: string) => [...(await withDb(dir, dump))].filter(([k]) => k.startsWith('o/') || k.startsWith('i/'));
+    assert.equal(await state(out), await state(original), `case ${i}: same o/ and i/`);
+  }
+});
+
+test('an object deleted before the window start stays deleted when older history was written out', async () => {
+  // x is written out (cache of 1 byte) before its delete at t0+1 s; the log goes on until t0+200 s,
+  // so the window start passes the delete: the tombstone must still hide x's written version.
+  const t0 = 1_700_000_000_000;
+  const x = cmKey('a', 'x');
+  const events = positioned([
+    intent('CREATE', nsKey('a'), { time: t0 }),
+    intent('CREATE', x, { time: t0, data: { v: '1' } }),
+    intent('DELETE', x, { time: t0 + 1000, expectRv: 2 }),
+    ...Array.from({ length: 5 }, (_, i) => intent('CREATE', cmKey('a', `later-${i}`), { time: t0 + 200_000 + i })),
+  ], t0);
+  for (const batchEvents of [1, 100]) {
+    const db = await openDataDirDb(dirs.make(), { create: true });
+    try {
+      const r = await rebuild(iterate(events), db, { batchEvents, cacheBytes: 1, historyWindowMs: 60_000 });
+      assert.ok(r.compactedBelow > 3, `batch ${batchEvents}: the window starts after the delete`);
+      const h = await histories(db);
+      const path = 'core/configmaps/a/x';
+      for (let rv = r.compactedBelow; rv <= r.lastOffset; rv++) assert.is(readAt(h, path, rv), undefined, `batch ${batchEvents}: x at ${rv}`);
+      assert.is(await db.get('o/core/configmaps/a/x/'), undefined, `batch ${batchEvents}: no o/ for x`);
+      assert.is(await db.get('i/core/configmaps/a/x'), undefined, `batch ${batchEvents}: no i/ for x`);
     } finally {
       await db.close();
     }

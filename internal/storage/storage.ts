@@ -121,7 +121,7 @@ export class Storage {
       await compactor.start();
       const storage = new Storage(db, materializer, log, compactor, tail, opts.writeTimeoutMs ?? 10_000);
       const caughtUp = Date.now();
-      await storage.latest();
+      await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
       return storage;
     } catch (err) {
@@ -129,6 +129,21 @@ export class Storage {
       await log?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw err;
+    }
+  }
+
+  /**
+   * Start-up: fold up to the log's end however long a big topic takes, as long as the fold keeps
+   * moving (a stalled fold for 30 s fails the start).
+   */
+  private async catchUp(stallMs = 30_000): Promise<void> {
+    const end = await this.log.endOffset();
+    let last = this.materializer.folded;
+    while (!(await this.materializer.waitFolded(end - 1, stallMs))) {
+      if (this.materializer.folded === last) {
+        throw new StorageError('timeout', `replica folded ${last}, log ends at ${end - 1}: no progress for ${stallMs} ms`);
+      }
+      last = this.materializer.folded;
     }
   }
 

@@ -176,7 +176,7 @@ export class KafkaLog implements EventLog {
   async *read(from: number, to?: number): AsyncIterable<PositionedEvent> {
     const end = to ?? (await this.endOffset());
     if (from >= end) return;
-    // A bounded hand-off between the consumer callback and this generator.
+    // A bounded hand-off between the consumer callback and this generator (at most two batches).
     const chunks: PositionedEvent[][] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
@@ -203,14 +203,17 @@ export class KafkaLog implements EventLog {
           wake = null;
         }
         const events = chunks.shift()!;
+        // Read-ahead of one batch (tuning, bench/kafka.ts): let the reader fetch the next batch
+        // while this one is consumed, instead of after. At most two batches are held: this one
+        // and the next, whose callback waits for this release.
+        const r = release as (() => void) | null;
+        release = null;
+        r?.();
         for (const e of events) {
           if (e.offset >= end) return;
           yield e;
           if (e.offset === end - 1) return;
         }
-        const r = release as (() => void) | null;
-        release = null;
-        r?.();
       }
     } finally {
       (release as (() => void) | null)?.();

@@ -4,7 +4,8 @@
  * rebalancing between replicas. The start position is committed for the new group BEFORE the
  * consumer joins (kafkajs' seek only works once the group is running, which may be never if the
  * first join fails), and kafkajs' automatic restarts resume from the committed offset; events
- * before the caller's position are skipped either way.
+ * before the caller's position are skipped either way. (The commit is admin.setOffsets' recipe with
+ * a short fetch wait, see commitStart.)
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Consumer } from 'kafkajs';
@@ -32,13 +33,53 @@ export interface ReaderOptions {
   maxWaitMs?: number;
 }
 
+/**
+ * Fetch wait of the short-lived consumer that commits the start position. Tuning (bench/kafka.ts):
+ * kafkajs' admin.setOffsets does the same steps with a consumer on kafkajs' default
+ * maxWaitTimeInMs of 5,000 ms, and a paused consumer sleeps that long before the fetch that
+ * applies the seek — so every reader start (each replica start-up, each replay) took 5 s. With
+ * 20 ms it takes one group join and one round trip (~0.1 s on a local broker).
+ */
+const COMMIT_FETCH_WAIT_MS = 20;
+
+/**
+ * Bytes per fetch (tuning, bench/kafka.ts). Was MAX_MESSAGE_BYTES (8 MiB, ~5,000 1 KiB events):
+ * a whole fetch is decoded before it is handed on, so thousands of decoded events outlived young
+ * GCs; with 1 MiB a 100k-event replay took 10–20 % less time and GC CPU. A record batch larger
+ * than this (one big event, ≤ MAX_MESSAGE_BYTES) still comes whole: the broker returns the first
+ * batch of a partition even past the limit (KIP-74).
+ */
+const FETCH_BYTES = 1024 * 1024;
+
+/**
+ * Commit `offset` as the position of the new group `groupId`, before its real consumer joins:
+ * admin.setOffsets' steps (join paused, seek — committed by the next fetch since autoCommit is on
+ * — stop at that fetch) with a short fetch wait (above).
+ */
+async function commitStart(kafka: Kafka, groupId: string, topic: string, offset: number): Promise<void> {
+  const c = kafka.consumer({ groupId, maxWaitTimeInMs: COMMIT_FETCH_WAIT_MS, allowAutoTopicCreation: false });
+  await c.connect();
+  try {
+    await c.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      c.on(c.events.FETCH, () => void c.stop().then(resolve, reject));
+      c.on(c.events.CRASH, (e) => reject(e.payload.error));
+      c.run({ eachBatchAutoResolve: false, eachBatch: async () => undefined }).catch(reject);
+      c.pause([{ topic }]);
+      c.seek({ topic, partition: 0, offset: String(offset) });
+    });
+  } finally {
+    await c.disconnect().catch(() => undefined);
+  }
+}
+
 export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Promise<PartitionReader> {
   const groupId = `${o.groupPrefix}-${randomUUID()}`;
   const consumer: Consumer = kafka.consumer({
     groupId,
     minBytes: 1,
     maxWaitTimeInMs: o.maxWaitMs ?? 500,
-    maxBytesPerPartition: MAX_MESSAGE_BYTES,
+    maxBytesPerPartition: FETCH_BYTES,
     maxBytes: 4 * MAX_MESSAGE_BYTES,
     sessionTimeout: 30_000,
     heartbeatInterval: 3_000,
@@ -46,13 +87,7 @@ export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Prom
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
   });
   let next = o.from;
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.setOffsets({ groupId, topic: o.topic, partitions: [{ partition: 0, offset: String(o.from) }] });
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
+  await commitStart(kafka, groupId, o.topic, o.from);
   await consumer.connect();
   await consumer.subscribe({ topics: [o.topic], fromBeginning: true });
   consumer.on(consumer.events.CRASH, (e) => o.onError?.(e.payload.error, e.payload.restart));
