@@ -38,8 +38,9 @@ import { encodeEvent, type LogEvent } from '../internal/storage/log/event.ts';
 import { openReadableLog } from '../internal/replay/open-log.ts';
 import { startKafka, kafkaVersion, type KafkaCluster } from '../test/kafka/broker.ts';
 import { makePool, runLoad, type LoadResult, type RequestSpec } from './load.ts';
-import { spawnApiServer, pollReadyz, serverLog, type ApiServer } from './server.ts';
+import { spawnApiServer, pollReadyz, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import {
+  endBench,
   adminTls, configMapBody, cpuSnapshot, cpuWindow, fmt, installWatchdog, loadAvg1, machineFacts, median, otherCpuPercent, procCpuMs, round,
   spawnServerWithFlags, spawnTracked, writeResult, type FlaggedServer, type LatencySummary, type ServerStartLog,
 } from './util.ts';
@@ -412,14 +413,10 @@ try {
   L.push(`total ${totalS} s; JSON: ${file}`);
   process.stdout.write(L.join('\n') + '\n');
 } catch (err) {
-  process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);
-  if (serverLog.samples.length) process.stderr.write(`server log warnings/errors:\n  ${serverLog.samples.join('\n  ')}\n`);
-  process.exitCode = 1;
+  reportBenchFailure(err);
 } finally {
   for (const s of replicas) await s.stop().catch(() => undefined);
   if (embedded) await embedded.stop().catch(() => undefined);
   if (kafka) await kafka.stop().catch(() => undefined);
-  if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-  else process.stderr.write(`kept ${tmpRoot}\n`);
-  process.exit(process.exitCode ?? 0);
+  endBench(tmpRoot, args.keep);
 }

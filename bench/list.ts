@@ -22,8 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { makePool, runCount } from './load.ts';
-import { spawnApiServer, serverLog, type ApiServer } from './server.ts';
+import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import {
+  endBench,
   adminTls, createNamespaces, fmt, installWatchdog, loadAvg1, machineFacts, measureHttpsCeiling, readRss, round, sampleProc, sleep, summarize,
   writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
@@ -268,12 +269,8 @@ try {
   L.push('', `total ${totalS} s; JSON: ${file}`);
   process.stdout.write(L.join('\n') + '\n');
 } catch (e) {
-  process.stderr.write(`bench failed: ${(e as Error)?.stack ?? e}\n`);
-  if (serverLog.samples.length) process.stderr.write(`server log warnings/errors:\n  ${serverLog.samples.join('\n  ')}\n`);
-  process.exitCode = 1;
+  reportBenchFailure(e);
 } finally {
   if (server) await server.stop('SIGTERM').catch(() => undefined);
-  if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-  else process.stderr.write(`kept ${tmpRoot}\n`);
-  process.exit(process.exitCode ?? 0);
+  endBench(tmpRoot, args.keep);
 }

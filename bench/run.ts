@@ -34,8 +34,8 @@ import { Client } from 'undici';
 import { ensurePki } from '../internal/auth/pki.ts';
 import { makePool, runLoad, runCount, type TlsMaterial, type LoadResult } from './load.ts';
 import { levelDbCeiling, startCeilingServer, type LevelCeiling } from './ceilings.ts';
-import { spawnApiServer, pollReadyz, serverLog, type ApiServer } from './server.ts';
-import { configMapBody, machineFacts, readRss, summarize, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, cpuWindow, type LatencySummary } from './util.ts';
+import { spawnApiServer, pollReadyz, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
+import { endBench, configMapBody, machineFacts, readRss, summarize, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, cpuWindow, type LatencySummary } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -447,13 +447,8 @@ try {
   L.push(`total ${totalS} s; JSON: ${file}`);
   process.stdout.write(L.join('\n') + '\n');
 } catch (e) {
-  process.stderr.write(`bench failed: ${(e as Error)?.stack ?? e}\n`);
-  if (serverLog.samples.length) process.stderr.write(`server log warnings/errors:\n  ${serverLog.samples.join('\n  ')}\n`);
-  process.exitCode = 1;
+  reportBenchFailure(e);
 } finally {
   if (server) await server.stop('SIGTERM').catch(() => undefined);
-  if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-  else process.stderr.write(`kept ${tmpRoot}\n`);
-  // Nothing may keep the bench alive (keep-alive sockets, timers).
-  process.exit(process.exitCode ?? 0);
+  endBench(tmpRoot, args.keep);
 }

@@ -137,3 +137,10 @@ export async function pollReadyz(port: number, pkiDir: string, since: number, ti
   }
   throw new Error(`/readyz not 200 within ${timeoutMs} ms`);
 }
+
+/** A benchmark's catch block: the error, the server's recent warnings, a failing exit code. */
+export function reportBenchFailure(err: unknown): void {
+  process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);
+  if (serverLog.samples.length) process.stderr.write(`server log warnings/errors:\n  ${serverLog.samples.join('\n  ')}\n`);
+  process.exitCode = 1;
+}

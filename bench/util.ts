@@ -3,7 +3,7 @@
  * killed when the bench exits, however it exits), free ports, RSS, machine facts, ConfigMap bodies.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { LoadResult } from './load.ts';
 import { createServer } from 'node:net';
 import type { Dispatcher } from 'undici';
@@ -550,4 +550,14 @@ export async function spawnServerWithFlags(opts: { dataDir: string; flags: strin
       await stopChild(proc, signal, 15_000);
     },
   };
+}
+
+/**
+ * A benchmark's last step, after it stopped what it started: remove its temp dir (unless --keep)
+ * and exit, so no keep-alive socket or timer keeps the process alive.
+ */
+export function endBench(tmpRoot: string, keep: boolean): never {
+  if (!keep) rmSync(tmpRoot, { recursive: true, force: true });
+  else process.stderr.write(`kept ${tmpRoot}\n`);
+  process.exit(process.exitCode ?? 0);
 }

@@ -41,8 +41,9 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
-import { spawnApiServer, serverLog, type ApiServer } from './server.ts';
+import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import {
+  endBench,
   adminTls, apiJson, createNamespaces, cpuSnapshot, fmt, installWatchdog, loadAvg1, machineFacts, measureHttpsCeiling, monoMs,
   otherCpuPercent, readRss, round, sampleProc, spawnTracked, stopChild, summarize, writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
@@ -761,13 +762,9 @@ async function main(): Promise<void> {
     L.push('', `total ${totalS} s; JSON: ${file}`);
     process.stdout.write(L.join('\n') + '\n');
   } catch (e) {
-    process.stderr.write(`bench failed: ${(e as Error)?.stack ?? e}\n`);
-    if (serverLog.samples.length) process.stderr.write(`server log warnings/errors:\n  ${serverLog.samples.join('\n  ')}\n`);
-    process.exitCode = 1;
+    reportBenchFailure(e);
   } finally {
     if (server) await server.stop('SIGTERM').catch(() => undefined);
-    if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-    else process.stderr.write(`kept ${tmpRoot}\n`);
-    process.exit(process.exitCode ?? 0);
+    endBench(tmpRoot, args.keep);
   }
 }
