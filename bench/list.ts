@@ -17,15 +17,15 @@
  * bench/run.ts measured in the same run. JSON: bench/results/list-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { makePool, runCount } from './load.ts';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import {
+  benchSession,
   endBench,
-  adminTls, createNamespaces, fmt, installWatchdog, loadAvg1, machineFacts, measureHttpsCeiling, readRss, round, sampleProc, sleep, summarize,
+  adminTls, createNamespaces, fmt, installWatchdog, measureHttpsCeiling, readRss, round, sampleProc, sleep, summarize,
   writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
 
@@ -147,14 +147,7 @@ async function pageThrough(client: Client, scope: string, path: string, limit: n
 }
 
 installWatchdog(60 * 60_000);
-const log = (s: string) => process.stderr.write(`[bench:list ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-const tmpRoot = mkdtempSync(join(tmpdir(), 'apiserver-bench-list-'));
-process.on('exit', () => {
-  if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-});
-const machine = { ...machineFacts(), loadAvg1AtStart: loadAvg1() };
-log(`machine: ${machine.cpuCount} × ${machine.cpuModel}, node ${machine.node}; tmp ${tmpRoot}`);
-log(`config: ${JSON.stringify(cfg)}`);
+const { log, tmpRoot, machine } = benchSession('list', args.keep!, cfg);
 const started = performance.now();
 const problems: string[] = [];
 let server: ApiServer | null = null;

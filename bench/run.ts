@@ -35,7 +35,7 @@ import { ensurePki } from '../internal/auth/pki.ts';
 import { makePool, runLoad, runCount, type TlsMaterial, type LoadResult } from './load.ts';
 import { levelDbCeiling, startCeilingServer, type LevelCeiling } from './ceilings.ts';
 import { spawnApiServer, pollReadyz, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
-import { endBench, configMapBody, machineFacts, readRss, summarize, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, cpuWindow, type LatencySummary } from './util.ts';
+import { endBench, configMapBody, machineFacts, readRss, median, round, fmt, sleep, spawnTracked, installWatchdog, cpuSnapshot, otherCpuPercent, loadAvg1, cpuWindow, type LatencySummary } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 

@@ -3,11 +3,12 @@
  * killed when the bench exits, however it exits), free ports, RSS, machine facts, ConfigMap bodies.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { LoadResult } from './load.ts';
 import { createServer } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { cpus, totalmem, release } from 'node:os';
+import { cpus, totalmem, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -560,4 +561,20 @@ export function endBench(tmpRoot: string, keep: boolean): never {
   if (!keep) rmSync(tmpRoot, { recursive: true, force: true });
   else process.stderr.write(`kept ${tmpRoot}\n`);
   process.exit(process.exitCode ?? 0);
+}
+
+/**
+ * A benchmark's start: a `[bench:<name> hh:mm:ss]` stderr logger, a temp dir removed at exit
+ * (unless `keep`), and the machine facts, logged with the config.
+ */
+export function benchSession(name: string, keep: boolean, cfg: unknown) {
+  const log = (s: string) => process.stderr.write(`[bench:${name} ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+  const tmpRoot = mkdtempSync(join(tmpdir(), `apiserver-bench-${name}-`));
+  process.on('exit', () => {
+    if (!keep) rmSync(tmpRoot, { recursive: true, force: true });
+  });
+  const machine = { ...machineFacts(), loadAvg1AtStart: loadAvg1() };
+  log(`machine: ${machine.cpuCount} × ${machine.cpuModel}, node ${machine.node}; tmp ${tmpRoot}`);
+  log(`config: ${JSON.stringify(cfg)}`);
+  return { log, tmpRoot, machine };
 }

@@ -35,16 +35,16 @@
  */
 import { parseArgs } from 'node:util';
 import http2 from 'node:http2';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import {
+  benchSession,
   endBench,
-  adminTls, apiJson, createNamespaces, cpuSnapshot, fmt, installWatchdog, loadAvg1, machineFacts, measureHttpsCeiling, monoMs,
+  adminTls, apiJson, createNamespaces, cpuSnapshot, fmt, installWatchdog, measureHttpsCeiling, monoMs,
   otherCpuPercent, readRss, round, sampleProc, spawnTracked, stopChild, summarize, writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
 
@@ -589,14 +589,7 @@ async function main(): Promise<void> {
   if (cfg.scenario !== 'node-agent') scenarios.push({ name: 'controller', label: `(ii) controller: ${cfg.controllerWatchers} all-namespace watchers, ${cfg.controllerRate} writes/s over ${cfg.controllerNamespaces} namespaces`, watchers: cfg.controllerWatchers, rate: cfg.controllerRate, namespaces: cfg.controllerNamespaces, perNamespace: false, goalP99Ms: 100 });
 
   installWatchdog((scenarios.length * (cfg.durationS + cfg.warmupS + 180) + (cfg.ceiling ? cfg.ceilingRuns * (cfg.ceilingSeconds + 30) : 0)) * 1000);
-  const log = (s: string) => process.stderr.write(`[bench:watch ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-  const tmpRoot = mkdtempSync(join(tmpdir(), 'apiserver-bench-watch-'));
-  process.on('exit', () => {
-    if (!args.keep) rmSync(tmpRoot, { recursive: true, force: true });
-  });
-  const machine = { ...machineFacts(), loadAvg1AtStart: loadAvg1() };
-  log(`machine: ${machine.cpuCount} × ${machine.cpuModel}, node ${machine.node}; tmp ${tmpRoot}`);
-  log(`config: ${JSON.stringify(cfg)}`);
+  const { log, tmpRoot, machine } = benchSession('watch', args.keep!, cfg);
   const started = performance.now();
   const problems: string[] = [];
   let server: ApiServer | null = null;

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import YAML from 'yaml';
-import { startTestServer, type TestServer, type HttpResult, type Client } from './harness.ts';
+import { startTestServer, type TestServer, type Client } from './harness.ts';
 import { show, expectStatus, expectInvalid, ok } from './assertions.ts';
 
 let srv: TestServer;

@@ -14,6 +14,7 @@ import { ClassicLevel } from 'classic-level';
 import { decodeEvent, type PositionedEvent } from '../storage/log/event.ts';
 import { parseLogLocation } from '../storage/log/uri.ts';
 import { logKey, fromHex16 } from '../storage/keys.ts';
+import { lastLogOffset } from '../storage/log/level-log.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
 
 /** Where a tool reads the log from. */
@@ -108,8 +109,7 @@ export function embeddedLog(db: Db, dataDir: string, owned: boolean): ReadableLo
       return 0;
     },
     async endOffset() {
-      for await (const k of db.keys({ gte: 'l/', lt: 'l0', reverse: true, limit: 1 })) return fromHex16(k.slice(2)) + 1;
-      return 0;
+      return (await lastLogOffset(db)) + 1;
     },
     async *read(from, to) {
       if (from >= to) return;

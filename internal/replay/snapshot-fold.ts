@@ -32,19 +32,17 @@
  * later pass. A later version of an evicted object overwrites its o/ and i/. So the bound trades
  * memory for writes, never correctness.
  *
- * The index bookkeeping mirrors Materializer.foldLocked (GENESIS skipped after its time marker;
+ * The index bookkeeping follows mvcc/key-index.ts (the Materializer's rule) (GENESIS skipped after its time marker;
  * accepted DELETE ends the entry; any other accepted event sets {rv: offset, uid, deleting}); the
  * rebuild tests compare the result key for key with a store the server wrote.
  */
 import { fold, type IndexEntry, type Verdict } from '../storage/mvcc/fold.ts';
-import { hex16, objectPath, META_COMPACTED, META_FOLDED } from '../storage/keys.ts';
+import { hex16, objectPath, currentKeyOf, historyKeyOf, indexKey, markerKey, namespacePath, META_COMPACTED, META_FOLDED } from '../storage/keys.ts';
+import { encodeIndexEntry } from '../storage/mvcc/key-index.ts';
 import type { BatchOp } from '../storage/mvcc/materializer.ts';
 import type { LogEvent } from '../storage/log/event.ts';
 
 const EMPTY = Buffer.alloc(0);
-const nsPath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
-/** The i/ value, as Materializer's encodeEntry writes it. */
-const indexValue = (rv: number, uid: string, deleting: boolean): Buffer => Buffer.from(`${rv} ${uid} ${deleting ? 1 : 0}`);
 
 /** One object path. Its IndexEntry fields describe the last version (a tombstone when !live). */
 interface Slot extends IndexEntry {
@@ -114,7 +112,7 @@ export class SnapshotFold {
   }
 
   private readonly namespaceOf = (ns: string): IndexEntry | undefined => {
-    const s = this.slots.get(nsPath(ns));
+    const s = this.slots.get(namespacePath(ns));
     return s?.live ? s : undefined;
   };
 
@@ -169,7 +167,7 @@ export class SnapshotFold {
   }
 
   private writeHistory(s: Slot, rv: number, object: Buffer, live: boolean): void {
-    this.ops.push({ type: 'put', key: `h/${s.path}/${hex16(rv)}`, value: object });
+    this.ops.push({ type: 'put', key: historyKeyOf(s.path, rv), value: object });
     if (rv > s.diskTailRv) {
       s.diskTailRv = rv;
       s.diskTailLive = live;
@@ -225,7 +223,7 @@ export class SnapshotFold {
       const { slot: s, rv } = q[this.tombHead++];
       if (s.live || s.rv !== rv || this.slots.get(s.path) !== s || s.pending > 0) continue;
       if (s.diskTailLive && s.diskTailRv < rv) this.writeHistory(s, rv, EMPTY, false);
-      if (s.stored) this.ops.push({ type: 'del', key: `o/${s.path}/` }, { type: 'del', key: `i/${s.path}` });
+      if (s.stored) this.ops.push({ type: 'del', key: currentKeyOf(s.path) }, { type: 'del', key: indexKey(s.path) });
       this.slots.delete(s.path);
     }
   }
@@ -248,7 +246,7 @@ export class SnapshotFold {
       s.historyWritten = true;
     }
     if (s.dirty) {
-      this.ops.push({ type: 'put', key: `o/${s.path}/`, value: s.object! }, { type: 'put', key: `i/${s.path}`, value: indexValue(s.rv, s.uid, s.deleting) });
+      this.ops.push({ type: 'put', key: currentKeyOf(s.path), value: s.object! }, { type: 'put', key: indexKey(s.path), value: encodeIndexEntry(s) });
       s.dirty = false;
       s.stored = true;
     }
@@ -285,7 +283,7 @@ export class SnapshotFold {
       if (s.live) {
         if (s.object) this.writeOut(s);
       } else {
-        if (s.stored) this.ops.push({ type: 'del', key: `o/${s.path}/` }, { type: 'del', key: `i/${s.path}` });
+        if (s.stored) this.ops.push({ type: 'del', key: currentKeyOf(s.path) }, { type: 'del', key: indexKey(s.path) });
         // A tombstone at or after C is history a read may need; one below it only when it hides
         // a live h/ entry written for the path (compactor.ts drops a tombstone that is the newest
         // version before C together with the versions under it).
@@ -295,7 +293,7 @@ export class SnapshotFold {
     }
     for (let i = this.markerHead; i < this.markers.length; i++) {
       const m = this.markers[i];
-      if (m.offset >= c) this.ops.push({ type: 'put', key: `t/${hex16(m.offset)}`, value: Buffer.from(String(m.time)) });
+      if (m.offset >= c) this.ops.push({ type: 'put', key: markerKey(m.offset), value: Buffer.from(String(m.time)) });
     }
     if (c > 0) this.ops.push({ type: 'put', key: META_COMPACTED, value: Buffer.from(hex16(c)) });
     this.ops.push({ type: 'put', key: META_FOLDED, value: Buffer.from(hex16(this.folded)) });

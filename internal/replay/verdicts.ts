@@ -4,20 +4,16 @@
  * on object bodies, so tools that need verdicts but no snapshot (history, audit) fold the whole
  * log in memory instead of writing a LevelDB.
  *
- * The index bookkeeping mirrors Materializer.foldLocked (GENESIS skipped; accepted DELETE removes
- * the entry; any other accepted event sets {rv: offset, uid, deleting}). verdicts.test.ts checks
- * that both give the same verdict for every event of a mixed log, so the two cannot drift apart
- * silently.
+ * The index and its update rule are the Materializer's own (mvcc/key-index.ts); verdicts.test.ts
+ * still checks both give the same verdict for every event of a mixed log.
  */
-import { fold, type IndexEntry, type Verdict } from '../storage/mvcc/fold.ts';
-import { objectPath, type ObjectKey } from '../storage/keys.ts';
+import type { Verdict } from '../storage/mvcc/fold.ts';
+import { KeyIndex } from '../storage/mvcc/key-index.ts';
 import type { PositionedEvent } from '../storage/log/event.ts';
 
-const nsPath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
-
 export class VerdictFold {
-  /** objectPath → entry of every live object, as of the last applied event. */
-  private readonly index = new Map<string, IndexEntry>();
+  /** Every live object, as of the last applied event. */
+  private readonly index = new KeyIndex();
   private last = -1;
 
   /**
@@ -27,14 +23,7 @@ export class VerdictFold {
   apply({ offset, event }: PositionedEvent): Verdict | null {
     if (offset <= this.last) throw new Error(`verdict fold went backwards: offset ${offset} after ${this.last}`);
     this.last = offset;
-    if (event.op === 'GENESIS') return null;
-    const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
-    const path = objectPath(key);
-    const verdict = fold(offset, this.index.get(path), event, (ns) => this.index.get(nsPath(ns)));
-    if (!verdict.accepted) return verdict;
-    if (verdict.op === 'DELETE') this.index.delete(path);
-    else this.index.set(path, { rv: offset, uid: event.uid, deleting: event.deleting });
-    return verdict;
+    return this.index.apply(offset, event)?.verdict ?? null;
   }
 
   /** Live objects after the last applied event. */

@@ -26,9 +26,19 @@ const g = (group: string): string => group || 'core';
 /** `<group>/<resource>/<ns>/<name>` — the identity of an object in storage. */
 export const objectPath = (k: ObjectKey): string => `${g(k.group)}/${k.resource}/${k.namespace}/${k.name}`;
 
-export const currentKey = (k: ObjectKey): string => `o/${objectPath(k)}/`;
+/** The objectPath of namespace `ns` (the fold looks it up for requireActiveNamespace). */
+export const namespacePath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
+
+/** Keys of an object by its objectPath (the fold and the tools work on paths). */
+export const currentKeyOf = (path: string): string => `o/${path}/`;
+export const historyKeyOf = (path: string, rv: number): string => `h/${path}/${hex16(rv)}`;
+export const indexKey = (path: string): string => `i/${path}`;
+/** Time marker `t/<offset>` → event time in ms (see mvcc/compactor.ts). */
+export const markerKey = (offset: number): string => `t/${hex16(offset)}`;
+
+export const currentKey = (k: ObjectKey): string => currentKeyOf(objectPath(k));
 export const historyPrefix = (k: ObjectKey): string => `h/${objectPath(k)}/`;
-export const historyKey = (k: ObjectKey, rv: number): string => `h/${objectPath(k)}/${hex16(rv)}`;
+export const historyKey = (k: ObjectKey, rv: number): string => historyKeyOf(objectPath(k), rv);
 export const logKey = (offset: number): string => `l/${hex16(offset)}`;
 
 /** Prefix of o/ keys for a resource, optionally one namespace. */

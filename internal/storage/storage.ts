@@ -101,13 +101,14 @@ export class Storage {
    */
   static async openKafka(opts: KafkaStorageOptions): Promise<Storage> {
     const clientId = opts.clientId ?? 'kube-apiserver';
+    const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger), connectionTimeout: 3_000, requestTimeout: 10_000 });
     const db = await Storage.openDb(opts.dataDir);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
     try {
       const materializer = await Materializer.open(db);
-      log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: opts.writeTimeoutMs ?? 10_000, checkpointsCover: opts.checkpointsCover ?? false });
+      log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: writeTimeoutMs, checkpointsCover: opts.checkpointsCover ?? false });
       const { low, high } = log.topicState;
       if (materializer.folded + 1 > high) {
         throw new Error(`this replica's snapshot has folded up to ${materializer.folded} but topic ${opts.topic} ends at ${high - 1}: the topic was recreated or belongs to another cluster`);
@@ -119,7 +120,7 @@ export class Storage {
       await tail.start();
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();
-      const storage = new Storage(db, materializer, log, compactor, tail, opts.writeTimeoutMs ?? 10_000);
+      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs);
       const caughtUp = Date.now();
       await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
@@ -169,8 +170,6 @@ export class Storage {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
     const id = randomUUID();
     const verdict = this.materializer.expectVerdict(id);
-    // If the append fails, the verdict is cancelled (rejected) and nobody awaits it.
-    verdict.catch(() => undefined);
     try {
       await this.log.append({ ...intent, id });
     } catch (err) {

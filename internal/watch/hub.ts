@@ -17,9 +17,9 @@
  *   again if ringFrom moved past 56: log (56, ringFrom]
  *   then, synchronously: ring entries > last replayed, and the watcher joins the live fan-out
  */
-import type { ChangeListener, Change, ChangeType } from '../storage/mvcc/materializer.ts';
+import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/materializer.ts';
 import type { EventLog } from '../storage/log/log.ts';
-import type { LogEvent } from '../storage/log/event.ts';
+import { eventKey, type LogEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { stampResourceVersion } from '../storage/mvcc/fold.ts';
 
@@ -237,7 +237,7 @@ export class WatchHub {
     for await (const { offset, event } of this.storage.log.read(after + 1, upTo + 1)) {
       if (w.stopped) return false;
       if (event.op === 'GENESIS') continue;
-      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
+      const key = eventKey(event);
       if (!matches(w.filter, key)) continue;
       const c = await this.replayedChange(offset, event, key);
       if (c) batch.push(c);
@@ -255,7 +255,7 @@ export class WatchHub {
   private async replayedChange(offset: number, event: LogEvent, key: ObjectKey): Promise<Change | null> {
     const { written, previous } = await this.storage.historyAt(key, offset);
     if (written === undefined) return null;
-    const type: ChangeType = event.op === 'CREATE' ? 'ADDED' : event.op === 'DELETE' ? 'DELETED' : 'MODIFIED';
+    const type = changeTypeOf(event.op as 'CREATE' | 'UPDATE' | 'DELETE');
     const object = written.length ? written : event.object && stampResourceVersion(event.object, offset);
     if (!object) return null;
     const c: Change = { offset, type, key, object, time: event.time };

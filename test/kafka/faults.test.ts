@@ -89,77 +89,72 @@ function assertFailedFast(outcomes: Outcome[], label: string): void {
   }
 }
 
-test('3 brokers (RF 3, min ISR 2): one down keeps writing, two down fails fast, all back recovers, nothing acknowledged is lost', async () => {
-  const kafka = await startKafka({ brokers: 3 });
-  const topic = 'kube-faults3';
-  const set = replicaSet(kafka.bootstrap, topic, ['--kafka-replication-factor', '3', '--kafka-min-insync-replicas', '2']);
+interface Scenario {
+  kafka: KafkaCluster;
+  replicas: Replica[];
+  load: ReturnType<typeof writeLoad>;
+}
+
+/**
+ * Brokers, `replicaCount` replicas on `topic` and a write load on the first replica, then `body`
+ * (the faults); afterwards writes must recover and every acknowledged write must be kept.
+ */
+async function faultScenario(brokers: 1 | 3, topic: string, replicaCount: number, replicaArgs: string[], body: (s: Scenario) => Promise<void>): Promise<void> {
+  const kafka = await startKafka({ brokers });
+  const set = replicaSet(kafka.bootstrap, topic, replicaArgs);
   const replicas: Replica[] = [];
   try {
-    replicas.push(await set.start(), await set.start());
-    const [a, b] = replicas;
-    const load = writeLoad(a.client, 'f3');
+    for (let i = 0; i < replicaCount; i++) replicas.push(await set.start());
+    const load = writeLoad(replicas[0].client, topic);
     await waitUntil('first writes', 20_000, () => load.acked().length >= 20);
+    await body({ kafka, replicas, load });
+    const back = load.outcomes.length;
+    await waitUntil('writes recover when the brokers are back', 90_000, () => okSince(load, back) >= 20);
+    await load.stop();
+    await checkNoAckedWriteLost(kafka, topic, replicas, load.acked());
+  } catch (err) {
+    printLogTails(replicas);
+    throw err;
+  } finally {
+    await stopAll(replicas, kafka);
+  }
+}
 
+const okSince = (load: Scenario['load'], i: number): number => load.since(i).filter((o) => o.status === 201).length;
+const failedSince = (load: Scenario['load'], i: number): Outcome[] => load.since(i).filter((o) => o.status !== 201);
+
+test('3 brokers (RF 3, min ISR 2): one down keeps writing, two down fails fast, all back recovers, nothing acknowledged is lost', () =>
+  faultScenario(3, 'kube-faults3', 2, ['--kafka-replication-factor', '3', '--kafka-min-insync-replicas', '2'], async ({ kafka, replicas, load }) => {
     await kafka.stopBroker(0);
     const afterOne = load.outcomes.length;
-    await waitUntil('writes continue with one broker down', 30_000, () => load.since(afterOne).filter((o) => o.status === 201).length >= 20);
+    await waitUntil('writes continue with one broker down', 30_000, () => okSince(load, afterOne) >= 20);
 
     await kafka.stopBroker(1);
     const afterTwo = load.outcomes.length;
     // Let in-flight acknowledgements drain, then every write must fail, quickly.
-    await waitUntil('writes fail with two of three brokers down', 40_000, () => load.since(afterTwo).filter((o) => o.status !== 201).length >= 6);
-    assertFailedFast(load.since(afterTwo).filter((o) => o.status !== 201), 'two brokers down');
+    await waitUntil('writes fail with two of three brokers down', 40_000, () => failedSince(load, afterTwo).length >= 6);
+    assertFailedFast(failedSince(load, afterTwo), 'two brokers down');
     for (const [i, r] of replicas.entries()) {
       const any = await r.client.request('GET', `${CM}?resourceVersion=0`);
       assert.is(any.status, 200, `replica ${i}: list with resourceVersion=0 while the log is down: ${show(any)}`);
       const get = await r.client.request('GET', `${CM}/${load.acked()[0].name}?resourceVersion=0`);
       assert.is(get.status, 200, `replica ${i}: get with resourceVersion=0: ${show(get)}`);
     }
-
     await kafka.startBroker(1);
     await kafka.startBroker(0);
-    const back = load.outcomes.length;
-    await waitUntil('writes recover when the brokers return', 90_000, () => load.since(back).filter((o) => o.status === 201).length >= 20);
-    await load.stop();
-    await checkNoAckedWriteLost(kafka, topic, replicas, load.acked());
-  } catch (err) {
-    printLogTails(replicas);
-    throw err;
-  } finally {
-    await stopAll(replicas, kafka);
-  }
-});
+  }));
 
-test('1 broker stopped under load: writes fail fast, any reads work, writes recover after restart', async () => {
-  const kafka = await startKafka({ brokers: 1 });
-  const topic = 'kube-faults1';
-  const set = replicaSet(kafka.bootstrap, topic);
-  const replicas: Replica[] = [];
-  try {
-    replicas.push(await set.start());
-    const [a] = replicas;
-    const load = writeLoad(a.client, 'f1');
-    await waitUntil('first writes', 20_000, () => load.acked().length >= 20);
+test('1 broker stopped under load: writes fail fast, any reads work, writes recover after restart', () =>
+  faultScenario(1, 'kube-faults1', 1, [], async ({ kafka, replicas: [a], load }) => {
     await kafka.stopBroker(0);
     const down = load.outcomes.length;
-    await waitUntil('writes fail with the broker down', 40_000, () => load.since(down).filter((o) => o.status !== 201).length >= 6);
-    assertFailedFast(load.since(down).filter((o) => o.status !== 201), 'broker down');
+    await waitUntil('writes fail with the broker down', 40_000, () => failedSince(load, down).length >= 6);
+    assertFailedFast(failedSince(load, down), 'broker down');
     const any = await a.client.request('GET', `${CM}?resourceVersion=0`);
     assert.is(any.status, 200, `list with resourceVersion=0 while the broker is down: ${show(any)}`);
     const consistent = await a.client.request('GET', CM);
     assert.ok(consistent.status === 200 || consistent.status === 503 || consistent.status === 504, `consistent list while down answers a Status, not a hang: ${show(consistent)}`);
-
     await kafka.startBroker(0);
-    const back = load.outcomes.length;
-    await waitUntil('writes recover after the broker restarts', 90_000, () => load.since(back).filter((o) => o.status === 201).length >= 20);
-    await load.stop();
-    await checkNoAckedWriteLost(kafka, topic, replicas, load.acked());
-  } catch (err) {
-    printLogTails(replicas);
-    throw err;
-  } finally {
-    await stopAll(replicas, kafka);
-  }
-});
+  }));
 
 test.run();

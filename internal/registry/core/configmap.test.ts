@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
 import { check, type Want, type UpdateCase } from './testing.ts';
 import { configMapKind, decodeBase64Std } from './configmap.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, fieldErrorMessage } from '../../api/field-errors.ts';
+import type { FieldError } from '../../api/field-errors.ts';
 import { check, type Want } from './testing.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';

@@ -5,7 +5,6 @@
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, invalid } from '../../api/field-errors.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, SubresourceDescriptor, TableConvertor } from '../rest/strategy.ts';
-import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { FINALIZER_KUBERNETES, validateFinalizerName } from '../../validation/objectmeta.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
 

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import avro from 'avsc';
+import type { ObjectKey } from '../keys.ts';
 
 export type Op = 'GENESIS' | 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -28,6 +29,9 @@ export interface LogEvent {
   userAgent: string | null;
   requestId: string | null;
 }
+
+/** The object an event writes. */
+export const eventKey = (e: LogEvent): ObjectKey => ({ group: e.group, resource: e.resource, namespace: e.namespace, name: e.name });
 
 /** An event as read back from the log, with its position. */
 export interface PositionedEvent {

@@ -29,6 +29,12 @@ export interface LevelLogOptions {
   sync?: boolean;
 }
 
+/** Offset of the last `l/` entry of an embedded log, -1 when empty (also for the offline tools). */
+export async function lastLogOffset(db: Db): Promise<number> {
+  for await (const k of db.keys({ gte: 'l/', lt: 'l0', reverse: true, limit: 1 })) return fromHex16(k.slice(2));
+  return -1;
+}
+
 export class LevelLog implements EventLog {
   private next = 0;
   private queue: Queued[] = [];
@@ -45,8 +51,7 @@ export class LevelLog implements EventLog {
    */
   static async open(db: Db, sink: Materializer, opts: LevelLogOptions = {}): Promise<LevelLog> {
     const log = new LevelLog(db, sink, opts);
-    let last = -1;
-    for await (const k of db.keys({ gte: 'l/', lt: 'l0', reverse: true, limit: 1 })) last = fromHex16(k.slice(2));
+    const last = await lastLogOffset(db);
     if (last !== sink.folded) {
       throw new StorageError('corrupt', `embedded log ends at ${last} but the snapshot folded ${sink.folded}`);
     }

@@ -9,15 +9,19 @@
  * start-up loads the index without parsing objects.
  */
 import type { ClassicLevel } from 'classic-level';
-import type { PositionedEvent } from '../log/event.ts';
-import { fold, type IndexEntry, type Verdict } from './fold.ts';
-import { currentKey, historyKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
+import { eventKey, type PositionedEvent } from '../log/event.ts';
+import type { IndexEntry, Verdict } from './fold.ts';
+import { KeyIndex, encodeIndexEntry, decodeIndexEntry } from './key-index.ts';
+import { currentKey, historyKey, indexKey, markerKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
 import { StorageError } from '../errors.ts';
 
 export type Db = ClassicLevel<string, Buffer>;
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** The watch event type of an accepted write. */
+export const changeTypeOf = (op: 'CREATE' | 'UPDATE' | 'DELETE'): ChangeType => (op === 'CREATE' ? 'ADDED' : op === 'DELETE' ? 'DELETED' : 'MODIFIED');
 
 /** One accepted event as listeners see it. `object` carries metadata.resourceVersion = offset. */
 export interface Change {
@@ -45,16 +49,9 @@ export interface PendingFold {
 }
 
 const INDEX_PREFIX = 'i/';
-const nsPath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
-
-const encodeEntry = (e: IndexEntry): Buffer => Buffer.from(`${e.rv} ${e.uid} ${e.deleting ? 1 : 0}`);
-function decodeEntry(b: Buffer): IndexEntry {
-  const [rv, uid, del] = b.toString().split(' ');
-  return { rv: Number(rv), uid, deleting: del === '1' };
-}
 
 export class Materializer {
-  private readonly index = new Map<string, IndexEntry>();
+  private readonly index = new KeyIndex();
   private foldedOffset = -1;
   /** Offset already folded into a batch (may be ahead of foldedOffset while the batch is in flight). */
   private foldingOffset = -1;
@@ -88,7 +85,7 @@ export class Materializer {
   private async load(): Promise<void> {
     this.index.clear();
     for await (const [k, v] of this.db.iterator({ gte: INDEX_PREFIX, lt: 'i0' })) {
-      this.index.set(k.slice(INDEX_PREFIX.length), decodeEntry(v));
+      this.index.set(k.slice(INDEX_PREFIX.length), decodeIndexEntry(v));
     }
     for await (const v of this.db.values({ gte: 't/', lt: 't0', reverse: true, limit: 1 })) {
       this.lastMarkerSecond = Math.floor(Number(v.toString()) / 1000);
@@ -118,7 +115,10 @@ export class Materializer {
    * so a fast fold cannot resolve before anyone listens.
    */
   expectVerdict(id: string): Promise<Verdict> {
-    return new Promise((resolve, reject) => this.verdictWaiters.set(id, { resolve, reject }));
+    const verdict = new Promise<Verdict>((resolve, reject) => this.verdictWaiters.set(id, { resolve, reject }));
+    // A writer whose append failed cancels the verdict and never awaits it: not an unhandled rejection.
+    verdict.catch(() => undefined);
+    return verdict;
   }
 
   /** Give up waiting for `id` (append failed). */
@@ -175,7 +175,7 @@ export class Materializer {
     const paths = new Map<string, string>(); // objectPath → o/ key
     for (const { event } of events) {
       if (event.op !== 'UPDATE' && event.op !== 'DELETE') continue;
-      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
+      const key = eventKey(event);
       const path = objectPath(key);
       if (this.index.has(path) && !this.unflushed.has(path)) paths.set(path, currentKey(key));
     }
@@ -204,12 +204,11 @@ export class Materializer {
       if (second > this.lastMarkerSecond) {
         // At most one marker a second: enough to place the history window to the second.
         this.lastMarkerSecond = second;
-        ops.push({ type: 'put', key: `t/${hex16(offset)}`, value: Buffer.from(String(event.time)) });
+        ops.push({ type: 'put', key: markerKey(offset), value: Buffer.from(String(event.time)) });
       }
-      if (event.op === 'GENESIS') continue;
-      const key: ObjectKey = { group: event.group, resource: event.resource, namespace: event.namespace, name: event.name };
-      const path = objectPath(key);
-      const verdict = fold(offset, this.index.get(path), event, (ns) => this.index.get(nsPath(ns)));
+      const folded = this.index.apply(offset, event);
+      if (!folded) continue; // GENESIS
+      const { key, path, verdict } = folded;
       pending.verdicts.push({ id: event.id, verdict });
       if (!verdict.accepted) continue;
       ops.push({ type: 'put', key: historyKey(key, offset), value: verdict.op === 'DELETE' ? Buffer.alloc(0) : verdict.object });
@@ -217,14 +216,11 @@ export class Materializer {
       const prev = verdict.op === 'CREATE' ? undefined : written ? written.object ?? undefined : stored.get(path);
       this.unflushed.set(path, { offset, object: verdict.op === 'DELETE' ? null : verdict.object });
       if (verdict.op === 'DELETE') {
-        this.index.delete(path);
-        ops.push({ type: 'del', key: currentKey(key) }, { type: 'del', key: INDEX_PREFIX + path });
+        ops.push({ type: 'del', key: currentKey(key) }, { type: 'del', key: indexKey(path) });
       } else {
-        const entry: IndexEntry = { rv: offset, uid: event.uid, deleting: event.deleting };
-        this.index.set(path, entry);
-        ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: INDEX_PREFIX + path, value: encodeEntry(entry) });
+        ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: indexKey(path), value: encodeIndexEntry(this.index.get(path)!) });
       }
-      const type: ChangeType = verdict.op === 'CREATE' ? 'ADDED' : verdict.op === 'DELETE' ? 'DELETED' : 'MODIFIED';
+      const type = changeTypeOf(verdict.op);
       const change: Change = { offset, type, key, object: verdict.object, time: event.time };
       if (prev) change.prev = prev;
       pending.changes.push(change);
