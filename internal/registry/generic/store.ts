@@ -364,8 +364,7 @@ export class GenericStore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      // Go's omitempty: the core group's empty name is left out.
-      details: { name: obj.metadata.name, group: this.kind.group || undefined, kind: this.kind.resource, uid: obj.metadata.uid },
+      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
     };
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
