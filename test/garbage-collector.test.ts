@@ -154,6 +154,17 @@ test('a cluster-scoped owner (a Namespace) owns objects in other namespaces', as
   await gone('by-ns');
 });
 
+test('a namespace deleted with Foreground or Orphan still goes (GC finalizer, then the namespace controller)', async () => {
+  for (const policy of ['Foreground', 'Orphan']) {
+    const name = `gc-ns-${policy.toLowerCase()}`;
+    await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } }), 201, `create ${name}`);
+    await createCm('content', {}, name);
+    const r = await ok(c.request('DELETE', `/api/v1/namespaces/${name}?propagationPolicy=${policy}`), 200, `delete ${name}`);
+    assert.equal(r.metadata.finalizers, [policy === 'Foreground' ? 'foregroundDeletion' : 'orphan']);
+    await eventually(`${name} gone`, async () => (await c.request('GET', `/api/v1/namespaces/${name}`)).status === 404);
+  }
+});
+
 test('a restarted server resumes collection left undone', async () => {
   const dataDir = tempDir();
   const first = await startTestServer({ dataDir, garbageCollector: false });
