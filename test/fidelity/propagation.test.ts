@@ -151,15 +151,32 @@ test('gracePeriodSeconds is ignored by kinds without graceful deletion; dry-run 
   await release('grace-dep');
 });
 
-test('Namespace: the first delete takes GC finalizers from the options; no deletionGracePeriodSeconds', async () => {
+test('Namespace: the first delete takes GC finalizers from the options; a repeated one changes nothing', async () => {
   const a = t.ns('prop-ns-a');
-  await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: a } } }), 201, 'create a');
+  const nsA = await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: a } } }), 201, 'create a');
+  // Held on both targets: a dependent that blocks the namespace's foreground deletion and that
+  // its own finalizer keeps (here the namespace controller deletes it; it stays terminating).
+  await ok(
+    c.request('POST', `/api/v1/namespaces/${a}/configmaps`, {
+      body: { metadata: { name: 'held', finalizers: [HOLD], ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: a, uid: nsA.metadata.uid, blockOwnerDeletion: true }] } },
+    }),
+    201,
+    'held dependent',
+  );
   const ra = await c.request('DELETE', `/api/v1/namespaces/${a}?propagationPolicy=Foreground`);
   assert.is(ra.status, 200, show(ra));
   assert.equal(ra.json.metadata.finalizers, ['foregroundDeletion']);
   assert.is(ra.json.metadata.deletionGracePeriodSeconds, undefined);
   assert.is(ra.json.status.phase, 'Terminating');
   assert.equal(ra.json.spec.finalizers, ['kubernetes']);
+  // Still finalizing (spec.finalizers): answered as stored, whatever the options.
+  const again = await c.request('DELETE', `/api/v1/namespaces/${a}?propagationPolicy=Orphan`);
+  assert.is(again.status, 200, show(again));
+  assert.equal(normalize(again.json), normalize(ra.json));
+  const deprecated = await c.request('DELETE', `/api/v1/namespaces/${a}`, { body: { orphanDependents: false } });
+  assert.is(deprecated.status, 202, show(deprecated));
+  assert.equal(normalize(deprecated.json), normalize(ra.json));
+  await c.request('PATCH', `/api/v1/namespaces/${a}/configmaps/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
   // Here (unlike the generic store) orphanDependents=false means foreground, and answers 202.
   const b = t.ns('prop-ns-b');
   await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: b } } }), 201, 'create b');

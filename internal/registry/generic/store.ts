@@ -316,11 +316,8 @@ export class GenericStore {
       delete next.metadata.resourceVersion;
       let remove = false;
       if (strategy.beginDelete && this.hasFinalizersAfterBegin(current)) {
-        if (current.metadata.deletionTimestamp) {
-          const why = strategy.repeatDeleteConflict?.(current);
-          if (why) throw conflict(this.gr, name, why);
-          return { body: currentBytes, code: markedCode, warnings: [] }; // still finalizing
-        }
+        // Still finalizing: answered as is, whatever the options (Namespace REST Delete).
+        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: markedCode, warnings: [] };
         next.metadata.deletionTimestamp = rfc3339(new Date());
         strategy.beginDelete(next);
         const finalizers = lifecycleDeletionFinalizers(current.metadata, opts);

@@ -73,12 +73,6 @@ export interface Strategy {
    * object alive after delete? Namespace: spec.finalizers.
    */
   hasPendingFinalizers?(obj: KubeObject): boolean;
-
-  /**
-   * A DELETE of an object that is already terminating: return a message to answer 409 Conflict
-   * (Namespace: "The system is ensuring all content is removed…"); undefined = answer 200 with it.
-   */
-  repeatDeleteConflict?(obj: KubeObject): string | undefined;
 }
 
 /** Strategy for the `status` subresource: only status may change through it. */
