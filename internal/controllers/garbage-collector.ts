@@ -111,10 +111,14 @@ export class GarbageCollector {
    * the server need not wait for it, and it is retried if a page fails).
    */
   start(): void {
+    // No step runs before the index holds every object (kube's GC waits for its informers to
+    // sync): an owner must not lose its orphan/foreground finalizer while dependents that the
+    // scan has not reached yet still reference it.
+    this.queue.pause();
     this.unsubscribe = this.storage.onChange((changes) => {
       for (const c of changes) this.observe(c);
     });
-    this.scanned = this.scan();
+    this.scanned = this.scan().then(() => this.queue.resume());
   }
 
   /** Resolves when the start-up scan has indexed every kind (tests). */

@@ -29,6 +29,8 @@ export class WorkQueue<T extends WorkItem> {
   private readonly failures = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
+  /** Items wait (queued, deduplicated) until resume(): e.g. until a controller's cache is synced. */
+  private paused = false;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -53,6 +55,17 @@ export class WorkQueue<T extends WorkItem> {
       this.add(item);
     }, ms);
     this.timers.add(t);
+  }
+
+  /** Hold queued items until resume() (items being processed finish). */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Start processing queued items again. */
+  resume(): void {
+    this.paused = false;
+    this.pump();
   }
 
   /** Drop queued work and retries; items being processed finish. */
@@ -83,7 +96,7 @@ export class WorkQueue<T extends WorkItem> {
   }
 
   private pump(): void {
-    while (!this.stopped && this.running.size < this.opts.concurrency && this.pending.size) {
+    while (!this.stopped && !this.paused && this.running.size < this.opts.concurrency && this.pending.size) {
       const [key, item] = this.pending.entries().next().value as [string, T];
       this.pending.delete(key);
       this.running.add(key);
