@@ -129,6 +129,9 @@ test('dangling owners: absent or another uid → deleted; a solid owner keeps it
   await createCm('dg-absent', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'dg-never', uid: '7a3c5a36-0000-4000-8000-000000000001' }] });
   await createCm('dg-uid', { ownerReferences: [{ ...refTo(owner), uid: '7a3c5a36-0000-4000-8000-000000000002' }] });
   await createCm('dg-mixed', { ownerReferences: [refTo(owner), { apiVersion: 'v1', kind: 'ConfigMap', name: 'dg-never', uid: '7a3c5a36-0000-4000-8000-000000000003' }] });
+  // An owner of a kind this server does not serve is never judged absent (kube's collector
+  // cannot map it and retries; it never deletes the dependent).
+  await createCm('dg-unknown-kind', { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: '7a3c5a36-0000-4000-8000-000000000005' }] });
   await gone('dg-absent');
   await gone('dg-uid');
   const mixed = await eventually('dangling reference dropped', async () => {
@@ -136,6 +139,7 @@ test('dangling owners: absent or another uid → deleted; a solid owner keeps it
     return o?.metadata.ownerReferences?.length === 1 ? o : undefined;
   });
   assert.equal(mixed.metadata.ownerReferences, [refTo(owner)]);
+  assert.ok(await getCm('dg-unknown-kind'), 'owner of an unknown kind: kept');
 });
 
 test('an owner is looked up in the dependent\'s namespace: a namespaced owner elsewhere counts as absent', async () => {
@@ -152,6 +156,24 @@ test('a cluster-scoped owner (a Namespace) owns objects in other namespaces', as
   assert.ok(await getCm('by-ns'), 'kept while the owner namespace exists');
   await ok(c.request('DELETE', '/api/v1/namespaces/gc-owner-ns'), 200, 'delete owner namespace');
   await gone('by-ns');
+});
+
+test('cluster-scoped dependents: a cluster-scoped owner counts; a namespaced one is invalid and ignored', async () => {
+  const owner = await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'gc-ns-owner' } } }), 201, 'owner namespace');
+  await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'gc-ns-dep', ownerReferences: [refTo(owner)] } } }), 201, 'dependent namespace');
+  // A cluster-scoped object cannot have a namespaced owner: kube's collector reports it and
+  // never deletes the object, even though no such ConfigMap exists anywhere.
+  await ok(
+    c.request('POST', '/api/v1/namespaces', {
+      body: { metadata: { name: 'gc-ns-bad-owner', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nowhere', uid: '7a3c5a36-0000-4000-8000-000000000004' }] } },
+    }),
+    201,
+    'namespace with a namespaced owner',
+  );
+  await ok(c.request('DELETE', '/api/v1/namespaces/gc-ns-owner'), 200, 'delete the owner namespace');
+  await eventually('dependent namespace gone', async () => (await c.request('GET', '/api/v1/namespaces/gc-ns-dep')).status === 404);
+  const bad = await ok(c.request('GET', '/api/v1/namespaces/gc-ns-bad-owner'), 200, 'still there');
+  assert.is(bad.metadata.deletionTimestamp, undefined, 'not deleted');
 });
 
 test('a namespace deleted with Foreground or Orphan still goes (GC finalizer, then the namespace controller)', async () => {

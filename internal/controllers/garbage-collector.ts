@@ -74,6 +74,12 @@ const beingDeleted = (o: KubeObject): boolean => Boolean(o.metadata.deletionTime
 const deletingDependents = (o: KubeObject): boolean => beingDeleted(o) && hasFinalizer(o, FINALIZER_FOREGROUND);
 const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
 
+/**
+ * Cheap pre-check on stored JSON: an object with neither ownerReferences nor finalizers can need
+ * nothing from the collector (most objects; parsing each would cost the write path).
+ */
+const mayConcernCollector = (b: Buffer): boolean => b.indexOf('"ownerReferences"') >= 0 || b.indexOf('"finalizers"') >= 0;
+
 /** Owner references that name an owner at all (validation guarantees this for stored objects). */
 function ownerRefsOf(o: KubeObject): OwnerReference[] {
   const refs = o.metadata.ownerReferences;
@@ -134,7 +140,7 @@ export class GarbageCollector {
           do {
             if (!this.unsubscribe) return; // stopped
             const page = await served.reader.list('', { limit: SCAN_PAGE, continue: cont });
-            for (const b of page.items) this.observeObject(served, parseObject(b), true);
+            for (const b of page.items) if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
             cont = page.continue;
           } while (cont);
         }
@@ -172,9 +178,7 @@ export class GarbageCollector {
       this.observeDeleted(served, path, parseObject(c.object));
       return;
     }
-    // Cheap pre-check: objects with neither ownerReferences nor finalizers, and not tracked,
-    // cannot need the collector.
-    if (!this.byPath.has(path) && c.object.indexOf('"ownerReferences"') < 0 && c.object.indexOf('"finalizers"') < 0) return;
+    if (!this.byPath.has(path) && !mayConcernCollector(c.object)) return;
     this.observeObject(served, parseObject(c.object), false);
   }
 
