@@ -122,7 +122,14 @@ export class GarbageCollector {
     // scan has not reached yet still reference it.
     this.queue.pause();
     this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) this.observe(c);
+      for (const c of changes) {
+        // This runs in the fold's commit step: a bad object must never break it.
+        try {
+          this.observe(c);
+        } catch (err) {
+          this.log.warn({ err, key: c.key }, 'garbage collector could not index a change');
+        }
+      }
     });
     this.scanned = this.scan().then(() => this.queue.resume());
   }
