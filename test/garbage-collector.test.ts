@@ -11,6 +11,8 @@ import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, tempDir, type TestServer, type Client } from './harness.ts';
 import { ok, show } from './assertions.ts';
+import { coreKinds, configMapKind } from '../internal/registry/core/index.ts';
+import type { KindDescriptor } from '../internal/registry/rest/strategy.ts';
 
 let srv: TestServer;
 let c: Client;
@@ -220,6 +222,40 @@ test('a restarted server resumes collection left undone', async () => {
     assert.is(orphan.metadata.ownerReferences, undefined);
   } finally {
     await second.close();
+  }
+});
+
+test('a kind added later is collected too, and its default policy (OrphanDependents) applies', async () => {
+  // A kind this server does not ship, in its own group: nothing in the store or the collector
+  // names kinds, so it works the day it is registered.
+  const widgetKind: KindDescriptor = {
+    ...configMapKind,
+    group: 'example.com',
+    resource: 'widgets',
+    singular: 'widget',
+    kind: 'Widget',
+    listKind: 'WidgetList',
+    shortNames: [],
+    strategy: { ...configMapKind.strategy, defaultGarbageCollectionPolicy: 'OrphanDependents' },
+  };
+  const s2 = await startTestServer({ kinds: [...coreKinds, widgetKind] });
+  try {
+    const c2 = s2.client;
+    const W = `/apis/example.com/v1/namespaces/${NS}/widgets`;
+    await ok(c2.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }), 201, 'ns');
+    const w = await ok(c2.request('POST', W, { body: { metadata: { name: 'w1' } } }), 201, 'widget');
+    await createCm('w-dep', { ownerReferences: [refTo(w)] }, NS, c2);
+    await ok(c2.request('POST', W, { body: { metadata: { name: 'w-dep', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '7a3c5a36-0000-4000-8000-000000000006' }] } } }), 201, 'widget with a dangling owner');
+    await eventually('dangling widget collected', async () => (await c2.request('GET', `${W}/w-dep`)).status === 404);
+    // No propagationPolicy: the kind's default orphans.
+    const r = await ok(c2.request('DELETE', `${W}/w1`), 200, 'delete widget');
+    assert.equal(r.metadata.finalizers, ['orphan']);
+    await eventually('widget gone', async () => (await c2.request('GET', `${W}/w1`)).status === 404);
+    const dep = await getCm('w-dep', NS, c2);
+    assert.ok(dep, 'dependent orphaned, not deleted');
+    assert.is(dep.metadata.ownerReferences, undefined);
+  } finally {
+    await s2.close();
   }
 });
 
