@@ -24,6 +24,7 @@ import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, 
 import { recordUpdate } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
+import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 
 /**
@@ -281,9 +282,14 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, following the seed's deletion state table: with finalizers pending the
-   * object only gets deletionTimestamp (200 + object); otherwise it is removed (200 + Status or
-   * the object, per kind).
+   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
+   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
+   *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
+   * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
+   *   0) and returned: 200, or 202 when the client sent `orphanDependents: false`;
+   * - otherwise it is removed (200 + Status or the object, per kind).
+   * Kinds with `beginDelete` (Namespace) follow kube's Namespace REST on the first delete.
    */
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
@@ -291,6 +297,9 @@ export class GenericStore {
 
   private async deleteLocked(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     const deadline = Date.now() + RETRY_DEADLINE_MS;
+    // endpoints/handlers/delete.go: "not deleted yet" answers 202 only to orphanDependents=false.
+    const markedCode = opts.orphanDependents === false ? 202 : 200;
+    const strategy = this.kind.strategy;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
@@ -303,29 +312,33 @@ export class GenericStore {
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
-      let verdict: Verdict;
-      let next: KubeObject;
-      const graceful = this.hasFinalizersAfterBegin(current);
-      if (graceful) {
-        if (current.metadata.deletionTimestamp) {
-          const why = this.kind.strategy.repeatDeleteConflict?.(current);
-          if (why) throw conflict(this.gr, name, why);
-          return { body: currentBytes, code: 200, warnings: [] }; // already terminating
-        }
-        next = deepCopy(current);
+      const next = deepCopy(current);
+      delete next.metadata.resourceVersion;
+      let remove = false;
+      if (strategy.beginDelete && this.hasFinalizersAfterBegin(current)) {
+        // Still finalizing: answered as is, whatever the options (Namespace REST Delete).
+        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: markedCode, warnings: [] };
         next.metadata.deletionTimestamp = rfc3339(new Date());
-        next.metadata.deletionGracePeriodSeconds = 0;
-        this.kind.strategy.beginDelete?.(next);
-        delete next.metadata.resourceVersion;
-        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: 200, warnings: [] };
-        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
+        strategy.beginDelete(next);
+        const finalizers = lifecycleDeletionFinalizers(current.metadata, opts);
+        if (finalizers) setFinalizers(next.metadata, finalizers);
       } else {
-        next = deepCopy(current);
-        delete next.metadata.resourceVersion;
+        const gc = deletionFinalizers(strategy.defaultGarbageCollectionPolicy, current.metadata, opts);
+        if (gc.changed) setFinalizers(next.metadata, gc.finalizers);
+        if (next.metadata.finalizers?.length) markAsDeleting(next.metadata, rfc3339(new Date()));
+        else remove = true;
+      }
+      let verdict: Verdict;
+      if (remove) {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
         verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+      } else {
+        // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
+        if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
+        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: markedCode, warnings: [] };
+        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
+      if (verdict.accepted) return remove ? this.deletedResponse(verdict.object, current) : { body: verdict.object, code: markedCode, warnings: [] };
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;
