@@ -12,11 +12,13 @@
  *   - `manifest.json`: the root kinds. Kinds given on the command line are added to it, so adding a
  *     kind is `npm run gen:schemas -- apps/v1/Deployment` (core kinds: `v1/Pod`).
  *
- * One annotation is not in the OpenAPI document: `x-go-value-struct: true` on a property whose Go
- * field is a non-pointer struct. kube-apiserver computes managedFields on Go objects, where such a
- * field is always present (as `{}` when empty, or null for metav1.Time) while a JSON body may omit
- * it; the field-set code needs to know that to compare the way structured-merge-diff does. It is read from the Go sources
- * of the same module versions (k8s.io/api, k8s.io/apimachinery).
+ * One annotation is not in the OpenAPI document: `x-go` on each property, how its Go field
+ * serializes. kube-apiserver computes managedFields on Go objects, which differ from JSON bodies:
+ * an omitempty field with a zero value is absent, a field without omitempty is present even when
+ * zero, a non-pointer struct is always present. Codes: first letter `p` pointer, `s` struct,
+ * `t` struct written as null when zero (metav1.Time), `q` resource.Quantity, `i` IntOrString,
+ * `l` slice or map, `v` scalar; then `o` when the field is omitempty. Read from the Go sources of
+ * the same module versions (k8s.io/api, k8s.io/apimachinery); absent when the field is not found.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,8 +54,13 @@ const KEEP = new Set([
   'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
 ]);
 
-/** Go structs that serialize as a JSON string, and as null when zero (metav1.Time, MicroTime). */
-const GO_NULL_STRUCTS = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Time', 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']);
+/** Go structs that serialize as a JSON scalar: x-go code by definition (see the header). */
+const SCALAR_STRUCTS: Record<string, string> = {
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 't',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 't',
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'q',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'i',
+};
 
 type Json = any; // the OpenAPI document is untyped JSON
 
@@ -102,23 +109,43 @@ function goPackageDir(modRoot: string, defName: string): string | undefined {
   return undefined;
 }
 
-/** struct name → json field name → Go field type (as written), from a package's *.go files. */
-function goStructFields(dir: string): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
+interface GoField {
+  type: string;
+  omitempty: boolean;
+}
+
+/** struct name → json field name → Go field, from a package's *.go files (inline structs expanded). */
+function goStructFields(dir: string): Map<string, Map<string, GoField>> {
+  const out = new Map<string, Map<string, GoField>>();
+  const inlines = new Map<string, string[]>();
   if (!existsSync(dir)) return out;
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
     const src = readFileSync(join(dir, f), 'utf8');
     const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
     for (const s of src.matchAll(structRe)) {
-      const fields = new Map<string, string>();
+      const fields = new Map<string, GoField>();
+      const inl: string[] = [];
       for (const line of s[2].split('\n')) {
-        const fm = line.match(/^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`json:"([^",]*)/);
-        if (fm && fm[3]) fields.set(fm[3], fm[2]);
+        const fm = line.match(/^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`json:"([^"]*)"/);
+        if (!fm) continue;
+        const [name, ...opts] = fm[3].split(',');
+        if (!name && opts.includes('inline')) inl.push(fm[2].replace(/^\*/, ''));
+        else if (name && name !== '-') fields.set(name, { type: fm[2], omitempty: opts.includes('omitempty') });
       }
       out.set(s[1], fields);
+      inlines.set(s[1], inl);
     }
   }
+  const expand = (name: string, seen: Set<string>): void => {
+    for (const inner of inlines.get(name) ?? []) {
+      if (seen.has(inner) || !out.has(inner)) continue;
+      seen.add(inner);
+      expand(inner, seen);
+      for (const [k, v] of out.get(inner)!) if (!out.get(name)!.has(k)) out.get(name)!.set(k, v);
+    }
+  };
+  for (const name of out.keys()) expand(name, new Set([name]));
   return out;
 }
 
@@ -195,8 +222,8 @@ function main(): void {
   }
 
   // Go field types, to mark non-pointer struct fields (see the header comment).
-  const goCache = new Map<string, Map<string, Map<string, string>>>();
-  const goFields = (defName: string): Map<string, string> | undefined => {
+  const goCache = new Map<string, Map<string, Map<string, GoField>>>();
+  const goFields = (defName: string): Map<string, GoField> | undefined => {
     const dir = goPackageDir(modRoot, defName);
     if (!dir) return undefined;
     if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir));
@@ -212,8 +239,16 @@ function main(): void {
     const def = compact(defs[n], desc, '');
     const go = goFields(n);
     for (const [pn, pv] of Object.entries((def.properties ?? {}) as Record<string, Json>)) {
-      const goType = go?.get(pn);
-      if (pv.$ref && (isStruct(pv.$ref) || GO_NULL_STRUCTS.has(pv.$ref)) && goType && !/^[*[]|^map\[/.test(goType)) pv['x-go-value-struct'] = true;
+      const gf = go?.get(pn);
+      if (!gf) continue;
+      let code: string;
+      if (gf.type.startsWith('*')) code = 'p';
+      else if (gf.type.startsWith('[]') || gf.type.startsWith('map[')) code = 'l';
+      else if (pv.$ref && SCALAR_STRUCTS[pv.$ref]) code = SCALAR_STRUCTS[pv.$ref];
+      else if (pv.$ref && isStruct(pv.$ref)) code = 's';
+      else if (pv.type === 'array' || (pv.type === 'object' && pv.additionalProperties)) code = 'l';
+      else code = 'v';
+      pv['x-go'] = code + (gf.omitempty ? 'o' : '');
     }
     if (!files.has(file)) files.set(file, {});
     files.get(file)![n] = def;

@@ -196,7 +196,7 @@ export class SchemaRegistry {
       for (const [k, v] of Object.entries(node.properties ?? {})) {
         const f: StructField = { type: this.refFor(v, preserve) };
         if (v.default !== undefined) f.default = v.default;
-        if (v['x-go-value-struct']) f.valueStruct = true;
+        if (v['x-go']) f.go = v['x-go'];
         fields.set(k, f);
       }
       const map: MapAtom = { fields, relationship: mapRel };

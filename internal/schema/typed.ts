@@ -6,9 +6,10 @@
  *
  * Values are JSON objects as this server stores them; kube-apiserver compares Go objects. Two
  * differences are bridged here so the results match: a JSON null is treated as absent (a Go
- * object has no nulls: the field is omitted), and a non-pointer Go struct field
- * (`StructField.valueStruct`) is present as `{}` whenever its parent is present, even where JSON
- * omits it. Fields the schema does not know are ignored (decoding into Go drops them).
+ * object has no nulls: the field is omitted), and fields take the presence their Go fields have
+ * (`StructField.go`: omitempty zero values are absent, non-pointer structs and fields without
+ * omitempty are present). Fields the schema does not know are ignored (decoding into Go drops
+ * them).
  */
 import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.ts';
 import { deduceAtom } from './registry.ts';
@@ -89,14 +90,53 @@ function indexItems(list: ListAtom, items: unknown[], path: Path): Map<string, {
  */
 const GO_NULL = Symbol('go-null');
 
-/** The entries of a struct value, with absent non-pointer struct fields filled in as Go has them. */
+/** The zero value a Go field of this code and type serializes as, or undefined for "omitted". */
+function goZero(code: string, type: TypeRef): unknown {
+  switch (code[0]) {
+    case 's':
+      return {};
+    case 't':
+      return GO_NULL;
+    case 'q':
+      return '0';
+    case 'i':
+      return 0;
+    case 'l':
+      return code.includes('o') ? undefined : GO_NULL;
+    case 'v': {
+      if (code.includes('o')) return undefined;
+      const sc = type.atom.scalar;
+      return sc === 'numeric' ? 0 : sc === 'boolean' ? false : '';
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An omitempty Go field with this JSON value is omitted. */
+function goOmits(code: string, v: unknown): boolean {
+  if (!code.includes('o')) return false;
+  if (code[0] === 'l') return (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0) || v === '';
+  if (code[0] === 'v') return v === '' || v === 0 || v === false;
+  return false;
+}
+
+/**
+ * The entries of a struct value as the Go object has them: omitempty fields with zero values
+ * dropped, fields Go always writes filled in with their zero values (StructField.go).
+ */
 function entriesOf(m: MapAtom, v: Obj): Obj {
   let out = v;
   for (const [name, f] of m.fields) {
-    if (f.valueStruct && !present(v[name])) {
-      if (out === v) out = { ...v };
-      out[name] = f.type.atom.map ? {} : GO_NULL;
-    }
+    if (!f.go) continue;
+    const cur = v[name];
+    let next: unknown = cur;
+    if (!present(cur)) next = goZero(f.go, f.type);
+    else if (goOmits(f.go, cur)) next = undefined;
+    if (next === cur || (next === undefined && !present(cur))) continue;
+    if (out === v) out = { ...v };
+    if (next === undefined) delete out[name];
+    else out[name] = next;
   }
   return out;
 }

@@ -31,10 +31,10 @@ export interface OpenApiSchema {
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-embedded-resource'?: boolean;
   /**
-   * Generated only: the Go field is a non-pointer struct, so a Go object always carries it (as
-   * `{}` when empty) even where JSON omits it. See cmd/gen-schemas.ts.
+   * Generated only: how the Go field serializes (pointer, struct, slice/map, scalar; omitempty).
+   * See cmd/gen-schemas.ts for the codes.
    */
-  'x-go-value-struct'?: boolean;
+  'x-go'?: string;
 }
 
 export interface GroupVersionKind {
@@ -60,8 +60,8 @@ export interface StructField {
   type: TypeRef;
   /** OpenAPI default (used for associative-list keys a list item omits, as SMD does). */
   default?: unknown;
-  /** The Go field is a non-pointer struct: always present on a Go object (see OpenApiSchema). */
-  valueStruct?: boolean;
+  /** How the Go field serializes (OpenApiSchema 'x-go'); absent for types without Go structs (CRDs). */
+  go?: string;
 }
 
 export interface ListAtom {
