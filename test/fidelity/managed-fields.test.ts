@@ -218,4 +218,35 @@ test('namespace: the kubernetes finalizer is not owned; /status, /finalize and s
   same(mf(o), [...creatorAndLabeler, statuser], '/finalize');
 });
 
+test('configmap: Go field presence decides what is owned (omitempty zero values are not fields)', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  let o = await call('POST', base, { metadata: { name: 'cm-zero', labels: { empty: '' }, annotations: {} }, immutable: false, data: {}, binaryData: { b: 'AA==' } }, { manager: 'zero' });
+  // immutable is a *bool: false is a value; empty data/annotations are omitted by Go.
+  same(mf(o), [upd('zero', { 'f:binaryData': { '.': {}, 'f:b': {} }, 'f:immutable': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:empty': {} } } })], 'create');
+  o = await call('PUT', `${base}/cm-zero`, { metadata: { name: 'cm-zero', labels: { empty: '' } }, immutable: false, data: { d: '' } }, { manager: 'zero2' });
+  same(mf(o), [upd('zero', { 'f:immutable': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:empty': {} } } }), upd('zero2', { 'f:data': { '.': {}, 'f:d': {} } })], 'PUT');
+});
+
+test('configmap: invalid managedFields in a request are ignored; [] resets like [{}]', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  let o = await call('POST', base, { metadata: { name: 'cm-bad', managedFields: [{ manager: 'x', operation: 'Bogus', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} }] }, data: { a: '1' } }, { manager: 'creator' });
+  same(mf(o), [upd('creator', { 'f:data': { '.': {}, 'f:a': {} } })], 'create with an invalid entry');
+  o = await call('PATCH', `${base}/cm-bad`, { metadata: { managedFields: [{ manager: 'y', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV2' }] }, data: { b: '2' } }, { manager: 'patcher', contentType: MERGE });
+  same(mf(o), [upd('creator', { 'f:data': { '.': {}, 'f:a': {} } }), upd('patcher', { 'f:data': { 'f:b': {} } })], 'patch with an invalid entry');
+  o = await call('PATCH', `${base}/cm-bad`, { metadata: { managedFields: [] } }, { manager: 'patcher', contentType: MERGE });
+  assert.is(o.metadata.managedFields, undefined);
+});
+
+test('namespace: PUT without spec or status by a second manager', async () => {
+  const name = t.ns('mfput');
+  let o = await call('POST', '/api/v1/namespaces', { metadata: { name } }, { ua: '' });
+  same(mf(o), [upd('unknown', { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } })], 'create without a User-Agent');
+  o = await call('PUT', `/api/v1/namespaces/${name}`, { metadata: { name, annotations: { a: 'b' } } }, { ua: 'Mozilla/5.0 (X11)' });
+  same(mf(o), [
+    upd('unknown', { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } }),
+    upd('Mozilla', { 'f:metadata': { 'f:annotations': { '.': {}, 'f:a': {} } } }),
+  ], 'PUT');
+  assert.equal(o.spec, { finalizers: ['kubernetes'] });
+});
+
 test.run();

@@ -277,8 +277,8 @@ function capUpdateManagers(managed: Managed): Managed {
 
 /**
  * The default field manager name from a User-Agent (handlers/create.go prefixFromUserAgent):
- * the text before the first '/', without non-printable characters, at most 128 bytes. Empty
- * becomes "unknown" when the entry is written.
+ * the text before the first '/', without non-printable characters, at most 128 bytes; "unknown"
+ * when that leaves nothing (kube names such entries "unknown" when it writes them).
  */
 export function defaultManager(userAgent: string | undefined): string {
   let out = '';
@@ -287,7 +287,7 @@ export function defaultManager(userAgent: string | undefined): string {
     if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
   }
-  return out;
+  return out || 'unknown';
 }
 
 /** Set or clear an object's managedFields. */
