@@ -6,6 +6,10 @@
  * Each step's `want` is the full managedFields list with times replaced by `<time>`; besides,
  * every answer must be ordered as kube orders entries (operation, time in seconds, manager).
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
@@ -247,6 +251,51 @@ test('namespace: PUT without spec or status by a second manager', async () => {
     upd('Mozilla', { 'f:metadata': { 'f:annotations': { '.': {}, 'f:a': {} } } }),
   ], 'PUT');
   assert.equal(o.spec, { finalizers: ['kubernetes'] });
+});
+
+/** kubectl (1.32 on PATH) against the target, with a private cache dir; resolves stdout. */
+function kubectl(args: string[], stdin?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, KUBECACHEDIR: join(tmpdir(), 'mf-kubectl-cache') };
+    const child = execFile('kubectl', ['--kubeconfig', t.kubeconfig, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
+    );
+    if (stdin !== undefined) child.stdin!.end(stdin);
+  });
+}
+
+test('kubectl create, label, client-side apply, replace and patch', async () => {
+  const get = async (): Promise<Record<string, any>> => JSON.parse(await kubectl(['-n', ns, 'get', 'configmap', 'kc', '-o', 'json', '--show-managed-fields']));
+  await kubectl(['-n', ns, 'create', 'configmap', 'kc', '--from-literal=a=1']);
+  same(mf(await get()), [upd('kubectl-create', { 'f:data': { '.': {}, 'f:a': {} } })], 'kubectl create');
+  await kubectl(['-n', ns, 'label', 'configmap', 'kc', 'tier=web']);
+  same(mf(await get()), [upd('kubectl-create', { 'f:data': { '.': {}, 'f:a': {} } }), upd('kubectl-label', { 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } })], 'kubectl label');
+  const dir = mkdtempSync(join(tmpdir(), 'mf-'));
+  const file = join(dir, 'cm.json');
+  writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kc', namespace: ns }, data: { a: '1', b: '2' } }));
+  await kubectl(['apply', '--validate=false', '-f', file]); // no OpenAPI on this server yet
+  const lastApplied = { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } };
+  same(mf(await get()), [
+    upd('kubectl-create', { 'f:data': { '.': {}, 'f:a': {} } }),
+    upd('kubectl-label', { 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } }),
+    upd('kubectl-client-side-apply', { 'f:data': { 'f:b': {} }, ...lastApplied }),
+  ], 'kubectl apply');
+  // replace sends the object it read, managedFields included (they are the starting point), and
+  // kubectl rewrites the last-applied annotation: both changed fields move to kubectl-replace,
+  // their parents stay members of the former owners.
+  const o = await get();
+  o.data = { b: '3' };
+  await kubectl(['replace', '--validate=false', '-f', '-'], JSON.stringify(o));
+  const afterReplace = [
+    upd('kubectl-create', { 'f:data': {} }),
+    upd('kubectl-label', { 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } }),
+    upd('kubectl-client-side-apply', { 'f:metadata': { 'f:annotations': {} } }),
+    upd('kubectl-replace', { 'f:data': { 'f:b': {} }, 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } }),
+  ];
+  same(mf(await get()), afterReplace, 'kubectl replace');
+  // Removing the labels removes kubectl-label's entry; a write that only removes adds none.
+  await kubectl(['-n', ns, 'patch', 'configmap', 'kc', '--type=json', '-p', '[{"op":"remove","path":"/metadata/labels"}]']);
+  same(mf(await get()), afterReplace.filter((e) => e.manager !== 'kubectl-label'), 'kubectl patch');
 });
 
 test.run();
