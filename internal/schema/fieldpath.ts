@@ -31,11 +31,24 @@ function rank(v: unknown): number {
   return 5; // null
 }
 
-const strCompare = (a: string, b: string): number => {
-  // Go compares strings bytewise (UTF-8), which differs from UTF-16 order above U+FFFF.
+/**
+ * Go's string order: bytewise UTF-8, i.e. code point order. UTF-16 code unit order differs only
+ * where a surrogate (a code point above U+FFFF) meets U+E000..U+FFFF.
+ */
+function strCompare(a: string, b: string): number {
   if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-};
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys && (xs ? y : x) >= 0xe000) return xs ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
+}
 
 /** Total order over JSON values (numbers < strings < booleans < lists < maps < null). */
 export function compareValues(a: unknown, b: unknown): number {
@@ -180,9 +193,29 @@ export class FieldSet {
 
   /** A set holding exactly these paths. */
   static of(...paths: Path[]): FieldSet {
-    let s = FieldSet.empty();
-    for (const p of paths) s = s.insert(p);
-    return s;
+    return FieldSet.fromPaths(paths);
+  }
+
+  /** A set holding exactly these paths, built in one pass (linear in the number of paths). */
+  static fromPaths(paths: Iterable<Path>): FieldSet {
+    const root = new FieldSet(new Map(), new Map());
+    for (const path of paths) {
+      let node = root;
+      for (let i = 0; i < path.length; i++) {
+        const k = serializePathElement(path[i]);
+        if (i === path.length - 1) {
+          (node.members as Map<string, PathElement>).set(k, path[i]);
+          break;
+        }
+        let child = node.children.get(k);
+        if (!child) {
+          child = { pe: path[i], set: new FieldSet(new Map(), new Map()) };
+          (node.children as Map<string, Child>).set(k, child);
+        }
+        node = child.set;
+      }
+    }
+    return root;
   }
 
   isEmpty(): boolean {

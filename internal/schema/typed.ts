@@ -148,14 +148,14 @@ const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(
  * "absent" on either side (e.g. the empty object on create is `{}`, not undefined).
  */
 export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
-  let added = FieldSet.empty();
-  let modified = FieldSet.empty();
-  let removed = FieldSet.empty();
+  const added: Path[] = [];
+  const modified: Path[] = [];
+  const removed: Path[] = [];
 
   const leaf = (l: unknown, r: unknown, path: Path): void => {
-    if (!present(l)) added = added.insert(path);
-    else if (!present(r)) removed = removed.insert(path);
-    else if (!jsonEqual(l, r)) modified = modified.insert(path);
+    if (!present(l)) added.push(path);
+    else if (!present(r)) removed.push(path);
+    else if (!jsonEqual(l, r)) modified.push(path);
   };
 
   const walk = (l: unknown, r: unknown, t: TypeRef, path: Path): void => {
@@ -173,8 +173,8 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
     else if (a.list && (Array.isArray(l) || Array.isArray(r) || !a.scalar)) container = visitList(a.list, l, r, path);
     else leaf(l, r, path);
     if (container && path.length) {
-      if (!present(l)) added = added.insert(path);
-      else if (!present(r)) removed = removed.insert(path);
+      if (!present(l)) added.push(path);
+      else if (!present(r)) removed.push(path);
     }
   };
 
@@ -213,7 +213,7 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
   };
 
   walk(present(lhs) ? lhs : undefined, present(rhs) ? rhs : undefined, type, []);
-  return { added, modified, removed };
+  return { added: FieldSet.fromPaths(added), modified: FieldSet.fromPaths(modified), removed: FieldSet.fromPaths(removed) };
 }
 
 function formOf(a: Atom): string {
@@ -222,12 +222,12 @@ function formOf(a: Atom): string {
 
 /** Every field path a value sets (SMD TypedValue.ToFieldSet), e.g. the fields an apply owns. */
 export function toFieldSet(value: unknown, type: TypeRef): FieldSet {
-  let set = FieldSet.empty();
+  const paths: Path[] = [];
   const walk = (v: unknown, t: TypeRef, path: Path): void => {
     const a = deduceAtom(t.atom, v);
     if (a.map && isObj(v)) {
       if (a.map.relationship === 'atomic') {
-        set = set.insert(path);
+        paths.push(path);
         return;
       }
       const m = a.map;
@@ -238,22 +238,22 @@ export function toFieldSet(value: unknown, type: TypeRef): FieldSet {
         if (!ft) continue;
         const p: Path = [...path, { field: k }];
         walk(child, ft, p);
-        if (child === null || (isObj(child) && Object.keys(child).length === 0) || !f) set = set.insert(p);
+        if (child === null || (isObj(child) && Object.keys(child).length === 0) || !f) paths.push(p);
       }
     } else if (a.list && Array.isArray(v)) {
       if (a.list.relationship === 'atomic') {
-        set = set.insert(path);
+        paths.push(path);
         return;
       }
       v.forEach((item, i) => {
         const p: Path = [...path, listItemElement(a.list!, i, item)];
         walk(item, a.list!.elementType, p);
-        set = set.insert(p);
+        paths.push(p);
       });
     } else if (v !== null && v !== undefined) {
-      set = set.insert(path);
+      paths.push(path);
     }
   };
   walk(value, type, []);
-  return set;
+  return FieldSet.fromPaths(paths);
 }

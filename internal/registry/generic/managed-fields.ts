@@ -204,7 +204,8 @@ export class FieldManager {
     if (!this.type) return encodeManaged(managed);
     const newObj = this.decoded(next);
     delete newObj.metadata.managedFields;
-    const liveObj: KubeObject = live ? deepCopy(live) : { metadata: {} };
+    // compare only reads: a shallow copy suffices to leave the live managedFields out.
+    const liveObj: KubeObject = live ? { ...live, metadata: { ...live.metadata } } : { metadata: {} };
     delete liveObj.metadata.managedFields;
     try {
       managed = this.updateManaged(managed, liveObj, newObj, manager, now, subresource);
