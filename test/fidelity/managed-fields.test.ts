@@ -241,6 +241,12 @@ test('configmap: invalid managedFields in a request are ignored; [] resets like 
   assert.is(o.metadata.managedFields, undefined);
 });
 
+test('namespace: generateName is owned, the name label set once named is not', async () => {
+  const o = await call('POST', '/api/v1/namespaces', { metadata: { generateName: `${ns}-g-` } }, { manager: 'gen' });
+  assert.is(o.metadata.labels['kubernetes.io/metadata.name'], o.metadata.name);
+  same(mf(o), [upd('gen', { 'f:metadata': { 'f:generateName': {} } })], 'create');
+});
+
 test('namespace: PUT without spec or status by a second manager', async () => {
   const name = t.ns('mfput');
   let o = await call('POST', '/api/v1/namespaces', { metadata: { name } }, { ua: '' });
