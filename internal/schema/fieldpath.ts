@@ -6,6 +6,14 @@
  * fields (`k:{"name":"a"}`), a set item by value (`v:"x"`) or an atomic-list index (`i:0`). A set
  * holds paths; a path can be a member and also have member descendants (FieldsV1 writes that as
  * `".": {}` inside the node). Sets are immutable: operations return new sets.
+ *
+ * Example: the paths {data, data.a, metadata.labels.x} are written as
+ *
+ *   {"f:data": {".": {}, "f:a": {}}, "f:metadata": {"f:labels": {"f:x": {}}}}
+ *
+ * `data` is a member with a member below it (hence "."); `metadata` and `metadata.labels` are
+ * only on the way to `metadata.labels.x`. Removing the path `data.a` leaves `{"f:data": {}}`;
+ * removing `data` leaves `{"f:data": {"f:a": {}}, …}` (exact paths) unless done recursively.
  */
 
 /** One step of a path. `key` entries are sorted by name. */

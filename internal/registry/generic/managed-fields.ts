@@ -160,7 +160,6 @@ function startingManaged(live: KubeObject | null, next: KubeObject, subresource:
  * kind's schema and the fields its strategies reset.
  */
 export class FieldManager {
-  private readonly type: TypeRef | undefined;
   private readonly apiVersions: Set<string>;
   private readonly preferred: string;
 
@@ -168,7 +167,11 @@ export class FieldManager {
     const gv = (v: string): string => (kind.group ? `${kind.group}/${v}` : v);
     this.apiVersions = new Set(kind.versions.map(gv));
     this.preferred = gv(kind.versions[0]);
-    this.type = schemas().typeOf({ group: kind.group, version: kind.versions[0], kind: kind.kind });
+  }
+
+  /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
+  private get type(): TypeRef | undefined {
+    return schemas().typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
   }
 
   /**
@@ -201,14 +204,15 @@ export class FieldManager {
     let managed = startingManaged(live, next, subresource);
     // Tracking starts on create (or with the first apply), never on an update of an untracked object.
     if (managed.size === 0 && live) return undefined;
-    if (!this.type) return encodeManaged(managed);
+    const type = this.type;
+    if (!type) return encodeManaged(managed);
     const newObj = this.decoded(next);
     delete newObj.metadata.managedFields;
     // compare only reads: a shallow copy suffices to leave the live managedFields out.
     const liveObj: KubeObject = live ? { ...live, metadata: { ...live.metadata } } : { metadata: {} };
     delete liveObj.metadata.managedFields;
     try {
-      managed = this.updateManaged(managed, liveObj, newObj, manager, now, subresource);
+      managed = this.updateManaged(type, managed, liveObj, newObj, manager, now, subresource);
     } catch (e) {
       // fieldmanager UpdateNoErrors: an object the schema rejects is written without managedFields.
       if (e instanceof TypedError) return undefined;
@@ -217,9 +221,9 @@ export class FieldManager {
     return encodeManaged(managed);
   }
 
-  private updateManaged(managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
+  private updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
     const ignored = this.resetFields(subresource);
-    const cmp = excludeFields(compare(live, next, this.type!), ignored);
+    const cmp = excludeFields(compare(live, next, type), ignored);
     const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
     const former = managed.get(id)?.set;
     const out: Managed = new Map();
