@@ -65,6 +65,13 @@ test('subresources: separate entries; status on the main resource is owned by no
   assert.equal(viaStatus![1], entry('st', { 'f:status': { 'f:phase': {} } }, '2026-01-01T00:00:05Z', { subresource: 'status' }));
 });
 
+test('a strategy may declare its reset fields', () => {
+  const kind = { ...configMapKind, strategy: { ...configMapKind.strategy, resetFields: ['metadata.annotations'] } };
+  const fm = new FieldManager(kind);
+  const mf = fm.update(cm({ data: { a: '1' } }, { annotations: { x: 'y' } }), null, 'me', T0);
+  assert.equal(mf, [entry('me', { 'f:data': { '.': {}, 'f:a': {} } })]);
+});
+
 test('more than ten Update entries: the oldest merge into ancient-changes', () => {
   const fm = new FieldManager(configMapKind);
   const mf: ManagedFieldsEntry[] = [];

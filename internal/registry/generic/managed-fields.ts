@@ -49,6 +49,16 @@ const STRIPPED = FieldSet.of(
   ]),
 );
 
+/**
+ * What a Strategy or StatusStrategy may add to declare its reset fields (kube GetResetFields) when
+ * the default rule (see FieldManager.resetFields) does not fit, e.g. Pod /status also resets
+ * `metadata.deletionTimestamp` and `metadata.ownerReferences`.
+ */
+export interface ResetFieldsStrategy {
+  /** Dotted field paths the strategy resets, e.g. ['spec', 'metadata.deletionTimestamp']. */
+  readonly resetFields?: readonly string[];
+}
+
 /** One manager's entry, decoded: identity, its field set, version, Apply or Update, time. */
 export interface ManagedEntry {
   /** Identity (fieldmanager BuildManagerIdentifier): entries with equal ids are one entry. */
@@ -176,10 +186,13 @@ export class FieldManager {
 
   /**
    * Fields the strategy of the main resource or a subresource resets, which therefore nobody
-   * owns through it: kube's GetResetFields. For the kinds with a status subresource these are
-   * `status` on the main resource and other subresources, and `spec` on /status.
+   * owns through it: kube's GetResetFields. A strategy may list them (`resetFields`, dotted
+   * paths); otherwise, for kinds with a status subresource, they are `status` on the main
+   * resource and other subresources and `spec` on /status (Namespace, Service, PV, PVC in 1.24).
    */
   private resetFields(subresource: string | undefined): FieldSet | undefined {
+    const strategy = (subresource ? this.kind.subresources?.find((s) => s.name === subresource)?.strategy : this.kind.strategy) as ResetFieldsStrategy | undefined;
+    if (strategy?.resetFields) return FieldSet.fromPaths(strategy.resetFields.map((p) => p.split('.').map((field) => ({ field }))));
     if (!this.kind.subresources?.some((s) => s.name === 'status')) return undefined;
     return subresource === 'status' ? FieldSet.of([{ field: 'spec' }]) : FieldSet.of([{ field: 'status' }]);
   }
