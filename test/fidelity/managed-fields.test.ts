@@ -304,4 +304,21 @@ test('kubectl create, label, client-side apply, replace and patch', async () => 
   same(mf(await get()), afterReplace.filter((e) => e.manager !== 'kubectl-label'), 'kubectl patch');
 });
 
+test('configmap: removing the last finalizer of a deleting object', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  let o = await call('POST', base, { metadata: { name: 'cm-fin', finalizers: ['example.com/a', 'example.com/b'] }, data: { a: '1' } }, { manager: 'f1' });
+  same(mf(o), [upd('f1', { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"example.com/a"': {}, 'v:"example.com/b"': {} } } })], 'create');
+  o = await call('DELETE', `${base}/cm-fin`, undefined);
+  assert.ok(o.metadata.deletionTimestamp);
+  same(mf(o), [upd('f1', { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"example.com/a"': {}, 'v:"example.com/b"': {} } } })], 'delete does not manage fields');
+  o = await call('PATCH', `${base}/cm-fin`, { metadata: { finalizers: ['example.com/b'] } }, { manager: 'f2', contentType: MERGE });
+  same(mf(o), [upd('f1', { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"example.com/b"': {} } } })], 'one finalizer removed');
+  o = await call('PATCH', `${base}/cm-fin`, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/b'] } }, { manager: 'f2', contentType: STRATEGIC });
+  // The last finalizer gone: the object is deleted; the answer is its final state, where the
+  // empty list is no field at all (Go omits it).
+  same(mf(o), [upd('f1', { 'f:data': { '.': {}, 'f:a': {} } })], 'last finalizer removed');
+  const gone = await t.client.request('GET', `${base}/cm-fin`);
+  assert.is(gone.status, 404);
+});
+
 test.run();
