@@ -21,7 +21,7 @@ import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
-import { recordUpdate } from './managed-fields.ts';
+import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
@@ -76,12 +76,14 @@ export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
+  private readonly fields: FieldManager;
 
   constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
+    this.fields = new FieldManager(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
@@ -109,6 +111,8 @@ export class GenericStore {
   async create(ctx: RequestContext, namespace: string, body: KubeObject): Promise<WriteResult> {
     const obj = this.checkBody(body, namespace, undefined);
     const meta = obj.metadata;
+    // kube manages fields on the decoded request, before generateName, admission and prepare.
+    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
         const candidate = deepCopy(obj);
@@ -142,7 +146,6 @@ export class GenericStore {
     strategy.prepareForCreate?.(obj);
     this.validateCreate(obj);
     strategy.canonicalize?.(obj);
-    recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
     await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     const warnings = strategy.warnings?.(obj) ?? [];
     if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
@@ -230,6 +233,8 @@ export class GenericStore {
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
       this.carryServerFields(next, current);
+      // Fields are managed on the request's object, before admission and the strategy's prepare.
+      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
@@ -242,7 +247,7 @@ export class GenericStore {
       if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       }
-      recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
+      setManagedFields(next, managedFields);
       await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
       const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
       // No-op writes do not create a new version (kube-apiserver skips the storage write too).
