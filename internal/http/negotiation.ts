@@ -47,9 +47,22 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
   throw notAcceptable(accept);
 }
 
-/** Decode a request body by Content-Type: JSON (default) or YAML. */
-export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+const BODY_TYPES = new Set(['application/json', '', '*/*', 'application/yaml', 'application/x-yaml', 'text/yaml', PROTOBUF]);
+
+/**
+ * The media type of a request body (parameters dropped), or 415 when it cannot be decoded. Write
+ * handlers call it before reading options, as kube-apiserver negotiates the input serializer
+ * before it looks at the query.
+ */
+export function bodyMediaType(contentType: string | undefined): string {
   const ct = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();
+  if (!BODY_TYPES.has(ct)) throw unsupportedMediaType(ct);
+  return ct;
+}
+
+/** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
+export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+  const ct = bodyMediaType(contentType);
   if (ct === 'application/json' || ct === '' || ct === '*/*') {
     try {
       return JSON.parse(body.toString('utf8'));

@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -144,7 +144,15 @@ export class GenericStore {
     recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
     await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    if (ctx.dryRun) {
+      // A dry run answers what the real request would: the fold's existence check included
+      // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
+      const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
+        throw storageFailure(e);
+      });
+      if (existing) throw alreadyExists(this.gr, meta.name!);
+      return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    }
     const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
     if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
     return { body: verdict.object, code: 201, warnings };
@@ -348,7 +356,8 @@ export class GenericStore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
+      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
+      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
     };
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
