@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -59,7 +59,10 @@ type Mutation = (current: KubeObject) => KubeObject;
 interface UpdatePlan {
   /** The subresource written, if any (its strategy replaces the main one). */
   sub: SubresourceDescriptor | undefined;
-  /** The client's resourceVersion precondition: a mismatch is a 409, never retried. */
+  /**
+   * The client's resourceVersion precondition, as written in the body: parsed once the object is
+   * known to exist (500 when unparsable, "0" = none); a mismatch is a 409, never retried.
+   */
   wantRv: string | undefined;
   /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
   mutate: Mutation;
@@ -67,6 +70,11 @@ interface UpdatePlan {
   verb: string;
   /** What to do when the object does not exist (PUT may create), or null for 404. */
   createInstead: (() => Promise<WriteResult> | null) | null;
+  /**
+   * An update of an existing object must carry a (non-zero) resourceVersion: kinds that do not
+   * allow unconditional updates. Checked once the object is known to exist, as kube does.
+   */
+  requireResourceVersion?: boolean;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
 }
@@ -173,15 +181,10 @@ export class GenericStore {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
     const obj = this.checkBody(body, namespace, name);
-    const wantRv = obj.metadata.resourceVersion;
-    if (!wantRv && !this.kind.strategy.allowUnconditionalUpdate && !sub) {
-      throw invalid(this.kind.kind, this.kind.group, name, [
-        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
-      ]);
-    }
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
-      wantRv: wantRv || undefined,
+      wantRv: obj.metadata.resourceVersion || undefined,
+      requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
       verb: 'update',
       createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null),
@@ -194,12 +197,16 @@ export class GenericStore {
     if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
       const patched = applyPatch(type, current, patchBody) as KubeObject;
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
       if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
       // A resourceVersion the patch sets (or keeps different from what we read) is a precondition.
       const rv = patched.metadata.resourceVersion;
-      if (rv !== undefined && rv !== current.metadata.resourceVersion) preconditionRv = String(rv);
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
       return this.checkBody(patched, namespace, name);
     };
     return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
@@ -213,7 +220,7 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, wantRv, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, mutate, verb, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
@@ -227,6 +234,15 @@ export class GenericStore {
       }
       const current = parseObject(currentBytes);
       const currentRv = current.metadata.resourceVersion!;
+      // "" and "0" both mean "no precondition" (kube's versioner parses both to 0).
+      const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
+      const wantRv = wantNum ? String(wantNum) : undefined;
+      if (!wantNum && plan.requireResourceVersion) {
+        // kube reports this on the resource (GroupKind{group, resource}), value 0.
+        throw invalid(this.kind.resource, this.kind.group, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
       const next = mutate(deepCopy(current));
       // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
@@ -434,6 +450,17 @@ export class GenericStore {
     }
     return obj;
   }
+}
+
+/**
+ * A resourceVersion written in an object, parsed as kube's APIObjectVersioner does
+ * (strconv.ParseUint): 0 for "no version"; anything unparsable is a plain error there, so a 500
+ * without a reason here.
+ */
+function objectResourceVersion(rv: string): number {
+  const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > 2n ** 64n - 1n ? 'value out of range' : '';
+  if (why) throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`));
+  return Number(rv);
 }
 
 /** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
