@@ -53,6 +53,9 @@ async function decodeObject(r: ResourceRequest, body: Buffer): Promise<KubeObjec
   return v as KubeObject;
 }
 
+/** A query parameter's first value, '' when absent. */
+const first = (q: URLSearchParams, name: string): string => q.get(name) ?? '';
+
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
@@ -145,7 +148,8 @@ export class ResourceHandlers {
         if (info.subresource) throw methodNotSupported(store.gr, 'delete');
         const out = rep(true);
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
-        const result = await store.delete(context(r, opts.dryRun), ns, info.name, opts.options);
+        // kube has no fieldManager on delete; the log's audit history still records the one given.
+        const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'deletecollection': {
@@ -155,7 +159,7 @@ export class ResourceHandlers {
         validateListOptions(lq);
         reader.selectors(lq);
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
-        const ctx = context(r, opts.dryRun);
+        const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
         const list = await reader.list(ns, lq);
