@@ -53,6 +53,16 @@ async function decodeObject(r: ResourceRequest, body: Buffer): Promise<KubeObjec
   return v as KubeObject;
 }
 
+/**
+ * Did a DELETE remove the object at once? A delete that only started (finalizers pending) answers
+ * the object with its deletionTimestamp set; kube then says 202 to a client that asked for
+ * cascading deletion the deprecated way (orphanDependents: false).
+ */
+function deletedNow(result: WriteResult): boolean {
+  const o = parseObject(result.body);
+  return o.kind === 'Status' || !o.metadata?.deletionTimestamp;
+}
+
 /** A query parameter's first value, '' when absent. */
 const first = (q: URLSearchParams, name: string): string => q.get(name) ?? '';
 
@@ -150,6 +160,7 @@ export class ResourceHandlers {
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
+        if (opts.options.orphanDependents === false && !deletedNow(result)) result.code = 202;
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'deletecollection': {

@@ -187,6 +187,25 @@ test('DELETE with preconditions that match (body) deletes; dry run keeps', async
   assert.not.ok(await exists(a.name), 'deleted');
 });
 
+test('DELETE that only starts (finalizers pending) with orphanDependents=false answers 202, body or query', async () => {
+  const name = `fin-${++n}`;
+  const c = await t.client.request('POST', cmPath(), { body: { metadata: { name, finalizers: ['example.com/hold'] }, data: { k: 'v' } } });
+  assert.is(c.status, 201, show(c));
+  for (const [label, q, opts] of [
+    ['body', '', { body: { orphanDependents: false, dryRun: ['All'] } }],
+    ['query', '?orphanDependents=false&dryRun=All', {}],
+  ] as const) {
+    const r = await t.client.request('DELETE', cmPath(name) + q, opts);
+    assert.is(r.status, 202, `${label}: ${show(r)}`);
+    assert.is(r.json.kind, 'ConfigMap', `${label}: the object, being deleted`);
+    assert.ok(r.json.metadata.deletionTimestamp, `${label}: deletionTimestamp set`);
+  }
+  const plain = await t.client.request('DELETE', cmPath(name), { body: { dryRun: ['All'] } });
+  assert.is(plain.status, 200, `without orphanDependents=false: 200; ${show(plain)}`);
+  const after = await t.client.request('GET', cmPath(name));
+  assert.not.ok(after.json.metadata.deletionTimestamp, 'dry runs changed nothing');
+});
+
 // ---------------------------------------------------------------- deletecollection
 
 /** Create `count` ConfigMaps labelled set=<set>; return their names. */
