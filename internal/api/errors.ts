@@ -80,6 +80,13 @@ export const pathNotFound = (message = 'the server could not find the requested 
 export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
   new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, { group: gr.group, kind: gr.resource }));
 
+/**
+ * 405 for a method the path has no route for (POST on an item, PUT/PATCH on a collection, writes
+ * on the all-namespaces path): go-restful's answer, which kube-apiserver turns into this Status.
+ */
+export const methodNotAllowed = (): ApiError =>
+  new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+
 export const notAcceptable = (accept: string): ApiError =>
   new ApiError(failure(406, 'NotAcceptable', `the server was unable to respond with a content type that the client supports (${accept})`));
 

@@ -3,7 +3,7 @@
  * call the generic store/reader and serialize what comes back; they never branch on kind.
  */
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, pathNotFound, methodNotSupported, type ApiError } from '../api/errors.ts';
+import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, type ApiError } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
 import type { WriteResult } from '../registry/generic/store.ts';
@@ -110,7 +110,11 @@ export class ResourceHandlers {
     const ns = info.namespace;
     const { store, reader, kind } = served;
     if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
-    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
+    // Routes kube-apiserver does not register answer go-restful's 405, before anything is read:
+    // verbs the kind lacks, and every write on the all-namespaces path of a namespaced kind
+    // (DELETE there would otherwise be a deletecollection across every namespace).
+    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotAllowed();
+    if (kind.namespaced && !ns && !info.name && info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
     switch (info.verb) {
@@ -127,7 +131,8 @@ export class ResourceHandlers {
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
       // its options (422), as kube-apiserver's handlers do.
       case 'create': {
-        if (info.name || info.subresource) throw methodNotSupported(store.gr, 'create');
+        if (info.subresource) throw this.noRoute(kind, info.subresource);
+        if (info.name) throw methodNotAllowed();
         const out = rep(true);
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
@@ -136,7 +141,7 @@ export class ResourceHandlers {
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'update': {
-        if (!info.name) throw methodNotSupported(store.gr, 'update');
+        if (!info.name) throw methodNotAllowed();
         const out = rep(true);
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
@@ -145,7 +150,7 @@ export class ResourceHandlers {
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'patch': {
-        if (!info.name) throw methodNotSupported(store.gr, 'patch');
+        if (!info.name) throw methodNotAllowed();
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
         const out = rep(true);
         const body = await r.body();
@@ -155,7 +160,7 @@ export class ResourceHandlers {
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'delete': {
-        if (info.subresource) throw methodNotSupported(store.gr, 'delete');
+        if (info.subresource) throw this.noRoute(kind, info.subresource);
         const out = rep(true);
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         // kube has no fieldManager on delete; the log's audit history still records the one given.
@@ -190,6 +195,11 @@ export class ResourceHandlers {
       default:
         throw methodNotSupported(store.gr, info.verb);
     }
+  }
+
+  /** A method on a subresource path it has no route for: 405 when the subresource exists, else 404. */
+  private noRoute(kind: ServedKind['kind'], subresource: string): ApiError {
+    return kind.subresources?.some((s) => s.name === subresource) ? methodNotAllowed() : pathNotFound();
   }
 
   /**

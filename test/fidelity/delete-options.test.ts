@@ -274,6 +274,31 @@ test('DELETECOLLECTION: ListOptions are checked before DeleteOptions; invalid op
   assert.equal(await namesIn('dc3'), names, 'nothing deleted');
 });
 
+test('writes on paths kube has no route for are 405 and change nothing (no all-namespaces deletecollection)', async () => {
+  const names = await freshSet('dc405', 2);
+  const notAllowed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 };
+  const notFound = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+  const cases: [string, string, Parameters<Target['client']['request']>[2], unknown][] = [
+    ['DELETE', '/api/v1/configmaps?labelSelector=set%3Ddc405', {}, notAllowed],
+    ['DELETE', '/api/v1/configmaps?labelSelector=set%3Ddc405', { body: { dryRun: ['All'] } }, notAllowed],
+    ['POST', '/api/v1/configmaps', { body: { metadata: { name: 'x', namespace: ns } } }, notAllowed],
+    ['PATCH', '/api/v1/configmaps', { raw: '{}', contentType: 'application/merge-patch+json' }, notAllowed],
+    ['PUT', cmPath(), { body: { metadata: { name: 'x' } } }, notAllowed],
+    ['PATCH', cmPath(), { raw: '{}', contentType: 'application/merge-patch+json' }, notAllowed],
+    ['POST', cmPath(names[0]), { body: { metadata: { name: names[0] } } }, notAllowed],
+    ['DELETE', `/api/v1/namespaces?labelSelector=${encodeURIComponent('none=none')}`, {}, notAllowed],
+    ['DELETE', `/api/v1/namespaces/${ns}/status`, {}, notAllowed],
+    ['DELETE', `${cmPath(names[0])}/status`, {}, notFound],
+    ['PUT', `/api/v1/configmaps/${names[0]}`, { body: { metadata: { name: names[0] } } }, notFound],
+    ['DELETE', `/api/v1/configmaps/${names[0]}`, {}, notFound],
+  ];
+  for (const [i, [method, path, opts, want]] of cases.entries()) {
+    const r = await t.client.request(method, path, opts);
+    assert.equal(body(r), want, `case ${i} (${method} ${path}): ${show(r)}`);
+  }
+  assert.equal(await namesIn('dc405'), names, 'nothing deleted');
+});
+
 // ---------------------------------------------------------------- options of every write verb
 
 interface WriteVerb {
