@@ -47,7 +47,8 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
   throw notAcceptable(accept);
 }
 
-const BODY_TYPES = new Set(['application/json', '', '*/*', 'application/yaml', 'application/x-yaml', 'text/yaml', PROTOBUF]);
+/** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */
+const BODY_TYPES = new Set(['application/json', '', 'application/yaml', PROTOBUF]);
 
 /**
  * The media type of a request body (parameters dropped), or 415 when it cannot be decoded. Write
@@ -63,14 +64,14 @@ export function bodyMediaType(contentType: string | undefined): string {
 /** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
 export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
   const ct = bodyMediaType(contentType);
-  if (ct === 'application/json' || ct === '' || ct === '*/*') {
+  if (ct === 'application/json' || ct === '') {
     try {
       return JSON.parse(body.toString('utf8'));
     } catch (e) {
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }
-  if (ct === 'application/yaml' || ct === 'application/x-yaml' || ct === 'text/yaml') {
+  if (ct === 'application/yaml') {
     try {
       return YAML.parse(body.toString('utf8'));
     } catch (e) {

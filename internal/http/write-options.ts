@@ -20,6 +20,7 @@ import type { StatusCause } from '../api/types.ts';
 import type { FieldErrorType } from '../api/field-errors.ts';
 import type { DeleteOptions } from '../registry/generic/store.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
+import { bodyMediaType } from './negotiation.ts';
 
 /** The only dryRun value kube accepts (metav1.DryRunAll). */
 const DRY_RUN_ALL = 'All';
@@ -275,8 +276,8 @@ function deleteOptionsFromJson(v: unknown): { options: DeleteOptions; dryRun: st
 
 /** Decode a DeleteOptions body by Content-Type (JSON default, YAML, Protobuf). */
 function decodeDeleteOptionsBody(contentType: string | undefined, raw: Buffer): { options: DeleteOptions; dryRun: string[] } {
-  const ct = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();
-  if (ct === 'application/json' || ct === '' || ct === '*/*') {
+  const ct = bodyMediaType(contentType);
+  if (ct === 'application/json' || ct === '') {
     let v: unknown;
     try {
       v = JSON.parse(raw.toString('utf8'));

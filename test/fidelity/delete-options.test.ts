@@ -305,15 +305,38 @@ interface WriteVerb {
   verb: string;
   kind: string;
   /** Issue the request with this query on a fresh object (name) and return the answer. */
-  send(name: string, query: string): Promise<HttpResult>;
+  send(name: string, query: string, headers?: Record<string, string>): Promise<HttpResult>;
 }
 
 const WRITE_VERBS: WriteVerb[] = [
-  { verb: 'create', kind: 'CreateOptions', send: (name, q) => t.client.request('POST', `${cmPath()}?${q}`, { body: { metadata: { name: `${name}-new` }, data: { k: 'new' } } }) },
-  { verb: 'update', kind: 'UpdateOptions', send: (name, q) => t.client.request('PUT', `${cmPath(name)}?${q}`, { body: { metadata: { name }, data: { k: 'new' } } }) },
-  { verb: 'patch', kind: 'PatchOptions', send: (name, q) => t.client.request('PATCH', `${cmPath(name)}?${q}`, { raw: '{"data":{"k":"new"}}', contentType: 'application/merge-patch+json' }) },
-  { verb: 'delete', kind: 'DeleteOptions', send: (name, q) => t.client.request('DELETE', `${cmPath(name)}?${q}`) },
+  { verb: 'create', kind: 'CreateOptions', send: (name, q, headers) => t.client.request('POST', `${cmPath()}?${q}`, { body: { metadata: { name: `${name}-new` }, data: { k: 'new' } }, headers }) },
+  { verb: 'update', kind: 'UpdateOptions', send: (name, q, headers) => t.client.request('PUT', `${cmPath(name)}?${q}`, { body: { metadata: { name }, data: { k: 'new' } }, headers }) },
+  { verb: 'patch', kind: 'PatchOptions', send: (name, q, headers) => t.client.request('PATCH', `${cmPath(name)}?${q}`, { raw: '{"data":{"k":"new"}}', contentType: 'application/merge-patch+json', headers }) },
+  { verb: 'delete', kind: 'DeleteOptions', send: (name, q, headers) => t.client.request('DELETE', `${cmPath(name)}?${q}`, { headers }) },
+  { verb: 'delete (body)', kind: 'DeleteOptions', send: (name, q, headers) => t.client.request('DELETE', cmPath(name), { body: deleteOptionsBody(q), headers }) },
+  { verb: 'deletecollection', kind: 'DeleteOptions', send: (name, q, headers) => t.client.request('DELETE', `${cmPath()}?fieldSelector=metadata.name%3D${name}&${q}`, { headers }) },
+  {
+    verb: 'deletecollection (body)',
+    kind: 'DeleteOptions',
+    send: (name, q, headers) => t.client.request('DELETE', `${cmPath()}?fieldSelector=metadata.name%3D${name}`, { body: deleteOptionsBody(q), headers }),
+  },
 ];
+
+/**
+ * The same options as a DeleteOptions body: dryRun a list, orphanDependents a bool; what
+ * DeleteOptions has no field for (fieldManager, force, …) goes in as is and must be ignored.
+ */
+function deleteOptionsBody(query: string): Record<string, unknown> {
+  const q = new URLSearchParams(query);
+  const out: Record<string, unknown> = {};
+  for (const k of new Set(q.keys())) {
+    const v = q.getAll(k);
+    if (k === 'dryRun') out.dryRun = v;
+    else if (k === 'orphanDependents') out.orphanDependents = v[0] !== 'false' && v[0] !== '0';
+    else out[k] = v[0];
+  }
+  return out;
+}
 
 /** How `name` looks after a request that must have had no effect. */
 async function unchanged(name: string, verb: string, label: string): Promise<void> {
@@ -321,6 +344,7 @@ async function unchanged(name: string, verb: string, label: string): Promise<voi
   assert.is(r.status, 200, `${label}: ${name} still there; ${show(r)}`);
   assert.equal(r.json.data, { k: 'v' }, `${label}: ${name} unchanged`);
   if (verb === 'create') assert.not.ok(await exists(`${name}-new`), `${label}: nothing created`);
+  if (verb.startsWith('delete')) assert.not.ok(r.json.metadata.deletionTimestamp, `${label}: not being deleted`);
 }
 
 const LONG = 'm'.repeat(129);
@@ -355,7 +379,7 @@ const OPTION_CASES: [string, (kind: string) => [string, string, string][] | null
   ],
 ];
 
-test('every write verb × option: 422 on <Verb>Options.meta.k8s.io with kube causes, no side effect; dry runs change nothing', async () => {
+test('every write verb × option × query/body: 422 on <Verb>Options.meta.k8s.io with kube causes, no side effect; dry runs change nothing', async () => {
   for (const v of WRITE_VERBS) {
     for (const [i, [query, causes]] of OPTION_CASES.entries()) {
       const label = `${v.verb} case ${i} (${query.slice(0, 60)})`;
@@ -373,13 +397,7 @@ test('every write verb: an Accept that cannot be served is 406 before any side e
   for (const v of WRITE_VERBS) {
     const cm = await freshConfigMap();
     const label = v.verb;
-    const send = {
-      create: () => t.client.request('POST', cmPath(), { body: { metadata: { name: `${cm.name}-new` } }, headers: { accept: 'text/html' } }),
-      update: () => t.client.request('PUT', cmPath(cm.name), { body: { metadata: { name: cm.name }, data: { k: 'new' } }, headers: { accept: 'text/html' } }),
-      patch: () => t.client.request('PATCH', cmPath(cm.name), { raw: '{"data":{"k":"new"}}', contentType: 'application/merge-patch+json', headers: { accept: 'text/html' } }),
-      delete: () => t.client.request('DELETE', cmPath(cm.name), { headers: { accept: 'text/html' } }),
-    }[v.verb]!;
-    const r = await send();
+    const r = await v.send(cm.name, '', { accept: 'text/html' });
     assert.is(r.status, 406, `${label}: ${show(r)}`);
     assert.is(r.json?.reason, 'NotAcceptable', `${label}: ${show(r)}`);
     await unchanged(cm.name, v.verb, label);
