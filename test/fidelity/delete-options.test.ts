@@ -393,6 +393,13 @@ test('every write verb × option × query/body: 422 on <Verb>Options.meta.k8s.io
   }
 });
 
+test('apply patch without fieldManager: 422 PatchOptions (force allowed there)', async () => {
+  const cm = await freshConfigMap();
+  const r = await t.client.request('PATCH', `${cmPath(cm.name)}?dryRun=All&force=true`, { raw: 'data: {k: applied}', contentType: 'application/apply-patch+yaml' });
+  assert.equal([r.status, body(r)], [422, optionsInvalid('PatchOptions', [['FieldValueRequired', 'fieldManager', 'Required value: is required for apply patch']])], show(r));
+  await unchanged(cm.name, 'patch', 'apply');
+});
+
 test('every write verb: an Accept that cannot be served is 406 before any side effect', async () => {
   for (const v of WRITE_VERBS) {
     const cm = await freshConfigMap();
