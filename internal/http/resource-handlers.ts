@@ -47,7 +47,7 @@ function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): Reques
 }
 
 /** Decode an object body whose media type `bodyMediaType` has already accepted. */
-async function decodeObject(r: ResourceRequest, body: Buffer): Promise<KubeObject> {
+function decodeObject(r: ResourceRequest, body: Buffer): KubeObject {
   const v = decodeBody(header(r.headers, 'content-type'), body);
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
   return v as KubeObject;
@@ -137,7 +137,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);
-        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, await decodeObject(r, body));
+        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body));
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'update': {
@@ -146,7 +146,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = updateOptions(r.query);
-        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, await decodeObject(r, body), info.subresource || undefined);
+        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body), info.subresource || undefined);
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'patch': {
