@@ -75,6 +75,12 @@ interface UpdatePlan {
    * allow unconditional updates. Checked once the object is known to exist, as kube does.
    */
   requireResourceVersion?: boolean;
+  /**
+   * The uid a PUT body carries: a storage precondition, checked before anything else, even when
+   * the object does not exist (rest.defaultUpdatedObjectInfo.Preconditions). Patches have none
+   * (a changed uid there fails validation as immutable).
+   */
+  uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
 }
@@ -184,6 +190,7 @@ export class GenericStore {
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
       wantRv: obj.metadata.resourceVersion || undefined,
+      uidPrecondition: obj.metadata.uid || undefined,
       requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
       verb: 'update',
@@ -227,6 +234,10 @@ export class GenericStore {
       const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
       });
+      if (plan.uidPrecondition !== undefined) {
+        const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
+        if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
+      }
       if (!currentBytes) {
         const created = createInstead?.();
         if (created) return created;
@@ -245,10 +256,6 @@ export class GenericStore {
       }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
       const next = mutate(deepCopy(current));
-      // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
-      if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
@@ -406,6 +413,17 @@ export class GenericStore {
     } catch (e) {
       throw storageFailure(e);
     }
+  }
+
+  /**
+   * A failed uid precondition, worded as etcd3's storage.NewInvalidObjError reaches the client:
+   * the storage key is kube's default etcd key (without the /registry prefix on a dry run, whose
+   * storage is not the etcd one) and ResourceVersion is always 0.
+   */
+  private uidPreconditionFailed(ctx: RequestContext, namespace: string, name: string, want: string, actual: string): ApiError {
+    const key = `${ctx.dryRun ? '' : '/registry'}/${this.kind.resource}/${this.kind.namespaced ? `${namespace}/` : ''}${name}`;
+    const why = `Precondition failed: UID in precondition: ${want}, UID in object meta: ${actual}`;
+    return conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
   }
 
   private conflictErr(name: string): ApiError {
