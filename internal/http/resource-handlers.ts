@@ -12,7 +12,7 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiate, decodeBody, bodyMediaType, type Representation } from './negotiation.ts';
+import { negotiate, decodeBody, bodyMediaType, checkPatchRoute, type Representation } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { toTable } from './table.ts';
@@ -151,8 +151,9 @@ export class ResourceHandlers {
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
-        const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
+        checkPatchRoute(header(r.headers, 'content-type'), Number(header(r.headers, 'content-length') ?? 0) > 0);
         const out = rep(true);
+        const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
         const body = await r.body();
         const opts = patchOptions(r.query, type === 'apply');
         if (type === 'apply') throw methodNotSupported(store.gr, 'apply (server-side apply is not served yet)');

@@ -404,10 +404,18 @@ test('every write verb: an Accept that cannot be served is 406 before any side e
   for (const v of WRITE_VERBS) {
     const cm = await freshConfigMap();
     const label = v.verb;
-    const r = await v.send(cm.name, '', { accept: 'text/html' });
-    assert.is(r.status, 406, `${label}: ${show(r)}`);
-    assert.is(r.json?.reason, 'NotAcceptable', `${label}: ${show(r)}`);
-    await unchanged(cm.name, v.verb, label);
+    for (const [accept, message, details] of [
+      // refused by the router (no type the route produces) …
+      ['text/html', '406: Not Acceptable', {}],
+      // … or by the handler's output negotiation (a conversion it cannot do)
+      ['application/json;as=Foo;g=meta.k8s.io;v=v1', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf', undefined],
+    ] as const) {
+      const r = await v.send(cm.name, '', { accept });
+      const want: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'NotAcceptable', code: 406 };
+      if (details) want.details = details;
+      assert.equal([r.status, body(r)], [406, want], `${label} (${accept}): ${show(r)}`);
+      await unchanged(cm.name, v.verb, label);
+    }
   }
   const names = await freshSet('dc406', 2);
   const r = await t.client.request('DELETE', `${cmPath()}?labelSelector=set%3Ddc406`, { headers: { accept: 'text/html' } });
