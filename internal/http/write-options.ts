@@ -181,7 +181,7 @@ type Json = Record<string, unknown>;
 
 const jsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v);
 
-/** encoding/json's UnmarshalTypeError text. `literal`: numbers that parse but do not fit print themselves. */
+/** encoding/json's UnmarshalTypeError text (a number that does not fit an int64 prints itself). */
 const typeError = (v: unknown, struct: string, path: string, goType: string): string => {
   const what = typeof v === 'number' && goType === 'int64' ? `number ${String(v)}` : jsonType(v);
   return `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
@@ -212,7 +212,8 @@ function checkDeleteOptionsKind(apiVersion: string, kind: string): void {
  * error in document order; null leaves a field unset; unknown fields are ignored).
  */
 function deleteOptionsFromJson(v: unknown): { options: DeleteOptions; dryRun: string[] } {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+  if (v === null) v = {}; // encoding/json: null into a struct is a no-op
+  if (typeof v !== 'object' || Array.isArray(v)) {
     throw decodeFailure(
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(v)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );

@@ -108,6 +108,7 @@ const DELETE_CASES: DeleteCase[] = [
   { name: 'query dryRun, no body', query: 'dryRun=All', status: 200, deleted: false, expect: deletedStatus },
   { name: 'body wins: empty body options + query dryRun really deletes', query: 'dryRun=All', json: {}, status: 200, deleted: true, expect: deletedStatus },
   { name: 'body wins: body dryRun + invalid query options', query: 'propagationPolicy=bad&dryRun=x&gracePeriodSeconds=abc', json: { dryRun: ['All'] }, status: 200, deleted: false, expect: deletedStatus },
+  { name: 'body null: empty options, the query is still ignored', query: 'dryRun=All', raw: 'null', status: 200, deleted: true, expect: deletedStatus },
   { name: 'body dryRun null is no dry run', json: { dryRun: null }, status: 200, deleted: true, expect: deletedStatus },
   { name: 'body dryRun [] is no dry run', json: { dryRun: [] }, status: 200, deleted: true, expect: deletedStatus },
   { name: 'query propagationPolicy bad', query: 'propagationPolicy=bad', status: 422, deleted: false, expect: () => optionsInvalid('DeleteOptions', [['FieldValueNotSupported', 'propagationPolicy', 'Unsupported value: "bad": supported values: "Foreground", "Background", "Orphan", "nil"']]) },
