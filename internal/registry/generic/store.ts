@@ -11,13 +11,13 @@ import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
-import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
+import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
@@ -37,6 +37,13 @@ const RETRY_DEADLINE_MS = 30_000;
 /** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
 const MAX_GENERATE_NAME_RETRIES = 8;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameValidator> = {
+  subdomain: nameIsDNSSubdomain,
+  label: nameIsDNSLabel,
+  dns1035: nameIsDNS1035Label,
+};
+/** FinishFunc of a kind without hooks. */
+const finishNothing: FinishFunc = async () => undefined;
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -71,12 +78,26 @@ interface UpdatePlan {
   dynamicPrecondition?: () => string | undefined;
 }
 
+/** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
+interface UpdateAttempt {
+  next: KubeObject;
+  current: KubeObject;
+  currentBytes: Buffer;
+  now: Date;
+  canRetry: () => boolean;
+}
+
 export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
 
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
+  constructor(
+    readonly kind: KindDescriptor,
+    private readonly storage: Storage,
+    private readonly admission: AdmissionChain,
+    private readonly hooks: WriteHooks = {},
+  ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
@@ -138,21 +159,29 @@ export class GenericStore {
     if (this.kind.namespaced) meta.namespace = namespace;
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
-    strategy.prepareForCreate?.(obj);
-    this.validateCreate(obj);
-    strategy.canonicalize?.(obj);
-    recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
-    await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
-    const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
-    const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
-    if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
-    return { body: verdict.object, code: 201, warnings };
+    // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
+    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    let accepted = false;
+    try {
+      strategy.prepareForCreate?.(obj);
+      this.validateCreate(obj);
+      strategy.canonicalize?.(obj);
+      recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
+      await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
+      const warnings = strategy.warnings?.(obj) ?? [];
+      if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+      const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
+      if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
+      accepted = true;
+      return { body: verdict.object, code: 201, warnings };
+    } finally {
+      await finish(accepted);
+    }
   }
 
   private validateCreate(obj: KubeObject): void {
     const errs: FieldError[] = [
-      ...validateObjectMeta(obj.metadata, this.kind.namespaced, this.kind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain),
+      ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
       ...this.kind.strategy.validate(obj),
     ];
     if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
@@ -205,7 +234,7 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, wantRv, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, wantRv, mutate, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
@@ -229,33 +258,58 @@ export class GenericStore {
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
       this.carryServerFields(next, current);
+      let finish = finishNothing;
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
         strategy.defaults?.(next);
+        // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
+        finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
         strategy.prepareForUpdate?.(next, current);
       }
-      this.validateUpdate(next, current, sub?.strategy);
-      if (!sub) strategy.canonicalize?.(next);
-      if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
-        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      let outcome: WriteResult | 'retry';
+      let accepted = false;
+      try {
+        const canRetry = (): boolean => precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline;
+        outcome = await this.finishUpdateAttempt(ctx, namespace, name, plan, { next, current, currentBytes, now, canRetry });
+        accepted = outcome !== 'retry';
+      } finally {
+        await finish(accepted);
       }
-      recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
-      await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
-      const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
-      // No-op writes do not create a new version (kube-apiserver skips the storage write too).
-      if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
-      const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-      if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
-      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
-      if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
-      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
-        await backoff(attempt);
-        continue;
-      }
-      throw rejection(verdict, this.gr, name, namespace);
+      if (outcome !== 'retry') return outcome;
+      await backoff(attempt);
     }
+  }
+
+  /**
+   * The rest of one update attempt after prepare: validate, record, write. Answers 'retry' when
+   * the write lost a race that `canRetry` allows retrying.
+   */
+  private async finishUpdateAttempt(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan, attempt: UpdateAttempt): Promise<WriteResult | 'retry'> {
+    const { sub, verb } = plan;
+    const { next, current, currentBytes, now } = attempt;
+    const strategy = this.kind.strategy;
+    const currentRv = current.metadata.resourceVersion!;
+    this.validateUpdate(next, current, sub?.strategy);
+    if (!sub) strategy.canonicalize?.(next);
+    if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    }
+    recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
+    await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+    const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+    // No-op writes do not create a new version (kube-apiserver skips the storage write too).
+    if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
+    const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
+    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
+    if (verdict.accepted) {
+      if (finalize) await this.hooks.afterDelete?.(next);
+      return { body: verdict.object, code: 200, warnings };
+    }
+    if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
+    throw rejection(verdict, this.gr, name, namespace);
   }
 
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
@@ -325,7 +379,11 @@ export class GenericStore {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
         verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
+      if (verdict.accepted) {
+        if (graceful) return { body: verdict.object, code: 200, warnings: [] };
+        await this.hooks.afterDelete?.(current);
+        return this.deletedResponse(verdict.object, current);
+      }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;
