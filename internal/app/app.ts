@@ -17,6 +17,9 @@ import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
+import { KubernetesServiceController } from '../controllers/kubernetes-service.ts';
+import { kubernetesServiceIP } from '../registry/core/service.ts';
+import { defaultAdvertiseAddress } from './advertise.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -42,6 +45,11 @@ export interface ServerOptions {
   logLevel?: string;
   sync?: boolean;
   kinds?: KindDescriptor[];
+  /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+  /** --advertise-address: published in the `kubernetes` Endpoints (default: the bind address). */
+  advertiseAddress?: string;
 }
 
 export interface RunningServer {
@@ -60,7 +68,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
   const kinds = opts.kinds ?? coreKinds;
-  const registry = new Registry(kinds, storage, admission);
+  const registry = new Registry(kinds, storage, admission, {
+    serviceClusterIPRange: opts.serviceClusterIPRange,
+    serviceNodePortRange: opts.serviceNodePortRange,
+  });
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log);
@@ -83,6 +94,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  const kubernetesService = registry.lookup('', 'v1', 'services')
+    ? new KubernetesServiceController(storage, registry, log, {
+        serviceIP: kubernetesServiceIP(opts.serviceClusterIPRange),
+        securePort: port,
+        advertiseAddress: opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress),
+      })
+    : null;
+  await kubernetesService?.start();
   const url = serverUrl(opts.bindAddress, port);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
@@ -98,6 +117,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         controller.stop();
+        await kubernetesService?.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -1,0 +1,192 @@
+/**
+ * The `kubernetes` Service and Endpoints in namespace `default`, kept as kube-apiserver's
+ * bootstrap controller keeps them (pkg/controlplane/controller.go, reconcilers/lease.go):
+ *
+ * - Service: created when missing with the first address of the service range, port 443 named
+ *   `https` targeting the secure port, labels component=apiserver provider=kubernetes; reset when
+ *   its ports or type drift (GetMasterServiceUpdateIfNeeded).
+ * - Endpoints: the "lease" reconciler. Every replica refreshes a lease record
+ *   (`apiserver.internal/masterleases//<advertise address>`, expiring after LEASE_TTL_MS) and
+ *   writes the Endpoints as the sorted addresses of every unexpired lease, with this replica's
+ *   port. On a clean stop a replica removes its lease and rewrites the Endpoints without itself.
+ *
+ * Like kube, an advertise address that Endpoints validation refuses (loopback, link-local) means
+ * no Endpoints: the write is refused with the same 422 and logged, and the Service still exists.
+ */
+import type { Logger } from 'pino';
+import type { Registry, ServedKind } from '../registry/registry.ts';
+import type { Storage } from '../storage/storage.ts';
+import { currentPrefix } from '../storage/keys.ts';
+import { systemContext } from '../registry/generic/context.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
+import { ApiError } from '../api/errors.ts';
+import type { KubeObject } from '../api/types.ts';
+import { parseIP } from '../validation/network.ts';
+
+/** kube-apiserver's --endpoint-reconciler interval (EndpointInterval) and lease TTL. */
+export const RECONCILE_INTERVAL_MS = 10_000;
+export const LEASE_TTL_MS = 15_000;
+const LEASE_GROUP = 'apiserver.internal';
+const LEASE_RESOURCE = 'masterleases';
+const NAME = 'kubernetes';
+const NAMESPACE = 'default';
+
+export interface KubernetesServiceOptions {
+  /** The Service's ClusterIP: the first address of --service-cluster-ip-range. */
+  serviceIP: string;
+  /** The port this server listens on (Service targetPort, Endpoints port). */
+  securePort: number;
+  /** --advertise-address: the address written into the Endpoints. */
+  advertiseAddress: string;
+  intervalMs?: number;
+}
+
+export class KubernetesServiceController {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private readonly ctx = systemContext('kube-apiserver');
+  private readonly services: ServedKind;
+  private readonly endpoints: ServedKind;
+  private lastError = '';
+
+  constructor(private readonly storage: Storage, registry: Registry, private readonly log: Logger, private readonly opts: KubernetesServiceOptions) {
+    const svc = registry.lookup('', 'v1', 'services');
+    const ep = registry.lookup('', 'v1', 'endpoints');
+    if (!svc || !ep) throw new Error('kubernetes service controller: services and endpoints must be registered');
+    this.services = svc;
+    this.endpoints = ep;
+  }
+
+  /** First pass (awaited, so the Service exists once the server is ready), then every interval. */
+  async start(): Promise<void> {
+    await this.pass();
+    this.timer = setInterval(() => {
+      this.running = this.running.then(() => this.pass());
+    }, this.opts.intervalMs ?? RECONCILE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Stop reconciling; drop this replica's lease and its address from the Endpoints. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+    await this.writeLease(false).catch(() => undefined);
+    await this.reconcileEndpoints(false).catch(() => undefined);
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      await this.reconcileService();
+      await this.writeLease(true);
+      await this.reconcileEndpoints(true);
+      this.lastError = '';
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      // Logged once per distinct failure (kube logs every pass).
+      if (msg !== this.lastError) this.log.warn({ err }, 'reconciling the kubernetes service/endpoints failed; will retry');
+      this.lastError = msg;
+    }
+  }
+
+  private desiredPorts() {
+    return [{ name: 'https', protocol: 'TCP', port: 443, targetPort: this.opts.securePort }];
+  }
+
+  /** CreateOrUpdateMasterServiceIfNeeded with reconcile=true. */
+  async reconcileService(): Promise<void> {
+    const current = await this.services.store.getLatest(NAMESPACE, NAME).then(parseObject, (e: unknown) => {
+      if (e instanceof ApiError && e.code === 404) return undefined;
+      throw e;
+    });
+    if (current) {
+      const spec = (current.spec ?? {}) as { ports?: unknown[]; type?: string };
+      const ports = this.desiredPorts();
+      const want = ports.map((p) => ({ ...p }));
+      const have = (spec.ports ?? []) as Record<string, unknown>[];
+      const same =
+        spec.type === 'ClusterIP' &&
+        have.length === want.length &&
+        want.every((w, i) => have[i]?.name === w.name && have[i]?.port === w.port && have[i]?.protocol === w.protocol && have[i]?.targetPort === w.targetPort);
+      if (same) return;
+      this.log.warn({ service: `${NAMESPACE}/${NAME}` }, 'resetting the kubernetes service ports and type');
+      await this.services.store.update(this.ctx, NAMESPACE, NAME, { ...current, spec: { ...(current.spec as object), ports, type: 'ClusterIP' } });
+      return;
+    }
+    const svc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: NAME, namespace: NAMESPACE, labels: { provider: 'kubernetes', component: 'apiserver' } },
+      spec: { ports: this.desiredPorts(), clusterIP: this.opts.serviceIP, ipFamilyPolicy: 'SingleStack', sessionAffinity: 'None', type: 'ClusterIP' },
+    };
+    await this.services.store.create(this.ctx, NAMESPACE, svc).catch((e: unknown) => {
+      // Another replica created it first.
+      if (!(e instanceof ApiError && e.status.reason === 'AlreadyExists')) throw e;
+    });
+  }
+
+  /** Refresh (alive) or remove (stopping) this replica's lease record. */
+  private async writeLease(alive: boolean): Promise<void> {
+    const key = { group: LEASE_GROUP, resource: LEASE_RESOURCE, namespace: '', name: this.opts.advertiseAddress };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const entry = this.storage.entry(key);
+      if (!alive && !entry) return;
+      const record = { metadata: { name: key.name }, port: this.opts.securePort, expires: Date.now() + LEASE_TTL_MS };
+      const verdict = await this.storage.write({
+        op: !alive ? 'DELETE' : entry ? 'UPDATE' : 'CREATE',
+        ...key,
+        expectRv: null,
+        expectUid: null,
+        requireActiveNamespace: false,
+        uid: '',
+        deleting: false,
+        object: Buffer.from(JSON.stringify(record)),
+        time: Date.now(),
+        verb: alive ? 'lease' : 'release',
+        user: 'system:kube-apiserver',
+        groups: ['system:masters'],
+        fieldManager: null,
+        userAgent: null,
+        requestId: null,
+      });
+      // AlreadyExists/NotFound: the index changed under us (another writer of this address); retry.
+      if (verdict.accepted) return;
+    }
+  }
+
+  /** Addresses of every replica whose lease has not expired, sorted as kube sorts them. */
+  private async liveAddresses(includeSelf: boolean): Promise<string[]> {
+    const view = await this.storage.view();
+    const out = new Set<string>();
+    const now = Date.now();
+    try {
+      const prefix = currentPrefix(LEASE_GROUP, LEASE_RESOURCE);
+      for await (const [, value] of view.scan(prefix, `${prefix}\xff`)) {
+        const rec = JSON.parse(value.toString('utf8')) as { metadata: { name: string }; expires: number };
+        if (rec.expires > now) out.add(rec.metadata.name);
+      }
+    } finally {
+      await view.close();
+    }
+    if (includeSelf) out.add(this.opts.advertiseAddress);
+    else out.delete(this.opts.advertiseAddress);
+    return [...out].sort();
+  }
+
+  /** The lease reconciler's ReconcileEndpoints: rewrite when the address set or port differ. */
+  async reconcileEndpoints(includeSelf: boolean): Promise<void> {
+    const ips = await this.liveAddresses(includeSelf);
+    const current = await this.endpoints.store.getLatest(NAMESPACE, NAME).then(parseObject, () => undefined);
+    const ports = [{ name: 'https', port: this.opts.securePort, protocol: 'TCP' }];
+    const subsets = ips.length ? [{ addresses: ips.map((ip) => ({ ip })), ports }] : undefined;
+    if (current && JSON.stringify(current.subsets) === JSON.stringify(subsets)) return;
+    if (!parseIP(this.opts.advertiseAddress)) throw new Error(`--advertise-address ${this.opts.advertiseAddress} is not an IP address`);
+    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: NAME, namespace: NAMESPACE }, ...(subsets ? { subsets } : {}) };
+    if (current) {
+      // Unconditional (no resourceVersion): a concurrent writer's change is simply overwritten.
+      const { resourceVersion: _rv, ...meta } = current.metadata;
+      body.metadata = meta;
+    }
+    await this.endpoints.store.update(this.ctx, NAMESPACE, NAME, body);
+  }
+}
