@@ -11,7 +11,8 @@
  *   port. On a clean stop a replica removes its lease and rewrites the Endpoints without itself.
  *
  * Like kube, an advertise address that Endpoints validation refuses (loopback, link-local) means
- * no Endpoints: the write is refused with the same 422 and logged, and the Service still exists.
+ * no Endpoints for this replica (kube's write fails that validation every pass); the Service
+ * still exists. Such a replica takes no lease and leaves the Endpoints alone.
  */
 import type { Logger } from 'pino';
 import type { Registry, ServedKind } from '../registry/registry.ts';
@@ -21,7 +22,7 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
-import { parseIP } from '../validation/network.ts';
+import { parseIP, specialIPErrors } from '../validation/network.ts';
 
 /** kube-apiserver's --endpoint-reconciler interval (EndpointInterval) and lease TTL. */
 export const RECONCILE_INTERVAL_MS = 10_000;
@@ -48,6 +49,8 @@ export class KubernetesServiceController {
   private readonly services: ServedKind;
   private readonly endpoints: ServedKind;
   private lastError = '';
+  /** Why this replica's address cannot be published (loopback, link-local…), or '' when it can. */
+  private readonly unpublishable: string;
 
   constructor(private readonly storage: Storage, registry: Registry, private readonly log: Logger, private readonly opts: KubernetesServiceOptions) {
     const svc = registry.lookup('', 'v1', 'services');
@@ -55,10 +58,17 @@ export class KubernetesServiceController {
     if (!svc || !ep) throw new Error('kubernetes service controller: services and endpoints must be registered');
     this.services = svc;
     this.endpoints = ep;
+    const ip = parseIP(opts.advertiseAddress);
+    this.unpublishable = !ip ? 'it is not an IP address' : specialIPErrors(opts.advertiseAddress, ip).join('; ');
   }
 
   /** First pass (awaited, so the Service exists once the server is ready), then every interval. */
   async start(): Promise<void> {
+    if (this.unpublishable) {
+      // kube-apiserver tries and logs the 422 every 10 s; the outcome (no address of ours in the
+      // Endpoints) is the same, so say it once.
+      this.log.info({ advertiseAddress: this.opts.advertiseAddress, why: this.unpublishable }, 'the advertise address cannot be published in the kubernetes Endpoints');
+    }
     await this.pass();
     this.timer = setInterval(() => {
       this.running = this.running.then(() => this.pass());
@@ -71,6 +81,7 @@ export class KubernetesServiceController {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
+    if (this.unpublishable) return;
     await this.writeLease(false).catch(() => undefined);
     await this.reconcileEndpoints(false).catch(() => undefined);
   }
@@ -78,6 +89,7 @@ export class KubernetesServiceController {
   private async pass(): Promise<void> {
     try {
       await this.reconcileService();
+      if (this.unpublishable) return;
       await this.writeLease(true);
       await this.reconcileEndpoints(true);
       this.lastError = '';
@@ -119,9 +131,10 @@ export class KubernetesServiceController {
       metadata: { name: NAME, namespace: NAMESPACE, labels: { provider: 'kubernetes', component: 'apiserver' } },
       spec: { ports: this.desiredPorts(), clusterIP: this.opts.serviceIP, ipFamilyPolicy: 'SingleStack', sessionAffinity: 'None', type: 'ClusterIP' },
     };
-    await this.services.store.create(this.ctx, NAMESPACE, svc).catch((e: unknown) => {
-      // Another replica created it first.
-      if (!(e instanceof ApiError && e.status.reason === 'AlreadyExists')) throw e;
+    await this.services.store.create(this.ctx, NAMESPACE, svc).catch(async (e: unknown) => {
+      // Another replica created it first (AlreadyExists, or its claim on the IP won the race).
+      const exists = await this.services.store.getLatest(NAMESPACE, NAME).then(() => true, () => false);
+      if (!exists) throw e;
     });
   }
 
@@ -180,7 +193,6 @@ export class KubernetesServiceController {
     const ports = [{ name: 'https', port: this.opts.securePort, protocol: 'TCP' }];
     const subsets = ips.length ? [{ addresses: ips.map((ip) => ({ ip })), ports }] : undefined;
     if (current && JSON.stringify(current.subsets) === JSON.stringify(subsets)) return;
-    if (!parseIP(this.opts.advertiseAddress)) throw new Error(`--advertise-address ${this.opts.advertiseAddress} is not an IP address`);
     const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: NAME, namespace: NAMESPACE }, ...(subsets ? { subsets } : {}) };
     if (current) {
       // Unconditional (no resourceVersion): a concurrent writer's change is simply overwritten.
