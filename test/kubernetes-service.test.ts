@@ -33,7 +33,7 @@ const portOf = (s: TestServer): number => Number(new URL(s.url).port);
 function kubectl(s: TestServer, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = join(s.dataDir, 'home');
   mkdirSync(home, { recursive: true });
-  const env = { ...process.env, HOME: home, KUBECACHEDIR: join(home, 'cache') };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KUBECACHEDIR: join(home, 'cache') };
   delete env.KUBECONFIG;
   return new Promise((resolve) => {
     execFile(KUBECTL, ['--kubeconfig', join(s.dataDir, 'kubeconfig'), ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
