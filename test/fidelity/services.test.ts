@@ -374,6 +374,121 @@ test('Endpoints: defaults, validation, create on PUT, Table, delete Status', asy
   same(body(del).details?.kind, 'endpoints', 'details.kind', del);
 });
 
+test('type transitions: allocated values follow the type, type-only fields are dropped', async () => {
+  const created = await post(S, svc('tt', { ports: [{ port: 80, targetPort: 'http' }], publishNotReadyAddresses: true }));
+  assert.is(created.status, 201, show(created));
+  const base = { sessionAffinity: 'None', publishNotReadyAddresses: true };
+  const v4 = { ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster' };
+  const port = (extra: Record<string, unknown> = {}) => [{ protocol: 'TCP', port: 80, targetPort: 'http', ...extra }];
+  const inRange = (n: unknown): boolean => typeof n === 'number' && n >= 30000 && n <= 32767;
+  // Each step: a merge patch, and the spec kube answers given the response's allocated values.
+  const steps: [string, unknown, (s: any) => unknown][] = [
+    ['→ NodePort', { spec: { type: 'NodePort' } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: s.ports[0].nodePort }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'NodePort', externalTrafficPolicy: 'Cluster' })],
+    ['choose a node port', { spec: { ports: [{ port: 80, targetPort: 'http', nodePort: 30999 }] } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: 30999 }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'NodePort', externalTrafficPolicy: 'Cluster' })],
+    // Node ports and externalTrafficPolicy the client left unchanged go away with the type.
+    ['→ ClusterIP', { spec: { type: 'ClusterIP' } }, (s) => ({ ...base, ...v4, ports: port(), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'ClusterIP' })],
+    ['→ ExternalName', { spec: { type: 'ExternalName', externalName: 'x.example.com' } }, () => ({ ...base, ports: port(), type: 'ExternalName', externalName: 'x.example.com' })],
+    ['→ ClusterIP again (a new address)', { spec: { type: 'ClusterIP', externalName: null } }, (s) => ({ ...base, ...v4, ports: port(), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'ClusterIP' })],
+    ['→ LoadBalancer', { spec: { type: 'LoadBalancer' } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: s.ports[0].nodePort }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true })],
+    [
+      'externalTrafficPolicy Local (health check port)',
+      { spec: { externalTrafficPolicy: 'Local' } },
+      (s) => ({ ...base, ...v4, ports: port({ nodePort: s.ports[0].nodePort }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: s.healthCheckNodePort, allocateLoadBalancerNodePorts: true }),
+    ],
+  ];
+  let prev = (created.json as any).spec;
+  for (const [label, patch, want] of steps) {
+    const r = await t.client.request('PATCH', `${S}/tt`, { body: patch, contentType: 'application/merge-patch+json' });
+    assert.is(r.status, 200, `${label}: ${show(r)}`);
+    const spec = (r.json as any).spec;
+    same(spec, want(spec), label, r);
+    for (const p of spec.ports) if (p.nodePort !== undefined) assert.ok(inRange(p.nodePort), `${label}: node port in range`);
+    if (spec.healthCheckNodePort !== undefined) assert.ok(inRange(spec.healthCheckNodePort), `${label}: health check port in range`);
+    if (prev.clusterIP && spec.clusterIP && prev.type !== 'ExternalName') assert.is(spec.clusterIP, prev.clusterIP, `${label}: address kept`);
+    prev = spec;
+  }
+  const hc = await t.client.request('PATCH', `${S}/tt`, { body: { spec: { healthCheckNodePort: prev.healthCheckNodePort === 30998 ? 30997 : 30998 } }, contentType: 'application/merge-patch+json' });
+  same(status(hc), invalidStatus('Service', 'tt', [['FieldValueForbidden', 'spec.healthCheckNodePort', 'Forbidden: field is immutable']]), 'health check port immutable', hc);
+});
+
+test('validation: clusterIPs, externalIPs, source ranges, affinity, traffic policies, duplicates, status', async () => {
+  const cases: [string, unknown, Cause[]][] = [
+    ['d', svc('d', { clusterIPs: ['10.0.0.77'], ports: [{ port: 80 }] }), [['FieldValueInvalid', 'spec.clusterIPs', 'Invalid value: []string{"10.0.0.77"}: must be empty when `clusterIP` is not specified']]],
+    ['d', svc('d', { clusterIP: '10.0.0.77', clusterIPs: ['10.0.0.78'], ports: [{ port: 80 }] }), [['FieldValueInvalid', 'spec.clusterIPs', 'Invalid value: []string{"10.0.0.78"}: first value must match `clusterIP`']]],
+    [
+      'd',
+      svc('d', { externalIPs: ['127.0.0.1', '1.2.3.4', 'bad'], ports: [{ port: 80 }] }),
+      [
+        ['FieldValueInvalid', 'spec.externalIPs[0]', 'Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+        ['FieldValueInvalid', 'spec.externalIPs[2]', 'Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'],
+      ],
+    ],
+    [
+      'd',
+      svc('d', { loadBalancerSourceRanges: ['10.0.0.0/8', 'x'], ports: [{ port: 80 }] }),
+      [
+        ['FieldValueForbidden', 'spec.LoadBalancerSourceRanges', "Forbidden: may only be used when `type` is 'LoadBalancer'"],
+        ['FieldValueInvalid', 'spec.LoadBalancerSourceRanges', 'Invalid value: "[10.0.0.0/8 x]": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 '],
+      ],
+    ],
+    [
+      'd',
+      svc('d', { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } }, ports: [{ port: 80 }] }),
+      [['FieldValueInvalid', 'spec.sessionAffinityConfig.clientIP.timeoutSeconds', 'Invalid value: 0: must be greater than 0 and less than 86400']],
+    ],
+    ['d', svc('d', { externalTrafficPolicy: 'Local', ports: [{ port: 80 }] }), [['FieldValueInvalid', 'spec.externalTrafficPolicy', `Invalid value: "Local": may only be set when \`type\` is 'NodePort' or 'LoadBalancer'`]]],
+    ['d', svc('d', { internalTrafficPolicy: 'Foo', ports: [{ port: 80 }] }), [['FieldValueNotSupported', 'spec.internalTrafficPolicy', 'Unsupported value: "Foo": supported values: "Cluster", "Local"']]],
+    ['d', svc('d', { type: 'LoadBalancer', ports: [{ port: 10250 }] }), [['FieldValueInvalid', 'spec.ports[0]', 'Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet']]],
+    [
+      'd',
+      svc('d', { selector: { 'a b': 'c' }, ports: [{ port: 80 }] }),
+      [
+        [
+          'FieldValueInvalid',
+          'spec.selector',
+          `Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        ],
+      ],
+    ],
+    [
+      'd',
+      svc('d', { ports: [{ port: 80, name: 'a' }, { port: 80, name: 'b' }] }),
+      [['FieldValueDuplicate', 'spec.ports[1]', 'Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}']],
+    ],
+    ['d', svc('d', { type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] }), [['FieldValueInvalid', 'spec.clusterIPs[0]', `Invalid value: "None": may not be set to 'None' for NodePort services`]]],
+    ['d', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'd' } }, [['FieldValueRequired', 'spec.ports', 'Required value']]],
+  ];
+  for (const [i, [name, obj, causes]] of cases.entries()) {
+    const r = await post(S, obj);
+    same(status(r), invalidStatus('Service', name, causes), `case ${i}`, r);
+  }
+  // TCP and UDP on one port number share one node port.
+  const dns = await post(S, svc('dns', { type: 'NodePort', ports: [{ port: 53, name: 'a', protocol: 'TCP' }, { port: 53, name: 'b', protocol: 'UDP' }] }));
+  assert.is(dns.status, 201, show(dns));
+  const [a, b] = (dns.json as any).spec.ports;
+  assert.is(a.nodePort, b.nodePort);
+
+  const st = await t.client.request('PUT', `${S}/dns/status`, {
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'dns' }, status: { loadBalancer: { ingress: [{ ip: 'nope' }, { hostname: '1.2.3.4' }] } } },
+  });
+  same(
+    status(st),
+    invalidStatus('Service', 'dns', [
+      ['FieldValueInvalid', 'status.loadBalancer.ingress[0].ip', 'Invalid value: "nope": must be a valid IP address'],
+      ['FieldValueInvalid', 'status.loadBalancer.ingress[1].hostname', 'Invalid value: "1.2.3.4": must be a DNS name, not an IP address'],
+    ]),
+    'status validation',
+    st,
+  );
+
+  // dry-run allocates nothing: the same address and node port can be taken right after.
+  const spec = { clusterIP: '10.0.0.79', type: 'NodePort', ports: [{ port: 80, nodePort: 30997 }] };
+  const dry = await t.client.request('POST', `${S}?dryRun=All`, { body: svc('dr', spec) });
+  assert.is(dry.status, 201, show(dry));
+  const real = await post(S, svc('dr', spec));
+  assert.is(real.status, 201, show(real));
+});
+
 test('discovery lists services (svc, category all, status) and endpoints (ep)', async () => {
   const r = await t.client.request('GET', '/api/v1');
   const pick = (name: string) => {

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { invalid as invalidStatus, internalError } from '../../api/errors.ts';
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, duplicate, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
 import type { FinishFunc, HookDeps, KindDescriptor, Strategy, TableColumn, TableConvertor, WriteHooks } from '../rest/strategy.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 import { validateLabels } from '../../validation/objectmeta.ts';
@@ -178,6 +178,7 @@ function dropTypeDependentFields(s: ServiceSpec, old: ServiceSpec): void {
     delete s.allocateLoadBalancerNodePorts;
   }
   if (old.type === 'LoadBalancer' && s.type !== 'LoadBalancer' && s.loadBalancerClass === old.loadBalancerClass) delete s.loadBalancerClass;
+  if (needsNodePort(old) && !needsNodePort(s) && s.externalTrafficPolicy === old.externalTrafficPolicy) delete s.externalTrafficPolicy;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,8 +336,11 @@ export function validateService(obj: KubeObject): FieldError[] {
   const portKeys = new Set<string>();
   ports.forEach((p, i) => {
     const k = `${p.protocol}/${num(p.port)}`;
-    // Go prints the duplicate key as a ServicePort struct with only Protocol and Port set.
-    if (portKeys.has(k)) errs.push(duplicate(specPath.child('ports').index(i), { protocol: p.protocol, port: num(p.port) }));
+    // Go prints the duplicate key (a ServicePort with only Protocol and Port set) with %#v.
+    const key = new GoValue(
+      `core.ServicePort{Name:"", Protocol:${JSON.stringify(str(p.protocol))}, AppProtocol:(*string)(nil), Port:${num(p.port)}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
+    );
+    if (portKeys.has(k)) errs.push(duplicate(specPath.child('ports').index(i), key));
     portKeys.add(k);
   });
 
@@ -455,7 +459,7 @@ function validateServiceStatus(newObj: KubeObject): FieldError[] {
   const p = new FieldPath('status').child('loadBalancer').child('ingress');
   arr(lb.ingress as { ip?: string; hostname?: string }[]).forEach((ing, i) => {
     if (!isPlainObject(ing)) return;
-    if (ing.ip) for (const m of isValidIP(str(ing.ip))) errs.push(invalid(p.index(i).child('ip'), ing.ip, m));
+    if (ing.ip && !parseIP(str(ing.ip))) errs.push(invalid(p.index(i).child('ip'), ing.ip, 'must be a valid IP address'));
     if (ing.hostname) {
       for (const m of isDNS1123Subdomain(str(ing.hostname))) errs.push(invalid(p.index(i).child('hostname'), ing.hostname, m));
       if (parseIP(str(ing.hostname))) errs.push(invalid(p.index(i).child('hostname'), ing.hostname, 'must be a DNS name, not an IP address'));
@@ -478,7 +482,11 @@ export const serviceStrategy: Strategy = {
   validate: validateService,
   validateUpdate: validateServiceUpdate,
   canonicalize(obj) {
-    dropEmpty(serviceSpec(obj));
+    const s = serviceSpec(obj);
+    dropEmpty(s);
+    // kube stores internalTrafficPolicy on ExternalName services but drops it on every read
+    // (defaultOnReadInternalTrafficPolicy); not storing it reads the same.
+    if (s.type === 'ExternalName') delete s.internalTrafficPolicy;
   },
 };
 
