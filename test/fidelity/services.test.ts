@@ -9,7 +9,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, normalize, type Target } from '../target.ts';
+import { Agent, request as undiciRequest } from 'undici';
+import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
+import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 
@@ -499,6 +501,60 @@ test('discovery lists services (svc, category all, status) and endpoints (ep)', 
   same(pick('services'), { name: 'services', kind: 'Service', namespaced: true, verbs: all, shortNames: ['svc'], categories: ['all'] }, 'services', r);
   same(pick('services/status'), { name: 'services/status', kind: 'Service', namespaced: true, verbs: ['get', 'patch', 'update'], shortNames: undefined, categories: undefined }, 'services/status', r);
   same(pick('endpoints'), { name: 'endpoints', kind: 'Endpoints', namespaced: true, verbs: all, shortNames: ['ep'], categories: undefined }, 'endpoints', r);
+});
+
+/** GET a path as Protobuf bytes (the suite's client reads bodies as text). */
+async function getProtobuf(path: string): Promise<Buffer> {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const headers: Record<string, string> = { accept: PROTOBUF };
+    if (k.token) headers.authorization = `Bearer ${k.token}`;
+    const r = await undiciRequest(k.server + path, { headers, dispatcher: agent });
+    assert.is(r.statusCode, 200, path);
+    return Buffer.from(await r.body.arrayBuffer());
+  } finally {
+    await agent.close();
+  }
+}
+
+test('Protobuf: Service and Endpoints bytes decode to the JSON the server serves, and re-encode byte for byte', async () => {
+  const lb = await post(S, {
+    ...svc('pb', {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      sessionAffinity: 'ClientIP',
+      selector: { app: 'pb' },
+      externalIPs: ['203.0.113.9'],
+      loadBalancerSourceRanges: ['198.51.100.0/24'],
+      ports: [
+        { name: 'http', port: 80, targetPort: 'http', appProtocol: 'http' },
+        { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 },
+      ],
+    }),
+  });
+  assert.is(lb.status, 201, show(lb));
+  const st = await t.client.request('PUT', `${S}/pb/status`, {
+    body: { ...(lb.json as any), status: { loadBalancer: { ingress: [{ ip: '203.0.113.10', ports: [{ port: 80, protocol: 'TCP', error: 'Pending' }] }, { hostname: 'lb.example.com' }] } } },
+  });
+  assert.is(st.status, 200, show(st));
+  const ep = await post(E, eps('pb', [
+    { addresses: [{ ip: '192.0.2.7', hostname: 'h', nodeName: 'n1', targetRef: { kind: 'Pod', name: 'p', namespace: ns, uid: '0b6f7a6e-5d36-4b65-8d7e-9f1d2c3b4a59' } }], notReadyAddresses: [{ ip: '192.0.2.8' }], ports: [{ name: 'http', port: 8080, appProtocol: 'http' }, { name: 'dns', port: 53, protocol: 'UDP' }] },
+  ]));
+  assert.is(ep.status, 201, show(ep));
+  for (const path of [`${S}/pb`, `${E}/pb`, S, E]) {
+    const json = (await t.client.request('GET', path)).json;
+    const bytes = await getProtobuf(path);
+    const decoded = decodeProtobuf(bytes).object as any;
+    if (json.kind?.endsWith('List')) {
+      // A list read twice may differ only in its resourceVersion when someone else wrote between.
+      decoded.metadata.resourceVersion = json.metadata.resourceVersion;
+      assert.equal(decoded.items.map((x: any) => x.metadata.name), json.items.map((x: any) => x.metadata.name), path);
+      continue;
+    }
+    assert.equal(decoded, json, `${path}: protobuf decodes to the JSON`);
+    assert.ok(encodeProtobuf(json).equals(bytes), `${path}: JSON re-encodes to the same bytes`);
+  }
 });
 
 test('the kubernetes Service in default', async () => {
