@@ -8,6 +8,9 @@ import { maxLenError } from './names.ts';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
+/** supportedPortProtocols of pkg/apis/core/validation (Service and Endpoints ports). */
+export const SUPPORTED_PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+
 /** A parsed address: the number and its family (IPv4-mapped IPv6 counts as IPv4, as in Go). */
 export interface ParsedIP {
   family: IPFamily;

@@ -87,6 +87,25 @@ function same(got: unknown, want: unknown, label: string, r: HttpResult): void {
 
 const post = (path: string, b: unknown) => t.client.request('POST', path, { body: b });
 
+/** Every Service in the cluster (the reference is shared: other clients allocate too). */
+async function allServices(): Promise<any[]> {
+  return ((await t.client.request('GET', '/api/v1/services')).json as any).items;
+}
+
+/** An address of 10.0.0.0/24 no Service holds now, from the top of the range down. */
+async function freeIP(): Promise<string> {
+  const used = new Set((await allServices()).flatMap((x) => x.spec.clusterIPs ?? []));
+  for (let i = 254; i > 1; i--) if (!used.has(`10.0.0.${i}`)) return `10.0.0.${i}`;
+  throw new Error('no free address in 10.0.0.0/24');
+}
+
+/** A node port no Service holds now, from the top of the range down. */
+async function freeNodePort(): Promise<number> {
+  const used = new Set((await allServices()).flatMap((x) => [...(x.spec.ports ?? []).map((p: any) => p.nodePort), x.spec.healthCheckNodePort]));
+  for (let p = 32767; p >= 30000; p--) if (!used.has(p)) return p;
+  throw new Error('no free node port');
+}
+
 test('ClusterIP service: defaults, allocation from the range, read back', async () => {
   const r = await post(S, svc('a', { selector: { app: 'a' }, ports: [{ port: 80 }] }));
   assert.is(r.status, 201, show(r));
@@ -383,10 +402,11 @@ test('type transitions: allocated values follow the type, type-only fields are d
   const v4 = { ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster' };
   const port = (extra: Record<string, unknown> = {}) => [{ protocol: 'TCP', port: 80, targetPort: 'http', ...extra }];
   const inRange = (n: unknown): boolean => typeof n === 'number' && n >= 30000 && n <= 32767;
+  const chosen = await freeNodePort();
   // Each step: a merge patch, and the spec kube answers given the response's allocated values.
   const steps: [string, unknown, (s: any) => unknown][] = [
     ['→ NodePort', { spec: { type: 'NodePort' } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: s.ports[0].nodePort }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'NodePort', externalTrafficPolicy: 'Cluster' })],
-    ['choose a node port', { spec: { ports: [{ port: 80, targetPort: 'http', nodePort: 30999 }] } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: 30999 }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'NodePort', externalTrafficPolicy: 'Cluster' })],
+    ['choose a node port', { spec: { ports: [{ port: 80, targetPort: 'http', nodePort: chosen }] } }, (s) => ({ ...base, ...v4, ports: port({ nodePort: chosen }), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'NodePort', externalTrafficPolicy: 'Cluster' })],
     // Node ports and externalTrafficPolicy the client left unchanged go away with the type.
     ['→ ClusterIP', { spec: { type: 'ClusterIP' } }, (s) => ({ ...base, ...v4, ports: port(), clusterIP: s.clusterIP, clusterIPs: [s.clusterIP], type: 'ClusterIP' })],
     ['→ ExternalName', { spec: { type: 'ExternalName', externalName: 'x.example.com' } }, () => ({ ...base, ports: port(), type: 'ExternalName', externalName: 'x.example.com' })],
@@ -409,7 +429,7 @@ test('type transitions: allocated values follow the type, type-only fields are d
     if (prev.clusterIP && spec.clusterIP && prev.type !== 'ExternalName') assert.is(spec.clusterIP, prev.clusterIP, `${label}: address kept`);
     prev = spec;
   }
-  const hc = await t.client.request('PATCH', `${S}/tt`, { body: { spec: { healthCheckNodePort: prev.healthCheckNodePort === 30998 ? 30997 : 30998 } }, contentType: 'application/merge-patch+json' });
+  const hc = await t.client.request('PATCH', `${S}/tt`, { body: { spec: { healthCheckNodePort: await freeNodePort() } }, contentType: 'application/merge-patch+json' });
   same(status(hc), invalidStatus('Service', 'tt', [['FieldValueForbidden', 'spec.healthCheckNodePort', 'Forbidden: field is immutable']]), 'health check port immutable', hc);
 });
 
@@ -484,7 +504,7 @@ test('validation: clusterIPs, externalIPs, source ranges, affinity, traffic poli
   );
 
   // dry-run allocates nothing: the same address and node port can be taken right after.
-  const spec = { clusterIP: '10.0.0.79', type: 'NodePort', ports: [{ port: 80, nodePort: 30997 }] };
+  const spec = { clusterIP: await freeIP(), type: 'NodePort', ports: [{ port: 80, nodePort: await freeNodePort() }] };
   const dry = await t.client.request('POST', `${S}?dryRun=All`, { body: svc('dr', spec) });
   assert.is(dry.status, 201, show(dry));
   const real = await post(S, svc('dr', spec));

@@ -60,8 +60,10 @@ test('concurrent creates on both replicas never share an address or a node port'
   assert.is(new Set(rs.map((r) => r.json.spec.clusterIP)).size, 30);
   assert.is(new Set(rs.map((r) => r.json.spec.ports[0].nodePort)).size, 30);
 
+  const taken = new Set(rs.map((r) => r.json.spec.clusterIP));
+  const free = Array.from({ length: 253 }, (_, i) => `10.0.0.${254 - i}`).filter((ip) => !taken.has(ip));
   for (let round = 0; round < 3; round++) {
-    const ip = `10.0.0.${240 + round}`;
+    const ip = free[round]!;
     const race = await Promise.all(
       Array.from({ length: 6 }, (_, i) => replicas[i % 2].client.request('POST', SVC, { body: svc(`same-${round}-${i}`, { clusterIP: ip, ports: [{ port: 80 }] }) })),
     );

@@ -6,10 +6,9 @@ import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, invalid, notSupported, required } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
-import { isValidIP, isValidPortNum, parseIP, specialIPErrors } from '../../validation/network.ts';
+import { SUPPORTED_PROTOCOLS, isValidIP, isValidPortNum, parseIP, specialIPErrors } from '../../validation/network.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
-import { SUPPORTED_PROTOCOLS } from './service.ts';
 
 /** The parts of an EndpointAddress this file reads. */
 export interface EndpointAddress {
