@@ -18,6 +18,7 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { KubernetesServiceController } from '../controllers/kubernetes-service.ts';
+import { ServiceAllocationRepair } from '../controllers/service-allocation-repair.ts';
 import { kubernetesServiceIP } from '../registry/core/service.ts';
 import { defaultAdvertiseAddress } from './advertise.ts';
 import { systemContext } from '../registry/generic/context.ts';
@@ -102,6 +103,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       })
     : null;
   await kubernetesService?.start();
+  const allocationRepair = kubernetesService ? new ServiceAllocationRepair(storage, log) : null;
+  allocationRepair?.start();
   const url = serverUrl(opts.bindAddress, port);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
@@ -118,6 +121,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         await kubernetesService?.stop();
+        await allocationRepair?.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

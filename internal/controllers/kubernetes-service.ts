@@ -174,7 +174,7 @@ export class KubernetesServiceController {
     const now = Date.now();
     try {
       const prefix = currentPrefix(LEASE_GROUP, LEASE_RESOURCE);
-      for await (const [, value] of view.scan(prefix, `${prefix}\xff`)) {
+      for await (const [, value] of view.scan(prefix, prefixEnd(prefix))) {
         const rec = JSON.parse(value.toString('utf8')) as { metadata: { name: string }; expires: number };
         if (rec.expires > now) out.add(rec.metadata.name);
       }
@@ -202,3 +202,6 @@ export class KubernetesServiceController {
     await this.endpoints.store.update(this.ctx, NAMESPACE, NAME, body);
   }
 }
+
+/** The first key after every key under `prefix` (its trailing '/' bumped to '0'). */
+const prefixEnd = (prefix: string): string => prefix.slice(0, -1) + '0';

@@ -39,8 +39,10 @@ test('IPv4 range: network and broadcast addresses are never handed out', async (
   for (const ip of ['10.96.0.0', '10.96.0.7', '10.97.0.1', '::1']) {
     assert.ok((await code(a.allocate(ip, owner, false))).startsWith(`notInRange: the provided IP (${ip}) is not in the valid range. The range of valid IPs is 10.96.0.0/29`), ip);
   }
-  await a.release('10.96.0.3');
-  await a.release('10.96.0.3'); // idempotent
+  await a.release('10.96.0.3', 'someone-else');
+  assert.is(await code(a.allocate('10.96.0.3', owner, false)), 'allocated: provided IP is already allocated', 'only the owner releases');
+  await a.release('10.96.0.3', owner.uid);
+  await a.release('10.96.0.3', owner.uid); // idempotent
   assert.is(await a.allocateNext(owner, false), '10.96.0.3');
 });
 
@@ -69,7 +71,7 @@ test('node ports: range syntax, claims, release', async () => {
   assert.is(await code(p.allocate(80, owner, false)), 'notInRange: provided port is not in the valid range. The range of valid ports is 30000-30001');
   assert.is(await p.allocateNext(owner, false), 30000);
   assert.is(await code(p.allocateNext(owner, false)), 'full: range is full');
-  await p.release(30000);
+  await p.release(30000, owner.uid);
   assert.is(await p.allocateNext(owner, false), 30000);
   assert.throws(() => new PortAllocator(storage, '40000-30000'), /not a valid range/);
   assert.throws(() => new IPAllocator(storage, '10.0.0.0'), /not a CIDR/);

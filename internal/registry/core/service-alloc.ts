@@ -13,8 +13,9 @@
  * shape.) Picking a value reads the in-memory key index; a stale index only costs a rejected
  * CREATE and a step to the next candidate.
  *
- * Not handled (kube runs a repair controller for it): a process dying between claiming a value and
- * writing its Service leaks that value until the record is deleted by hand.
+ * A process dying between claiming a value and writing its Service leaks the value; like kube's
+ * repair controllers, internal/controllers/service-allocation-repair.ts releases records that no
+ * Service has held for several passes.
  *
  * Example (range 10.0.0.0/24): AllocateNext picks a random offset, say 6 → 10.0.0.7; the index has
  * no `…/serviceips//10.0.0.7`; CREATE → accepted → the Service gets 10.0.0.7. A concurrent
@@ -23,11 +24,42 @@
 import { randomInt } from 'node:crypto';
 import type { Storage } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
-import { StorageError } from '../../storage/errors.ts';
 import { type IPFamily, type ParsedCIDR, formatIP, parseCIDR, parseIP } from '../../validation/network.ts';
 
 /** API group of the allocation records: not served, only stored. */
 export const ALLOCATION_GROUP = 'allocations.apiserver.internal';
+/** Resources of the records: ClusterIPs (named by canonical address) and NodePorts (by number). */
+export const IP_RECORDS = 'serviceips';
+export const PORT_RECORDS = 'servicenodeports';
+
+/**
+ * Delete one allocation record if it is still at version `rv` (a re-claim in between makes the
+ * fold answer Conflict and the record stays). Resolves to whether it was deleted.
+ */
+export async function deleteAllocationRecord(storage: AllocationStorage, resource: string, name: string, rv: number | null): Promise<boolean> {
+  const record = { apiVersion: `${ALLOCATION_GROUP}/v1`, kind: 'Allocation', metadata: { name }, owner: null };
+  const verdict = await storage.write({
+    op: 'DELETE',
+    group: ALLOCATION_GROUP,
+    resource,
+    namespace: '',
+    name,
+    expectRv: rv,
+    expectUid: null,
+    requireActiveNamespace: false,
+    uid: '',
+    deleting: false,
+    object: Buffer.from(JSON.stringify(record)),
+    time: Date.now(),
+    verb: 'release',
+    user: 'system:apiserver',
+    groups: ['system:masters'],
+    fieldManager: null,
+    userAgent: null,
+    requestId: null,
+  });
+  return verdict.accepted;
+}
 
 /** Why an allocation failed; messages are kube's (ipallocator / portallocator errors). */
 export class AllocationError extends Error {
@@ -44,7 +76,7 @@ export interface AllocationOwner {
 }
 
 /** The storage calls an allocator needs. */
-export type AllocationStorage = Pick<Storage, 'write' | 'entry'>;
+export type AllocationStorage = Pick<Storage, 'write' | 'entry' | 'get'>;
 
 /**
  * A range of `size` values, offsets 0..size-1, each stored as its own record named by `nameOf`.
@@ -85,23 +117,24 @@ class RecordRange {
     throw new AllocationError('full', 'range is full');
   }
 
-  /** Give a value back (idempotent). */
-  async release(offset: number): Promise<void> {
+  /**
+   * Give a value back if `ownerUid` (the Service's uid) holds it: the record is deleted at the
+   * version read, so a record someone else claimed meanwhile is never removed. Idempotent.
+   */
+  async release(offset: number, ownerUid: string): Promise<void> {
     if (offset < 0 || offset >= this.size || !this.has(offset)) return;
-    const verdict = await this.storage.write(this.intent('DELETE', offset, null));
-    if (!verdict.accepted && verdict.reason !== 'NotFound') throw new StorageError('conflict', `release of ${this.nameOf(offset)}: ${verdict.reason}`);
+    const bytes = await this.storage.get(this.key(offset));
+    if (!bytes) return;
+    const record = JSON.parse(bytes.toString('utf8')) as { metadata: { resourceVersion?: string }; owner: AllocationOwner | null };
+    if (record.owner && record.owner.uid !== ownerUid) return;
+    await deleteAllocationRecord(this.storage, this.resource, this.nameOf(offset), Number(record.metadata.resourceVersion));
   }
 
   private async claim(offset: number, owner: AllocationOwner): Promise<boolean> {
-    const verdict = await this.storage.write(this.intent('CREATE', offset, owner));
-    return verdict.accepted;
-  }
-
-  private intent(op: 'CREATE' | 'DELETE', offset: number, owner: AllocationOwner | null) {
     const k = this.key(offset);
     const record = { apiVersion: `${ALLOCATION_GROUP}/v1`, kind: 'Allocation', metadata: { name: k.name }, owner };
-    return {
-      op,
+    const verdict = await this.storage.write({
+      op: 'CREATE',
       ...k,
       expectRv: null,
       expectUid: null,
@@ -110,13 +143,14 @@ class RecordRange {
       deleting: false,
       object: Buffer.from(JSON.stringify(record)),
       time: Date.now(),
-      verb: op === 'CREATE' ? 'allocate' : 'release',
+      verb: 'allocate',
       user: 'system:apiserver',
       groups: ['system:masters'],
       fieldManager: null,
       userAgent: null,
       requestId: null,
-    };
+    });
+    return verdict.accepted;
   }
 }
 
@@ -142,7 +176,7 @@ export class IPAllocator {
     if (max < 1n) throw new Error(`--service-cluster-ip-range: ${cidr.text} has no usable addresses`);
     this.first = cidr.base + 1n;
     const family = cidr.family;
-    this.range = new RecordRange(storage, 'serviceips', Number(max), (o) => formatIP({ family, value: this.first + BigInt(o) }), {
+    this.range = new RecordRange(storage, IP_RECORDS, Number(max), (o) => formatIP({ family, value: this.first + BigInt(o) }), {
       allocated: 'provided IP is already allocated',
       notInRange: '',
     });
@@ -176,9 +210,10 @@ export class IPAllocator {
     return formatIP({ family: this.family, value: this.first + BigInt(await this.range.allocateNext(owner, dryRun)) });
   }
 
-  async release(ip: string): Promise<void> {
+  /** Release `ip` if the Service with uid `ownerUid` holds it. */
+  async release(ip: string, ownerUid: string): Promise<void> {
     const offset = this.offsetOf(ip);
-    if (offset !== undefined) await this.range.release(offset);
+    if (offset !== undefined) await this.range.release(offset, ownerUid);
   }
 }
 
@@ -199,7 +234,7 @@ export class PortAllocator {
     this.base = base;
     this.size = size;
     this.text = `${base}-${base + size - 1}`;
-    this.range = new RecordRange(storage, 'servicenodeports', size, (o) => String(base + o), {
+    this.range = new RecordRange(storage, PORT_RECORDS, size, (o) => String(base + o), {
       allocated: 'provided port is already allocated',
       notInRange: `provided port is not in the valid range. The range of valid ports is ${this.text}`,
     });
@@ -213,7 +248,8 @@ export class PortAllocator {
     return this.base + (await this.range.allocateNext(owner, dryRun));
   }
 
-  async release(port: number): Promise<void> {
-    if (Number.isInteger(port)) await this.range.release(port - this.base);
+  /** Release `port` if the Service with uid `ownerUid` holds it. */
+  async release(port: number, ownerUid: string): Promise<void> {
+    if (Number.isInteger(port)) await this.range.release(port - this.base, ownerUid);
   }
 }

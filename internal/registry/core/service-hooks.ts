@@ -30,6 +30,9 @@ import {
 } from './service-spec.ts';
 import { specPath, validateClusterIPsRelatedFields } from './service-validation.ts';
 
+/** The Service's uid: the owner its allocation records name (set before the hooks run). */
+const uidOf = (o: KubeObject): string => o.metadata.uid ?? '';
+
 const serviceInvalid = (obj: KubeObject, errs: FieldError[]) => invalidStatus('Service', '', obj.metadata.name ?? '', errs);
 
 /** Undo/confirm steps collected while allocating; run in order by the FinishFunc. */
@@ -83,16 +86,16 @@ export class ServiceAllocators implements WriteHooks {
       // ClusterIPs: only a move from/to ExternalName allocates or releases (single-stack server).
       if (old.type === 'ExternalName' && s.type !== 'ExternalName') await this.allocClusterIPs(newObj, dryRun, txn);
       else if (!isHeadless(old) && old.type !== 'ExternalName' && s.type === 'ExternalName' && !dryRun) {
-        for (const ip of arr(old.clusterIPs)) txn.onSuccess.push(() => this.ips.release(ip));
+        for (const ip of arr(old.clusterIPs)) txn.onSuccess.push(() => this.ips.release(ip, uidOf(newObj)));
       }
       if (needsNodePort(old) && !needsNodePort(s) && !dryRun) {
-        for (const np of nodePortsOf(old)) txn.onSuccess.push(() => this.ports.release(np));
+        for (const np of nodePortsOf(old)) txn.onSuccess.push(() => this.ports.release(np, uidOf(newObj)));
       }
       if (needsNodePort(s)) await this.updateNodePorts(newObj, old, dryRun, txn);
       if (!needsHealthCheck(old) && needsHealthCheck(s)) await this.allocHealthCheckNodePort(newObj, dryRun, txn);
       else if (needsHealthCheck(old) && !needsHealthCheck(s) && old.healthCheckNodePort && !dryRun) {
         const hc = old.healthCheckNodePort;
-        txn.onSuccess.push(() => this.ports.release(hc));
+        txn.onSuccess.push(() => this.ports.release(hc, uidOf(newObj)));
       }
     } catch (e) {
       await finisher(txn)(false);
@@ -105,9 +108,9 @@ export class ServiceAllocators implements WriteHooks {
     const s = serviceSpec(obj);
     // kube deletes the Service's Endpoints too, so a new Service of that name starts clean.
     await deleteEndpointsOf(this.deps.storage, obj.metadata.namespace ?? '', obj.metadata.name ?? '').catch(() => undefined);
-    if (needsClusterIP(s) && !isHeadless(s)) for (const ip of arr(s.clusterIPs)) await this.ips.release(ip).catch(() => undefined);
-    for (const np of nodePortsOf(s)) await this.ports.release(np).catch(() => undefined);
-    if (needsHealthCheck(s) && s.healthCheckNodePort) await this.ports.release(s.healthCheckNodePort).catch(() => undefined);
+    if (needsClusterIP(s) && !isHeadless(s)) for (const ip of arr(s.clusterIPs)) await this.ips.release(ip, uidOf(obj)).catch(() => undefined);
+    for (const np of nodePortsOf(s)) await this.ports.release(np, uidOf(obj)).catch(() => undefined);
+    if (needsHealthCheck(s) && s.healthCheckNodePort) await this.ports.release(s.healthCheckNodePort, uidOf(obj)).catch(() => undefined);
   }
 
   /** alloc.initIPFamilyFields for a single-stack cluster. Throws 422 with kube's messages. */
@@ -185,7 +188,7 @@ export class ServiceAllocators implements WriteHooks {
       }
       ip = want;
     }
-    if (!dryRun) txn.onFailure.push(() => this.ips.release(ip));
+    if (!dryRun) txn.onFailure.push(() => this.ips.release(ip, uidOf(obj)));
     s.clusterIPs = [ip, ...arr(s.clusterIPs).slice(1)];
     s.clusterIP = ip;
   }
@@ -197,7 +200,7 @@ export class ServiceAllocators implements WriteHooks {
       if (e instanceof AllocationError) throw serviceInvalid(obj, [invalid(path, port, e.message)]);
       throw e;
     }
-    if (!dryRun) txn.onFailure.push(() => this.ports.release(port));
+    if (!dryRun) txn.onFailure.push(() => this.ports.release(port, uidOf(obj)));
   }
 
   private async nextPort(obj: KubeObject, dryRun: boolean, txn: Txn, what = 'a nodePort'): Promise<number> {
@@ -208,7 +211,7 @@ export class ServiceAllocators implements WriteHooks {
       if (e instanceof AllocationError) throw internalError(`failed to allocate ${what}: ${e.message}`);
       throw e;
     }
-    if (!dryRun) txn.onFailure.push(() => this.ports.release(port));
+    if (!dryRun) txn.onFailure.push(() => this.ports.release(port, uidOf(obj)));
     return port;
   }
 
@@ -259,7 +262,7 @@ export class ServiceAllocators implements WriteHooks {
       }
     }
     const now = nodePortsOf(s);
-    if (!dryRun) for (const np of oldPorts) if (!now.includes(np)) txn.onSuccess.push(() => this.ports.release(np));
+    if (!dryRun) for (const np of oldPorts) if (!now.includes(np)) txn.onSuccess.push(() => this.ports.release(np, uidOf(obj)));
   }
 
   private async allocHealthCheckNodePort(obj: KubeObject, dryRun: boolean, txn: Txn): Promise<void> {
@@ -272,7 +275,7 @@ export class ServiceAllocators implements WriteHooks {
         if (e instanceof AllocationError) throw internalError(`failed to allocate requested HealthCheck NodePort ${want}: ${e.message}`);
         throw e;
       }
-      if (!dryRun) txn.onFailure.push(() => this.ports.release(want));
+      if (!dryRun) txn.onFailure.push(() => this.ports.release(want, uidOf(obj)));
     } else {
       s.healthCheckNodePort = await this.nextPort(obj, dryRun, txn, 'a HealthCheck NodePort 0');
     }
