@@ -113,16 +113,16 @@ export class KubernetesServiceController {
     });
     if (current) {
       const spec = (current.spec ?? {}) as { ports?: unknown[]; type?: string };
-      const ports = this.desiredPorts();
-      const want = ports.map((p) => ({ ...p }));
+      const want = this.desiredPorts();
       const have = (spec.ports ?? []) as Record<string, unknown>[];
       const same =
         spec.type === 'ClusterIP' &&
         have.length === want.length &&
         want.every((w, i) => have[i]?.name === w.name && have[i]?.port === w.port && have[i]?.protocol === w.protocol && have[i]?.targetPort === w.targetPort);
       if (same) return;
+      // Replicas must share one secure port (as kube-apiserver's masters must), or they take turns here.
       this.log.warn({ service: `${NAMESPACE}/${NAME}` }, 'resetting the kubernetes service ports and type');
-      await this.services.store.update(this.ctx, NAMESPACE, NAME, { ...current, spec: { ...(current.spec as object), ports, type: 'ClusterIP' } });
+      await this.services.store.update(this.ctx, NAMESPACE, NAME, { ...current, spec: { ...(current.spec as object), ports: want, type: 'ClusterIP' } });
       return;
     }
     const svc: KubeObject = {
