@@ -65,6 +65,7 @@ test('the kubernetes Service: ClusterIP 10.0.0.1, port 443 https → the secure 
 test('the kubernetes Endpoints: the advertise address and the secure port', async () => {
   const e = await ok(main.client.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes'), 200, 'get');
   assert.equal(e.subsets, [{ addresses: [{ ip: ADVERTISE }], ports: [{ name: 'https', port: portOf(main), protocol: 'TCP' }] }]);
+  assert.equal(e.metadata.labels, { 'endpointslice.kubernetes.io/skip-mirror': 'true' });
 });
 
 test('a loopback advertise address is not published (Endpoints validation refuses it, as in kube)', async () => {

@@ -8,7 +8,8 @@
  * - Endpoints: the "lease" reconciler. Every replica refreshes a lease record
  *   (`apiserver.internal/masterleases//<advertise address>`, expiring after LEASE_TTL_MS) and
  *   writes the Endpoints as the sorted addresses of every unexpired lease, with this replica's
- *   port. On a clean stop a replica removes its lease and rewrites the Endpoints without itself.
+ *   port. On a clean stop a replica removes its lease and rewrites the Endpoints without itself
+ *   (the last one leaves them as they are: kube refuses to erase every address).
  *
  * Like kube, an advertise address that Endpoints validation refuses (loopback, link-local) means
  * no Endpoints for this replica (kube's write fails that validation every pass); the Service
@@ -30,6 +31,8 @@ export const LEASE_TTL_MS = 15_000;
 const LEASE_GROUP = 'apiserver.internal';
 const LEASE_RESOURCE = 'masterleases';
 const NAME = 'kubernetes';
+/** endpointslice.kubernetes.io/skip-mirror: the EndpointSlice mirroring controller leaves it alone. */
+const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 const NAMESPACE = 'default';
 
 export interface KubernetesServiceOptions {
@@ -186,19 +189,22 @@ export class KubernetesServiceController {
     return [...out].sort();
   }
 
-  /** The lease reconciler's ReconcileEndpoints: rewrite when the address set or port differ. */
+  /**
+   * The lease reconciler's doReconcile: one subset with every live address (sorted) and this
+   * replica's port, and the skip-mirror label; rewritten only when something differs. With no
+   * live address at all (the last replica stopping) kube refuses to erase the Endpoints, and so
+   * does this.
+   */
   async reconcileEndpoints(includeSelf: boolean): Promise<void> {
     const ips = await this.liveAddresses(includeSelf);
+    if (ips.length === 0) return;
     const current = await this.endpoints.store.getLatest(NAMESPACE, NAME).then(parseObject, () => undefined);
-    const ports = [{ name: 'https', port: this.opts.securePort, protocol: 'TCP' }];
-    const subsets = ips.length ? [{ addresses: ips.map((ip) => ({ ip })), ports }] : undefined;
-    if (current && JSON.stringify(current.subsets) === JSON.stringify(subsets)) return;
-    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: NAME, namespace: NAMESPACE }, ...(subsets ? { subsets } : {}) };
-    if (current) {
-      // Unconditional (no resourceVersion): a concurrent writer's change is simply overwritten.
-      const { resourceVersion: _rv, ...meta } = current.metadata;
-      body.metadata = meta;
-    }
+    const subsets = [{ addresses: ips.map((ip) => ({ ip })), ports: [{ name: 'https', port: this.opts.securePort, protocol: 'TCP' }] }];
+    const labels = current?.metadata.labels ?? {};
+    if (current && labels[SKIP_MIRROR_LABEL] === 'true' && JSON.stringify(current.subsets) === JSON.stringify(subsets)) return;
+    // Unconditional (no resourceVersion): the reconciler's view wins, as kube's Update does.
+    const { resourceVersion: _rv, ...meta } = current?.metadata ?? { name: NAME, namespace: NAMESPACE };
+    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { ...meta, labels: { ...labels, [SKIP_MIRROR_LABEL]: 'true' } }, subsets };
     await this.endpoints.store.update(this.ctx, NAMESPACE, NAME, body);
   }
 }
