@@ -577,6 +577,60 @@ test('Protobuf: Service and Endpoints bytes decode to the JSON the server serves
   }
 });
 
+test('field order: spec, status and subsets come back in Go struct order, whatever order was sent', async () => {
+  const r = await post(S, {
+    kind: 'Service',
+    apiVersion: 'v1',
+    metadata: { name: 'order' },
+    status: {},
+    spec: { internalTrafficPolicy: 'Cluster', type: 'NodePort', ports: [{ targetPort: 'x', port: 80, protocol: 'TCP', name: 'a', appProtocol: 'h' }], selector: { a: 'b' }, sessionAffinity: 'ClientIP' },
+  });
+  assert.is(r.status, 201, show(r));
+  const j = JSON.parse(r.text);
+  const { clusterIP } = j.spec;
+  const np = j.spec.ports[0].nodePort;
+  assert.equal(Object.keys(j), ['kind', 'apiVersion', 'metadata', 'spec', 'status']);
+  assert.is(
+    JSON.stringify(j.spec),
+    JSON.stringify({
+      ports: [{ name: 'a', protocol: 'TCP', appProtocol: 'h', port: 80, targetPort: 'x', nodePort: np }],
+      selector: { a: 'b' },
+      clusterIP,
+      clusterIPs: [clusterIP],
+      type: 'NodePort',
+      sessionAffinity: 'ClientIP',
+      externalTrafficPolicy: 'Cluster',
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Cluster',
+    }),
+  );
+  const st = await t.client.request('PUT', `${S}/order/status`, {
+    body: { kind: 'Service', apiVersion: 'v1', metadata: { name: 'order' }, status: { loadBalancer: { ingress: [{ ports: [{ error: 'e', protocol: 'TCP', port: 80 }], hostname: 'h.example', ip: '192.0.2.4' }] } } },
+  });
+  assert.is(st.status, 200, show(st));
+  assert.is(JSON.stringify(JSON.parse(st.text).status), JSON.stringify({ loadBalancer: { ingress: [{ ip: '192.0.2.4', hostname: 'h.example', ports: [{ port: 80, protocol: 'TCP', error: 'e' }] }] } }));
+
+  const e = await post(E, {
+    kind: 'Endpoints',
+    apiVersion: 'v1',
+    metadata: { name: 'order' },
+    subsets: [{ ports: [{ protocol: 'UDP', port: 53, name: 'dns' }, { port: 54, name: 'x', appProtocol: 'y' }], notReadyAddresses: [{ targetRef: { uid: 'u', name: 'p', kind: 'Pod' }, nodeName: 'n', ip: '192.0.2.2' }], addresses: [{ hostname: 'h', ip: '192.0.2.1' }] }],
+  });
+  assert.is(e.status, 201, show(e));
+  assert.is(
+    JSON.stringify(JSON.parse(e.text).subsets),
+    JSON.stringify([
+      {
+        addresses: [{ ip: '192.0.2.1', hostname: 'h' }],
+        notReadyAddresses: [{ ip: '192.0.2.2', nodeName: 'n', targetRef: { kind: 'Pod', name: 'p', uid: 'u' } }],
+        ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'x', port: 54, protocol: 'TCP', appProtocol: 'y' }],
+      },
+    ]),
+  );
+});
+
 test('the kubernetes Service in default', async () => {
   const r = await t.client.request('GET', '/api/v1/namespaces/default/services/kubernetes');
   assert.is(r.status, 200, show(r));

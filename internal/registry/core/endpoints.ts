@@ -9,6 +9,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../valid
 import { SUPPORTED_PROTOCOLS, isValidIP, isValidPortNum, parseIP, specialIPErrors } from '../../validation/network.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
+import { ENDPOINTS_ORDER, orderInPlace } from './service-spec.ts';
 
 /** The parts of an EndpointAddress this file reads. */
 export interface EndpointAddress {
@@ -94,6 +95,8 @@ export const endpointsStrategy: Strategy = {
   defaults: defaultEndpoints,
   validate: validateEndpoints,
   validateUpdate: (newObj) => validateEndpoints(newObj),
+  // Stored in Go struct order, as kube-apiserver writes Endpoints.
+  canonicalize: (obj) => orderInPlace(obj, ENDPOINTS_ORDER),
 };
 
 /** Go's net.JoinHostPort: IPv6 hosts in brackets. */

@@ -178,3 +178,76 @@ export function nodePortsOf(s: ServiceSpec): number[] {
   for (const p of arr(s.ports)) if (isPlainObject(p) && num(p.nodePort) !== 0 && !out.includes(num(p.nodePort))) out.push(num(p.nodePort));
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// field order
+
+/** A JSON key order: the keys in order, and the order of nested values by key. */
+export interface KeyOrder {
+  keys: string[];
+  nested?: Record<string, KeyOrder>;
+}
+
+/**
+ * Rewrite `value` (an object, or a list of objects) with its keys in Go struct order, so the
+ * stored JSON reads byte for byte as kube-apiserver writes it; keys not listed keep their place
+ * after the listed ones. Pure; returns a new value.
+ */
+export function orderKeys(value: unknown, order: KeyOrder): unknown {
+  if (Array.isArray(value)) return value.map((v) => orderKeys(v, order));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  const put = (k: string): void => {
+    const nested = order.nested?.[k];
+    out[k] = nested ? orderKeys(value[k], nested) : value[k];
+  };
+  for (const k of order.keys) if (k in value) put(k);
+  for (const k of Object.keys(value)) if (!(k in out)) put(k);
+  return out;
+}
+
+const OBJECT_REFERENCE: KeyOrder = { keys: ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] };
+
+/** core/v1 Service in Go struct order (k8s.io/api/core/v1/types.go). */
+export const SERVICE_ORDER: KeyOrder = {
+  keys: ['kind', 'apiVersion', 'metadata', 'spec', 'status'],
+  nested: {
+    spec: {
+      keys: [
+        'ports', 'selector', 'clusterIP', 'clusterIPs', 'type', 'externalIPs', 'sessionAffinity', 'loadBalancerIP', 'loadBalancerSourceRanges',
+        'externalName', 'externalTrafficPolicy', 'healthCheckNodePort', 'publishNotReadyAddresses', 'sessionAffinityConfig', 'ipFamilies',
+        'ipFamilyPolicy', 'allocateLoadBalancerNodePorts', 'loadBalancerClass', 'internalTrafficPolicy',
+      ],
+      nested: { ports: { keys: ['name', 'protocol', 'appProtocol', 'port', 'targetPort', 'nodePort'] } },
+    },
+    status: {
+      keys: ['loadBalancer', 'conditions'],
+      nested: {
+        loadBalancer: { keys: ['ingress'], nested: { ingress: { keys: ['ip', 'hostname', 'ports'], nested: { ports: { keys: ['port', 'protocol', 'error'] } } } } },
+        conditions: { keys: ['type', 'status', 'observedGeneration', 'lastTransitionTime', 'reason', 'message'] },
+      },
+    },
+  },
+};
+
+/** core/v1 Endpoints in Go struct order. */
+export const ENDPOINTS_ORDER: KeyOrder = {
+  keys: ['kind', 'apiVersion', 'metadata', 'subsets'],
+  nested: {
+    subsets: {
+      keys: ['addresses', 'notReadyAddresses', 'ports'],
+      nested: {
+        addresses: { keys: ['ip', 'hostname', 'nodeName', 'targetRef'], nested: { targetRef: OBJECT_REFERENCE } },
+        notReadyAddresses: { keys: ['ip', 'hostname', 'nodeName', 'targetRef'], nested: { targetRef: OBJECT_REFERENCE } },
+        ports: { keys: ['name', 'port', 'protocol', 'appProtocol'] },
+      },
+    },
+  },
+};
+
+/** Reorder `obj` in place (its own keys replaced) following `order`. */
+export function orderInPlace(obj: KubeObject, order: KeyOrder): void {
+  const ordered = orderKeys(obj, order) as KubeObject;
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, ordered);
+}

@@ -9,7 +9,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
-import { type ServiceSpec, arr, defaultService, dropEmpty, dropTypeDependentFields, num, serviceSpec, str } from './service-spec.ts';
+import { SERVICE_ORDER, type ServiceSpec, arr, defaultService, dropEmpty, dropTypeDependentFields, num, orderInPlace, serviceSpec, str } from './service-spec.ts';
 import { validateService, validateServiceStatus, validateServiceUpdate } from './service-validation.ts';
 import { ServiceAllocators } from './service-hooks.ts';
 
@@ -35,6 +35,7 @@ export const serviceStrategy: Strategy = {
     // kube stores internalTrafficPolicy on ExternalName services but drops it on every read
     // (defaultOnReadInternalTrafficPolicy); not storing it reads the same.
     if (s.type === 'ExternalName') delete s.internalTrafficPolicy;
+    orderInPlace(obj, SERVICE_ORDER);
   },
 };
 
@@ -133,6 +134,7 @@ export const serviceKind: KindDescriptor = {
           // serviceStatusStrategy: the spec is the stored one; status (and metadata) come from the request.
           newObj.spec = structuredClone(oldObj.spec);
           if (!isPlainObject(newObj.status)) newObj.status = { loadBalancer: {} };
+          orderInPlace(newObj, SERVICE_ORDER);
         },
         validateUpdate: (newObj) => validateServiceStatus(newObj),
       },
