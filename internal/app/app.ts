@@ -17,10 +17,7 @@ import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
-import { KubernetesServiceController } from '../controllers/kubernetes-service.ts';
-import { ServiceAllocationRepair } from '../controllers/service-allocation-repair.ts';
-import { kubernetesServiceIP } from '../registry/core/service.ts';
-import { defaultAdvertiseAddress } from './advertise.ts';
+import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -95,16 +92,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
-  const kubernetesService = registry.lookup('', 'v1', 'services')
-    ? new KubernetesServiceController(storage, registry, log, {
-        serviceIP: kubernetesServiceIP(opts.serviceClusterIPRange),
-        securePort: port,
-        advertiseAddress: opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress),
-      })
-    : null;
-  await kubernetesService?.start();
-  const allocationRepair = kubernetesService ? new ServiceAllocationRepair(storage, log) : null;
-  allocationRepair?.start();
+  const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   const url = serverUrl(opts.bindAddress, port);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
@@ -120,8 +108,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         controller.stop();
-        await kubernetesService?.stop();
-        await allocationRepair?.stop();
+        await serviceControllers.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -15,6 +15,7 @@
  * no Endpoints for this replica (kube's write fails that validation every pass); the Service
  * still exists. Such a replica takes no lease and leaves the Endpoints alone.
  */
+import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -24,6 +25,8 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import { parseIP, specialIPErrors } from '../validation/network.ts';
+import { kubernetesServiceIP } from '../registry/core/service.ts';
+import { ServiceAllocationRepair } from './service-allocation-repair.ts';
 
 /** kube-apiserver's --endpoint-reconciler interval (EndpointInterval) and lease TTL. */
 export const RECONCILE_INTERVAL_MS = 10_000;
@@ -211,3 +214,45 @@ export class KubernetesServiceController {
 
 /** The first key after every key under `prefix` (its trailing '/' bumped to '0'). */
 const prefixEnd = (prefix: string): string => prefix.slice(0, -1) + '0';
+
+/** The server flags the Service controllers read (kube-apiserver names). */
+export interface ServiceControllerOptions {
+  bindAddress: string;
+  /** The port actually listened on. */
+  securePort: number;
+  advertiseAddress?: string;
+  serviceClusterIPRange?: string;
+}
+
+/**
+ * Start the `kubernetes` Service/Endpoints reconciler (first pass awaited) and the allocation
+ * repair, when services are served; `stop()` stops both (the reconciler withdraws this replica).
+ */
+export async function startServiceControllers(storage: Storage, registry: Registry, log: Logger, opts: ServiceControllerOptions): Promise<{ stop(): Promise<void> }> {
+  if (!registry.lookup('', 'v1', 'services')) return { stop: async () => undefined };
+  const kubernetesService = new KubernetesServiceController(storage, registry, log, {
+    serviceIP: kubernetesServiceIP(opts.serviceClusterIPRange),
+    securePort: opts.securePort,
+    advertiseAddress: opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress),
+  });
+  await kubernetesService.start();
+  const repair = new ServiceAllocationRepair(storage, log);
+  repair.start();
+  return {
+    async stop() {
+      await kubernetesService.stop();
+      await repair.stop();
+    },
+  };
+}
+
+/**
+ * The default --advertise-address, as kube-apiserver chooses it: the bind address, unless it is
+ * unspecified (0.0.0.0 / ::); then the host's first non-internal address (IPv4 preferred, in
+ * place of kube's default-route interface), or loopback when there is none.
+ */
+export function defaultAdvertiseAddress(bindAddress: string): string {
+  if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && bindAddress !== '') return bindAddress;
+  const all = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => !a.internal);
+  return all.find((a) => a.family === 'IPv4')?.address ?? all[0]?.address ?? '127.0.0.1';
+}
