@@ -18,6 +18,7 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -48,6 +49,11 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+  /** --advertise-address: published in the `kubernetes` Endpoints (default: the bind address). */
+  advertiseAddress?: string;
 }
 
 export interface RunningServer {
@@ -66,7 +72,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
   const kinds = opts.kinds ?? coreKinds;
-  const registry = new Registry(kinds, storage, admission);
+  const registry = new Registry(kinds, storage, admission, {
+    serviceClusterIPRange: opts.serviceClusterIPRange,
+    serviceNodePortRange: opts.serviceNodePortRange,
+  });
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log);
@@ -91,6 +100,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   const url = serverUrl(opts.bindAddress, port);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
@@ -107,6 +117,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        await serviceControllers.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
