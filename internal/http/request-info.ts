@@ -16,14 +16,25 @@ export interface RequestInfo {
   subresource: string;
   /** Path segments after /api or /apis (for discovery routes). */
   parts: string[];
+  /**
+   * The deprecated `/api/v1/watch/…` and `/apis/<g>/<v>/watch/…` form (still served by 1.24):
+   * a watch whatever the query says, on a collection or (with a name) on one object.
+   */
+  legacyWatch: boolean;
 }
 
 /** Subresources of namespaces that are not namespaced collections (`/namespaces/x/status`). */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/**
+ * Parse a request. Segments are split as kube's RequestInfoFactory splits them: leading and
+ * trailing slashes trimmed, empty inner segments kept (`/namespaces//configmaps` names the
+ * namespace "", i.e. all namespaces, as on kube).
+ */
 export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.replace(/\/+$/, '') || '/';
-  const segs = path.split('/').filter(Boolean).map((s) => {
+  const trimmed = path.replace(/^\/+/, '');
+  const segs = (trimmed ? trimmed.split('/') : []).map((s) => {
     try {
       return decodeURIComponent(s);
     } catch {
@@ -31,7 +42,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
     }
   });
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [],
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
   };
   if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
   info.apiPrefix = segs[0];
@@ -49,6 +60,10 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   info.parts = rest;
   if (rest.length === 0) return info;
   info.isResourceRequest = true;
+  if (rest[0] === 'watch') {
+    info.legacyWatch = true;
+    rest = rest.slice(1);
+  }
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1];
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
@@ -57,8 +72,10 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   info.name = rest[1] ?? '';
   info.subresource = rest.slice(2).join('/');
   if (info.resource === 'namespaces' && rest.length > 1) info.namespace = '';
+  // `?watch=` turns a collection GET into a watch; on an item path it is a plain get (kube's
+  // RequestInfoFactory only looks at it when no name was found).
   const watch = query.get('watch');
-  const isWatch = watch !== null && watch !== '0' && watch !== 'false';
+  const isWatch = info.legacyWatch || (!info.name && watch !== null && watch !== '0' && watch !== 'false');
   switch (method.toUpperCase()) {
     case 'GET':
     case 'HEAD':

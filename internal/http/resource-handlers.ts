@@ -15,7 +15,7 @@ import { negotiate, decodeBody, type Representation } from './negotiation.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { toTable } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
-import { FULL_VERBS } from './discovery.ts';
+import { checkRoute } from './routes.ts';
 import { serveWatch } from './watch-handler.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
@@ -105,8 +105,7 @@ export class ResourceHandlers {
     const served = this.resolve(info);
     const ns = info.namespace;
     const { store, reader, kind } = served;
-    if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
-    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
+    checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
     const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void =>

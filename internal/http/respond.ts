@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import YAML from 'yaml';
 import type { ApiError } from '../api/errors.ts';
+import { PROTOBUF, encodeProtobuf } from './protobuf.ts';
 
 export type Res = ServerResponse | Http2ServerResponse;
 
@@ -30,34 +31,122 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
   const code = opts.code ?? 200;
   if (opts.yaml) {
     const v = Buffer.isBuffer(value) ? JSON.parse(value.toString('utf8')) : value;
-    send(res, code, 'application/yaml', YAML.stringify(v), opts.headers);
+    send(res, code, 'application/yaml', kubeYaml(v), opts.headers);
     return;
   }
   const body = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
   send(res, code, 'application/json', body, opts.headers);
 }
 
+/**
+ * YAML as kube-apiserver writes it (sigs.k8s.io/yaml: JSON → map → go-yaml v2): keys sorted,
+ * sequences not indented under their key, and go-yaml's scalar styles — a string that YAML 1.1
+ * would read as something else (`"true"`, `"yes"`, `"1.5"`, `"2026-01-01"`, `""`, `"n"`) is
+ * double-quoted, one that cannot be plain (`': '`, a leading `-`, `#` or space) single-quoted,
+ * a multi-line one a literal block. go-yaml folds long quoted strings past column 80; this does
+ * not (lineWidth 0), the one known difference.
+ */
+export function kubeYaml(value: unknown): string {
+  const doc = new YAML.Document(sortKeys(value), { version: '1.2' });
+  YAML.visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && readsAsNonString(node.value)) node.type = YAML.Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true, flowCollectionPadding: false });
+}
+
+const sortKeys = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortKeys(o[k])]));
+  }
+  return v;
+};
+
+/** go-yaml v2's resolver: plain scalars that are bools, nulls, numbers or timestamps in YAML 1.1. */
+const YAML11_NON_STRING = new RegExp(
+  [
+    '', '~', 'null', 'Null', 'NULL',
+    'y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'on', 'On', 'ON', 'off', 'Off', 'OFF',
+    '[-+]?(?:0|[1-9][0-9_]*)', '[-+]?0b[01_]+', '[-+]?0[0-7_]+', '[-+]?0x[0-9a-fA-F_]+', '[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+',
+    '[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*(?:[eE][-+]?[0-9]+)?', '[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)', '[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*',
+    '[-+]?\\.(?:inf|Inf|INF)', '\\.(?:nan|NaN|NAN)',
+    '\\d{4}-\\d\\d?-\\d\\d?(?:(?:[Tt]|[ \\t]+)\\d\\d?:\\d\\d:\\d\\d(?:\\.\\d*)?(?:[ \\t]*(?:Z|[-+]\\d\\d?(?::\\d\\d)?))?)?',
+  ].map((p) => `(?:${p})`).join('|').replace(/^/, '^(?:') + ')$',
+);
+// Control characters (a tab) make go-yaml double-quote too, as escapes.
+const readsAsNonString = (s: string): boolean => (s !== '.' && YAML11_NON_STRING.test(s)) || /[\x00-\x09\x0b-\x1f\x7f]/.test(s);
+
 export function sendText(res: Res, code: number, text: string, headers: Record<string, string> = {}): void {
   send(res, code, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff', ...headers });
 }
 
-export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}): void {
-  send(res, err.code, 'application/json', JSON.stringify(err.status), { ...err.headers, ...headers });
+/**
+ * Send an error's Status in the representation the client asked for, as kube's ErrorNegotiated
+ * does: YAML for `application/yaml`, Protobuf for `application/vnd.kubernetes.protobuf`, JSON
+ * for anything else (including Accept headers nothing satisfies).
+ */
+export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}, accept?: string): void {
+  const h = { ...err.headers, ...headers };
+  const rep = errorRepresentation(accept);
+  if (rep === 'protobuf') return send(res, err.code, PROTOBUF, encodeProtobuf(err.status), h);
+  if (rep === 'yaml') return send(res, err.code, 'application/yaml', kubeYaml(err.status), h);
+  send(res, err.code, 'application/json', JSON.stringify(err.status), h);
 }
 
-/** Splice stored item bytes into a list body: `{"kind":…,"metadata":…,"items":[a,b,…]}`. */
+/** The first Accept media range that names JSON, YAML or Protobuf decides; JSON otherwise. */
+function errorRepresentation(accept: string | undefined): 'json' | 'yaml' | 'protobuf' {
+  for (const part of (accept ?? '').split(',')) {
+    const t = part.split(';')[0].trim().toLowerCase();
+    if (t === 'application/yaml') return 'yaml';
+    if (t === PROTOBUF) return 'protobuf';
+    if (t === 'application/json' || t === '*/*' || t === 'application/*') return 'json';
+  }
+  return 'json';
+}
+
+/**
+ * The mux's answer for a path outside every API prefix (Go's http.NotFound): text/plain
+ * `404 page not found`, not a Status.
+ */
+export function sendPageNotFound(res: Res): void {
+  sendText(res, 404, '404 page not found\n');
+}
+
+/**
+ * Splice stored item bytes into a list body: `{"kind":…,"metadata":…,"items":[a,b,…]}`. Items
+ * leave without their own `kind`/`apiVersion`, as kube-apiserver writes lists (the list's
+ * TypeMeta names them once).
+ */
 export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
   const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
   const parts: Buffer[] = [head];
   items.forEach((b, i) => {
     if (i) parts.push(COMMA);
-    parts.push(b);
+    parts.push(withoutTypeMeta(b));
   });
   parts.push(TAIL);
   return Buffer.concat(parts);
 }
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}');
+
+/**
+ * Object bytes without their leading `"kind":…,"apiVersion":…,` members. Stored objects start
+ * with exactly those (registry/generic/serialize.ts writes them first), so this is a slice;
+ * anything else is re-serialized without them.
+ */
+export function withoutTypeMeta(b: Buffer): Buffer {
+  const m = TYPE_META_PREFIX.exec(b.subarray(0, 512).toString('latin1'));
+  if (m) return Buffer.concat([OPEN, b.subarray(m[0].length)]);
+  const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
+  return Buffer.from(JSON.stringify(rest));
+}
+// Kinds and apiVersions are plain ASCII names: no escapes inside the strings.
+const TYPE_META_PREFIX = /^\{"kind":"[^"\\]*","apiVersion":"[^"\\]*",/;
+const OPEN = Buffer.from('{');
 
 /** `Warning` header values in RFC 7234 form, as kube-apiserver sends them. */
 export const warningHeaders = (warnings: string[]): Record<string, string[]> =>

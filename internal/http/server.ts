@@ -9,15 +9,16 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Logger } from 'pino';
-import { toApiError, tooLarge, unauthorized, forbidden, pathNotFound, methodNotSupported, ApiError } from '../api/errors.ts';
+import { toApiError, tooLarge, unauthorized, forbidden, pathNotFound, methodNotAllowed, ApiError } from '../api/errors.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { Authenticator } from '../auth/authn.ts';
 import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
-import { requestInfo } from './request-info.ts';
-import { sendError, sendJson, sendText, type Res } from './respond.ts';
+import { requestInfo, type RequestInfo } from './request-info.ts';
+import { negotiate } from './negotiation.ts';
+import { sendError, sendJson, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
@@ -97,24 +98,43 @@ export function createHandler(deps: ServerDeps) {
             : new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `forbidden: User "${user.username}" cannot ${info.verb} path "${path}"`, reason: 'Forbidden', details: {}, code: 403 });
         }
       }
+      // Outside every API prefix this server routes, kube's mux answers, not go-restful.
+      if (!underRestfulPrefix(deps.registry, info)) {
+        await mux(deps, method, path, url.searchParams, res);
+        return;
+      }
       if (info.isResourceRequest) {
         await resources.handle({ info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body }, res);
         return;
       }
-      await nonResource(deps, method, path, info, url.searchParams, res);
+      const accept = req.headers.accept;
+      await nonResource(deps, method, Array.isArray(accept) ? accept[0] : accept, info, res);
     } catch (err) {
       const e = toApiError(err);
       if (e.code >= 500 && e.code !== 503 && e.code !== 504) deps.log.error({ err, requestId, path, method }, 'request failed');
       // Drain an unread body so the connection stays usable (HTTP/1.1 keep-alive).
       if (!bodyPromise && e.code !== 413) req.resume();
       if (e.code === 413 && 'stream' in req === false) res.setHeader('Connection', 'close');
-      sendError(res, e);
+      const accept = req.headers.accept;
+      sendError(res, e, {}, Array.isArray(accept) ? accept[0] : accept);
     }
   };
 }
 
-async function nonResource(deps: ServerDeps, method: string, path: string, info: ReturnType<typeof requestInfo>, q: URLSearchParams, res: Res): Promise<void> {
-  if (method !== 'GET' && method !== 'HEAD') throw methodNotSupported({ group: '', resource: path }, method);
+/**
+ * Whether kube-apiserver's handler director would send this path to go-restful (whose misses are
+ * 404/405 Status bodies) rather than to its plain mux (text/plain `404 page not found`). Go-restful
+ * owns `/api` and everything under it, `/apis` and `/apis/` exactly, everything under a served
+ * group `/apis/<group>`, and `/version` with everything under it.
+ */
+function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
+  if (info.apiPrefix === 'api') return true;
+  if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : registry.groups().has(info.group) && info.group !== '';
+  return /^\/version(\/|$)/.test(info.path);
+}
+
+/** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
+async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];
@@ -123,25 +143,32 @@ async function nonResource(deps: ServerDeps, method: string, path: string, info:
     sendText(res, r.code, r.body);
     return;
   }
-  if (path === '/version') return sendJson(res, versionInfo);
-  if (path === '/api') return sendJson(res, apiVersions(deps.advertiseAddress));
-  if (path === '/apis') return sendJson(res, apiGroupList(deps.registry));
-  if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) {
-    const doc = apiResourceList(deps.registry, '', info.version);
-    if (doc) return sendJson(res, doc);
-  }
-  if (info.apiPrefix === 'apis' && info.group && !info.version) {
-    const doc = apiGroup(deps.registry, info.group);
-    if (doc) return sendJson(res, doc);
-  }
-  if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) {
-    const doc = apiResourceList(deps.registry, info.group, info.version);
-    if (doc) return sendJson(res, doc);
-  }
-  if (path === '/') {
+  if (path === '/' && (method === 'GET' || method === 'HEAD')) {
     return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
   }
-  throw pathNotFound();
+  sendPageNotFound(res);
+}
+
+/**
+ * Discovery and /version (go-restful routes, GET only): a trailing slash names the same document
+ * (`/api/`, `/apis/apps/v1/`, `/version/`), as go-restful matches either.
+ */
+async function nonResource(deps: ServerDeps, method: string, accept: string | undefined, info: RequestInfo, res: Res): Promise<void> {
+  const p = info.path;
+  const found = (): unknown => {
+    if (p === '/version') return versionInfo;
+    if (p === '/api') return apiVersions(deps.advertiseAddress);
+    if (p === '/apis') return apiGroupList(deps.registry);
+    if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) return apiResourceList(deps.registry, '', info.version);
+    if (info.apiPrefix === 'apis' && info.group && !info.version) return apiGroup(deps.registry, info.group);
+    if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) return apiResourceList(deps.registry, info.group, info.version);
+    return null;
+  };
+  const doc = found();
+  if (!doc) throw pathNotFound();
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
+  // Discovery negotiates like any kube endpoint: 406 for `text/html`, YAML when asked.
+  return sendJson(res, doc, { yaml: negotiate(accept, false) === 'yaml' });
 }
 
 /** Create the HTTPS server (h2 + http/1.1) serving `handler`. */
