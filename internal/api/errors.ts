@@ -161,6 +161,16 @@ export const conflict = (gr: GroupResource, name: string, why: string): ApiError
   new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${grString(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource }));
 
 /**
+ * 409 for an update whose body carries a uid other than the stored object's: kube turns the uid
+ * into a storage precondition, and the etcd3 store's StorageError text (with the object's etcd key,
+ * `/registry/<resource>/<namespace>/<name>`) becomes the conflict's reason.
+ */
+export const updateUidPreconditionFailed = (gr: GroupResource, namespace: string, name: string, wanted: string, actual: string): ApiError => {
+  const key = `/registry/${gr.resource}/${namespace ? `${namespace}/` : ''}${name}`;
+  return conflict(gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${wanted}, UID in object meta: ${actual}`);
+};
+
+/**
  * 409 for DeleteOptions.preconditions that do not hold. kube-apiserver checks them in
  * rest.BeforeDelete and names the object by its Kind there (`on ConfigMap "x"`, details.kind
  * `ConfigMap`), unlike the resource-named conflicts of storage.

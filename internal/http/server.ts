@@ -111,7 +111,8 @@ export function createHandler(deps: ServerDeps) {
       await nonResource(deps, method, Array.isArray(accept) ? accept[0] : accept, info, res);
     } catch (err) {
       const e = toApiError(err);
-      if (e.code >= 500 && e.code !== 503 && e.code !== 504) deps.log.error({ err, requestId, path, method }, 'request failed');
+      // A 500 without a reason is kube's pass-through of a client-caused storage error, not a fault.
+      if (e.code >= 500 && e.code !== 503 && e.code !== 504 && e.reason) deps.log.error({ err, requestId, path, method }, 'request failed');
       // Drain an unread body so the connection stays usable (HTTP/1.1 keep-alive).
       if (!bodyPromise && e.code !== 413) req.resume();
       if (e.code === 413 && 'stream' in req === false) res.setHeader('Connection', 'close');

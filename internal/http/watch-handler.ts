@@ -8,9 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, invalid, expired, type ApiError } from '../api/errors.ts';
+import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
-import { parseRv } from '../registry/generic/reader.ts';
+import { parseCachedRv } from '../registry/generic/reader.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
@@ -18,6 +18,9 @@ import type { Representation } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { toTable } from './table.ts';
 import type { Res } from './respond.ts';
+
+/** What a watch can stream (the list kube's 406 names). */
+const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 
 /** Bytes a watcher may have queued in its socket before it counts as too slow and is ended. */
 export const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
@@ -46,7 +49,13 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const res = anyRes as ServerResponse;
   const { served, query: q } = w;
   const { kind, reader, store } = served;
+  // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
+  if (w.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
   const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+  // A named watch (`/watch/…/configmaps/x`) allows only a field selector naming the same object.
+  if (w.name && sel.field && sel.field.requiresExactMatch('metadata.name') !== w.name) {
+    throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   const name = w.name || sel.field?.requiresExactMatch('metadata.name') || '';
   const rvText = q.get('resourceVersion') ?? '';
   const sendInitialText = q.get('sendInitialEvents');
@@ -68,15 +77,18 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     // ValidateListOptions: a plain watch has no list to match versions against.
     throw invalid('ListOptions', 'meta.k8s.io', '', [{ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch' }]);
   }
-  let from = rvText && rvText !== '0' ? parseRv(rvText) : -1;
+  // kube's watch cache parses the version: its error is a plain 500, not a 400.
+  let from = rvText && rvText !== '0' ? parseCachedRv(rvText) : -1;
   let initial: Buffer[] = [];
   if (sendInitial) {
-    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined, resourceVersion: from > 0 ? String(from) : undefined });
+    // A named watch starts with that one object only (kube turns the name into a field selector).
+    const fieldSelector = q.get('fieldSelector') || (w.name ? `metadata.name=${w.name}` : undefined);
+    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined });
     initial = list.items;
     from = list.rv;
-  } else if (from > w.folded()) {
-    await reader.waitFor(from).catch(() => undefined); // a future version: wait briefly, then watch from it anyway
   }
+  // A future start version is simply watched from (kube 1.24's watch cache neither waits nor
+  // fails): events after it arrive once the log gets there.
 
   const protobuf = w.rep === 'protobuf';
   const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
@@ -88,6 +100,10 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
       const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
       body = Buffer.from(JSON.stringify(toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject'))));
+    } else if (w.rep === 'metadata' && type !== 'ERROR') {
+      // Metadata-only watches carry PartialObjectMetadata objects, as kube's transform does.
+      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
+      body = Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata }));
     } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
     return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), body, NEWLINE_CLOSE]);
   };

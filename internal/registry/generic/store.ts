@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, methodNotAllowed, deletePreconditionFailed, updateUidPreconditionFailed, deleteSuccess } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -163,7 +163,7 @@ export class GenericStore {
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
+    if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     const obj = this.checkBody(body, namespace, name);
     const wantRv = obj.metadata.resourceVersion;
     if (!wantRv && !this.kind.strategy.allowUnconditionalUpdate && !sub) {
@@ -183,7 +183,7 @@ export class GenericStore {
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
       const patched = applyPatch(type, current, patchBody) as KubeObject;
@@ -223,7 +223,7 @@ export class GenericStore {
       const next = mutate(deepCopy(current));
       // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
       if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
+        throw updateUidPreconditionFailed(this.gr, current.metadata.namespace ?? '', name, next.metadata.uid, current.metadata.uid ?? '');
       }
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
@@ -296,10 +296,10 @@ export class GenericStore {
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
@@ -343,13 +343,7 @@ export class GenericStore {
 
   private deletedResponse(body: Buffer, obj: KubeObject): WriteResult {
     if (this.kind.deleteReturns === 'Object') return { body, code: 200, warnings: [] };
-    const status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
-    };
+    const status = deleteSuccess(this.gr, obj.metadata.name ?? '', obj.metadata.uid);
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
 
