@@ -21,7 +21,12 @@ function send(res: Res, code: number, contentType: string, body: Buffer | string
     res.end();
     return;
   }
-  const h: Record<string, string | string[] | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
+  const h: Record<string, string | string[] | number> = {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
+    ...headers,
+  };
   (res as ServerResponse).writeHead(code, h as Record<string, string>);
   res.end(body);
 }
@@ -34,17 +39,18 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
     send(res, code, 'application/yaml', kubeYaml(v), opts.headers);
     return;
   }
-  const body = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-  send(res, code, 'application/json', body, opts.headers);
+  // kube's JSON serializer is a json.Encoder: every body ends with a newline.
+  const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
+  send(res, code, 'application/json', Buffer.concat([json, NEWLINE]), opts.headers);
 }
+const NEWLINE = Buffer.from('\n');
 
 /**
  * YAML as kube-apiserver writes it (sigs.k8s.io/yaml: JSON → map → go-yaml v2): keys sorted,
  * sequences not indented under their key, and go-yaml's scalar styles — a string that YAML 1.1
  * would read as something else (`"true"`, `"yes"`, `"1.5"`, `"2026-01-01"`, `""`, `"n"`) is
  * double-quoted, one that cannot be plain (`': '`, a leading `-`, `#` or space) single-quoted,
- * a multi-line one a literal block. go-yaml folds long quoted strings past column 80; this does
- * not (lineWidth 0), the one known difference.
+ * a multi-line one a literal block; long scalars folded as go-yaml folds them (foldLine).
  */
 export function kubeYaml(value: unknown): string {
   const doc = new YAML.Document(sortKeys(value), { version: '1.2' });
@@ -53,7 +59,63 @@ export function kubeYaml(value: unknown): string {
       if (typeof node.value === 'string' && readsAsNonString(node.value)) node.type = YAML.Scalar.QUOTE_DOUBLE;
     },
   });
-  return doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true, flowCollectionPadding: false });
+  const text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true, flowCollectionPadding: false });
+  return text.split('\n').map(foldLine).join('\n');
+}
+
+/** go-yaml v2's best_width: a scalar is broken at the first space written past this column. */
+const YAML_BEST_WIDTH = 80;
+
+/**
+ * Fold one `key: scalar` / `- scalar` line the way go-yaml's emitter does: at a single space
+ * (not the scalar's first or last character, not followed by another space) written while the
+ * column is past 80, the space becomes a line break indented two past the key (or the dash).
+ * A double-quoted break before a space keeps it with `\`. Block scalars, flow collections and
+ * keys are never folded.
+ */
+function foldLine(line: string): string {
+  if (line.length <= YAML_BEST_WIDTH) return line;
+  const lead = /^( *)((?:- )*)/.exec(line)![0];
+  let rest = line.slice(lead.length);
+  let valueAt = lead.length;
+  const key = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^'"\s][^:]*?): /.exec(rest);
+  if (key) {
+    valueAt += key[0].length;
+    rest = rest.slice(key[0].length);
+  } else if (!lead.includes('-')) return line;
+  if (!rest || '|>{[&*!'.includes(rest[0])) return line;
+  const indent = ' '.repeat(lead.length + 2);
+  const quote = rest[0] === "'" || rest[0] === '"' ? rest[0] : '';
+  const inner = quote ? rest.slice(1, -1) : rest;
+  // Units: an escape sequence (double-quoted) or an escaped quote (single-quoted) is one unit.
+  const units = quote === '"' ? inner.match(/\\(?:x..|u....|U........|.)|[^]/g) ?? [] : quote === "'" ? inner.match(/''|[^]/g) ?? [] : [...inner];
+  let out = line.slice(0, valueAt) + quote;
+  let col = out.length;
+  let spaces = false;
+  units.forEach((u, i) => {
+    if (u === ' ') {
+      const last = i === units.length - 1;
+      const nextSpace = units[i + 1] === ' ';
+      const canBreak = !spaces && col > YAML_BEST_WIDTH && (quote ? i > 0 && !last : true) && (quote === '"' || !nextSpace);
+      if (canBreak) {
+        out += '\n' + indent;
+        col = indent.length;
+        if (quote === '"' && nextSpace) {
+          out += '\\';
+          col++;
+        }
+      } else {
+        out += ' ';
+        col++;
+      }
+      spaces = true;
+    } else {
+      out += u;
+      col += u.length;
+      spaces = false;
+    }
+  });
+  return out + quote;
 }
 
 const sortKeys = (v: unknown): unknown => {
@@ -93,7 +155,7 @@ export function sendError(res: Res, err: ApiError, headers: Record<string, strin
   const rep = errorRepresentation(accept);
   if (rep === 'protobuf') return send(res, err.code, PROTOBUF, encodeProtobuf(err.status), h);
   if (rep === 'yaml') return send(res, err.code, 'application/yaml', kubeYaml(err.status), h);
-  send(res, err.code, 'application/json', JSON.stringify(err.status), h);
+  send(res, err.code, 'application/json', JSON.stringify(err.status) + '\n', h);
 }
 
 /** The first Accept media range that names JSON, YAML or Protobuf decides; JSON otherwise. */
