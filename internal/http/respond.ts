@@ -41,9 +41,35 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
   }
   // kube's JSON serializer is a json.Encoder: every body ends with a newline.
   const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-  send(res, code, 'application/json', Buffer.concat([json, NEWLINE]), opts.headers);
+  send(res, code, 'application/json', Buffer.concat([goJsonEscape(json), NEWLINE]), opts.headers);
 }
 const NEWLINE = Buffer.from('\n');
+
+/**
+ * Go's encoding/json escapes `<`, `>`, `&`, U+2028 and U+2029 inside strings (\u003c …), and
+ * kube's serializer keeps that default; JSON.stringify does not. Those bytes can only occur
+ * inside strings in JSON, so they are replaced wherever they are.
+ */
+export function goJsonEscape(b: Buffer): Buffer {
+  let i = 0;
+  while (i < b.length && b[i] !== 0x3c && b[i] !== 0x3e && b[i] !== 0x26 && !(b[i] === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9))) i++;
+  if (i === b.length) return b;
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (; i < b.length; i++) {
+    let esc: string | undefined;
+    if (b[i] === 0x3c) esc = '\\u003c';
+    else if (b[i] === 0x3e) esc = '\\u003e';
+    else if (b[i] === 0x26) esc = '\\u0026';
+    else if (b[i] === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) esc = b[i + 2] === 0xa8 ? '\\u2028' : '\\u2029';
+    if (!esc) continue;
+    parts.push(b.subarray(from, i), Buffer.from(esc));
+    from = i + (esc.length === 6 && b[i] === 0xe2 ? 3 : 1);
+    if (b[i] === 0xe2) i += 2;
+  }
+  parts.push(b.subarray(from));
+  return Buffer.concat(parts);
+}
 
 /**
  * YAML as kube-apiserver writes it (sigs.k8s.io/yaml: JSON → map → go-yaml v2): keys sorted,
@@ -155,18 +181,26 @@ export function sendError(res: Res, err: ApiError, headers: Record<string, strin
   const rep = errorRepresentation(accept);
   if (rep === 'protobuf') return send(res, err.code, PROTOBUF, encodeProtobuf(err.status), h);
   if (rep === 'yaml') return send(res, err.code, 'application/yaml', kubeYaml(err.status), h);
-  send(res, err.code, 'application/json', JSON.stringify(err.status) + '\n', h);
+  // Nothing acceptable: kube's WriteRawJSON (json.MarshalIndent, two spaces, no newline).
+  if (rep === 'raw') return send(res, err.code, 'application/json', goJsonEscape(Buffer.from(JSON.stringify(err.status, null, 2))), h);
+  send(res, err.code, 'application/json', Buffer.concat([goJsonEscape(Buffer.from(JSON.stringify(err.status))), NEWLINE]), h);
 }
 
-/** The first Accept media range that names JSON, YAML or Protobuf decides; JSON otherwise. */
-function errorRepresentation(accept: string | undefined): 'json' | 'yaml' | 'protobuf' {
-  for (const part of (accept ?? '').split(',')) {
-    const t = part.split(';')[0].trim().toLowerCase();
-    if (t === 'application/yaml') return 'yaml';
-    if (t === PROTOBUF) return 'protobuf';
-    if (t === 'application/json' || t === '*/*' || t === 'application/*') return 'json';
+/**
+ * How kube's ErrorNegotiated writes a Status for this Accept header: the first media range it can
+ * serve without conversion (no `as=`) decides; none at all → 'raw' (indented JSON). No header →
+ * JSON.
+ */
+function errorRepresentation(accept: string | undefined): 'json' | 'yaml' | 'protobuf' | 'raw' {
+  if (!accept || !accept.trim()) return 'json';
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    if (params.some((p) => p.startsWith('as='))) continue;
+    if (type === 'application/yaml') return 'yaml';
+    if (type === PROTOBUF) return 'protobuf';
+    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '') return 'json';
   }
-  return 'json';
+  return 'raw';
 }
 
 /**

@@ -17,7 +17,7 @@ import type { WatchHub, WatchHandle } from '../watch/hub.ts';
 import type { Representation } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { toTable } from './table.ts';
-import type { Res } from './respond.ts';
+import { goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
 const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
@@ -105,7 +105,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
       body = Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata }));
     } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
-    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), body, NEWLINE_CLOSE]);
+    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), goJsonEscape(body), NEWLINE_CLOSE]);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {
     const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
