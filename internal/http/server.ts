@@ -167,7 +167,10 @@ async function nonResource(deps: ServerDeps, method: string, accept: string | un
   };
   const doc = found();
   if (!doc) throw pathNotFound();
-  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
+  // /apis and /apis/<group> are plain handlers that ignore the method (kube serves them outside
+  // go-restful's method routing); the rest are GET routes.
+  const anyMethod = info.apiPrefix === 'apis' && !info.version;
+  if (!anyMethod && method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
   // Discovery negotiates like any kube endpoint: 406 for `text/html`, YAML when asked.
   return sendJson(res, doc, { yaml: negotiate(accept, false) === 'yaml' });
 }
