@@ -201,6 +201,16 @@ export const tooLarge = (limitBytes: number): ApiError =>
   new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`));
 
 /**
+ * 406 when a metadata-only representation names the wrong shape: PartialObjectMetadata for a
+ * list, PartialObjectMetadataList for one object (kube's transform refuses after negotiation;
+ * `goType` is the internal type it names, e.g. `*core.ConfigMapList`).
+ */
+export const partialMetadataMismatch = (requested: string, isList: boolean, goType: string): ApiError =>
+  new ApiError(
+    failure(406, 'NotAcceptable', isList ? `you requested ${requested}, but the requested object is a list (${goType})` : `you requested ${requested}, but the requested object is not a list (${goType})`),
+  );
+
+/**
  * 415 from the body decoder (create/update accept any Content-Type at the route, so the decoder
  * is what refuses it): kube's NewUnsupportedMediaTypeError wording, no details.
  */

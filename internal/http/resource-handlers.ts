@@ -12,7 +12,7 @@ import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiate, decodeBody, type Representation } from './negotiation.ts';
-import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, warningHeaders, checkPartialMetadataShape, type Res } from './respond.ts';
 import { toTable } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
@@ -115,6 +115,7 @@ export class ResourceHandlers {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
+        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), false, kind.group, kind.kind);
         return this.sendObjects(res, served, rep(true), r.query, [b], null);
       }
       case 'list': {
@@ -126,6 +127,7 @@ export class ResourceHandlers {
           resourceVersion: r.query.get('resourceVersion') ?? undefined,
           resourceVersionMatch: r.query.get('resourceVersionMatch') ?? undefined,
         });
+        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), true, kind.group, kind.kind);
         const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
         if (result.continue) meta.continue = result.continue;
         if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;

@@ -122,6 +122,15 @@ const CASES: Case[] = [
   { label: 'text/html on discovery', method: 'GET', path: () => '/api/v1', accept: 'text/html', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
   { label: 'application/foo on a list', method: 'GET', path: () => CM, accept: 'application/foo', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
   { label: 'JSON as an unknown kind', method: 'GET', path: () => CM, accept: 'application/json;as=Foo;g=meta.k8s.io;v=v1', want: () => failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf') },
+  // Metadata-only of the wrong shape: refused after negotiation, even with a JSON fallback.
+  {
+    label: 'PartialObjectMetadata for a list', method: 'GET', path: () => CM, accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
+    want: () => failure(406, 'NotAcceptable', 'you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)'),
+  },
+  {
+    label: 'PartialObjectMetadataList for one object', method: 'GET', path: () => `${CM}/exists`, accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+    want: () => failure(406, 'NotAcceptable', 'you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)'),
+  },
   // 415: the decoder (create) vs the PATCH route's Consumes.
   { label: 'create with text/plain', method: 'POST', path: () => CM, raw: 'x', contentType: 'text/plain', want: () => failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf') },
   { label: 'patch with text/plain', method: 'PATCH', path: () => `${CM}/exists`, raw: 'x', contentType: 'text/plain', want: () => failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}) },
