@@ -26,6 +26,8 @@ const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kub
 export const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 /** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
+/** How long before a watch's deadline its last bookmark goes out (kube cacher: 2 s). */
+export const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 /** Without timeoutSeconds a watch ends after a random time in [MIN, 2·MIN) (--min-request-timeout). */
 export const MIN_REQUEST_TIMEOUT_S = 1800;
 
@@ -108,7 +110,9 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), goJsonEscape(body), NEWLINE_CLOSE]);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+    // kube's bookmark is an empty object of the kind: its zero ObjectMeta carries
+    // `creationTimestamp: null` after the resourceVersion.
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
     if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     return frame('BOOKMARK', { kind: kind.kind, apiVersion: store.apiVersion, metadata });
   };
@@ -169,13 +173,27 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (done) return; // ended while replaying the ring
   timers.push(setTimeout(finish, timeoutS * 1000));
   if (bookmarks) {
+    // kube's cacheWatcher.nextBookmarkTime: every minute, but also 2 s before the watch's
+    // deadline (so a client resumes from a recent version), and none once that moment passed.
+    const deadline = Date.now() + timeoutS * 1000;
+    const nextDelay = (now: number): number | null => {
+      const at = Math.min(now + BOOKMARK_INTERVAL_MS, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+      return at <= now ? null : at - now;
+    };
+    const schedule = (): void => {
+      const d = nextDelay(Date.now());
+      if (d !== null) timers.push(setTimeout(tick, d));
+    };
     const tick = (): void => {
       if (done) return;
-      // While a resume still replays from the log, folded is ahead of what was sent.
-      if (handle?.caughtUp()) res.write(bookmark(w.folded()));
-      timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+      // While a resume still replays from the log, folded is ahead of what was sent. Like kube's
+      // cacheWatcher, which drops a bookmark not newer than the watch's start version, nothing
+      // goes out until the store has moved past where the watch began.
+      const now = w.folded();
+      if (handle?.caughtUp() && now > Math.max(from, 0)) res.write(bookmark(now));
+      schedule();
     };
-    timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+    schedule();
   }
   res.on('close', finish);
 }
