@@ -5,6 +5,8 @@
  */
 export interface RequestInfo {
   isResourceRequest: boolean;
+  /** The HTTP method, upper case (routes are per method: HEAD is not GET there). */
+  method: string;
   path: string;
   verb: string;
   apiPrefix: 'api' | 'apis' | '';
@@ -21,6 +23,21 @@ export interface RequestInfo {
    * a watch whatever the query says, on a collection or (with a name) on one object.
    */
   legacyWatch: boolean;
+  /**
+   * Why kube's RequestInfoFactory would refuse the path (`/api/v1/watch` names nothing to watch);
+   * kube answers those with a text/plain 500 before anything else.
+   */
+  error?: string;
+}
+
+/**
+ * A query boolean as kube's parameter codec reads it: present and not "0"/"false" (any case) is
+ * true, so `?watch=` and `?watch=yes` are watches.
+ */
+export function queryBool(v: string | null): boolean {
+  if (v === null) return false;
+  const l = v.toLowerCase();
+  return l !== '0' && l !== 'false';
 }
 
 /** Subresources of namespaces that are not namespaced collections (`/namespaces/x/status`). */
@@ -42,7 +59,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
     }
   });
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
+    isResourceRequest: false, method: method.toUpperCase(), path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
   };
   if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
   info.apiPrefix = segs[0];
@@ -63,6 +80,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   if (rest[0] === 'watch') {
     info.legacyWatch = true;
     rest = rest.slice(1);
+    if (!rest.length) info.error = 'unable to determine kind and namespace from url, ';
   }
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1];
@@ -74,8 +92,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   if (info.resource === 'namespaces' && rest.length > 1) info.namespace = '';
   // `?watch=` turns a collection GET into a watch; on an item path it is a plain get (kube's
   // RequestInfoFactory only looks at it when no name was found).
-  const watch = query.get('watch');
-  const isWatch = info.legacyWatch || (!info.name && watch !== null && watch !== '0' && watch !== 'false');
+  const isWatch = info.legacyWatch || (!info.name && queryBool(query.get('watch')));
   switch (method.toUpperCase()) {
     case 'GET':
     case 'HEAD':

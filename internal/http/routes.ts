@@ -40,14 +40,12 @@ export function routedMethods(kind: KindDescriptor, info: RequestInfo): string[]
   return out;
 }
 
-/** The HTTP method a request-info verb came from (requestInfo maps methods to verbs). */
-const METHOD_OF_REQUEST_VERB: Record<string, string> = {
-  get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE',
-};
-
-/** Throw go-restful's 404 (no route on the path) or 405 (no route for the method). */
+/**
+ * Throw go-restful's 404 (no route on the path) or 405 (no route for the method; HEAD and
+ * OPTIONS included, which kube registers nowhere).
+ */
 export function checkRoute(kind: KindDescriptor, info: RequestInfo): void {
   const methods = routedMethods(kind, info);
   if (!methods.length) throw pathNotFound();
-  if (!methods.includes(METHOD_OF_REQUEST_VERB[info.verb] ?? info.verb.toUpperCase())) throw methodNotAllowed();
+  if (!methods.includes(info.method)) throw methodNotAllowed();
 }

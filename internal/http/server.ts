@@ -89,6 +89,13 @@ export function createHandler(deps: ServerDeps) {
       const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized });
       if (!user && !PUBLIC_PATHS.test(path)) throw unauthorized();
       const info = requestInfo(method, path, url.searchParams);
+      if (info.error) {
+        // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
+        const uri = req.url ?? path;
+        const text = `Internal Server Error: ${JSON.stringify(uri)}: failed to create RequestInfo: ${info.error}${uri}`;
+        sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
+        return;
+      }
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
@@ -170,7 +177,7 @@ async function nonResource(deps: ServerDeps, method: string, accept: string | un
   // /apis and /apis/<group> are plain handlers that ignore the method (kube serves them outside
   // go-restful's method routing); the rest are GET routes.
   const anyMethod = info.apiPrefix === 'apis' && !info.version;
-  if (!anyMethod && method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
+  if (!anyMethod && method !== 'GET') throw methodNotAllowed();
   // Discovery negotiates like any kube endpoint: 406 for `text/html`, YAML when asked.
   return sendJson(res, doc, { yaml: negotiate(accept, false) === 'yaml' });
 }

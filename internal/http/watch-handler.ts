@@ -11,6 +11,7 @@ import type { KubeObject } from '../api/types.ts';
 import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import { parseCachedRv } from '../registry/generic/reader.ts';
+import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
@@ -45,6 +46,14 @@ export interface WatchRequest {
 }
 
 const truthy = (v: string | null): boolean => v === 'true' || v === '1';
+/** kube's int64 query parameters: strconv.ParseInt's error as a 400. */
+function int64Param(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (BigInt(v) > 2n ** 63n - 1n || BigInt(v) < -(2n ** 63n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return Number(v);
+}
 
 export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // Both response kinds (HTTP/1.1 and the HTTP/2 compat API) share this stream surface.
@@ -61,10 +70,9 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const name = w.name || sel.field?.requiresExactMatch('metadata.name') || '';
   const rvText = q.get('resourceVersion') ?? '';
   const sendInitialText = q.get('sendInitialEvents');
-  const bookmarks = truthy(q.get('allowWatchBookmarks'));
-  const timeoutText = q.get('timeoutSeconds');
-  const timeoutS = timeoutText ? Number(timeoutText) : MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutText}"`);
+  const bookmarks = queryBool(q.get('allowWatchBookmarks'));
+  // A negative timeout ends the watch at once (kube: a context already past its deadline).
+  const timeoutS = Math.max(int64Param(q, 'timeoutSeconds') ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random()), 0);
   const sendInitial = sendInitialText === null ? rvText === '' || rvText === '0' : truthy(sendInitialText);
   if (sendInitialText !== null) {
     const errs = [];

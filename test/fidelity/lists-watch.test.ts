@@ -170,6 +170,23 @@ test('bookmarks: one 2 s before the deadline, once the store moved on; an empty 
   assert.is(short.text, '', 'no bookmark');
 });
 
+test('query booleans and integers as kube parses them', async () => {
+  // ?watch= (empty), yes, TRUE: watches; FALSE: a list.
+  for (const [i, v] of ['', 'yes', 'TRUE'].entries()) {
+    const r = await t.client.request('GET', `${CM}?watch=${v}&timeoutSeconds=1&labelSelector=app%3Dother`);
+    assert.equal(summary(r), ['ADDED ConfigMap/c'], `watch case ${i} (${v})`);
+  }
+  const list = await t.client.request('GET', `${CM}?watch=FALSE`);
+  assert.is(list.json.kind, 'ConfigMapList', show(list));
+  const bad = (v: string, why: string): string => JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `strconv.ParseInt: parsing ${JSON.stringify(v)}: ${why}`, reason: 'BadRequest', code: 400 }) + '\n';
+  for (const [i, [q, v, why]] of [['watch=1&timeoutSeconds=abc', 'abc', 'invalid syntax'], ['limit=99999999999999999999', '99999999999999999999', 'value out of range'], ['limit=1.5', '1.5', 'invalid syntax']].entries()) {
+    const r = await t.client.request('GET', `${CM}?${q}`);
+    assert.is(r.text, bad(v, why), `int case ${i} ?${q}: ${show(r)}`);
+  }
+  const all = await t.client.request('GET', `${CM}?limit=-1`);
+  assert.is(all.json.items.length, 3, 'a negative limit is no limit');
+});
+
 // ------------------------------------------------------------------------------------------ unparsable
 
 test('an unparsable resourceVersion: 500 where the watch cache parses it, 400 where etcd does', async () => {

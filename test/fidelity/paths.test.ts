@@ -136,4 +136,25 @@ test('/apis answers whatever the method (a plain handler, not a GET route)', asy
   }
 });
 
+test('HEAD and OPTIONS have no routes: 405 on API paths, served by the mux elsewhere', async () => {
+  for (const [i, [method, p]] of [['HEAD', '/api'], ['HEAD', '/api/v1'], ['HEAD', '/version'], ['HEAD', `/api/v1/namespaces/${ns}/configmaps`], ['HEAD', `/api/v1/namespaces/${ns}/configmaps/a`], ['OPTIONS', `/api/v1/namespaces/${ns}/configmaps`], ['OPTIONS', '/api']].entries()) {
+    const r = await t.client.request(method, p);
+    assert.is(r.status, 405, `case ${i} ${method} ${p}: ${show(r)}`);
+    if (method !== 'HEAD') assert.is(r.text, STATUS_405, `case ${i}: body`);
+  }
+  for (const [i, p] of ['/apis', '/healthz'].entries()) {
+    const r = await t.client.request('HEAD', p);
+    assert.is(r.status, 200, `HEAD case ${i} ${p}: ${show(r)}`);
+  }
+});
+
+test('a legacy watch path naming nothing: the request-info filter\'s text/plain 500', async () => {
+  for (const [i, p] of ['/api/v1/watch', '/api/v1/watch/', '/api/v1/watch?x=1'].entries()) {
+    const r = await t.client.request('GET', p);
+    assert.is(r.status, 500, `case ${i} ${p}: ${show(r)}`);
+    assert.is(r.headers['content-type'], 'text/plain; charset=utf-8', `case ${i}`);
+    assert.is(r.text, `Internal Server Error: ${JSON.stringify(p)}: failed to create RequestInfo: unable to determine kind and namespace from url, ${p}\n`, `case ${i}`);
+  }
+});
+
 test.run();
