@@ -104,12 +104,17 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
   res.writeHead(200, head);
   res.flushHeaders(); // the client's watch call returns on headers; events may take a while
+  let tableHeadersSent = false;
   const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
     let body: Buffer;
     if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
       const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
-      body = Buffer.from(JSON.stringify(toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject'))));
+      const table = toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject')) as unknown as Record<string, unknown>;
+      // kube prints the column headers on the first event only (TableOptions.NoHeaders after it).
+      if (tableHeadersSent) table.columnDefinitions = null;
+      tableHeadersSent = true;
+      body = Buffer.from(JSON.stringify(table));
     } else if (w.rep === 'metadata' && type !== 'ERROR') {
       // Metadata-only watches carry PartialObjectMetadata objects, as kube's transform does.
       const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;

@@ -254,6 +254,19 @@ test('legacy watch paths that name no route: 404', async () => {
   }
 });
 
+test('a Table watch prints its column definitions on the first event only', async () => {
+  const r = await t.client.request('GET', `${CM}?watch=1&timeoutSeconds=1`, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
+  assert.is(r.status, 200, show(r));
+  const evs = events(r);
+  assert.is(evs.length, 3, r.text.slice(0, 300));
+  assert.ok(Array.isArray(evs[0].object.columnDefinitions) && evs[0].object.columnDefinitions.length > 0, 'first event: headers');
+  for (const [i, e] of evs.slice(1).entries()) {
+    assert.is(e.object.kind, 'Table', `event ${i + 1}`);
+    assert.is(e.object.columnDefinitions, null, `event ${i + 1}: no headers`);
+    assert.equal(Object.keys(e.object), ['kind', 'apiVersion', 'metadata', 'columnDefinitions', 'rows'], `event ${i + 1}: members`);
+  }
+});
+
 // ------------------------------------------------------------------------------------------ metadata-only watch
 
 test('a metadata-only watch sends PartialObjectMetadata objects', async () => {
