@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Logger } from 'pino';
-import { toApiError, tooLarge, unauthorized, forbidden, pathNotFound, methodNotAllowed, ApiError } from '../api/errors.ts';
+import { toApiError, tooLarge, unauthorized, forbidden, failure, pathNotFound, methodNotAllowed, ApiError } from '../api/errors.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { Authenticator } from '../auth/authn.ts';
@@ -100,9 +100,16 @@ export function createHandler(deps: ServerDeps) {
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
         if (!d.allowed) {
-          throw info.isResourceRequest
-            ? forbidden({ group: info.group, resource: info.resource }, info.name, `User "${user.username}" cannot ${info.verb} resource "${info.resource}" in API group "${info.group}"${info.namespace ? ` in the namespace "${info.namespace}"` : ''}${d.reason ? `: ${d.reason}` : ''}`)
-            : new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `forbidden: User "${user.username}" cannot ${info.verb} path "${path}"`, reason: 'Forbidden', details: {}, code: 403 });
+          // kube's authorization filter (responsewriters.Forbidden): forbiddenMessage's wording,
+          // the authorizer's reason after it, and a nosniff header on this one error.
+          const why = d.reason ? `: ${d.reason}` : '';
+          const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+          const scope = info.namespace ? `in the namespace ${JSON.stringify(info.namespace)}` : 'at the cluster scope';
+          const e = info.isResourceRequest
+            ? forbidden({ group: info.group, resource: info.resource }, info.name, `User ${JSON.stringify(user.username)} cannot ${info.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(info.group)} ${scope}${why}`)
+            : new ApiError(failure(403, 'Forbidden', `forbidden: User ${JSON.stringify(user.username)} cannot ${info.verb} path ${JSON.stringify(path)}${why}`, {}));
+          e.headers['X-Content-Type-Options'] = 'nosniff';
+          throw e;
         }
       }
       // Outside every API prefix this server routes, kube's mux answers, not go-restful.
