@@ -19,6 +19,7 @@ import { Agent, request as undiciRequest } from 'undici';
 import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import type { HttpResult } from '../harness.ts';
 import { decodeProtobuf } from '../../internal/http/protobuf.ts';
+import { kubeYaml } from '../../internal/http/kube-yaml.ts';
 
 let t: Target;
 let ns: string;
@@ -71,6 +72,25 @@ test('list items carry no kind/apiVersion (YAML: sorted keys, items unindented)'
   assert.ok(r.text.startsWith('apiVersion: v1\nitems:\n- data:\n    k: a\n  metadata:\n'), r.text.slice(0, 200));
   assert.ok(r.text.endsWith(`kind: ConfigMapList\nmetadata:\n  resourceVersion: "${await latest()}"\n`), r.text.slice(-120));
   assert.not.match(r.text, /\n {2}kind: ConfigMap\n/, 'no kind inside the item');
+});
+
+test('YAML is go-yaml\'s: quoting, literal blocks, folding past column 80 (kubeYaml against the target)', async () => {
+  // Against the reference this checks kubeYaml on strings go-yaml treats specially.
+  const long = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam';
+  const annotations = {
+    c: '', e: 'null', f: '~', h: 'a: b', i: 'multi\nline', k: "it's", l: '- x', m: '#x', n: 'x #y', o: ' lead', p: 'trail ', q: '@x', r: '2026-01-01', s: '1e3', t: 'on', u: 'é\t', y: 'yes', z: '0x1',
+    plain: long, sq: `- ${long}`, dq: `\t${long}  two  spaces  ${long}`, sp2: `${'a'.repeat(79)}  ${'b'.repeat(30)}  c`, esc: 'a<b>&c',
+  };
+  const made = await t.client.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'yaml', annotations }, data: { k: long } } });
+  assert.is(made.status, 201, show(made));
+  for (const [i, p] of [`${CM}/yaml`, `${CM}?fieldSelector=metadata.name%3Dyaml`].entries()) {
+    const json = await t.client.request('GET', p);
+    const yaml = await t.client.request('GET', p, { headers: { accept: 'application/yaml' } });
+    assert.is(yaml.headers['content-type'], 'application/yaml', `case ${i}`);
+    assert.is(yaml.text, kubeYaml(json.json), `case ${i} ${p}`);
+  }
+  const del = await t.client.request('DELETE', `${CM}/yaml`);
+  assert.is(del.status, 200, show(del));
 });
 
 test('list items carry no kind/apiVersion (Protobuf)', async () => {
