@@ -150,9 +150,15 @@ export const notAcceptable = (accept: string, offered: string[] = ROUTE_MEDIA_TY
     const t = part.split(';')[0].trim().toLowerCase();
     return t === '*/*' || t === 'application/*' || ROUTE_MEDIA_TYPES.includes(t);
   });
-  if (!routeMatches) return new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
-  return new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${offered.join(', ')}`));
+  return routeMatches ? notAcceptableTypes(offered) : notAcceptableRoute();
 };
+
+/** go-restful's 406: the route produces none of the accepted types. */
+export const notAcceptableRoute = (): ApiError => new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
+
+/** kube's NewNotAcceptableError: the serializer offers none of the accepted types. */
+export const notAcceptableTypes = (offered: string[] = ROUTE_MEDIA_TYPES): ApiError =>
+  new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${offered.join(', ')}`));
 
 export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }));

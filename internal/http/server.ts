@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Logger } from 'pino';
-import { toApiError, tooLarge, unauthorized, forbidden, failure, pathNotFound, methodNotAllowed, ApiError } from '../api/errors.ts';
+import { toApiError, tooLarge, unauthorized, forbidden, failure, pathNotFound, methodNotAllowed, notAcceptable, notAcceptableRoute, notAcceptableTypes, ApiError } from '../api/errors.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { Authenticator } from '../auth/authn.ts';
@@ -17,7 +17,7 @@ import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
-import { negotiate } from './negotiation.ts';
+import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
@@ -185,8 +185,33 @@ async function nonResource(deps: ServerDeps, method: string, accept: string | un
   // go-restful's method routing); the rest are GET routes.
   const anyMethod = info.apiPrefix === 'apis' && !info.version;
   if (!anyMethod && method !== 'GET') throw methodNotAllowed();
-  // Discovery negotiates like any kube endpoint: 406 for `text/html`, YAML when asked.
-  return sendJson(res, doc, { yaml: negotiate(accept, false) === 'yaml' });
+  return sendJson(res, doc, { yaml: discoveryRepresentation(accept, info, anyMethod) === 'yaml' });
+}
+
+/**
+ * How kube answers an Accept header on discovery and /version: /version is a go-restful route
+ * producing JSON only; /api, /api/v1 and /apis/<g>/<v> go-restful routes producing JSON, YAML and
+ * Protobuf; /apis and /apis/<g> plain handlers that negotiate themselves. Ranges with `as=`
+ * (aggregated discovery) are skipped, as kube's negotiation skips them. Protobuf discovery
+ * documents are not encoded here: a client accepting only Protobuf gets JSON.
+ */
+function discoveryRepresentation(accept: string | undefined, info: RequestInfo, plainHandler: boolean): 'json' | 'yaml' {
+  if (!accept || !accept.trim()) return 'json';
+  const ranges = accept.split(',').map((part) => {
+    const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    return { type, conversion: params.some((p) => p.startsWith('as=')) };
+  });
+  const anyJson = (t: string): boolean => t === 'application/json' || t === '*/*' || t === 'application/*';
+  if (info.path === '/version') {
+    if (ranges.some((r) => anyJson(r.type))) return 'json';
+    throw notAcceptableRoute();
+  }
+  for (const r of ranges) {
+    if (r.conversion) continue;
+    if (anyJson(r.type) || r.type === PROTOBUF) return 'json';
+    if (r.type === 'application/yaml') return 'yaml';
+  }
+  throw plainHandler ? notAcceptableTypes() : notAcceptable(accept);
 }
 
 /** Create the HTTPS server (h2 + http/1.1) serving `handler`. */

@@ -120,6 +120,9 @@ const CASES: Case[] = [
   { label: 'text/html on an object', method: 'GET', path: () => `${CM}/exists`, accept: 'text/html', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
   { label: 'text/html on a list', method: 'GET', path: () => CM, accept: 'text/html', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
   { label: 'text/html on discovery', method: 'GET', path: () => '/api/v1', accept: 'text/html', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
+  { label: 'text/html on /version', method: 'GET', path: () => '/version', accept: 'text/html', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
+  // /apis is a plain handler that negotiates itself: kube's NewNotAcceptableError.
+  { label: 'text/html on /apis', method: 'GET', path: () => '/apis', accept: 'text/html', want: () => failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf') },
   { label: 'application/foo on a list', method: 'GET', path: () => CM, accept: 'application/foo', want: () => failure(406, 'NotAcceptable', '406: Not Acceptable', {}) },
   { label: 'JSON as an unknown kind', method: 'GET', path: () => CM, accept: 'application/json;as=Foo;g=meta.k8s.io;v=v1', want: () => failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf') },
   // Metadata-only of the wrong shape: refused after negotiation, even with a JSON fallback.
@@ -183,6 +186,17 @@ test('an error in YAML when the client asks for YAML (keys sorted, go-yaml quoti
   assert.is(w.status, 406, show(w));
   assert.is(w.headers['content-type'], 'application/yaml');
   assert.is(w.text, "apiVersion: v1\ncode: 406\nkind: Status\nmessage: 'only the following media types are accepted: application/json;stream=watch,\n  application/vnd.kubernetes.protobuf;stream=watch'\nmetadata: {}\nreason: NotAcceptable\nstatus: Failure\n");
+});
+
+test('discovery in YAML; /version only in JSON (its 406 in YAML)', async () => {
+  const api = await t.client.request('GET', '/api', { headers: { accept: 'application/yaml' } });
+  assert.is(api.status, 200, show(api));
+  assert.is(api.headers['content-type'], 'application/yaml');
+  assert.ok(api.text.startsWith('kind: APIVersions\nserverAddressByClientCIDRs:\n- clientCIDR: 0.0.0.0/0\n'), api.text);
+  const v = await t.client.request('GET', '/version', { headers: { accept: 'application/yaml' } });
+  assert.is(v.status, 406, show(v));
+  assert.is(v.headers['content-type'], 'application/yaml');
+  assert.is(v.text, "apiVersion: v1\ncode: 406\ndetails: {}\nkind: Status\nmessage: '406: Not Acceptable'\nmetadata: {}\nreason: NotAcceptable\nstatus: Failure\n");
 });
 
 test('an error in Protobuf when the client asks for Protobuf', async () => {
