@@ -202,8 +202,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       // While a resume still replays from the log, folded is ahead of what was sent. Like kube's
       // cacheWatcher, which drops a bookmark not newer than the watch's start version, nothing
       // goes out until the store has moved past where the watch began.
-      const now = w.folded();
-      if (handle?.caughtUp() && now > Math.max(from, 0)) res.write(bookmark(now));
+      const latest = w.folded();
+      if (handle?.caughtUp() && latest > Math.max(from, 0)) res.write(bookmark(latest));
       schedule();
     };
     schedule();
