@@ -16,19 +16,22 @@ export interface ResponseOptions {
   yaml?: boolean;
 }
 
-function send(res: Res, code: number, contentType: string, body: Buffer | string, headers: Record<string, string | string[]> = {}): void {
+function send(res: Res, code: number, contentType: string, body: Buffer | string | Buffer[], headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  const parts = Array.isArray(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body];
   const h: Record<string, string | string[] | number> = {
     'Content-Type': contentType,
     'Cache-Control': 'no-cache, private',
-    'Content-Length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
+    'Content-Length': String(parts.reduce((n, p) => n + p.length, 0)),
     ...headers,
   };
   (res as ServerResponse).writeHead(code, h as Record<string, string>);
-  res.end(body);
+  // Parts go out as they are: a large list is never copied into one buffer again.
+  for (const p of parts.slice(0, -1)) (res as ServerResponse).write(p);
+  res.end(parts[parts.length - 1]);
 }
 
 /** Send JSON bytes (or a value) as application/json, or YAML when asked. */
@@ -41,31 +44,35 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
   }
   // kube's JSON serializer is a json.Encoder: every body ends with a newline.
   const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-  send(res, code, 'application/json', Buffer.concat([goJsonEscape(json), NEWLINE]), opts.headers);
+  send(res, code, 'application/json', [goJsonEscape(json), NEWLINE], opts.headers);
 }
 const NEWLINE = Buffer.from('\n');
+
+const LS = Buffer.from('\u2028');
+const PS = Buffer.from('\u2029');
+const GO_ESCAPES: Record<number, Buffer> = { 0x3c: Buffer.from('\\u003c'), 0x3e: Buffer.from('\\u003e'), 0x26: Buffer.from('\\u0026') };
 
 /**
  * Go's encoding/json escapes `<`, `>`, `&`, U+2028 and U+2029 inside strings (\u003c …), and
  * kube's serializer keeps that default; JSON.stringify does not. Those bytes can only occur
- * inside strings in JSON, so they are replaced wherever they are.
+ * inside strings in JSON, so they are replaced wherever they are. Bodies without any (nearly
+ * all) are returned as they are after a native scan.
  */
 export function goJsonEscape(b: Buffer): Buffer {
-  let i = 0;
-  while (i < b.length && b[i] !== 0x3c && b[i] !== 0x3e && b[i] !== 0x26 && !(b[i] === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9))) i++;
-  if (i === b.length) return b;
+  if (b.indexOf(0x3c) < 0 && b.indexOf(0x3e) < 0 && b.indexOf(0x26) < 0 && b.indexOf(LS) < 0 && b.indexOf(PS) < 0) return b;
   const parts: Buffer[] = [];
   let from = 0;
-  for (; i < b.length; i++) {
-    let esc: string | undefined;
-    if (b[i] === 0x3c) esc = '\\u003c';
-    else if (b[i] === 0x3e) esc = '\\u003e';
-    else if (b[i] === 0x26) esc = '\\u0026';
-    else if (b[i] === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) esc = b[i + 2] === 0xa8 ? '\\u2028' : '\\u2029';
-    if (!esc) continue;
-    parts.push(b.subarray(from, i), Buffer.from(esc));
-    from = i + (esc.length === 6 && b[i] === 0xe2 ? 3 : 1);
-    if (b[i] === 0xe2) i += 2;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    const ascii = GO_ESCAPES[c];
+    if (ascii) {
+      parts.push(b.subarray(from, i), ascii);
+      from = i + 1;
+    } else if (c === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) {
+      parts.push(b.subarray(from, i), Buffer.from(b[i + 2] === 0xa8 ? '\\u2028' : '\\u2029'));
+      i += 2;
+      from = i + 1;
+    }
   }
   parts.push(b.subarray(from));
   return Buffer.concat(parts);
@@ -149,7 +156,9 @@ export function listBody(kind: string, apiVersion: string, listMeta: Record<stri
   const parts: Buffer[] = [head];
   items.forEach((b, i) => {
     if (i) parts.push(COMMA);
-    parts.push(withoutTypeMeta(b));
+    const at = typeMetaLength(b);
+    if (at > 0) parts.push(OPEN, b.subarray(at));
+    else parts.push(withoutTypeMeta(b));
   });
   parts.push(TAIL);
   return Buffer.concat(parts);
@@ -163,13 +172,31 @@ const TAIL = Buffer.from(']}');
  * anything else is re-serialized without them.
  */
 export function withoutTypeMeta(b: Buffer): Buffer {
-  const m = TYPE_META_PREFIX.exec(b.subarray(0, 512).toString('latin1'));
-  if (m) return Buffer.concat([OPEN, b.subarray(m[0].length)]);
+  const at = typeMetaLength(b);
+  if (at > 0) return Buffer.concat([OPEN, b.subarray(at)]);
   const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
   return Buffer.from(JSON.stringify(rest));
 }
-// Kinds and apiVersions are plain ASCII names: no escapes inside the strings.
-const TYPE_META_PREFIX = /^\{"kind":"[^"\\]*","apiVersion":"[^"\\]*",/;
+/**
+ * Length of a leading `{"kind":"…","apiVersion":"…",` (0 when the bytes do not start so), found
+ * with native searches: this runs once per list item.
+ */
+function typeMetaLength(b: Buffer): number {
+  if (b.compare(KIND_OPEN, 0, KIND_OPEN.length, 0, KIND_OPEN.length) !== 0) return 0;
+  const sep = b.indexOf(API_VERSION_SEP, KIND_OPEN.length);
+  if (sep < 0 || sep > TYPE_META_MAX) return 0;
+  const end = b.indexOf(QUOTE_COMMA, sep + API_VERSION_SEP.length);
+  if (end < 0 || end > TYPE_META_MAX) return 0;
+  // Kinds and apiVersions are plain names: a quote or backslash inside means another layout.
+  const kind = b.subarray(KIND_OPEN.length, sep);
+  const apiVersion = b.subarray(sep + API_VERSION_SEP.length, end);
+  if (kind.includes(0x22) || kind.includes(0x5c) || apiVersion.includes(0x22) || apiVersion.includes(0x5c)) return 0;
+  return end + QUOTE_COMMA.length;
+}
+const KIND_OPEN = Buffer.from('{"kind":"');
+const API_VERSION_SEP = Buffer.from('","apiVersion":"');
+const QUOTE_COMMA = Buffer.from('",');
+const TYPE_META_MAX = 512;
 const OPEN = Buffer.from('{');
 
 /** `Warning` header values in RFC 7234 form, as kube-apiserver sends them. */
