@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
 import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -220,7 +220,7 @@ export class GenericStore {
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
+    if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     const obj = this.checkBody(body, namespace, name);
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
@@ -236,7 +236,7 @@ export class GenericStore {
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
       preconditionRv = undefined;
@@ -397,10 +397,10 @@ export class GenericStore {
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
@@ -452,14 +452,7 @@ export class GenericStore {
 
   private deletedResponse(body: Buffer, obj: KubeObject): WriteResult {
     if (this.kind.deleteReturns === 'Object') return { body, code: 200, warnings: [] };
-    const status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
-      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
-    };
+    const status = deleteSuccess(this.gr, obj.metadata.name ?? '', obj.metadata.uid);
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
 
