@@ -21,6 +21,7 @@ import { sendError, sendJson, sendText, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
+import { OpenApiService } from './openapi/service.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -74,6 +75,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 
 export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
+  const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('Audit-Id', requestId);
@@ -101,6 +103,7 @@ export function createHandler(deps: ServerDeps) {
         await resources.handle({ info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body }, res);
         return;
       }
+      if ((method === 'GET' || method === 'HEAD') && openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return;
       await nonResource(deps, method, path, info, url.searchParams, res);
     } catch (err) {
       const e = toApiError(err);

@@ -1,0 +1,154 @@
+/**
+ * How kube-apiserver 1.24 hands out its OpenAPI bytes: kube-openapi's handlers negotiate the
+ * format with goautoneg and then call Go's http.ServeContent, wrapped (v2 only) in NYTimes'
+ * gziphandler. This module reproduces the parts clients observe: the sniffed Content-Type,
+ * Accept-Ranges, Last-Modified, ETag, `If-None-Match` / `If-Modified-Since` → 304, HEAD, and gzip
+ * above gziphandler's minimum size.
+ */
+import { gzipSync } from 'node:zlib';
+import type { Res } from '../respond.ts';
+
+/** One `Accept` clause as goautoneg parses it. */
+export interface AcceptClause {
+  type: string;
+  subType: string;
+  q: number;
+}
+
+/** goautoneg.ParseAccept: clauses sorted by q, then concrete before wildcard types. */
+export function parseAccept(header: string): AcceptClause[] {
+  const out: AcceptClause[] = [];
+  for (const part of header.split(',')) {
+    const [mt, ...params] = part.trim().split(';');
+    const [type, subType] = (mt ?? '').trim().split('/');
+    if (!type || subType === undefined) continue;
+    let q = 1;
+    for (const p of params) {
+      const [k, v] = p.trim().split('=');
+      if (k?.trim() === 'q' && v !== undefined) q = Number.parseFloat(v) || 0;
+    }
+    out.push({ type: type.trim(), subType: subType.trim(), q });
+  }
+  return out
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => b.c.q - a.c.q || rank(a.c) - rank(b.c) || a.i - b.i)
+    .map((x) => x.c);
+}
+const rank = (c: AcceptClause): number => (c.type === '*' ? 2 : c.subType === '*' ? 1 : 0);
+
+/** The first offered `type/subType` the clauses accept, in clause order (kube-openapi's loop). */
+export function negotiate(acceptHeader: string | undefined, offered: string[]): string | undefined {
+  for (const c of parseAccept(acceptHeader || '*/*')) {
+    for (const o of offered) {
+      const [t, s] = o.split('/');
+      if ((c.type === t || c.type === '*') && (c.subType === s || c.subType === '*')) return o;
+    }
+  }
+  return undefined;
+}
+
+/** Go's http.DetectContentType for our two kinds of body: JSON text, or binary protobuf. */
+export function sniffContentType(body: Buffer): string {
+  const n = Math.min(body.length, 512);
+  for (let i = 0; i < n; i++) {
+    const b = body[i]!;
+    if (b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f)) return 'application/octet-stream';
+  }
+  return 'text/plain; charset=utf-8';
+}
+
+/** Bytes with their gzip form made on first use (served documents never change once built). */
+export class Payload {
+  private gz: Buffer | undefined;
+  readonly contentType: string;
+  constructor(readonly bytes: Buffer) {
+    this.contentType = sniffContentType(bytes);
+  }
+  gzipped(): Buffer {
+    return (this.gz ??= gzipSync(this.bytes));
+  }
+}
+
+/** gziphandler.DefaultMinSize: smaller bodies are sent as they are. */
+const GZIP_MIN_SIZE = 1400;
+
+/** Does `Accept-Encoding` allow gzip (q > 0)? */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';');
+    if (coding?.trim().toLowerCase() !== 'gzip') return false;
+    const q = params.map((p) => p.trim().split('=')).find(([k]) => k === 'q');
+    return !q || Number.parseFloat(q[1] ?? '1') > 0;
+  });
+}
+
+/** Request facts ServeContent looks at. */
+export interface ContentRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+const header = (r: ContentRequest, name: string): string | undefined => {
+  const v = r.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+
+/** RFC 7232 weak comparison against a quoted ETag (If-None-Match may list several, or be `*`). */
+function noneMatch(ifNoneMatch: string, etag: string | undefined): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  if (!etag) return false;
+  const strip = (t: string): string => t.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => strip(t) === strip(etag));
+}
+
+/** HTTP date without sub-second precision (Last-Modified is compared in seconds). */
+const httpDate = (d: Date): string => d.toUTCString();
+
+export interface ServeOptions {
+  /** Quoted ETag, if any. */
+  etag?: string;
+  lastModified: Date;
+  /** Extra headers set before serving (Vary, Cache-Control, Expires). */
+  headers: Record<string, string | string[]>;
+  /** Wrapped in gziphandler (v2). */
+  gzip: boolean;
+}
+
+/** http.ServeContent (+ gziphandler when asked): conditional requests, HEAD, the body. */
+export function serveContent(req: ContentRequest, res: Res, payload: Payload, opts: ServeOptions): void {
+  const h: Record<string, string | string[]> = { 'Cache-Control': 'no-cache, private', ...opts.headers };
+  if (opts.gzip) h.Vary = ['Accept-Encoding', ...toArray(h.Vary)];
+  if (opts.etag) h.Etag = opts.etag;
+  const inm = header(req, 'if-none-match');
+  const ims = header(req, 'if-modified-since');
+  const notModified =
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    (inm !== undefined ? noneMatch(inm, opts.etag) : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Math.floor(opts.lastModified.getTime() / 1000) <= Math.floor(Date.parse(ims) / 1000));
+  if (notModified) {
+    (res as import('node:http').ServerResponse).writeHead(304, h);
+    res.end();
+    return;
+  }
+  h['Accept-Ranges'] = 'bytes';
+  h['Content-Type'] = payload.contentType;
+  h['Last-Modified'] = httpDate(opts.lastModified);
+  let body = payload.bytes;
+  if (opts.gzip && payload.bytes.length >= GZIP_MIN_SIZE && acceptsGzip(header(req, 'accept-encoding'))) {
+    body = payload.gzipped();
+    h['Content-Encoding'] = 'gzip';
+  }
+  // gziphandler streams the compressed body (no Content-Length), as kube's answer shows.
+  if (!h['Content-Encoding']) h['Content-Length'] = String(body.length);
+  (res as import('node:http').ServerResponse).writeHead(200, h);
+  if (req.method === 'HEAD') res.end();
+  else res.end(body);
+}
+
+const toArray = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** An empty-bodied answer (406 from the negotiation, 404 for an unknown group version). */
+export function sendEmpty(res: Res, code: number, headers: Record<string, string | string[]>): void {
+  (res as import('node:http').ServerResponse).writeHead(code, { 'Cache-Control': 'no-cache, private', 'Content-Length': '0', ...headers });
+  res.end();
+}
