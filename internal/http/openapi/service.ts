@@ -1,7 +1,8 @@
 /**
- * OpenAPI serving: `/openapi/v2` (JSON and gnostic protobuf). The documents are built from the
- * registry on first request and cached with their ETag (hex SHA-512 of the JSON bytes, as
- * kube-openapi computes it), so start-up pays nothing and later requests only copy bytes.
+ * OpenAPI serving: `/openapi/v2` (JSON and gnostic protobuf), `/openapi/v3` (the discovery
+ * document) and `/openapi/v3/<group-version>`. The documents are built from the registry on first
+ * request and cached with their ETag (hex SHA-512 of the JSON bytes, as kube-openapi computes
+ * it), so start-up pays nothing and later requests only copy bytes.
  */
 import { createHash } from 'node:crypto';
 import type { Registry } from '../../registry/registry.ts';
@@ -9,6 +10,7 @@ import { generatedSource, descriptionsOf } from '../../schema/registry.ts';
 import type { Res } from '../respond.ts';
 import { buildSwagger, generatedProvider, type DefinitionProvider, type Json } from './v2.ts';
 import { encodeSwagger } from './proto.ts';
+import { buildV3 } from './v3.ts';
 import { Payload, negotiate, serveContent, sendEmpty, type ContentRequest } from './content.ts';
 
 const MIME_JSON = 'application/json';
@@ -24,9 +26,22 @@ interface V2Cache {
   pb?: Payload;
 }
 
+interface V3Entry {
+  json: Payload;
+  /** Unquoted (it also goes into `?hash=`). */
+  etag: string;
+}
+
+/** Go's time.RFC1123 in UTC: `Tue, 23 Nov 2027 11:36:44 UTC`. */
+const rfc1123 = (d: Date): string => d.toUTCString().replace(/GMT$/, 'UTC');
+
+/** http.Redirect's body for a GET. */
+const redirectBody = (url: string): string => `<a href="${url.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;')}">Moved Permanently</a>.\n\n`;
+
 /** The OpenAPI documents of one server (one registry). */
 export class OpenApiService {
   private v2cache: V2Cache | undefined;
+  private v3cache: Map<string, V3Entry> | undefined;
   private readonly lastModified = new Date();
   private readonly provider: DefinitionProvider;
 
@@ -48,8 +63,37 @@ export class OpenApiService {
     return this.v2cache;
   }
 
-  /** Serve `/openapi/v2`; false when the path is not an OpenAPI path this service answers. */
+  /** The v3 documents by group-version key (built once). */
+  v3(): Map<string, V3Entry> {
+    if (!this.v3cache) {
+      this.v3cache = new Map();
+      for (const [key, doc] of buildV3(this.registry, this.provider, this.version)) {
+        const bytes = Buffer.from(JSON.stringify(doc));
+        this.v3cache.set(key, { json: new Payload(bytes), etag: etagOf(bytes).slice(1, -1) });
+      }
+    }
+    return this.v3cache;
+  }
+
+  /** `/openapi/v3`: each group version's path with its current hash. */
+  v3Discovery(): Buffer {
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    const v3 = this.v3();
+    for (const key of [...v3.keys()].sort()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${v3.get(key)!.etag}` };
+    return Buffer.from(JSON.stringify({ paths }));
+  }
+
+  /** Serve the OpenAPI paths; false when `path` is not one of them. */
   handle(path: string, query: URLSearchParams, req: ContentRequest, res: Res): boolean {
+    if (path === '/openapi/v3') {
+      // kube serves the discovery document with time.Now() as its modification time.
+      serveContent(req, res, new Payload(this.v3Discovery()), { lastModified: new Date(), headers: {}, gzip: false });
+      return true;
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      this.serveV3(path.slice('/openapi/v3/'.length), query, req, res);
+      return true;
+    }
     if (path !== '/openapi/v2') return false;
     const accept = req.headers.accept;
     const chosen = negotiate(Array.isArray(accept) ? accept.join(',') : accept, [MIME_JSON, MIME_PB_V2]);
@@ -61,5 +105,37 @@ export class OpenApiService {
     const payload = chosen === MIME_JSON ? c.json : (c.pb ??= new Payload(encodeSwagger(c.doc)));
     serveContent(req, res, payload, { etag: c.etag, lastModified: this.lastModified, headers: { Vary: 'Accept' }, gzip: true });
     return true;
+  }
+
+  private serveV3(key: string, query: URLSearchParams, req: ContentRequest, res: Res): void {
+    const entry = this.v3().get(key);
+    if (!entry) {
+      sendEmpty(res, 404, {});
+      return;
+    }
+    const accept = req.headers.accept;
+    // The v3 protobuf form is not produced: a client that accepts only it gets 406.
+    if (!negotiate(Array.isArray(accept) ? accept.join(',') : accept, [MIME_JSON])) {
+      sendEmpty(res, 406, { Vary: 'Accept' });
+      return;
+    }
+    const quoted = `"${entry.etag}"`;
+    const headers: Record<string, string> = { Vary: 'Accept' };
+    const hash = query.get('hash');
+    if (hash) {
+      if (hash !== entry.etag) {
+        const location = `/openapi/v3/${key}?hash=${entry.etag}`;
+        const body = req.method === 'GET' ? redirectBody(location) : '';
+        (res as import('node:http').ServerResponse).writeHead(301, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'text/html; charset=utf-8', Etag: quoted, Location: location, Vary: 'Accept', 'Content-Length': String(Buffer.byteLength(body)) });
+        res.end(body);
+        return;
+      }
+      // The content of a hashed URL never changes: clients may cache it for a year.
+      headers['Cache-Control'] = 'public, immutable';
+      const expires = new Date();
+      expires.setUTCFullYear(expires.getUTCFullYear() + 1);
+      headers.Expires = rfc1123(expires);
+    }
+    serveContent(req, res, entry.json, { etag: quoted, lastModified: this.lastModified, headers, gzip: false });
   }
 }
