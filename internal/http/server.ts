@@ -103,7 +103,9 @@ export function createHandler(deps: ServerDeps) {
         await resources.handle({ info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body }, res);
         return;
       }
-      if ((method === 'GET' || method === 'HEAD') && openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return;
+      // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
+      // an unread request body is drained so the connection stays usable.
+      if (openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
       await nonResource(deps, method, path, info, url.searchParams, res);
     } catch (err) {
       const e = toApiError(err);

@@ -157,6 +157,17 @@ test('Accept it cannot produce → 406 with an empty body', async () => {
   assert.equal(varies(r.headers), ['Accept-Encoding', 'Accept']);
 });
 
+test('any method gets the document (kube\'s OpenAPI handlers do not check it)', async () => {
+  const get = await raw('/openapi/v2', { accept: 'application/json' });
+  const post = await raw('/openapi/v2', { accept: 'application/json' }, 'POST');
+  assert.is(post.status, 200);
+  assert.is(one(post.headers.etag), one(get.headers.etag));
+  const head = await raw('/openapi/v2', { accept: 'application/json' }, 'HEAD');
+  assert.is(head.status, 200);
+  assert.is(head.body.length, 0);
+  assert.is(one(head.headers['content-length']), String(get.body.length));
+});
+
 test('protobuf form (client-go OpenAPISchema): gnostic Document of the same document, same ETag', async () => {
   const json = await raw('/openapi/v2', { accept: 'application/json' });
   const r = await raw('/openapi/v2', { accept: `${PB}, application/json` });
