@@ -150,6 +150,21 @@ test('Accept-Encoding: gzip → gzip body (no Content-Length), same bytes inflat
   assert.ok(gunzipSync(r.body).equals(plain.body));
 });
 
+test('Range (http.ServeContent): 206 with Content-Range, 416 past the end', async () => {
+  const whole = await raw('/openapi/v2', { accept: 'application/json' });
+  const size = whole.body.length;
+  const r = await raw('/openapi/v2', { accept: 'application/json', range: 'bytes=0-9' });
+  assert.is(r.status, 206);
+  assert.is(one(r.headers['content-range']), `bytes 0-9/${size}`);
+  assert.is(r.body.toString(), whole.body.subarray(0, 10).toString());
+  const tail = await raw('/openapi/v2', { accept: 'application/json', range: 'bytes=-5' });
+  assert.is(one(tail.headers['content-range']), `bytes ${size - 5}-${size - 1}/${size}`);
+  const past = await raw('/openapi/v2', { accept: 'application/json', range: `bytes=${size + 10}-` });
+  assert.is(past.status, 416);
+  assert.is(one(past.headers['content-range']), `bytes */${size}`);
+  assert.is(past.body.toString(), 'invalid range: failed to overlap\n');
+});
+
 test('Accept it cannot produce → 406 with an empty body', async () => {
   const r = await raw('/openapi/v2', { accept: 'text/html' });
   assert.is(r.status, 406);

@@ -134,15 +134,49 @@ export function serveContent(req: ContentRequest, res: Res, payload: Payload, op
   h['Content-Type'] = payload.contentType;
   h['Last-Modified'] = httpDate(opts.lastModified);
   let body = payload.bytes;
-  if (opts.gzip && payload.bytes.length >= GZIP_MIN_SIZE && acceptsGzip(header(req, 'accept-encoding'))) {
-    body = payload.gzipped();
+  let code = 200;
+  const range = header(req, 'range');
+  const size = payload.bytes.length;
+  if (range !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+    const r = singleRange(range, size);
+    if (r === 'unsatisfiable') {
+      const text = 'invalid range: failed to overlap\n';
+      (res as import('node:http').ServerResponse).writeHead(416, { 'Cache-Control': h['Cache-Control']!, ...(opts.gzip ? { Vary: h.Vary! } : {}), 'Content-Range': `bytes */${size}`, 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(text.length) });
+      res.end(text);
+      return;
+    }
+    if (r) {
+      code = 206;
+      body = payload.bytes.subarray(r.start, r.end + 1);
+      h['Content-Range'] = `bytes ${r.start}-${r.end}/${size}`;
+    }
+  }
+  if (opts.gzip && body.length >= GZIP_MIN_SIZE && acceptsGzip(header(req, 'accept-encoding'))) {
+    body = code === 200 ? payload.gzipped() : gzipSync(body);
     h['Content-Encoding'] = 'gzip';
   }
   // gziphandler streams the compressed body (no Content-Length), as kube's answer shows.
   if (!h['Content-Encoding']) h['Content-Length'] = String(body.length);
-  (res as import('node:http').ServerResponse).writeHead(200, h);
+  (res as import('node:http').ServerResponse).writeHead(code, h);
   if (req.method === 'HEAD') res.end();
   else res.end(body);
+}
+
+/**
+ * One `bytes=` range as http.ServeContent reads it (first-last, first-, -suffix). Several ranges
+ * (a multipart answer in Go) and malformed headers are served whole: undefined.
+ */
+function singleRange(h: string, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const m = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/.exec(h);
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const n = Math.min(Number(m[2]), size);
+    return n === 0 ? 'unsatisfiable' : { start: size - n, end: size - 1 };
+  }
+  const start = Number(m[1]);
+  if (start >= size) return 'unsatisfiable';
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  return end < start ? undefined : { start, end };
 }
 
 const toArray = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
