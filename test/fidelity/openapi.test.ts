@@ -22,6 +22,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import { decodeSwagger, encodeSwagger } from '../../internal/http/openapi/proto.ts';
+import { decodeOpenApiV3, encodeOpenApiV3 } from '../../internal/http/openapi/proto3.ts';
 import { Registry } from '../../internal/registry/registry.ts';
 import { coreKinds, namespaceKind, configMapKind } from '../../internal/registry/core/index.ts';
 import { generatedSource, descriptionsOf } from '../../internal/schema/registry.ts';
@@ -185,7 +186,8 @@ test('any method gets the document (kube\'s OpenAPI handlers do not check it)', 
 
 test('protobuf form (client-go OpenAPISchema): gnostic Document of the same document, same ETag', async () => {
   const json = await raw('/openapi/v2', { accept: 'application/json' });
-  const r = await raw('/openapi/v2', { accept: `${PB}, application/json` });
+  // client-go's OpenAPISchema() asks for exactly this type.
+  const r = await raw('/openapi/v2', { accept: PB });
   assert.is(r.status, 200);
   assert.is(one(r.headers['content-type']), 'application/octet-stream');
   assert.is(one(r.headers.etag), one(json.headers.etag));
@@ -306,6 +308,21 @@ test('/openapi/v3/api/v1: immutable with the current hash, 301 with a stale one,
   const missing = await raw('/openapi/v3/apis/nope.example.com/v1', { accept: 'application/json' });
   assert.is(missing.status, 404);
   assert.is(missing.body.length, 0);
+});
+
+test('/openapi/v3/api/v1 protobuf form: gnostic v3 Document of the JSON document, same ETag', async () => {
+  const disc = JSON.parse((await raw('/openapi/v3')).body.toString('utf8'));
+  const url: string = disc.paths['api/v1'].serverRelativeURL;
+  const json = await raw(url, { accept: 'application/json' });
+  const r = await raw(url, { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' });
+  assert.is(r.status, 200);
+  assert.is(one(r.headers['content-type']), 'application/octet-stream');
+  assert.is(one(r.headers['cache-control']), 'public, immutable');
+  assert.is(one(r.headers.etag), one(json.headers.etag));
+  const expected = decodeOpenApiV3(encodeOpenApiV3(JSON.parse(json.body.toString('utf8'))));
+  assert.ok(JSON.stringify(decodeOpenApiV3(r.body)) === JSON.stringify(expected), 'v3 protobuf document differs from the JSON one');
+  const html = await raw(url, { accept: 'text/html' });
+  assert.is(html.status, 406);
 });
 
 test('v3 content: every path item and schema we serve equals kube-apiserver 1.24\'s', async () => {

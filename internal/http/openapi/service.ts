@@ -1,6 +1,6 @@
 /**
  * OpenAPI serving: `/openapi/v2` (JSON and gnostic protobuf), `/openapi/v3` (the discovery
- * document) and `/openapi/v3/<group-version>`. The documents are built from the registry on first
+ * document) and `/openapi/v3/<group-version>` (JSON and gnostic protobuf). The documents are built from the registry on first
  * request and cached with their ETag (hex SHA-512 of the JSON bytes, as kube-openapi computes
  * it), so start-up pays nothing and later requests only copy bytes.
  */
@@ -11,10 +11,12 @@ import type { Res } from '../respond.ts';
 import { buildSwagger, generatedProvider, type DefinitionProvider, type Json } from './v2.ts';
 import { encodeSwagger } from './proto.ts';
 import { buildV3 } from './v3.ts';
+import { encodeOpenApiV3 } from './proto3.ts';
 import { Payload, negotiate, serveContent, sendEmpty, type ContentRequest } from './content.ts';
 
 const MIME_JSON = 'application/json';
 const MIME_PB_V2 = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+const MIME_PB_V3 = 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf';
 
 /** kube-openapi's computeETag: upper-case hex SHA-512 of the JSON bytes, quoted when sent. */
 export const etagOf = (json: Buffer): string => `"${createHash('sha512').update(json).digest('hex').toUpperCase()}"`;
@@ -27,7 +29,9 @@ interface V2Cache {
 }
 
 interface V3Entry {
+  doc: Json;
   json: Payload;
+  pb?: Payload;
   /** Unquoted (it also goes into `?hash=`). */
   etag: string;
 }
@@ -69,7 +73,7 @@ export class OpenApiService {
       this.v3cache = new Map();
       for (const [key, doc] of buildV3(this.registry, this.provider, this.version)) {
         const bytes = Buffer.from(JSON.stringify(doc));
-        this.v3cache.set(key, { json: new Payload(bytes), etag: etagOf(bytes).slice(1, -1) });
+        this.v3cache.set(key, { doc, json: new Payload(bytes), etag: etagOf(bytes).slice(1, -1) });
       }
     }
     return this.v3cache;
@@ -114,11 +118,12 @@ export class OpenApiService {
       return;
     }
     const accept = req.headers.accept;
-    // The v3 protobuf form is not produced: a client that accepts only it gets 406.
-    if (!negotiate(Array.isArray(accept) ? accept.join(',') : accept, [MIME_JSON])) {
+    const chosen = negotiate(Array.isArray(accept) ? accept.join(',') : accept, [MIME_JSON, MIME_PB_V3]);
+    if (!chosen) {
       sendEmpty(res, 406, { Vary: 'Accept' });
       return;
     }
+    const payload = chosen === MIME_JSON ? entry.json : (entry.pb ??= new Payload(encodeOpenApiV3(entry.doc)));
     const quoted = `"${entry.etag}"`;
     const headers: Record<string, string> = { Vary: 'Accept' };
     const hash = query.get('hash');
@@ -136,6 +141,6 @@ export class OpenApiService {
       expires.setUTCFullYear(expires.getUTCFullYear() + 1);
       headers.Expires = rfc1123(expires);
     }
-    serveContent(req, res, entry.json, { etag: quoted, lastModified: this.lastModified, headers, gzip: false });
+    serveContent(req, res, payload, { etag: quoted, lastModified: this.lastModified, headers, gzip: false });
   }
 }
