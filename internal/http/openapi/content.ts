@@ -105,6 +105,7 @@ function noneMatch(ifNoneMatch: string, etag: string | undefined): boolean {
 /** HTTP date without sub-second precision (Last-Modified is compared in seconds). */
 const httpDate = (d: Date): string => d.toUTCString();
 
+/** How one payload is served. */
 export interface ServeOptions {
   /** Quoted ETag, if any. */
   etag?: string;

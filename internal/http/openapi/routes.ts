@@ -28,8 +28,10 @@ export interface BodyParameter {
   schema: { $ref: string };
 }
 
+/** A route parameter: a query/path parameter or the body. */
 export type Parameter = QueryParameter | BodyParameter;
 
+/** HTTP methods of resource routes (path-item keys). */
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
 /** One route: the input of the OpenAPI builder (definition names are bare, not `#/definitions/…`). */

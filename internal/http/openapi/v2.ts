@@ -18,6 +18,7 @@ export interface DefinitionProvider {
   descriptions(name: string): Record<string, string> | undefined;
 }
 
+/** A JSON object of a document being built. */
 export type Json = Record<string, unknown>;
 
 const REF_PREFIX = '#/definitions/';
