@@ -105,7 +105,7 @@ export function createHandler(deps: ServerDeps) {
       }
       // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
       // an unread request body is drained so the connection stays usable.
-      if (openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
+      if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
       await nonResource(deps, method, path, info, url.searchParams, res);
     } catch (err) {
       const e = toApiError(err);

@@ -1,17 +1,14 @@
 /**
  * OpenAPI serving: `/openapi/v2` (JSON and gnostic protobuf), `/openapi/v3` (the discovery
- * document) and `/openapi/v3/<group-version>` (JSON and gnostic protobuf). The documents are built from the registry on first
- * request and cached with their ETag (hex SHA-512 of the JSON bytes, as kube-openapi computes
- * it), so start-up pays nothing and later requests only copy bytes.
+ * document) and `/openapi/v3/<group-version>` (JSON and gnostic protobuf). The documents are
+ * built from the registry on first request (the builders are even imported then) and cached with
+ * their ETag (hex SHA-512 of the JSON bytes, as kube-openapi computes it), so start-up pays
+ * nothing and later requests only copy bytes.
  */
 import { createHash } from 'node:crypto';
 import type { Registry } from '../../registry/registry.ts';
-import { generatedSource, descriptionsOf } from '../../schema/registry.ts';
 import type { Res } from '../respond.ts';
-import { buildSwagger, generatedProvider, type DefinitionProvider, type Json } from './v2.ts';
-import { encodeSwagger } from './proto.ts';
-import { buildV3 } from './v3.ts';
-import { encodeOpenApiV3 } from './proto3.ts';
+import type { DefinitionProvider, Json } from './v2.ts';
 import { Payload, negotiate, serveContent, sendEmpty, type ContentRequest } from './content.ts';
 
 const MIME_JSON = 'application/json';
@@ -36,6 +33,10 @@ interface V3Entry {
   etag: string;
 }
 
+type Builders = typeof import('./builders.ts');
+let builders: Promise<Builders> | undefined;
+const loadBuilders = (): Promise<Builders> => (builders ??= import('./builders.ts'));
+
 /** Go's time.RFC1123 in UTC: `Tue, 23 Nov 2027 11:36:44 UTC`. */
 const rfc1123 = (d: Date): string => d.toUTCString().replace(/GMT$/, 'UTC');
 
@@ -47,20 +48,26 @@ export class OpenApiService {
   private v2cache: V2Cache | undefined;
   private v3cache: Map<string, V3Entry> | undefined;
   private readonly lastModified = new Date();
-  private readonly provider: DefinitionProvider;
 
   constructor(
     private readonly registry: Registry,
     private readonly version: string,
-    provider?: DefinitionProvider,
-  ) {
-    this.provider = provider ?? generatedProvider(generatedSource(), descriptionsOf);
+    /** Where definitions come from; default: the generated schemas. */
+    private provider?: DefinitionProvider,
+  ) {}
+
+  private async load(): Promise<{ b: Builders; provider: DefinitionProvider }> {
+    const b = await loadBuilders();
+    this.provider ??= b.generatedProvider(b.generatedSource(), b.descriptionsOf);
+    return { b, provider: this.provider };
   }
 
   /** The v2 document (built once). */
-  v2(): V2Cache {
+  async v2(): Promise<V2Cache> {
     if (!this.v2cache) {
-      const doc = buildSwagger(this.registry, this.provider, this.version);
+      const { b, provider } = await this.load();
+      if (this.v2cache) return this.v2cache;
+      const doc = b.buildSwagger(this.registry, provider, this.version);
       const bytes = Buffer.from(JSON.stringify(doc));
       this.v2cache = { doc, json: new Payload(bytes), etag: etagOf(bytes) };
     }
@@ -68,51 +75,59 @@ export class OpenApiService {
   }
 
   /** The v3 documents by group-version key (built once). */
-  v3(): Map<string, V3Entry> {
+  async v3(): Promise<Map<string, V3Entry>> {
     if (!this.v3cache) {
-      this.v3cache = new Map();
-      for (const [key, doc] of buildV3(this.registry, this.provider, this.version)) {
+      const { b, provider } = await this.load();
+      if (this.v3cache) return this.v3cache;
+      const docs = new Map<string, V3Entry>();
+      for (const [key, doc] of b.buildV3(this.registry, provider, this.version)) {
         const bytes = Buffer.from(JSON.stringify(doc));
-        this.v3cache.set(key, { doc, json: new Payload(bytes), etag: etagOf(bytes).slice(1, -1) });
+        docs.set(key, { doc, json: new Payload(bytes), etag: etagOf(bytes).slice(1, -1) });
       }
+      this.v3cache = docs;
     }
     return this.v3cache;
   }
 
   /** `/openapi/v3`: each group version's path with its current hash. */
-  v3Discovery(): Buffer {
+  async v3Discovery(): Promise<Buffer> {
     const paths: Record<string, { serverRelativeURL: string }> = {};
-    const v3 = this.v3();
+    const v3 = await this.v3();
     for (const key of [...v3.keys()].sort()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${v3.get(key)!.etag}` };
     return Buffer.from(JSON.stringify({ paths }));
   }
 
+  /** Is `path` one this service answers? */
+  static serves(path: string): boolean {
+    return path === '/openapi/v2' || path === '/openapi/v3' || path.startsWith('/openapi/v3/');
+  }
+
   /** Serve the OpenAPI paths; false when `path` is not one of them. */
-  handle(path: string, query: URLSearchParams, req: ContentRequest, res: Res): boolean {
+  async handle(path: string, query: URLSearchParams, req: ContentRequest, res: Res): Promise<boolean> {
+    if (!OpenApiService.serves(path)) return false;
     if (path === '/openapi/v3') {
       // kube serves the discovery document with time.Now() as its modification time.
-      serveContent(req, res, new Payload(this.v3Discovery()), { lastModified: new Date(), headers: {}, gzip: false });
+      serveContent(req, res, new Payload(await this.v3Discovery()), { lastModified: new Date(), headers: {}, gzip: false });
       return true;
     }
     if (path.startsWith('/openapi/v3/')) {
-      this.serveV3(path.slice('/openapi/v3/'.length), query, req, res);
+      await this.serveV3(path.slice('/openapi/v3/'.length), query, req, res);
       return true;
     }
-    if (path !== '/openapi/v2') return false;
     const accept = req.headers.accept;
     const chosen = negotiate(Array.isArray(accept) ? accept.join(',') : accept, [MIME_JSON, MIME_PB_V2]);
     if (!chosen) {
       sendEmpty(res, 406, { Vary: ['Accept-Encoding', 'Accept'] });
       return true;
     }
-    const c = this.v2();
-    const payload = chosen === MIME_JSON ? c.json : (c.pb ??= new Payload(encodeSwagger(c.doc)));
+    const c = await this.v2();
+    const payload = chosen === MIME_JSON ? c.json : (c.pb ??= new Payload((await loadBuilders()).encodeSwagger(c.doc)));
     serveContent(req, res, payload, { etag: c.etag, lastModified: this.lastModified, headers: { Vary: 'Accept' }, gzip: true });
     return true;
   }
 
-  private serveV3(key: string, query: URLSearchParams, req: ContentRequest, res: Res): void {
-    const entry = this.v3().get(key);
+  private async serveV3(key: string, query: URLSearchParams, req: ContentRequest, res: Res): Promise<void> {
+    const entry = (await this.v3()).get(key);
     if (!entry) {
       sendEmpty(res, 404, {});
       return;
@@ -123,7 +138,7 @@ export class OpenApiService {
       sendEmpty(res, 406, { Vary: 'Accept' });
       return;
     }
-    const payload = chosen === MIME_JSON ? entry.json : (entry.pb ??= new Payload(encodeOpenApiV3(entry.doc)));
+    const payload = chosen === MIME_JSON ? entry.json : (entry.pb ??= new Payload((await loadBuilders()).encodeOpenApiV3(entry.doc)));
     const quoted = `"${entry.etag}"`;
     const headers: Record<string, string> = { Vary: 'Accept' };
     const hash = query.get('hash');
