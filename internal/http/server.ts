@@ -22,6 +22,7 @@ import { sendError, sendJson, sendText, sendPageNotFound, type Res } from './res
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
+import { OpenApiService } from './openapi/service.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -75,6 +76,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 
 export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
+  const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('Audit-Id', requestId);
@@ -114,6 +116,9 @@ export function createHandler(deps: ServerDeps) {
       }
       // Outside every API prefix this server routes, kube's mux answers, not go-restful.
       if (!underRestfulPrefix(deps.registry, info)) {
+        // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
+        // an unread request body is drained so the connection stays usable.
+        if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
         await mux(deps, method, path, url.searchParams, res);
         return;
       }
@@ -159,7 +164,7 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
     return;
   }
   if (path === '/' && (method === 'GET' || method === 'HEAD')) {
-    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
+    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
   }
   sendPageNotFound(res);
 }
