@@ -7,6 +7,7 @@
  *        [--log embedded | kafka://host:port[,host:port]/topic]
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
+ *        [--event-ttl 1h]   (Events are deleted this long after their last write)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     'kafka-min-insync-replicas': { type: 'string', default: '1' },
     'checkpoint-dir': { type: 'string' },
     'pki-dir': { type: 'string' },
+    'event-ttl': { type: 'string', default: '1h' },
   },
   strict: true,
 });
@@ -47,6 +49,7 @@ const app = await startServer({
   kafkaMinInsyncReplicas: positiveInt('kafka-min-insync-replicas', values['kafka-min-insync-replicas']!),
   checkpointDir: values['checkpoint-dir'],
   pkiDir: values['pki-dir'],
+  eventTtlMs: parseDuration(values['event-ttl']!),
 });
 
 function positiveInt(flag: string, text: string): number {

@@ -13,11 +13,13 @@ import { allowAuthenticated } from '../auth/authz.ts';
 import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { coreKinds } from '../registry/core/index.ts';
+import { eventsKinds } from '../registry/events/index.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -48,6 +50,8 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /** --event-ttl: Events are deleted this long after their last write (default 1h). */
+  eventTtlMs?: number;
 }
 
 export interface RunningServer {
@@ -65,7 +69,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
-  const kinds = opts.kinds ?? coreKinds;
+  const kinds = opts.kinds ?? [...coreKinds, ...eventsKinds];
   const registry = new Registry(kinds, storage, admission);
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
@@ -73,6 +77,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  const events = registry.lookup('', 'v1', 'events');
+  const eventTtl = events ? new EventTtlController(storage, events, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS, log) : null;
+  eventTtl?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
@@ -107,6 +114,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        eventTtl?.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

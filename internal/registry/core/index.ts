@@ -3,7 +3,8 @@ import type { KindDescriptor } from '../rest/strategy.ts';
 import { namespaceKind } from './namespace.ts';
 import { configMapKind } from './configmap.ts';
 import { secretKind } from './secret.ts';
+import { eventKind } from './event.ts';
 
-export { namespaceKind, configMapKind, secretKind };
+export { namespaceKind, configMapKind, secretKind, eventKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, eventKind];
