@@ -15,7 +15,7 @@ function resourcesOf(kinds: ServedKind[]) {
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
       name: kind.resource,
-      singularName: kind.singular,
+      singularName: '', // kube-apiserver 1.24 leaves it empty for every built-in resource
       namespaced: kind.namespaced,
       kind: kind.kind,
       verbs: kind.verbs ?? FULL_VERBS,

@@ -169,7 +169,8 @@ export class GenericStore {
       ...validateObjectMeta(obj.metadata, this.kind.namespaced, this.kind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain),
       ...this.kind.strategy.validate(obj),
     ];
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -275,7 +276,7 @@ export class GenericStore {
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
     const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
     errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, next.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
   }
 
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */
