@@ -6,8 +6,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, normalize, type Target } from '../target.ts';
+import { execFile } from 'node:child_process';
+import { Agent } from 'undici';
+import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
 import type { Client } from '../harness.ts';
+import { openWatchStream } from '../watch-stream.ts';
 
 let t: Target;
 let c: Client;
@@ -282,6 +285,86 @@ test('delete through events.k8s.io/v1 removes the one object', async () => {
   assert.is((await c.request('GET', core('e1'))).status, 404);
   const nf = await c.request('GET', v1('e1'));
   assert.is((nf.json as { message: string }).message, 'events.events.k8s.io "e1" not found');
+});
+
+test('watch through events.k8s.io/v1 sees a core/v1 write in its own shape, selected by regarding.name', async () => {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  const w = await openWatchStream(t.url, agent, `${v1()}?watch=1&resourceVersion=0&fieldSelector=${encodeURIComponent('regarding.name=watched')}`);
+  try {
+    assert.is(w.status, 200);
+    const r = await c.request('POST', core(), { body: { metadata: { name: 'w1' }, involvedObject: { kind: 'ConfigMap', name: 'watched', namespace: ns }, reason: 'Seen', message: 'watch me' } });
+    assert.is(r.status, 201, r.text);
+    await c.request('POST', core(), { body: { metadata: { name: 'w2' }, involvedObject: { kind: 'ConfigMap', name: 'other', namespace: ns }, reason: 'Seen' } });
+    const events = await w.waitFor(1);
+    assert.is(events.length, 1);
+    assert.is(events[0]!.type, 'ADDED');
+    assert.equal(normalize({ ...events[0]!.object, metadata: { name: events[0]!.object.metadata.name } }, { [ns]: 'NS' }), {
+      kind: 'Event',
+      apiVersion: 'events.k8s.io/v1',
+      metadata: { name: 'w1' },
+      eventTime: null,
+      reason: 'Seen',
+      regarding: { kind: 'ConfigMap', namespace: 'NS', name: 'watched' },
+      note: 'watch me',
+      deprecatedSource: {},
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+    });
+  } finally {
+    w.close();
+    await agent.close();
+  }
+});
+
+/** kubectl (1.32) with the target's kubeconfig; resolves with exit code and output. */
+function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.env.KUBECTL ?? 'kubectl', ['--kubeconfig', t.kubeconfig, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+test('kubectl: describe shows the events of an object; get/events with field selectors', async () => {
+  const cm = await c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'described' }, data: { a: '1' } } });
+  assert.is(cm.status, 201, cm.text);
+  const uid = (cm.json as { metadata: { uid: string } }).metadata.uid;
+  const ev = await c.request('POST', core(), {
+    body: {
+      metadata: { name: 'described.1' },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: 'described', namespace: ns, uid },
+      reason: 'Configured',
+      message: 'the config map was described',
+      type: 'Warning',
+      source: { component: 'tester' },
+      firstTimestamp: new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      count: 2,
+    },
+  });
+  assert.is(ev.status, 201, ev.text);
+
+  const d = await kubectl('describe', 'configmap', 'described', '-n', ns);
+  assert.is(d.code, 0, d.stderr);
+  const lines = d.stdout.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('Events:'));
+  assert.ok(at >= 0, d.stdout);
+  assert.match(lines[at + 1]!, /^\s+Type\s+Reason\s+Age\s+From\s+Message$/);
+  assert.match(lines[at + 3]!, /^\s+Warning\s+Configured\s+\S+ \(x2 over \S+\)\s+tester\s+the config map was described$/);
+
+  const g = await kubectl('get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=described', '-o', 'name');
+  assert.is(g.code, 0, g.stderr);
+  assert.is(g.stdout.trim(), 'event/described.1');
+  const wide = await kubectl('get', 'ev', '-n', ns, '--field-selector', 'involvedObject.name=described,type=Warning', '-o', 'wide', '--no-headers');
+  assert.is(wide.code, 0, wide.stderr);
+  assert.match(wide.stdout, /Warning\s+Configured\s+configmap\/described\s+tester\s+the config map was described\s+\S+\s+2\s+described\.1/);
+  const none = await kubectl('get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=nothing');
+  assert.is(none.stderr.trim(), `No resources found in ${ns} namespace.`);
+
+  const e = await kubectl('events', '-n', ns, '--for', 'configmap/described');
+  assert.is(e.code, 0, e.stderr);
+  assert.match(e.stdout, /Warning\s+Configured\s+ConfigMap\/described\s+the config map was described/);
 });
 
 test.run();
