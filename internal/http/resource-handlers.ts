@@ -110,8 +110,11 @@ export class ResourceHandlers {
     if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    // kube's deprecation warning goes on every answer of a deprecated version, errors included.
+    const deprecation = kind.deprecationWarning ? [kind.deprecationWarning] : [];
+    if (deprecation.length) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders(deprecation).Warning!);
     const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void =>
-      this.sendObject(res, out.body, rep(false), out.code, warningHeaders(out.warnings ?? []));
+      this.sendObject(res, out.body, rep(false), out.code, warningHeaders([...deprecation, ...(out.warnings ?? [])]));
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();

@@ -278,6 +278,33 @@ test('discovery: events in /api/v1 and /apis/events.k8s.io/v1, one storage versi
   assert.equal(b, expected);
 });
 
+test('events.k8s.io/v1beta1 (deprecated in 1.24): the v1 shape, legacy validation, a Warning on every answer', async () => {
+  const warning = '299 - "events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+"';
+  const beta = `/apis/events.k8s.io/v1beta1/namespaces/${ns}/events`;
+  const g = await c.request('GET', `${beta}/e2`);
+  assert.is(g.status, 200, g.text);
+  assert.is(g.headers.warning, warning);
+  const body = g.json as Record<string, unknown>;
+  assert.is(body.apiVersion, 'events.k8s.io/v1beta1');
+  const viaV1 = (await c.request('GET', v1('e2'))).json as Record<string, unknown>;
+  assert.equal({ ...body, apiVersion: 'events.k8s.io/v1' }, viaV1);
+  // Legacy rules only: no eventTime/type/reporting* required, unlike events.k8s.io/v1.
+  const bad = await c.request('POST', beta, { body: { metadata: { name: 'b1' }, regarding: { kind: 'ConfigMap', name: 'x' } } });
+  assert.is(bad.headers.warning, warning);
+  assert.equal(invalidCauses(bad).causes, ['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
+  const group = await c.request('GET', '/apis/events.k8s.io');
+  assert.equal(group.json, {
+    kind: 'APIGroup',
+    apiVersion: 'v1',
+    name: 'events.k8s.io',
+    versions: [
+      { groupVersion: 'events.k8s.io/v1', version: 'v1' },
+      { groupVersion: 'events.k8s.io/v1beta1', version: 'v1beta1' },
+    ],
+    preferredVersion: { groupVersion: 'events.k8s.io/v1', version: 'v1' },
+  });
+});
+
 test('delete through events.k8s.io/v1 removes the one object', async () => {
   const r = await c.request('DELETE', v1('e1'));
   assert.is(r.status, 200, r.text);

@@ -33,7 +33,10 @@ export const REASON_LENGTH_LIMIT = 128;
 export const NOTE_LENGTH_LIMIT = 1024;
 
 /** Which API a write came through: validation differs (see module comment). */
-export type EventApi = 'v1' | 'events.k8s.io/v1';
+export type EventApi = 'v1' | 'events.k8s.io/v1' | 'events.k8s.io/v1beta1';
+
+/** kube: only writes through events.k8s.io/v1 (and later) get the strict rules. */
+const legacyOnly = (api: EventApi): boolean => api !== 'events.k8s.io/v1';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -172,9 +175,12 @@ export function encodeCoreV1(meta: KubeObject['metadata'], e: EventFields): Kube
   return o;
 }
 
-/** EventFields → events.k8s.io/v1 JSON, in Go's field order with Go's omitempty rules. */
-export function encodeEventsV1(meta: KubeObject['metadata'], e: EventFields): KubeObject {
-  const o: KubeObject = { kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: meta, eventTime: e.eventTime };
+/**
+ * EventFields → events.k8s.io/v1 JSON (or v1beta1, the same shape), in Go's field order with Go's
+ * omitempty rules.
+ */
+export function encodeEventsV1(meta: KubeObject['metadata'], e: EventFields, apiVersion = 'events.k8s.io/v1'): KubeObject {
+  const o: KubeObject = { kind: 'Event', apiVersion, metadata: meta, eventTime: e.eventTime };
   if (e.series) o.series = { count: e.series.count, lastObservedTime: e.series.lastObservedTime };
   if (e.reportingController) o.reportingController = e.reportingController;
   if (e.reportingInstance) o.reportingInstance = e.reportingInstance;
@@ -195,6 +201,8 @@ export function encodeEventsV1(meta: KubeObject['metadata'], e: EventFields): Ku
 export const fromCoreV1 = (stored: KubeObject): KubeObject => encodeEventsV1(stored.metadata, decodeEvent(stored, 'v1'));
 /** events.k8s.io/v1 → core/v1 (the StorageView write side). */
 export const toCoreV1 = (served: KubeObject): KubeObject => encodeCoreV1(served.metadata, decodeEvent(served, 'events.k8s.io/v1'));
+/** core/v1 → events.k8s.io/v1beta1. */
+export const v1beta1FromCoreV1 = (stored: KubeObject): KubeObject => encodeEventsV1(stored.metadata, decodeEvent(stored, 'v1'), 'events.k8s.io/v1beta1');
 
 // ---------------------------------------------------------------------------------------------
 // validation (pkg/apis/core/validation/events.go), on EventFields + the event's namespace
@@ -239,7 +247,7 @@ function validateSeries(e: EventFields): FieldError[] {
 export function validateEventCreate(obj: KubeObject, e: EventFields, api: EventApi): FieldError[] {
   const ns = obj.metadata.namespace ?? '';
   const errs = legacyValidate(e, ns);
-  if (api === 'v1') return errs;
+  if (legacyOnly(api)) return errs;
   // kube validates ObjectMeta here and again in the generic create path: errors appear twice.
   errs.push(...validateObjectMeta(obj.metadata, true, nameIsDNSSubdomain));
   errs.push(...validateSeries(e));
@@ -263,7 +271,7 @@ const goRef = (r: Obj | null): GoSyntax =>
 /** ValidateEventUpdate for a write through `api`. */
 export function validateEventUpdate(newObj: KubeObject, n: EventFields, oldObj: KubeObject, o: EventFields, api: EventApi): FieldError[] {
   const errs = legacyValidate(n, newObj.metadata.namespace ?? '');
-  if (api === 'v1') return errs;
+  if (legacyOnly(api)) return errs;
   errs.push(...validateObjectMetaUpdate(newObj.metadata, oldObj.metadata));
   if (!jsonEqual(n.series, o.series)) errs.push(...validateSeries(n));
   const immutable = (path: string, a: unknown, b: unknown, shown: unknown = a): void => {
@@ -294,7 +302,7 @@ export function validateEventUpdate(newObj: KubeObject, n: EventFields, oldObj: 
  * (types, times) runs in `defaults`, so a malformed body is a 400 before validation.
  */
 export function eventStrategy(api: EventApi): Strategy {
-  const encode = api === 'v1' ? encodeCoreV1 : encodeEventsV1;
+  const encode = (meta: KubeObject['metadata'], e: EventFields): KubeObject => (api === 'v1' ? encodeCoreV1(meta, e) : encodeEventsV1(meta, e, api));
   return {
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,

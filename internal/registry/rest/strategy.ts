@@ -161,4 +161,9 @@ export interface KindDescriptor {
   undeletable?: string[];
   /** Serve another kind's stored objects through a conversion (see StorageView). */
   storedAs?: StorageView;
+  /**
+   * A deprecated API version: the `Warning` kube-apiserver adds to every response of it, e.g.
+   * `events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+`.
+   */
+  deprecationWarning?: string;
 }
