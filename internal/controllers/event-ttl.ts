@@ -93,8 +93,13 @@ export class EventTtlController {
           this.forget(key);
           continue;
         }
-        // Only the uid is needed from the object: read it without parsing on the commit path.
-        const uid = /"uid":"([^"]*)"/.exec(c.object.toString('utf8', 0, Math.min(c.object.length, 4096)))?.[1] ?? '';
+        // This runs in the fold's commit step: a bad object must never break it.
+        let uid = '';
+        try {
+          uid = parseObject(c.object).metadata.uid ?? '';
+        } catch (err) {
+          this.log.warn({ err, object: key }, 'event TTL controller could not read a change');
+        }
         this.schedule({ key, namespace: c.key.namespace, name: c.key.name, uid, rv: c.offset, due: c.time + this.ttlMs });
       }
     });
