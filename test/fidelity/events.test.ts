@@ -305,6 +305,15 @@ test('events.k8s.io/v1beta1 (deprecated in 1.24): the v1 shape, legacy validatio
   });
 });
 
+test('PUT creates a missing Event (AllowCreateOnUpdate); deletecollection through the view honours its selector', async () => {
+  const put = await c.request('PUT', core('put-created'), { body: { metadata: { name: 'put-created' }, involvedObject: { kind: 'ConfigMap', name: 'gone', namespace: ns }, reason: 'Put' } });
+  assert.is(put.status, 201, put.text);
+  const dc = await c.request('DELETE', `${v1()}?fieldSelector=${encodeURIComponent('regarding.name=gone')}`);
+  assert.is(dc.status, 200, dc.text);
+  assert.is((await c.request('GET', core('put-created'))).status, 404);
+  assert.is((await c.request('GET', core('e2'))).status, 200, 'outside the selector');
+});
+
 test('delete through events.k8s.io/v1 removes the one object', async () => {
   const r = await c.request('DELETE', v1('e1'));
   assert.is(r.status, 200, r.text);
