@@ -50,7 +50,7 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
-  /** --event-ttl: Events are deleted this long after their last write (default 1h). */
+  /** --event-ttl: Events are deleted this long after their last write (default 1h; 0 = never). */
   eventTtlMs?: number;
 }
 
@@ -78,7 +78,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
   const events = registry.lookup('', 'v1', 'events');
-  const eventTtl = events ? new EventTtlController(storage, events, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS, log) : null;
+  const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
+  // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
+  const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
   eventTtl?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
