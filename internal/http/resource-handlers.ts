@@ -104,6 +104,8 @@ export class ResourceHandlers {
     checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    // kube's deprecation warning goes on every answer of a deprecated version, errors included.
+    if (kind.deprecationWarning) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([kind.deprecationWarning]).Warning!);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
@@ -197,7 +199,9 @@ export class ResourceHandlers {
    * never turns a Status into a Table); objects go out in the negotiated representation.
    */
   private sendWritten(res: Res, served: ServedKind, rep: Representation, q: URLSearchParams, out: WriteResult): void {
-    const headers = warningHeaders(out.warnings);
+    // The deprecation warning (set on the response above) comes first, then the write's own.
+    const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
+    const headers = warningHeaders([...deprecation, ...out.warnings]);
     if (rep !== 'table' && rep !== 'metadata') return this.sendObject(res, out.body, rep, out.code, headers);
     const obj = parseObject(out.body);
     if (obj.kind === 'Status') return this.sendObject(res, out.body, 'json', out.code, headers);

@@ -160,10 +160,11 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     timers.forEach(clearTimeout);
     if (!res.writableEnded) res.end();
   };
-  handle = w.hub.watch({ group: kind.group, resource: kind.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
-    deliver(c: Change): boolean {
+  handle = w.hub.watch({ group: reader.codec.group, resource: reader.codec.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
+    deliver(stored: Change): boolean {
       if (done) return true;
-      if (c.offset <= from) return true;
+      if (stored.offset <= from) return true;
+      const c = reader.codec.decodeChange(stored);
       const ev = selected ? selectorEvent(c, selected) : { type: c.type, object: c.object };
       if (ev) res.write(frame(ev.type, ev.object));
       return res.writableLength <= MAX_WATCH_BUFFER_BYTES;

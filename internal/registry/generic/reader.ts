@@ -35,6 +35,7 @@ import { parseLabelSelector, type LabelSelector } from '../../selectors/label-se
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -194,7 +195,12 @@ export function validateListOptions(q: ListQuery): void {
 }
 
 export class GenericReader {
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {}
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
+
+  constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {
+    this.codec = storageCodec(kind);
+  }
 
   private get gr() {
     return { group: this.kind.group, resource: this.kind.resource };
@@ -227,12 +233,12 @@ export class GenericReader {
     const rv = resourceVersion ? parseCachedRv(resourceVersion) : 0;
     if (rv > 0) await this.waitFor(rv);
     else if (!resourceVersion) await this.consistent();
-    const key = { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+    const key = { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
     const b = await this.storage.get(key).catch((e) => {
       throw storageFailure(e);
     });
     if (!b) throw notFound(this.gr, name);
-    return b;
+    return this.codec.decode(b);
   }
 
   /**
@@ -289,11 +295,11 @@ export class GenericReader {
       filtered: Boolean(label || field),
       match: (b) => {
         if (!label && !field) return true;
-        const obj = parseObject(b);
+        const obj = this.codec.view(parseObject(b));
         return (!label || label.matches(obj.metadata.labels)) && (!field || field.matches(this.fieldsOf(obj)));
       },
     };
-    const prefix = currentPrefix(this.kind.group, this.kind.resource, this.kind.namespaced && namespace ? namespace : undefined);
+    const prefix = currentPrefix(this.codec.group, this.codec.resource, this.kind.namespaced && namespace ? namespace : undefined);
     if (plan.kind === 'notOlderThan') await this.waitFor(plan.rv);
     else if (plan.kind === 'latest' && !q.continue && !q.resourceVersion) await this.consistent();
     else if (plan.kind === 'atLeastNow') {
@@ -301,12 +307,15 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
+    let result: ListResult;
     try {
-      if (plan.kind === 'exact') return await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
-      return await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
+      if (plan.kind === 'exact') result = await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
+      else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
     } catch (e) {
       throw storageFailure(e);
     }
+    if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
+    return result;
   }
 
   /** A list of the latest state, from one snapshot of the o/ keys. */

@@ -26,6 +26,7 @@ import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
 
 /**
  * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
@@ -109,6 +110,8 @@ export class GenericStore {
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
   private readonly fields: FieldManager;
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
 
   constructor(
     readonly kind: KindDescriptor,
@@ -121,17 +124,24 @@ export class GenericStore {
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
     this.fields = new FieldManager(kind);
+    this.codec = storageCodec(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
-    return { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+    return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
   }
 
-  /** Latest stored bytes of one object, or 404. */
-  async getLatest(namespace: string, name: string): Promise<Buffer> {
+  /** Latest stored bytes of one object (in this kind's shape), or null. */
+  private async readLatest(namespace: string, name: string): Promise<Buffer | null> {
     const b = await this.storage.get(this.key(namespace, name)).catch((e) => {
       throw storageFailure(e);
     });
+    return b ? this.codec.decode(b) : null;
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape), or 404. */
+  async getLatest(namespace: string, name: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name);
     if (!b) throw notFound(this.gr, name);
     return b;
   }
@@ -212,7 +222,8 @@ export class GenericStore {
       ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
       ...this.kind.strategy.validate(obj),
     ];
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -266,9 +277,7 @@ export class GenericStore {
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
-        throw storageFailure(e);
-      });
+      const currentBytes = await this.readLatest(namespace, name);
       if (plan.uidPrecondition !== undefined) {
         const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
         if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
@@ -354,7 +363,7 @@ export class GenericStore {
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
     const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
     errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, next.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
   }
 
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */
@@ -461,8 +470,8 @@ export class GenericStore {
   private async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
     const intent: WriteIntent = {
       op,
-      group: this.kind.group,
-      resource: this.kind.resource,
+      group: this.codec.group,
+      resource: this.codec.resource,
       namespace: this.kind.namespaced ? namespace : '',
       name,
       expectRv,
@@ -470,7 +479,7 @@ export class GenericStore {
       requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
       uid: obj.metadata.uid ?? '',
       deleting: Boolean(obj.metadata.deletionTimestamp),
-      object: serializeForLog(obj),
+      object: serializeForLog(this.codec.encode(obj)),
       time: Date.now(),
       verb,
       user: ctx.user.username,
@@ -479,11 +488,13 @@ export class GenericStore {
       userAgent: ctx.userAgent ?? null,
       requestId: ctx.requestId,
     };
+    let verdict: Verdict;
     try {
-      return await this.storage.write(intent);
+      verdict = await this.storage.write(intent);
     } catch (e) {
       throw storageFailure(e);
     }
+    return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
   }
 
   /**
