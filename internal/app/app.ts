@@ -12,8 +12,7 @@ import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, type Aut
 import { allowAuthenticated } from '../auth/authz.ts';
 import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
-import { coreKinds } from '../registry/core/index.ts';
-import { eventsKinds } from '../registry/events/index.ts';
+import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
@@ -75,7 +74,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
-  const kinds = opts.kinds ?? [...coreKinds, ...eventsKinds];
+  const kinds = opts.kinds ?? [...defaultKinds];
   const registry = new Registry(kinds, storage, admission, {
     serviceClusterIPRange: opts.serviceClusterIPRange,
     serviceNodePortRange: opts.serviceNodePortRange,
