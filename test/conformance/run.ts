@@ -8,6 +8,8 @@
  *   npm run conformance -- --kubeconfig /tmp/ref/kubeconfig   # the reference kube-apiserver
  *   npm run conformance -- --focus Watchers               # only specs whose name contains "Watchers"
  *   npm run conformance -- --list                         # print the specs in and out, run nothing
+ *   npm run conformance -- --kubeconfig <k> --run-all     # also the specs skipped on --kubeconfig (another
+ *                                                         # cluster that has a namespace controller)
  *
  * Builds `e2e.test` and kubectl 1.24.17 with ../shared/reference/build-e2e.sh when missing
  * (E2E_BUILD_SCRIPT overrides the script, REF_DIR the cache, default ~/.cache/kube-ref). Prints one
@@ -18,7 +20,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServer, type ChildServer } from '../harness.ts';
 import { EXCLUDED, SPECS, focusRegex, type Spec } from './specs.ts';
@@ -28,18 +30,23 @@ const ROOT = resolve(HERE, '..', '..');
 const REF = process.env.REF_DIR ?? join(homedir(), '.cache', 'kube-ref');
 const E2E = join(REF, 'bin', 'e2e.test');
 const KUBECTL = join(REF, 'bin', 'kubectl');
-/** Whole-suite bound: the slowest spec ("delete fast enough") allows itself 150 s plus 10 s. */
-const SUITE_TIMEOUT = '30m';
+/**
+ * Whole-run bound (ginkgo v1 has no suite timeout flag): 27 specs take about 5 minutes, the
+ * slowest ("delete fast enough") allows itself 160 s; a hung spec must not hang the run.
+ */
+const SUITE_TIMEOUT_MS = 30 * 60 * 1000;
 
 interface Args {
   kubeconfig?: string;
   focus?: string;
   list: boolean;
+  /** Do not skip `skipOnReference` specs on a --kubeconfig target. */
+  runAll: boolean;
   out: string;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { list: false, out: join(HERE, 'results') };
+  const a: Args = { list: false, runAll: false, out: join(HERE, 'results') };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => inline ?? argv[++i] ?? die(`${flag} needs a value`);
@@ -47,6 +54,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--focus') a.focus = value();
     else if (flag === '--out') a.out = value();
     else if (flag === '--list') a.list = true;
+    else if (flag === '--run-all') a.runAll = true;
     else die(`unknown argument ${argv[i]} (see test/conformance/run.ts)`);
   }
   return a;
@@ -114,7 +122,7 @@ async function main(): Promise<void> {
     process.stdout.write(`OUT (${EXCLUDED.length}):\n${EXCLUDED.map((s) => `  ${s.name}\n      ${s.file}: ${s.why}`).join('\n')}\n`);
     return;
   }
-  const skippedHere = onReference ? specs.filter((s) => s.skipOnReference) : [];
+  const skippedHere = onReference && !args.runAll ? specs.filter((s) => s.skipOnReference) : [];
   specs = specs.filter((s) => !skippedHere.includes(s));
   if (specs.length === 0) die('no spec matches');
   await ensureBinaries();
@@ -134,7 +142,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop().then(() => process.exit(130)));
 
-  const target = onReference ? `reference` : 'this-server';
+  // Result files are named after the target: "this-server", or the kubeconfig's directory (/tmp/ref/kubeconfig → "ref").
+  const target = onReference ? `kubeconfig-${basename(dirname(resolve(kubeconfig!)))}` : 'this-server';
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(args.out, { recursive: true });
   const logPath = join(args.out, `${target}-${stamp}.log`);
@@ -150,7 +159,7 @@ async function main(): Promise<void> {
     `--report-dir=${reportDir}`,
     `--ginkgo.focus=${focusRegex(specs)}`,
     '--ginkgo.noColor',
-    `--ginkgo.timeout=${SUITE_TIMEOUT}`,
+    '--ginkgo.v',
   ];
   process.stdout.write(`running ${specs.length} specs against ${onReference ? kubeconfig : 'this server'} (log: ${logPath})\n`);
   const t0 = Date.now();
@@ -160,7 +169,14 @@ async function main(): Promise<void> {
     const p = spawn(E2E, e2eArgs, { cwd: work, env: { ...process.env, HOME: work, KUBECONFIG: kubeconfig } });
     p.stdout.pipe(log, { end: false });
     p.stderr.pipe(log, { end: false });
-    p.on('exit', res);
+    const timer = setTimeout(() => {
+      log.write(`\nconformance: killing e2e.test after ${SUITE_TIMEOUT_MS / 60000} minutes\n`);
+      p.kill('SIGKILL');
+    }, SUITE_TIMEOUT_MS);
+    p.on('exit', (c) => {
+      clearTimeout(timer);
+      res(c);
+    });
   });
   await new Promise<void>((res) => log.end(res));
   await stop();
@@ -170,11 +186,17 @@ async function main(): Promise<void> {
     ...specs.map((s) => found.get(s.name) ?? { name: s.name, outcome: 'not run' as const, seconds: 0, failure: 'no JUnit entry (suite setup failed? see the log)' }),
     ...skippedHere.map((s) => ({ name: s.name, outcome: 'skipped' as const, seconds: 0, skipReason: s.skipOnReference })),
   ];
+  if (found.size === 0) {
+    // Nothing ran: the suite's own set-up failed (e.g. BeforeSuite); its first FAIL line says why.
+    const fail = readFileSync(logPath, 'utf8').split('\n').find((l) => /\bFAIL:|^flag provided but not defined/.test(l));
+    process.stdout.write(`suite set-up failed: ${fail?.trim() ?? 'see the log'}\n`);
+    for (const r of results) if (r.outcome === 'not run') r.failure = `suite set-up failed: ${fail?.trim() ?? 'see the log'}`;
+  }
   const count = (o: Outcome['outcome']): number => results.filter((r) => r.outcome === o).length;
   for (const r of results) {
     const tag = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', 'not run': 'NRUN' }[r.outcome];
     process.stdout.write(`${tag} ${r.name}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}\n`);
-    if (r.failure) process.stdout.write(`     ${r.failure.split('\n').filter((l) => l.trim()).slice(0, 3).join('\n     ')}\n`);
+    if (r.failure && !(r.outcome === 'not run' && found.size === 0)) process.stdout.write(`     ${r.failure.split('\n').filter((l) => l.trim()).slice(0, 3).join('\n     ')}\n`);
     if (r.skipReason) process.stdout.write(`     ${r.skipReason}\n`);
   }
   const summary = { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), notRun: count('not run') };
