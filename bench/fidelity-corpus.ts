@@ -271,7 +271,7 @@ function watches(): Step[] {
     W('watch as Table', 'resourceVersion={wRv}&labelSelector=w', { accept: TABLE_V1 }),
     W('watch as protobuf', 'resourceVersion={wRv}&labelSelector=w', { accept: PROTOBUF, binary: true }),
     { cat: c, name: 'watch single object by name (watch=true on list + fieldSelector)', method: 'GET', path: `${CMS}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dcm-a&resourceVersion={wRv}` },
-    { cat: c, name: 'watch all namespaces with selector', method: 'GET', path: `/api/v1/configmaps?watch=1&timeoutSeconds=1&resourceVersion={wRv}&labelSelector=w` },
+    { cat: c, name: 'watch all namespaces with selector', method: 'GET', path: `/api/v1/configmaps?watch=1&timeoutSeconds=1&resourceVersion={wRv}&labelSelector=w,fidelity-run%3D{run}` },
     { cat: c, name: 'watch namespaces of this run', method: 'GET', path: `/api/v1/namespaces?watch=1&timeoutSeconds=1&resourceVersion={wRv}&${SEL}` },
     { cat: c, name: 'legacy /api/v1/watch path', method: 'GET', path: `/api/v1/watch/namespaces/{ns}/configmaps?timeoutSeconds=1&resourceVersion={wRv}&labelSelector=w` },
     { cat: c, name: 'legacy /api/v1/watch single object', method: 'GET', path: `/api/v1/watch/namespaces/{ns}/configmaps/cm-a?timeoutSeconds=1&resourceVersion={wRv}` },

@@ -9,7 +9,7 @@
  *   npm run fidelity -- --top 50                       # longer "most common differences" list (default 30)
  *
  * Sends the corpus of bench/fidelity-corpus.ts (a few hundred requests) to both servers, step by
- * step in the same order with the same unique names (a fresh run id each time), normalizes each
+ * step in the same order with the same unique names (a fresh run id each time, one per side), normalizes each
  * answer (uids, timestamps, resourceVersions, continue tokens — test/target.ts normalize() — plus
  * values captured from earlier answers, e.g. generated names, and Table "Age" cells), and counts an
  * answer identical when status, content-type, warning headers and body (JSON compared as
@@ -68,12 +68,15 @@ interface Side {
   anonymous: Agent;
   /** Values captured from this side's answers (var → value). */
   vars: Map<string, string>;
+  /** This side's run id (names of everything it creates; `<run>` once normalized). */
+  run: string;
 }
 
-function sideFor(label: Side['label'], kubeconfig: string): Side & { token?: string } {
+function sideFor(label: Side['label'], kubeconfig: string, run: string): Side & { token?: string } {
   const k = readKubeconfig(kubeconfig);
   return {
     label,
+    run,
     server: k.server,
     admin: new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key }, connections: 8 }),
     anonymous: new Agent({ connect: { ca: k.ca }, connections: 2 }),
@@ -99,14 +102,16 @@ interface Answer {
   error?: string;
 }
 
-function substitute(s: string, side: Side, constants: Record<string, string>): string {
+/** `{run}`, `{ns}`, `{ns2}` (this side's names) and captured `{var}`s. */
+function substitute(s: string, side: Side): string {
+  const constants: Record<string, string> = { run: side.run, ns: side.run, ns2: `${side.run}-b` };
   return s.replace(/\{([A-Za-z0-9_]+)\}/g, (m, name: string) => constants[name] ?? side.vars.get(name) ?? m);
 }
 
-function substituteDeep(v: unknown, side: Side, constants: Record<string, string>): unknown {
-  if (typeof v === 'string') return substitute(v, side, constants);
-  if (Array.isArray(v)) return v.map((x) => substituteDeep(x, side, constants));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [substitute(k, side, constants), substituteDeep(x, side, constants)]));
+function substituteDeep(v: unknown, side: Side): unknown {
+  if (typeof v === 'string') return substitute(v, side);
+  if (Array.isArray(v)) return v.map((x) => substituteDeep(x, side));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [substitute(k, side), substituteDeep(x, side)]));
   return v;
 }
 
@@ -115,16 +120,16 @@ function dig(v: any, path: string): unknown {
   return v;
 }
 
-async function send(side: Side & { token?: string }, step: Step, constants: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string } | { error: string }> {
+async function send(side: Side & { token?: string }, step: Step): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string } | { error: string }> {
   const headers: Record<string, string> = { accept: step.accept ?? 'application/json', 'user-agent': 'fidelity/1.0' };
-  for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = substitute(v, side, constants);
+  for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = substitute(v, side);
   if (side.token && step.identity !== 'anonymous') headers.authorization = `Bearer ${side.token}`;
   let body: string | undefined;
-  if (step.raw !== undefined) body = substitute(step.raw, side, constants);
-  else if (step.body !== undefined) body = JSON.stringify(substituteDeep(step.body, side, constants));
+  if (step.raw !== undefined) body = substitute(step.raw, side);
+  else if (step.body !== undefined) body = JSON.stringify(substituteDeep(step.body, side));
   if (body !== undefined) headers['content-type'] = step.contentType ?? 'application/json';
   try {
-    const r = await undiciRequest(side.server + substitute(step.path, side, constants), {
+    const r = await undiciRequest(side.server + substitute(step.path, side), {
       method: step.method,
       headers,
       body,
@@ -141,6 +146,7 @@ async function send(side: Side & { token?: string }, step: Step, constants: Reco
 
 /** Table "Age" cells hold a duration since creation ("5s"): not comparable between two servers. */
 function blankAges(v: any): any {
+  if (v && typeof v === 'object' && v.type && v.object) blankAges(v.object); // a watch event of a Table stream
   if (!v || typeof v !== 'object' || v.kind !== 'Table' || !Array.isArray(v.columnDefinitions) || !Array.isArray(v.rows)) return v;
   const ages = v.columnDefinitions.map((c: any, i: number) => (c?.name === 'Age' ? i : -1)).filter((i: number) => i >= 0);
   for (const row of v.rows) for (const i of ages) if (Array.isArray(row?.cells) && i < row.cells.length) row.cells[i] = '<age>';
@@ -149,22 +155,26 @@ function blankAges(v: any): any {
 
 const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const TIME_ANYWHERE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
+/** `"resourceVersion":"123"` quoted inside a message (an object echoed in an Invalid patch error), escaped or not. */
+const RV_IN_TEXT = /(resourceVersion\\*"\s*:\s*\\*")\d+/g;
 
 /**
  * Normalize one answer of one side: captured values → `<var>`, then normalize() (uids,
  * timestamps, resourceVersions, continue, the run id → `<run>`), then uids and timestamps inside
  * longer strings (messages), Table ages.
  */
-function normalizeBody(text: string, contentType: string, side: Side, run: string, project?: (b: any) => unknown): { body: string; canonical: string; docs?: unknown[]; finalNewline: boolean } {
+function normalizeBody(text: string, contentType: string, side: Side, project?: (b: any) => unknown): { body: string; canonical: string; docs?: unknown[]; finalNewline: boolean } {
   const captured = [...side.vars.entries()].filter(([, v]) => v.length > 0).sort((a, b) => b[1].length - a[1].length);
   const renameStrings = (s: string): string => {
+    // uids and times first: a captured number must not be found inside one.
+    s = s.replace(UUID_ANYWHERE, '<uid>').replace(TIME_ANYWHERE, '<time>').replace(RV_IN_TEXT, '$1<rv>');
     for (const [name, value] of captured) {
       // Numbers (resourceVersions) only inside longer text such as messages: a data value "5"
       // must not become "<rv>" just because some object of this run has resourceVersion 5.
       if (/^\d+$/.test(value)) s = s === value ? s : s.replace(new RegExp(`(?<![\\w.])${value}(?![\\w.])`, 'g'), `<${name}>`);
       else s = s.split(value).join(`<${name}>`);
     }
-    return s.replace(UUID_ANYWHERE, '<uid>').replace(TIME_ANYWHERE, '<time>');
+    return s;
   };
   // Captured values first (they contain the run id, which normalize() renames), keys included
   // (managedFields name generated keys); then normalize() for fields named resourceVersion/continue.
@@ -174,7 +184,7 @@ function normalizeBody(text: string, contentType: string, side: Side, run: strin
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [renameStrings(k), deep(x, k)]));
     return v;
   };
-  const one = (json: unknown): unknown => blankAges(normalize(deep(project ? project(json) : json), { [run]: '<run>' }));
+  const one = (json: unknown): unknown => blankAges(normalize(deep(project ? project(json) : json), { [side.run]: '<run>' }));
   const finalNewline = text.endsWith('\n');
   const render = (docs: unknown[]): { body: string; canonical: string; docs: unknown[]; finalNewline: boolean } => ({
     body: docs.map((d) => JSON.stringify(d, null, 1)).join('\n---\n'),
@@ -194,7 +204,7 @@ function normalizeBody(text: string, contentType: string, side: Side, run: strin
       }
     }
   }
-  let t = renameStrings(text.split(run).join('<run>'));
+  let t = renameStrings(text.split(side.run).join('<run>'));
   // YAML: resourceVersion values and continue tokens.
   t = t.replace(/(resourceVersion: )"?\d+"?/g, '$1<rv>').replace(/(continue: ).+/g, '$1<continue>');
   return { body: t, canonical: t, finalNewline };
@@ -227,15 +237,15 @@ function firstKeyOrderDifference(a: unknown, b: unknown, path = '$'): string | u
   return undefined;
 }
 
-function answerOf(raw: Awaited<ReturnType<typeof send>>, step: Step, side: Side, run: string): Answer {
+function answerOf(raw: Awaited<ReturnType<typeof send>>, step: Step, side: Side): Answer {
   if ('error' in raw) return { status: 0, contentType: '', warning: '', body: '', canonical: '', finalNewline: false, error: raw.error };
   const h = (name: string): string => {
     const v = raw.headers[name];
     return Array.isArray(v) ? v.join(', ') : (v ?? '');
   };
   const contentType = h('content-type');
-  const body = step.binary ? { body: '<binary body not compared>', canonical: '', finalNewline: false } : normalizeBody(raw.text, contentType, side, run, step.project);
-  const warning = normalizeBody(h('warning'), 'text/plain', side, run).body;
+  const body = step.binary ? { body: '<binary body not compared>', canonical: '', finalNewline: false } : normalizeBody(raw.text, contentType, side, step.project);
+  const warning = normalizeBody(h('warning'), 'text/plain', side).body;
   return { status: raw.status, contentType, warning, ...body };
 }
 
@@ -312,18 +322,20 @@ interface StepResult {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const run = `fid-${randomBytes(3).toString('hex')}`;
-  const constants = { run, ns: run, ns2: `${run}-b` };
-  const ref = sideFor('reference', args.reference);
+  // One run id per side (same length, so messages quoting names compare): each side may then be
+  // any cluster, even the same one (`--ours /tmp/ref/kubeconfig` checks the normalization: ~100 %).
+  const hex = randomBytes(6).toString('hex');
+  const run = `fid-${hex.slice(0, 6)}`;
+  const ref = sideFor('reference', args.reference, run);
   let local: TestServer | undefined;
   let oursConfig = args.ours;
   if (!oursConfig) {
     local = await startTestServer({ logLevel: 'error' });
     oursConfig = join(local.dataDir, 'kubeconfig');
   }
-  const ours = sideFor('ours', oursConfig);
+  const ours = sideFor('ours', oursConfig, `fid-${hex.slice(6)}`);
   const steps = corpus().filter((s) => !args.only || args.only.has(s.cat) || s.name.startsWith('create namespace (') || s.name.startsWith('mark:'));
-  process.stdout.write(`fidelity run ${run}: ${steps.length} requests, reference ${ref.server}, ours ${ours.server}${local ? ' (started here)' : ''}\n`);
+  process.stdout.write(`fidelity run ${run} / ${ours.run}: ${steps.length} requests, reference ${ref.server}, ours ${ours.server}${local ? ' (started here)' : ''}\n`);
 
   const results: StepResult[] = [];
   const t0 = Date.now();
@@ -331,7 +343,7 @@ async function main(): Promise<void> {
     const answers: Answer[] = [];
     // Same step on both sides (sequentially: the reference is shared, and ordering matters for watches).
     for (const side of [ref, ours]) {
-      const raw = await send(side, step, constants);
+      const raw = await send(side, step);
       if (!('error' in raw) && step.capture) {
         let json: unknown;
         try {
@@ -344,7 +356,7 @@ async function main(): Promise<void> {
           if (typeof v === 'string' && v) side.vars.set(name, v);
         }
       }
-      answers.push(answerOf(raw, step, side, run));
+      answers.push(answerOf(raw, step, side));
     }
     const [a, b] = answers as [Answer, Answer];
     const differs: string[] = [];
@@ -376,7 +388,7 @@ async function main(): Promise<void> {
       if (a.docs && b.docs) kinds.push(...differencePaths(a.docs.length === 1 ? a.docs[0] : a.docs, b.docs.length === 1 ? b.docs[0] : b.docs));
       else kinds.push('non-JSON body differs');
     }
-    results.push({ kinds, cat: step.cat, name: step.name, request: `${step.method} ${substitute(step.path, ref, constants).split(run).join('<run>')}${step.accept ? `  Accept: ${step.accept}` : ''}${step.contentType ? `  Content-Type: ${step.contentType}` : ''}`, identical: differs.length === 0, differs, reference: strip(a), ours: strip(b), diff });
+    results.push({ kinds, cat: step.cat, name: step.name, request: `${step.method} ${substitute(step.path, ref).split(run).join('<run>')}${step.accept ? `  Accept: ${step.accept}` : ''}${step.contentType ? `  Content-Type: ${step.contentType}` : ''}`, identical: differs.length === 0, differs, reference: strip(a), ours: strip(b), diff });
     if (process.stdout.isTTY) process.stdout.write(`\r${idx + 1}/${steps.length}`);
   }
   if (process.stdout.isTTY) process.stdout.write('\r');
@@ -425,7 +437,7 @@ async function main(): Promise<void> {
 
   mkdirSync(args.out, { recursive: true });
   const file = join(args.out, `fidelity-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ run, startedAt: new Date(t0).toISOString(), seconds, reference: ref.server, ours: ours.server, identical: same, sameUpToKeyOrder: sameish, total: results.length, fraction: results.length ? same / results.length : 0, summary, results }, null, 1) + '\n');
+  writeFileSync(file, JSON.stringify({ run: { reference: run, ours: ours.run }, startedAt: new Date(t0).toISOString(), seconds, reference: ref.server, ours: ours.server, identical: same, sameUpToKeyOrder: sameish, total: results.length, fraction: results.length ? same / results.length : 0, summary, results }, null, 1) + '\n');
   process.stdout.write(`\n${results.length} requests in ${seconds.toFixed(0)} s; report: ${file}\n`);
 
   await Promise.all([ref.admin.close(), ref.anonymous.close(), ours.admin.close(), ours.anonymous.close()]);

@@ -23,6 +23,7 @@ import { WatchHub } from '../watch/hub.ts';
 import { ApiError } from '../api/errors.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
+import { kubeHealthChecks } from '../health/checks.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -68,14 +69,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
-  const storageCheck = { name: 'storage', check: () => { if (storage.folded < 0) throw new Error('storage not open'); } };
+  let shuttingDown = false;
+  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, shuttingDown: () => shuttingDown });
   const handler = createHandler({
     registry,
     hub,
     folded: () => storage.folded,
     authenticator: unionAuthenticator(authenticators),
     authorizer: allowAuthenticated,
-    health: { livez: [{ name: 'ping', check: () => undefined }, storageCheck], readyz: [{ name: 'ping', check: () => undefined }, storageCheck, { name: 'bootstrap-namespaces', check: () => undefined }] },
+    health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
   });
@@ -96,6 +98,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pki,
     storage,
     close() {
+      shuttingDown = true;
       closing ??= (async () => {
         controller.stop();
         hub.close(); // ends every watch stream so the server can close
