@@ -144,13 +144,21 @@ async function send(side: Side & { token?: string }, step: Step): Promise<{ stat
   }
 }
 
-/** Table "Age" cells hold a duration since creation ("5s"): not comparable between two servers. */
-function blankAges(v: any): any {
-  if (v && typeof v === 'object' && v.type && v.object) blankAges(v.object); // a watch event of a Table stream
-  if (!v || typeof v !== 'object' || v.kind !== 'Table' || !Array.isArray(v.columnDefinitions) || !Array.isArray(v.rows)) return v;
-  const ages = v.columnDefinitions.map((c: any, i: number) => (c?.name === 'Age' ? i : -1)).filter((i: number) => i >= 0);
-  for (const row of v.rows) for (const i of ages) if (Array.isArray(row?.cells) && i < row.cells.length) row.cells[i] = '<age>';
-  return v;
+/**
+ * Table "Age" cells hold a duration since creation ("5s"): not comparable between two servers.
+ * In a Table watch stream only the first event carries columnDefinitions, so the Age column's
+ * index carries over from one document of a body to the next.
+ */
+function blankAges(docs: unknown[]): void {
+  let ages: number[] = [];
+  const visit = (v: any): void => {
+    if (!v || typeof v !== 'object') return;
+    if (v.type && v.object) return visit(v.object); // a watch event
+    if (v.kind !== 'Table' || !Array.isArray(v.rows)) return;
+    if (Array.isArray(v.columnDefinitions) && v.columnDefinitions.length > 0) ages = v.columnDefinitions.map((c: any, i: number) => (c?.name === 'Age' ? i : -1)).filter((i: number) => i >= 0);
+    for (const row of v.rows) for (const i of ages) if (Array.isArray(row?.cells) && i < row.cells.length) row.cells[i] = '<age>';
+  };
+  docs.forEach(visit);
 }
 
 const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -184,9 +192,9 @@ function normalizeBody(text: string, contentType: string, side: Side, project?: 
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [renameStrings(k), deep(x, k)]));
     return v;
   };
-  const one = (json: unknown): unknown => blankAges(normalize(deep(project ? project(json) : json), { [side.run]: '<run>' }));
+  const one = (json: unknown): unknown => normalize(deep(project ? project(json) : json), { [side.run]: '<run>' });
   const finalNewline = text.endsWith('\n');
-  const render = (docs: unknown[]): { body: string; canonical: string; docs: unknown[]; finalNewline: boolean } => ({
+  const render = (docs: unknown[]): { body: string; canonical: string; docs: unknown[]; finalNewline: boolean } => (blankAges(docs), {
     body: docs.map((d) => JSON.stringify(d, null, 1)).join('\n---\n'),
     canonical: docs.map((d) => JSON.stringify(sortKeys(d), null, 1)).join('\n---\n'),
     docs,
