@@ -341,6 +341,9 @@ function patches(): Step[] {
 function dryRuns(): Step[] {
   const c = 'dry-run' as const;
   return [
+    // Dry-run writes go to an object of their own: a dry run that really writes must not change
+    // what later steps read.
+    { cat: c, name: 'create cm-dr (for the dry runs)', method: 'POST', path: CMS, body: cm('cm-dr', { t: 'x' }) },
     { cat: c, name: 'dry-run create', method: 'POST', path: `${CMS}?dryRun=All`, body: cm('cm-dry') },
     { cat: c, name: 'get after dry-run create (404)', method: 'GET', path: obj('configmaps', 'cm-dry') },
     { cat: c, name: 'dry-run create generateName', method: 'POST', path: `${CMS}?dryRun=All`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'dry-', labels: LABELS } }, capture: { dryGen: 'metadata.name' } },
@@ -348,16 +351,19 @@ function dryRuns(): Step[] {
     { cat: c, name: 'dry-run create invalid', method: 'POST', path: `${CMS}?dryRun=All`, body: cm('cm-dry', { 'bad key': 'x' }) },
     { cat: c, name: 'dry-run invalid value', method: 'POST', path: `${CMS}?dryRun=Invalid`, body: cm('cm-dry') },
     { cat: c, name: 'dry-run twice', method: 'POST', path: `${CMS}?dryRun=All&dryRun=All`, body: cm('cm-dry') },
-    { cat: c, name: 'dry-run update', method: 'PUT', path: obj('configmaps', 'cm-bin') + '?dryRun=All', body: cm('cm-bin', { t: 'changed' }) },
-    { cat: c, name: 'get after dry-run update (unchanged)', method: 'GET', path: obj('configmaps', 'cm-bin') },
-    { cat: c, name: 'dry-run patch', method: 'PATCH', path: obj('configmaps', 'cm-bin') + '?dryRun=All', contentType: MERGE, body: { data: { t: 'patched' } } },
-    { cat: c, name: 'dry-run delete', method: 'DELETE', path: obj('configmaps', 'cm-bin') + '?dryRun=All' },
-    { cat: c, name: 'get after dry-run delete (still there)', method: 'GET', path: obj('configmaps', 'cm-bin') },
+    { cat: c, name: 'dry-run update', method: 'PUT', path: obj('configmaps', 'cm-dr') + '?dryRun=All', body: cm('cm-dr', { t: 'changed' }) },
+    { cat: c, name: 'get after dry-run update (unchanged)', method: 'GET', path: obj('configmaps', 'cm-dr') },
+    { cat: c, name: 'dry-run patch', method: 'PATCH', path: obj('configmaps', 'cm-dr') + '?dryRun=All', contentType: MERGE, body: { data: { t: 'patched' } } },
+    { cat: c, name: 'dry-run delete', method: 'DELETE', path: obj('configmaps', 'cm-dr') + '?dryRun=All' },
+    { cat: c, name: 'get after dry-run delete (still there)', method: 'GET', path: obj('configmaps', 'cm-dr') },
     { cat: c, name: 'dry-run deletecollection', method: 'DELETE', path: `${CMS}?dryRun=All&labelSelector=extra` },
     { cat: c, name: 'dry-run create secret', method: 'POST', path: `${SECRETS}?dryRun=All`, body: secret('s-dry', { stringData: { a: 'b' } }) },
     { cat: c, name: 'dry-run create namespace', method: 'POST', path: '/api/v1/namespaces?dryRun=All', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: '{run}-dry' } } },
     { cat: c, name: 'dry-run delete namespace', method: 'DELETE', path: '/api/v1/namespaces/{run}-c?dryRun=All' },
-    { cat: c, name: 'dry-run delete body DeleteOptions', method: 'DELETE', path: obj('configmaps', 'cm-bin'), body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } },
+    { cat: c, name: 'dry-run delete body DeleteOptions', method: 'DELETE', path: obj('configmaps', 'cm-dr'), body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } },
+    { cat: c, name: 'get after dry-run delete by body (still there)', method: 'GET', path: obj('configmaps', 'cm-dr') },
+    { cat: c, name: 'list after dry-run deletecollection (all still there)', method: 'GET', path: `${CMS}?labelSelector=extra` },
+    { cat: c, name: 'get namespace after dry-run delete (still Active)', method: 'GET', path: '/api/v1/namespaces/{run}-c' },
   ];
 }
 
