@@ -15,7 +15,7 @@ import { Registry } from '../registry/registry.ts';
 import { coreKinds } from '../registry/core/index.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
-import { createHandler, createServer } from '../http/server.ts';
+import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
@@ -71,7 +71,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
   let shuttingDown = false;
   const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, shuttingDown: () => shuttingDown });
-  const handler = createHandler({
+  // advertiseAddress (/api's serverAddressByClientCIDRs) is read per request; it is set to the
+  // listening host:port below, once `--secure-port 0` has become a real port.
+  const deps: ServerDeps = {
     registry,
     hub,
     folded: () => storage.folded,
@@ -80,12 +82,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
-  });
-  const server = createServer(pki, handler);
+  };
+  const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   const url = serverUrl(opts.bindAddress, port);
+  deps.advertiseAddress = new URL(url).host;
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
