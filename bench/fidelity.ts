@@ -411,6 +411,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n=== ${cat}: ${bad.length} of ${rs.length} differ\n`);
     for (const r of bad) {
       process.stdout.write(`\n✗ ${r.name}  [${r.differs.join(', ')}]\n  ${r.request}\n`);
+      const kinds = r.kinds.join('; ');
+      process.stdout.write(`  differs: ${kinds.length > 400 ? `${kinds.slice(0, 400)}…` : kinds}\n`);
       for (const l of r.diff) process.stdout.write(`    ${l}\n`);
     }
   }
