@@ -9,12 +9,13 @@
  *   npm run fidelity -- --top 50                       # longer "most common differences" list (default 30)
  *
  * Sends the corpus of bench/fidelity-corpus.ts (a few hundred requests) to both servers, step by
- * step in the same order with the same unique names (a fresh run id each time, one per side), normalizes each
+ * step in the same order with the same names (a fresh run id per run and side), normalizes each
  * answer (uids, timestamps, resourceVersions, continue tokens — test/target.ts normalize() — plus
- * values captured from earlier answers, e.g. generated names, and Table "Age" cells), and counts an
- * answer identical when status, content-type, warning headers and body (JSON compared as
- * serialized, so key order counts) all match. Prints the identical fraction per category, then each
- * mismatch with its first differing lines; writes everything (both normalized answers per step) to
+ * values captured from earlier answers such as generated names, each server's host:port, and
+ * Table "Age" cells), and counts an answer identical when status, content-type, warning headers
+ * and body (JSON compared as serialized, so key order and the final newline count) all match.
+ * Prints each mismatch with its first differing lines, the most common differences, and the
+ * identical fraction per category; writes everything (both normalized answers per step) to
  * bench/results/fidelity-<time>.json. Exit code 0 whatever the score: it is a measurement.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -172,10 +173,12 @@ const RV_IN_TEXT = /(resourceVersion\\*"\s*:\s*\\*")\d+/g;
  * longer strings (messages), Table ages.
  */
 function normalizeBody(text: string, contentType: string, side: Side, project?: (b: any) => unknown): { body: string; canonical: string; docs?: unknown[]; finalNewline: boolean } {
+  const host = new URL(side.server).host;
   const captured = [...side.vars.entries()].filter(([, v]) => v.length > 0).sort((a, b) => b[1].length - a[1].length);
   const renameStrings = (s: string): string => {
     // uids and times first: a captured number must not be found inside one.
     s = s.replace(UUID_ANYWHERE, '<uid>').replace(TIME_ANYWHERE, '<time>').replace(RV_IN_TEXT, '$1<rv>');
+    s = s.split(host).join('<host:port>'); // /api's serverAddress, kubectl hints
     for (const [name, value] of captured) {
       // Numbers (resourceVersions) only inside longer text such as messages: a data value "5"
       // must not become "<rv>" just because some object of this run has resourceVersion 5.
