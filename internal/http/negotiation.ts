@@ -1,63 +1,137 @@
 /**
- * Content negotiation: which representation the client accepts (JSON, YAML, Table) and how to
- * decode the body it sent. Protobuf (application/vnd.kubernetes.protobuf) is served for kinds the
- * codec knows; clients list JSON last, so anything else falls back to JSON.
+ * Content negotiation, in kube-apiserver's two layers:
+ *
+ * 1. The go-restful router (Route.matchesAccept / matchesContentType) refuses, before any
+ *    handler runs, an Accept none of whose types (parameters cut, case-sensitive) is one the
+ *    route produces or * / *: 406 "406: Not Acceptable" with empty details. PATCH routes also
+ *    check the Content-Type against the patch types: 415 "415: Unsupported Media Type" when the
+ *    request has a body (406 when it has none: no route is left to match).
+ * 2. The handler (NegotiateOutputMediaType) picks the representation from the Accept clauses,
+ *    best quality first (goautoneg), against the serializers in their order (JSON, YAML,
+ *    Protobuf), honouring the `as`/`g`/`v` conversion (Table, PartialObjectMetadata) and
+ *    `stream`/`sv` parameters; nothing acceptable → 406 listing the media types.
+ *
+ * Also how to decode a request body by its Content-Type.
  */
 import YAML from 'yaml';
-import { notAcceptable, unsupportedMediaType, badRequest } from '../api/errors.ts';
+import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
-interface MediaRange {
-  type: string;
-  params: Record<string, string>;
-}
+/** The serializers of the API, in kube's order (it lists them in this order in its 406). */
+const SERIALIZERS = ['application/json', 'application/yaml', PROTOBUF];
+/** The patch types a PATCH route consumes (installer.go, built-in kinds). */
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
-function parseAccept(header: string): MediaRange[] {
-  return header.split(',').map((part) => {
-    const [type, ...ps] = part.split(';').map((s) => s.trim());
-    const params: Record<string, string> = {};
-    for (const p of ps) {
-      const i = p.indexOf('=');
-      if (i > 0) params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim();
-    }
-    return { type: (type ?? '').toLowerCase(), params };
-  });
+/** go-restful: media types of a header split at ",", parameters cut, spaces trimmed, case kept. */
+const routeTypes = (header: string): string[] => header.split(',').map((part) => part.split(';')[0].replace(/^ +| +$/g, ''));
+
+/** Route.matchesAccept for a resource route (no Accept means * / *). */
+function routeAccepts(accept: string): boolean {
+  return routeTypes(accept || '*/*').some((t) => t === '*/*' || SERIALIZERS.includes(t));
 }
 
 /**
- * Pick the response representation. `allowTable`: the endpoint can answer as Table
- * (get/list of resources). Throws 406 when nothing acceptable is offered.
+ * The router's Content-Type check of a PATCH: 415 when the type is not a patch type and the
+ * request has a body, 406 when it has none (go-restful then has no route left for the Accept).
  */
-export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
-  if (!accept) return 'json';
-  for (const m of parseAccept(accept)) {
-    const as = m.params.as;
-    if (as) {
-      const metaGroup = m.params.g === 'meta.k8s.io' && (m.params.v === 'v1' || m.params.v === 'v1beta1');
-      if (allowTable && metaGroup && as === 'Table' && (m.type === 'application/json' || m.type === '*/*')) return 'table';
-      if (allowTable && metaGroup && (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && m.type === 'application/json') return 'metadata';
-      continue; // unknown `as=` (e.g. aggregated discovery): try the next range
-    }
-    if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*' || m.type === 'application/json-patch+json' || m.type === 'application/merge-patch+json') return 'json';
-    if (m.type === 'application/yaml') return 'yaml';
-    if (m.type === PROTOBUF && allowProtobuf) return 'protobuf';
-  }
-  throw notAcceptable(accept);
+export function checkPatchRoute(contentType: string | undefined, hasBody: boolean): void {
+  if (routeTypes(contentType || 'application/octet-stream').some((t) => PATCH_TYPES.includes(t))) return;
+  throw hasBody ? unsupportedMediaTypeByRoute() : notAcceptableByRoute();
 }
 
-/** Decode a request body by Content-Type: JSON (default) or YAML. */
-export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+interface AcceptClause {
+  type: string;
+  subType: string;
+  q: number;
+  params: Record<string, string>;
+}
+
+/** goautoneg.ParseAccept: clauses with their quality and parameters, best first. */
+function parseAccept(header: string): AcceptClause[] {
+  const out: AcceptClause[] = [];
+  for (const raw of header.split(',')) {
+    const [range, ...ps] = raw.trim().split(';');
+    const parts = range.split('/');
+    const type = parts[0].trim();
+    if (parts.length > 2 || (parts.length === 1 && type !== '*')) continue;
+    const c: AcceptClause = { type, subType: parts.length === 1 ? '*' : parts[1].trim(), q: 1, params: {} };
+    for (const p of ps) {
+      const kv = p.split('=');
+      if (kv.length !== 2) continue;
+      const key = kv[0].trim();
+      if (key === 'q') c.q = Number.parseFloat(kv[1]) || 0;
+      else c.params[key] = kv[1].trim();
+    }
+    out.push(c);
+  }
+  // Higher quality first, then concrete types before wildcards (a stable sort here; Go's is not).
+  const rank = (c: AcceptClause): number => (c.type === '*' ? 2 : c.subType === '*' ? 1 : 0);
+  return out.sort((a, b) => b.q - a.q || rank(a) - rank(b));
+}
+
+/** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Representation | undefined {
+  const stream = params.stream ?? '';
+  if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
+  if (params.sv && params.sv !== 'v1') return undefined;
+  const converting = 'as' in params || 'g' in params || 'v' in params;
+  if (!converting) return offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
+  if (params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
+  // Tables and object metadata are rendered as JSON here (kube would also write them as YAML,
+  // and metadata as Protobuf; those are left unaccepted rather than answered in another type).
+  if (params.as === 'Table') return allowTable && offered === 'application/json' ? 'table' : undefined;
+  if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return allowTable && offered === 'application/json' ? 'metadata' : undefined;
+  return undefined;
+}
+
+/**
+ * Pick the response representation, or throw 406 (router or handler flavour, see the module
+ * comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
+ * `allowProtobuf`: the kind has a protobuf encoding.
+ */
+export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
+  const header = accept ?? '';
+  if (!routeAccepts(header)) throw notAcceptableByRoute();
+  if (!header) return 'json';
+  const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
+  for (const c of parseAccept(header)) {
+    for (const o of offered) {
+      const [type, subType] = o.split('/');
+      if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
+      const rep = representationFor(c.params, o, allowTable);
+      if (rep) return rep;
+    }
+  }
+  throw notAcceptableMediaTypes(SERIALIZERS);
+}
+
+/** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */
+const BODY_TYPES = new Set(['application/json', '', 'application/yaml', PROTOBUF]);
+
+/**
+ * The media type of a request body (parameters dropped), or 415 when it cannot be decoded. Write
+ * handlers call it before reading options, as kube-apiserver negotiates the input serializer
+ * before it looks at the query.
+ */
+export function bodyMediaType(contentType: string | undefined): string {
   const ct = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();
-  if (ct === 'application/json' || ct === '' || ct === '*/*') {
+  if (!BODY_TYPES.has(ct)) throw unsupportedMediaType(ct);
+  return ct;
+}
+
+/** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
+export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+  const ct = bodyMediaType(contentType);
+  if (ct === 'application/json' || ct === '') {
     try {
       return JSON.parse(body.toString('utf8'));
     } catch (e) {
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }
-  if (ct === 'application/yaml' || ct === 'application/x-yaml' || ct === 'text/yaml') {
+  if (ct === 'application/yaml') {
     try {
       return YAML.parse(body.toString('utf8'));
     } catch (e) {

@@ -118,10 +118,6 @@ export const namespaceStrategy: Strategy = {
     obj.status = { ...statusOf(obj), phase: NAMESPACE_TERMINATING };
   },
   hasPendingFinalizers: (obj) => finalizersOf(obj).length > 0,
-  repeatDeleteConflict: (obj) =>
-    finalizersOf(obj).length > 0
-      ? 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.'
-      : undefined,
 };
 
 /** /status: only status changes; the phase must agree with deletionTimestamp. */

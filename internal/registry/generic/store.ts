@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -21,9 +21,10 @@ import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
-import { recordUpdate } from './managed-fields.ts';
+import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
+import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 
 /**
@@ -59,7 +60,10 @@ type Mutation = (current: KubeObject) => KubeObject;
 interface UpdatePlan {
   /** The subresource written, if any (its strategy replaces the main one). */
   sub: SubresourceDescriptor | undefined;
-  /** The client's resourceVersion precondition: a mismatch is a 409, never retried. */
+  /**
+   * The client's resourceVersion precondition, as written in the body: parsed once the object is
+   * known to exist (500 when unparsable, "0" = none); a mismatch is a 409, never retried.
+   */
   wantRv: string | undefined;
   /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
   mutate: Mutation;
@@ -67,6 +71,17 @@ interface UpdatePlan {
   verb: string;
   /** What to do when the object does not exist (PUT may create), or null for 404. */
   createInstead: (() => Promise<WriteResult> | null) | null;
+  /**
+   * An update of an existing object must carry a (non-zero) resourceVersion: kinds that do not
+   * allow unconditional updates. Checked once the object is known to exist, as kube does.
+   */
+  requireResourceVersion?: boolean;
+  /**
+   * The uid a PUT body carries: a storage precondition, checked before anything else, even when
+   * the object does not exist (rest.defaultUpdatedObjectInfo.Preconditions). Patches have none
+   * (a changed uid there fails validation as immutable).
+   */
+  uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
 }
@@ -75,12 +90,14 @@ export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
+  private readonly fields: FieldManager;
 
   constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
+    this.fields = new FieldManager(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
@@ -108,6 +125,8 @@ export class GenericStore {
   async create(ctx: RequestContext, namespace: string, body: KubeObject): Promise<WriteResult> {
     const obj = this.checkBody(body, namespace, undefined);
     const meta = obj.metadata;
+    // kube manages fields on the decoded request, before generateName, admission and prepare.
+    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
         const candidate = deepCopy(obj);
@@ -141,10 +160,17 @@ export class GenericStore {
     strategy.prepareForCreate?.(obj);
     this.validateCreate(obj);
     strategy.canonicalize?.(obj);
-    recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
     await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    if (ctx.dryRun) {
+      // A dry run answers what the real request would: the fold's existence check included
+      // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
+      const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
+        throw storageFailure(e);
+      });
+      if (existing) throw alreadyExists(this.gr, meta.name!);
+      return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    }
     const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
     if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
     return { body: verdict.object, code: 201, warnings };
@@ -165,15 +191,11 @@ export class GenericStore {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
     const obj = this.checkBody(body, namespace, name);
-    const wantRv = obj.metadata.resourceVersion;
-    if (!wantRv && !this.kind.strategy.allowUnconditionalUpdate && !sub) {
-      throw invalid(this.kind.kind, this.kind.group, name, [
-        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
-      ]);
-    }
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
-      wantRv: wantRv || undefined,
+      wantRv: obj.metadata.resourceVersion || undefined,
+      uidPrecondition: obj.metadata.uid || undefined,
+      requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
       verb: 'update',
       createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null),
@@ -186,12 +208,16 @@ export class GenericStore {
     if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
       const patched = applyPatch(type, current, patchBody) as KubeObject;
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
       if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
       // A resourceVersion the patch sets (or keeps different from what we read) is a precondition.
       const rv = patched.metadata.resourceVersion;
-      if (rv !== undefined && rv !== current.metadata.resourceVersion) preconditionRv = String(rv);
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
       return this.checkBody(patched, namespace, name);
     };
     return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
@@ -205,13 +231,17 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, wantRv, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, mutate, verb, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
       });
+      if (plan.uidPrecondition !== undefined) {
+        const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
+        if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
+      }
       if (!currentBytes) {
         const created = createInstead?.();
         if (created) return created;
@@ -219,16 +249,23 @@ export class GenericStore {
       }
       const current = parseObject(currentBytes);
       const currentRv = current.metadata.resourceVersion!;
+      // "" and "0" both mean "no precondition" (kube's versioner parses both to 0).
+      const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
+      const wantRv = wantNum ? String(wantNum) : undefined;
+      if (!wantNum && plan.requireResourceVersion) {
+        // kube reports this on the resource (GroupKind{group, resource}), value 0.
+        throw invalid(this.kind.resource, this.kind.group, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
       const next = mutate(deepCopy(current));
-      // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
-      if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
       this.carryServerFields(next, current);
+      // Fields are managed on the request's object, before admission and the strategy's prepare.
+      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
@@ -241,7 +278,7 @@ export class GenericStore {
       if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       }
-      recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
+      setManagedFields(next, managedFields);
       await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
       const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
       // No-op writes do not create a new version (kube-apiserver skips the storage write too).
@@ -281,9 +318,14 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, following the seed's deletion state table: with finalizers pending the
-   * object only gets deletionTimestamp (200 + object); otherwise it is removed (200 + Status or
-   * the object, per kind).
+   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
+   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
+   *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
+   * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
+   *   0) and returned: 200, or 202 when the client sent `orphanDependents: false`;
+   * - otherwise it is removed (200 + Status or the object, per kind).
+   * Kinds with `beginDelete` (Namespace) follow kube's Namespace REST on the first delete.
    */
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
@@ -291,6 +333,9 @@ export class GenericStore {
 
   private async deleteLocked(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     const deadline = Date.now() + RETRY_DEADLINE_MS;
+    // endpoints/handlers/delete.go: "not deleted yet" answers 202 only to orphanDependents=false.
+    const markedCode = opts.orphanDependents === false ? 202 : 200;
+    const strategy = this.kind.strategy;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
@@ -303,29 +348,33 @@ export class GenericStore {
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
-      let verdict: Verdict;
-      let next: KubeObject;
-      const graceful = this.hasFinalizersAfterBegin(current);
-      if (graceful) {
-        if (current.metadata.deletionTimestamp) {
-          const why = this.kind.strategy.repeatDeleteConflict?.(current);
-          if (why) throw conflict(this.gr, name, why);
-          return { body: currentBytes, code: 200, warnings: [] }; // already terminating
-        }
-        next = deepCopy(current);
+      const next = deepCopy(current);
+      delete next.metadata.resourceVersion;
+      let remove = false;
+      if (strategy.beginDelete && this.hasFinalizersAfterBegin(current)) {
+        // Still finalizing: answered as is, whatever the options (Namespace REST Delete).
+        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: markedCode, warnings: [] };
         next.metadata.deletionTimestamp = rfc3339(new Date());
-        next.metadata.deletionGracePeriodSeconds = 0;
-        this.kind.strategy.beginDelete?.(next);
-        delete next.metadata.resourceVersion;
-        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: 200, warnings: [] };
-        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
+        strategy.beginDelete(next);
+        const finalizers = lifecycleDeletionFinalizers(current.metadata, opts);
+        if (finalizers) setFinalizers(next.metadata, finalizers);
       } else {
-        next = deepCopy(current);
-        delete next.metadata.resourceVersion;
+        const gc = deletionFinalizers(strategy.defaultGarbageCollectionPolicy, current.metadata, opts);
+        if (gc.changed) setFinalizers(next.metadata, gc.finalizers);
+        if (next.metadata.finalizers?.length) markAsDeleting(next.metadata, rfc3339(new Date()));
+        else remove = true;
+      }
+      let verdict: Verdict;
+      if (remove) {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
         verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+      } else {
+        // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
+        if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
+        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: markedCode, warnings: [] };
+        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
+      if (verdict.accepted) return remove ? this.deletedResponse(verdict.object, current) : { body: verdict.object, code: markedCode, warnings: [] };
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;
@@ -348,7 +397,8 @@ export class GenericStore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
+      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
+      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
     };
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
@@ -381,6 +431,17 @@ export class GenericStore {
     } catch (e) {
       throw storageFailure(e);
     }
+  }
+
+  /**
+   * A failed uid precondition, worded as etcd3's storage.NewInvalidObjError reaches the client:
+   * the storage key is kube's default etcd key (without the /registry prefix on a dry run, whose
+   * storage is not the etcd one) and ResourceVersion is always 0.
+   */
+  private uidPreconditionFailed(ctx: RequestContext, namespace: string, name: string, want: string, actual: string): ApiError {
+    const key = `${ctx.dryRun ? '' : '/registry'}/${this.kind.resource}/${this.kind.namespaced ? `${namespace}/` : ''}${name}`;
+    const why = `Precondition failed: UID in precondition: ${want}, UID in object meta: ${actual}`;
+    return conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
   }
 
   private conflictErr(name: string): ApiError {
@@ -425,6 +486,17 @@ export class GenericStore {
     }
     return obj;
   }
+}
+
+/**
+ * A resourceVersion written in an object, parsed as kube's APIObjectVersioner does
+ * (strconv.ParseUint): 0 for "no version"; anything unparsable is a plain error there, so a 500
+ * without a reason here.
+ */
+function objectResourceVersion(rv: string): number {
+  const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > 2n ** 64n - 1n ? 'value out of range' : '';
+  if (why) throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`));
+  return Number(rv);
 }
 
 /** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
