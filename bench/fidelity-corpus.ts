@@ -386,8 +386,8 @@ function deletes(): Step[] {
     mk('del-e'),
     D('delete propagationPolicy=Background', 'del-e', '?propagationPolicy=Background'),
     mk('del-f'),
-    D('delete propagationPolicy=Foreground (finalizer, stays)', 'del-f', '?propagationPolicy=Foreground'),
-    { cat: c, name: 'get foreground-deleting configmap', method: 'GET', path: obj('configmaps', 'del-f') },
+    D('delete propagationPolicy=Foreground (finalizer added)', 'del-f', '?propagationPolicy=Foreground'),
+    // (No GET of del-f afterwards: the garbage collector removes it here, nothing does on the reference.)
     D('delete propagationPolicy invalid', 'del-a', '?propagationPolicy=Sideways'),
     D('delete orphanDependents and propagationPolicy both', 'del-e', '', { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: true, propagationPolicy: 'Background' }),
     mk('del-g'),
