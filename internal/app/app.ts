@@ -18,7 +18,7 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
-import { startServiceControllers } from '../controllers/kubernetes-service.ts';
+import { defaultAdvertiseAddress, startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -106,7 +106,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   const url = serverUrl(opts.bindAddress, port);
-  deps.advertiseAddress = new URL(url).host;
+  // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
+  deps.advertiseAddress = new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host;
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
