@@ -180,9 +180,10 @@ function normalizeBody(text: string, contentType: string, side: Side, project?: 
     s = s.replace(UUID_ANYWHERE, '<uid>').replace(TIME_ANYWHERE, '<time>').replace(RV_IN_TEXT, '$1<rv>');
     s = s.split(host).join('<host:port>'); // /api's serverAddress, kubectl hints
     for (const [name, value] of captured) {
-      // Numbers (resourceVersions) only inside longer text such as messages: a data value "5"
-      // must not become "<rv>" just because some object of this run has resourceVersion 5.
-      if (/^\d+$/.test(value)) s = s === value ? s : s.replace(new RegExp(`(?<![\\w.])${value}(?![\\w.])`, 'g'), `<${name}>`);
+      // Numbers (resourceVersions) only where a message names a resource version just before
+      // them: a data value "5" or a regex "[0-9]" must not become "<rv>" because some object of
+      // this run has resourceVersion 5 or 9.
+      if (/^\d+$/.test(value)) s = s.replace(new RegExp(`(?<![\\w.])${value}(?![\\w.])`, 'g'), (m, at: number) => (/resource ?version/i.test(s.slice(Math.max(0, at - 40), at)) ? `<${name}>` : m));
       else s = s.split(value).join(`<${name}>`);
     }
     return s;
@@ -276,6 +277,18 @@ function diffLines(a: string, b: string, max: number): string[] {
     if (i < n && j < m && x[i] === y[j]) ops.push(`  ${x[i++]}`), j++;
     else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) ops.push(`+ ${y[j++]}`);
     else ops.push(`- ${x[i++]}`);
+  }
+  // A long line changed in place (a message) is shown around its first differing character.
+  for (let k = 0; k + 1 < ops.length; k++) {
+    const [p, q] = [ops[k]!, ops[k + 1]!];
+    if (p[0] === q[0] || p.startsWith('  ') || q.startsWith('  ') || (p.length <= 200 && q.length <= 200)) continue;
+    let c = 2;
+    while (c < p.length && c < q.length && p[c] === q[c]) c++;
+    const from = Math.max(2, c - 60);
+    const clip = (l: string): string => `${l.slice(0, 2)}${from > 2 ? '…' : ''}${l.slice(from, from + 190)}`;
+    ops[k] = clip(p);
+    ops[k + 1] = clip(q);
+    k++;
   }
   const out: string[] = [];
   let changed = 0;
