@@ -194,6 +194,9 @@ function lists(): Step[] {
   const c = 'list' as const;
   const L = (name: string, query: string, base = CMS): Step => ({ cat: c, name, method: 'GET', path: `${base}?${query}` });
   return [
+    // Names where one is a prefix of another followed by '-' or '.': etcd's key order puts "ord" first.
+    ...['ord-x', 'ord', 'ord.y', 'ord0'].map((n): Step => ({ cat: c, name: `create ${n} (list order)`, method: 'POST', path: '/api/v1/namespaces/{ns2}/configmaps', body: cm(n, {}, { labels: { ord: 'yes' } }) })),
+    { cat: c, name: 'list order of prefix names', method: 'GET', path: '/api/v1/namespaces/{ns2}/configmaps?labelSelector=ord', project: (b) => (b?.items ?? []).map((i: any) => i?.metadata?.name) },
     { cat: c, name: 'list configmaps in namespace', method: 'GET', path: CMS, capture: { listRv: 'metadata.resourceVersion' } },
     L('list configmaps labelSelector =', 'labelSelector=extra%3Dyes'),
     L('list configmaps labelSelector ==', 'labelSelector=extra%3D%3Dyes'),
