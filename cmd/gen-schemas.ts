@@ -19,6 +19,10 @@
  * `t` struct written as null when zero (metav1.Time), `q` resource.Quantity, `i` IntOrString,
  * `l` slice or map, `v` scalar; then `o` when the field is omitempty. Read from the Go sources of
  * the same module versions (k8s.io/api, k8s.io/apimachinery); absent when the field is not found.
+ *
+ * Also from the Go sources, because kube-apiserver serves them but the published swagger.json
+ * lacks them: `enum` (+ kube-openapi's "Possible enum values" description lines) on fields whose
+ * type is a `// +enum` string type, and `default` from `// +default=` field markers.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
