@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { ensureKeyFormat, upgradedKey, KEY_FORMAT } from './format.ts';
-import { META_FORMAT, currentKeyOf, historyKeyOf } from './keys.ts';
+import { META_FORMAT, currentKeyOf, historyKeyOf, pathOfHistoryKey, pathOfCurrentKey, rvOfHistoryKey } from './keys.ts';
 
 const dirs: string[] = [];
 async function db(): Promise<ClassicLevel<string, Buffer>> {
@@ -32,7 +32,26 @@ test('upgradedKey: format-1 o/ and h/ keys only', () => {
   assert.is(upgradedKey(currentKeyOf('core/configmaps/ns/a')), null);
   assert.is(upgradedKey(historyKeyOf('core/configmaps/ns/a', 10)), null);
   assert.is(upgradedKey('i/core/configmaps/ns/a'), null);
+  assert.is(upgradedKey('h/rbac/clusterroles//a\u0000b/000000000000000a'), historyKeyOf('rbac/clusterroles//a\u0000b', 10));
   assert.is(upgradedKey('m/folded'), null);
+});
+
+test('h/ keys walk objects in the o/ order (byte order of paths), NUL in names included', async () => {
+  const d = await db();
+  const paths = ['app0', 'app-x', 'app', 'app\u0000', 'app\u0000x', 'app\u0001', 'app.y', 'app\u0000\u007f'].map((n) => `rbac/clusterroles//${n}`);
+  const ops = paths.flatMap((p) => [
+    { type: 'put' as const, key: currentKeyOf(p), value: Buffer.alloc(0) },
+    ...[1, 15, 255].map((rv) => ({ type: 'put' as const, key: historyKeyOf(p, rv), value: Buffer.alloc(0) })),
+  ]);
+  await d.batch(ops);
+  const current: string[] = [];
+  for await (const k of d.keys({ gte: 'o/', lt: 'o0' })) current.push(pathOfCurrentKey(k));
+  const history: Array<[string, number]> = [];
+  for await (const k of d.keys({ gte: 'h/', lt: 'h0' })) history.push([pathOfHistoryKey(k), rvOfHistoryKey(k)]);
+  const byteOrder = [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  assert.equal(current, byteOrder);
+  assert.equal(history, byteOrder.flatMap((p) => [1, 15, 255].map((rv): [string, number] => [p, rv])));
+  await d.close();
 });
 
 test('an interrupted upgrade (a mix of both formats) completes; a second run changes nothing', async () => {

@@ -2,7 +2,7 @@
  * The key format of a snapshot store (keys.ts) and its upgrade at open.
  *
  *   format 1 (no m/format):  o/<path>/            h/<path>/<rv hex16>
- *   format 2 (m/format = 2): o/<path>             h/<path>\0<rv hex16>
+ *   format 2 (m/format = 2): o/<path>             h/<path>\0<rv hex16>   (NUL in a path escaped, keys.ts)
  *
  * Format 1 listed `app-x` and `app.y` before `app` ('-' and '.' sort below the '/' that ended the
  * name); format 2 lists in kube's etcd key order. i/, t/, l/ and m/ keys are the same in both.
@@ -18,7 +18,7 @@
  * upgrade still resumes after it (in format-2 order).
  */
 import type { Db, BatchOp } from './mvcc/materializer.ts';
-import { HISTORY_SEP, HISTORY_TAIL, META_FORMAT } from './keys.ts';
+import { HISTORY_TAIL, META_FORMAT, historyKeyOf, rvOfHistoryKey } from './keys.ts';
 
 /** The key format this code reads and writes. */
 export const KEY_FORMAT = 2;
@@ -38,7 +38,7 @@ export function upgradedKey(key: string): string | null {
   if (key.startsWith('o/')) return key.endsWith('/') ? key.slice(0, -1) : null;
   if (key.startsWith('h/')) {
     const sep = key.length - HISTORY_TAIL;
-    return sep > 2 && key[sep] === '/' ? key.slice(0, sep) + HISTORY_SEP + key.slice(sep + 1) : null;
+    return sep > 2 && key[sep] === '/' ? historyKeyOf(key.slice(2, sep), rvOfHistoryKey(key)) : null;
   }
   return null;
 }

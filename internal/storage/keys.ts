@@ -16,8 +16,8 @@
  * order of `<ns>/<name>`. o/ keys end with the name, so they sort the same way (`app` < `app-x` <
  * `app.y` < `app0`; namespace `x-b` before `x`, by the '/' after the namespace). h/ keys must keep
  * the same object order, because exact-version lists walk h/ and continue tokens move between o/
- * and h/ reads: the separator before the version is NUL, which sorts below every character a name
- * can hold, so all versions of `app` come before `app-x`'s (format 1 ended the name with '/',
+ * and h/ reads: the separator before the version is NUL, the lowest character (a NUL inside a
+ * name is escaped, see NUL_ESCAPED), so all versions of `app` come before `app-x`'s (format 1 ended the name with '/',
  * which '-' and '.' sort below: that put `app-x` before `app`).
  * Offsets are fixed-width hex so byte order equals numeric order.
  */
@@ -40,31 +40,42 @@ export const objectPath = (k: ObjectKey): string => `${g(k.group)}/${k.resource}
 /** The objectPath of namespace `ns` (the fold looks it up for requireActiveNamespace). */
 export const namespacePath = (ns: string): string => objectPath({ group: '', resource: 'namespaces', namespace: '', name: ns });
 
-/** Keys of an object by its objectPath (the fold and the tools work on paths). */
-export const currentKeyOf = (path: string): string => `o/${path}`;
-export const historyKeyOf = (path: string, rv: number): string => `h/${path}${HISTORY_SEP}${hex16(rv)}`;
-/** Separator between an object's path and the version in h/ keys (below every name character). */
+/** Separator between an object's path and the version in h/ keys (below every other character). */
 export const HISTORY_SEP = '\u0000';
 /** Length of the `<sep><rv hex16>` tail of an h/ key. */
 export const HISTORY_TAIL = 17;
+/**
+ * NUL inside a path (kube accepts it in names validated as path segments, e.g. RBAC roles) is
+ * written NUL DEL in h/ keys: DEL sorts after every hex digit and 'g', so an object whose name
+ * extends another's with NUL still sorts after all of the shorter one's versions, as in o/ keys.
+ */
+const NUL_ESCAPED = '\u0000\u007f';
+const escapeNul = (path: string): string => (path.includes(HISTORY_SEP) ? path.replaceAll(HISTORY_SEP, NUL_ESCAPED) : path);
+const unescapeNul = (p: string): string => (p.includes(HISTORY_SEP) ? p.replaceAll(NUL_ESCAPED, HISTORY_SEP) : p);
+
+/** Keys of an object by its objectPath (the fold and the tools work on paths). */
+export const currentKeyOf = (path: string): string => `o/${path}`;
+export const historyKeyOf = (path: string, rv: number): string => `h/${escapeNul(path)}${HISTORY_SEP}${hex16(rv)}`;
 /** The objectPath of an h/ key. */
-export const pathOfHistoryKey = (key: string): string => key.slice(2, -HISTORY_TAIL);
+export const pathOfHistoryKey = (key: string): string => unescapeNul(key.slice(2, -HISTORY_TAIL));
 /** The rv of an h/ key. */
 export const rvOfHistoryKey = (key: string): number => fromHex16(key.slice(-16));
 /** The objectPath of an o/ key. */
 export const pathOfCurrentKey = (key: string): string => key.slice(2);
+/** Every h/ key of the object at `path` starts with this (and no other object's does). */
+export const historyPrefixOf = (path: string): string => `h/${escapeNul(path)}${HISTORY_SEP}`;
 /**
- * A key after every h/ key of `path` and before the h/ keys of any other object (a seek target
+ * A key after every h/ key of `path` and before the h/ keys of any object after it (a seek target
  * that skips an object's remaining versions): 'g' sorts after every hex digit.
  */
-export const historyEndOf = (path: string): string => `h/${path}${HISTORY_SEP}g`;
+export const historyEndOf = (path: string): string => `${historyPrefixOf(path)}g`;
 export const indexKey = (path: string): string => `i/${path}`;
 /** Time marker `t/<offset>` → event time in ms (see mvcc/compactor.ts). */
 export const markerKey = (offset: number): string => `t/${hex16(offset)}`;
 
 export const currentKey = (k: ObjectKey): string => currentKeyOf(objectPath(k));
 /** Every h/ key of one object starts with this. */
-export const historyPrefix = (k: ObjectKey): string => `h/${objectPath(k)}${HISTORY_SEP}`;
+export const historyPrefix = (k: ObjectKey): string => historyPrefixOf(objectPath(k));
 export const historyKey = (k: ObjectKey, rv: number): string => historyKeyOf(objectPath(k), rv);
 export const logKey = (offset: number): string => `l/${hex16(offset)}`;
 
