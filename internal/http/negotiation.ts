@@ -27,24 +27,68 @@ function parseAccept(header: string): MediaRange[] {
 }
 
 /**
- * Pick the response representation. `allowTable`: the endpoint can answer as Table
- * (get/list of resources). Throws 406 when nothing acceptable is offered.
+ * A transformation asked for with `;as=<Kind>;g=meta.k8s.io;v=<v>` (kube's MediaTypeOptions.Convert):
+ * the answer is a Table or PartialObjectMetadata(List) of that meta.k8s.io version instead of the
+ * object itself. kube-apiserver 1.24 still serves both v1 and v1beta1.
+ */
+export interface Conversion {
+  as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  version: 'v1' | 'v1beta1';
+}
+
+/** The negotiated answer: a serialization and, optionally, a conversion of the object. */
+export interface Negotiated {
+  rep: 'json' | 'yaml' | 'protobuf';
+  convert?: Conversion;
+}
+
+/** What kube-apiserver's serializers offer, in its order (also the 406 message's list). */
+const SERIALIZERS = ['application/json', 'application/yaml', PROTOBUF] as const;
+
+/** The conversion a clause's `as`/`g`/`v` parameters ask for; null = not one this endpoint allows. */
+function conversionOf(params: Record<string, string>, mediaType: string, allowTable: boolean): Conversion | null | undefined {
+  if (params.as === undefined && params.g === undefined && params.v === undefined) return undefined;
+  if (!allowTable || params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return null;
+  // RequestScope.AllowsMediaTypeTransform: Table only as JSON or YAML; our protobuf codec has no
+  // meta.k8s.io messages, so PartialObjectMetadata is offered as JSON and YAML too.
+  if (mediaType === PROTOBUF) return null;
+  if (params.as === 'Table' || params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return { as: params.as, version: params.v };
+  return null;
+}
+
+/**
+ * Pick the response serialization and conversion (kube's NegotiateMediaTypeOptions): the first
+ * Accept clause that one of our serializers matches with parameters this endpoint allows.
+ * `allowTable`: the endpoint can convert (get/list/watch of resources). Throws 406 when nothing
+ * acceptable is offered.
+ */
+export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Negotiated {
+  if (!accept) return { rep: 'json' };
+  for (const m of parseAccept(accept)) {
+    const [type, sub] = m.type.split('/');
+    for (const mediaType of SERIALIZERS) {
+      if (mediaType === PROTOBUF && !allowProtobuf) continue;
+      const [t, s] = mediaType.split('/');
+      if (!((type === t && (sub === s || sub === '*')) || (type === '*' && sub === '*'))) continue;
+      const convert = conversionOf(m.params, mediaType, allowTable);
+      if (convert === null) continue;
+      const rep = mediaType === PROTOBUF ? 'protobuf' : mediaType === 'application/yaml' ? 'yaml' : 'json';
+      return convert ? { rep, convert } : { rep };
+    }
+    // Patch media types are accepted as JSON by clients that echo their Content-Type.
+    if (!m.params.as && (m.type === 'application/json-patch+json' || m.type === 'application/merge-patch+json')) return { rep: 'json' };
+  }
+  throw notAcceptable(`only the following media types are accepted: ${SERIALIZERS.join(', ')}`);
+}
+
+/**
+ * Pick the response representation (`negotiateOutput` folded into one name: 'table' and
+ * 'metadata' for the conversions). Throws 406 when nothing acceptable is offered.
  */
 export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
-  if (!accept) return 'json';
-  for (const m of parseAccept(accept)) {
-    const as = m.params.as;
-    if (as) {
-      const metaGroup = m.params.g === 'meta.k8s.io' && (m.params.v === 'v1' || m.params.v === 'v1beta1');
-      if (allowTable && metaGroup && as === 'Table' && (m.type === 'application/json' || m.type === '*/*')) return 'table';
-      if (allowTable && metaGroup && (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && m.type === 'application/json') return 'metadata';
-      continue; // unknown `as=` (e.g. aggregated discovery): try the next range
-    }
-    if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*' || m.type === 'application/json-patch+json' || m.type === 'application/merge-patch+json') return 'json';
-    if (m.type === 'application/yaml') return 'yaml';
-    if (m.type === PROTOBUF && allowProtobuf) return 'protobuf';
-  }
-  throw notAcceptable(accept);
+  const n = negotiateOutput(accept, allowTable, allowProtobuf);
+  if (n.convert) return n.convert.as === 'Table' ? 'table' : 'metadata';
+  return n.rep;
 }
 
 /** Decode a request body by Content-Type: JSON (default) or YAML. */

@@ -11,9 +11,9 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiate, decodeBody, type Representation } from './negotiation.ts';
+import { negotiate, negotiateOutput, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
-import { toTable } from './table.ts';
+import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { FULL_VERBS } from './discovery.ts';
 import { serveWatch } from './watch-handler.ts';
@@ -114,10 +114,12 @@ export class ResourceHandlers {
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
+        const out = this.output(r, pb);
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
-        return this.sendObjects(res, served, rep(true), r.query, [b], null);
+        return this.sendObjects(res, served, out, r.query, [b], null);
       }
       case 'list': {
+        const out = this.output(r, pb);
         const result = await reader.list(ns, {
           labelSelector: r.query.get('labelSelector') ?? undefined,
           fieldSelector: r.query.get('fieldSelector') ?? undefined,
@@ -129,7 +131,7 @@ export class ResourceHandlers {
         const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
         if (result.continue) meta.continue = result.continue;
         if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-        return this.sendObjects(res, served, rep(true), r.query, result.items, meta);
+        return this.sendObjects(res, served, out, r.query, result.items, meta);
       }
       case 'create': {
         if (info.name || info.subresource) throw methodNotSupported(store.gr, 'create');
@@ -173,24 +175,30 @@ export class ResourceHandlers {
         return reply({ body: Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' })), code: 200 });
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, rep: rep(true), hub: this.hub, folded: this.folded }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }
   }
 
-  private sendObjects(res: Res, served: ServedKind, rep: Representation, q: URLSearchParams, items: Buffer[], listMeta: Record<string, unknown> | null): void {
+  /**
+   * Negotiate a get/list answer; a Table conversion validates its TableOptions first (400 before
+   * anything is read, as kube's optionsForTransform).
+   */
+  private output(r: ResourceRequest, pb: boolean): Negotiated {
+    const out = negotiateOutput(header(r.headers, 'accept'), true, pb);
+    if (out.convert?.as === 'Table') tableOptions(r.query);
+    return out;
+  }
+
+  private sendObjects(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, items: Buffer[], listMeta: Record<string, unknown> | null): void {
     const { kind, store } = served;
-    if (rep === 'table') {
-      const objs = items.map(parseObject);
-      return sendJson(res, toTable(kind, objs, listMeta ?? { resourceVersion: objs[0]?.metadata.resourceVersion ?? '' }, q.get('includeObject')));
-    }
-    if (rep === 'metadata') {
-      const metas = items.map((b) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: parseObject(b).metadata }));
-      return sendJson(res, listMeta ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: metas } : metas[0]);
+    if (out.convert) {
+      const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
+      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { yaml: out.rep === 'yaml' });
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
-    return this.sendObject(res, body, rep, 200, {});
+    return this.sendObject(res, body, out.rep, 200, {});
   }
 
   /** Send stored JSON bytes as JSON (as is), YAML, or Protobuf (encoded from the JSON). */

@@ -14,9 +14,9 @@ import { parseRv } from '../registry/generic/reader.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
-import type { Representation } from './negotiation.ts';
+import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
-import { toTable } from './table.ts';
+import { partialObjectMetadata, tableOptions, toTable } from './table.ts';
 import type { Res } from './respond.ts';
 
 /** Bytes a watcher may have queued in its socket before it counts as too slow and is ended. */
@@ -34,7 +34,8 @@ export interface WatchRequest {
   /** Item path watches (`/configmaps/x?watch=1`) name the object. */
   name: string;
   query: URLSearchParams;
-  rep: Representation;
+  /** Negotiated serialization and conversion (a Table's TableOptions are already validated). */
+  out: Negotiated;
   hub: WatchHub;
   folded: () => number;
 }
@@ -78,17 +79,30 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     await reader.waitFor(from).catch(() => undefined); // a future version: wait briefly, then watch from it anyway
   }
 
-  const protobuf = w.rep === 'protobuf';
+  const protobuf = w.out.rep === 'protobuf';
+  const convert = w.out.convert;
+  const table = convert?.as === 'Table' ? tableOptions(q) : undefined;
   const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
   res.writeHead(200, head);
   res.flushHeaders(); // the client's watch call returns on headers; events may take a while
+  // Each event's object goes through the conversion (kube's watch Fixup; bookmarks too, errors
+  // never); a Table carries its column definitions on the first event only.
+  const converted = (o: KubeObject): unknown => {
+    if (convert?.as === 'Table' && table) {
+      const t = toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, table, convert.version);
+      table.noHeaders = true;
+      return t;
+    }
+    // PartialObjectMetadataList of a single event object fails kube's transform, which then
+    // sends the object unconverted.
+    if (convert?.as === 'PartialObjectMetadata') return partialObjectMetadata(o, convert.version);
+    return o;
+  };
   const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
     let body: Buffer;
-    if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
-      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
-      body = Buffer.from(JSON.stringify(toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject'))));
-    } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
+    if (convert && type !== 'ERROR') body = Buffer.from(JSON.stringify(converted(Buffer.isBuffer(obj) ? parseObject(obj) : obj)));
+    else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
     return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), body, NEWLINE_CLOSE]);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {
