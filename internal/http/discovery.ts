@@ -5,39 +5,62 @@
 import { createHash } from 'node:crypto';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 
+/** Verbs of a resource that serves everything (in discovery's sorted order). */
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-const hashOf = (s: string): string => createHash('sha256').update(s).digest('base64').slice(0, 11);
+/**
+ * discovery.StorageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"),
+ * the version being the one objects are stored in (our preferred version).
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
 
+/** Verbs as discovery lists them: sorted (kube builds them as a sorted string set). */
+const sortedVerbs = (verbs: string[]): string[] => [...new Set(verbs)].sort();
+
+/**
+ * The APIResource entries of a group version, ordered by name as kube's installer lists its
+ * (sorted) paths, subresources (`namespaces/status`) right after their resource. Fields follow
+ * metav1.APIResource's order; 1.24 leaves singularName empty, and subresources carry no
+ * storageVersionHash.
+ */
 function resourcesOf(kinds: ServedKind[]) {
   const out: Record<string, unknown>[] = [];
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
       name: kind.resource,
-      singularName: kind.singular,
+      singularName: '',
       namespaced: kind.namespaced,
       kind: kind.kind,
-      verbs: kind.verbs ?? FULL_VERBS,
-      storageVersionHash: hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
+      verbs: sortedVerbs(kind.verbs ?? FULL_VERBS),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;
+    r.storageVersionHash = storageVersionHash(kind.group, kind.versions[0], kind.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
-      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sub.verbs });
+      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sortedVerbs(sub.verbs) });
     }
   }
-  return out;
+  const byName = (e: Record<string, unknown>): string => String(e.name);
+  return out.sort((x, y) => (byName(x) < byName(y) ? -1 : byName(x) > byName(y) ? 1 : 0));
 }
 
+/** /api: the core group's versions and the address clients reach this server at. */
 export function apiVersions(serverAddress: string) {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
+/**
+ * /api/<v> or /apis/<g>/<v>; null when nothing is served there. The legacy core list has no
+ * apiVersion (kube-apiserver writes it unversioned); group lists carry `apiVersion: v1`.
+ */
 export function apiResourceList(registry: Registry, group: string, version: string) {
   const kinds = registry.inGroupVersion(group, version);
   if (!kinds.length) return null;
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: resourcesOf(kinds) };
+  if (!group) return { kind: 'APIResourceList', groupVersion: version, resources: resourcesOf(kinds) };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: resourcesOf(kinds) };
 }
 
 function groupDoc(name: string, versions: string[]) {
@@ -45,11 +68,13 @@ function groupDoc(name: string, versions: string[]) {
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
+/** /apis: every named group with its versions (preferred first). */
 export function apiGroupList(registry: Registry) {
   const groups = [...registry.groups()].filter(([g]) => g !== '').map(([g, vs]) => groupDoc(g, vs));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
+/** /apis/<group>; null for the core group or a group not served. */
 export function apiGroup(registry: Registry, group: string) {
   const vs = registry.groups().get(group);
   if (!group || !vs) return null;

@@ -124,8 +124,9 @@ async function nonResource(deps: ServerDeps, method: string, path: string, info:
     return;
   }
   if (path === '/version') return sendJson(res, versionInfo);
-  if (path === '/api') return sendJson(res, apiVersions(deps.advertiseAddress));
-  if (path === '/apis') return sendJson(res, apiGroupList(deps.registry));
+  // kube-apiserver serves discovery documents with or without a trailing slash.
+  if (path === '/api' || path === '/api/') return sendJson(res, apiVersions(deps.advertiseAddress));
+  if (path === '/apis' || path === '/apis/') return sendJson(res, apiGroupList(deps.registry));
   if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) {
     const doc = apiResourceList(deps.registry, '', info.version);
     if (doc) return sendJson(res, doc);
@@ -134,6 +135,8 @@ async function nonResource(deps: ServerDeps, method: string, path: string, info:
     const doc = apiGroup(deps.registry, info.group);
     if (doc) return sendJson(res, doc);
   }
+  // A group nobody serves falls through kube's mux to its plain-text NotFound handler.
+  if (info.apiPrefix === 'apis' && info.group && !deps.registry.groups().has(info.group)) return sendText(res, 404, '404 page not found\n');
   if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) {
     const doc = apiResourceList(deps.registry, info.group, info.version);
     if (doc) return sendJson(res, doc);
