@@ -84,7 +84,7 @@ export const methodNotSupported = (gr: GroupResource, action: string): ApiError 
  * 406: no acceptable representation. Negotiation says which media types it could have answered
  * with; a conversion that does not apply (PartialObjectMetadata of a list) says why.
  */
-export const notAcceptable = (message: string): ApiError => new ApiError(failure(406, 'NotAcceptable', message));
+export const notAcceptable = (message: string, details?: StatusDetails): ApiError => new ApiError(failure(406, 'NotAcceptable', message, details));
 
 export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }));

@@ -91,6 +91,38 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
   return n.rep;
 }
 
+/** What kube's resource routes declare they produce (go-restful matches Accept against these). */
+const ROUTE_PRODUCES = new Set<string>([...SERIALIZERS, '*/*']);
+
+/**
+ * go-restful's route check, which runs before kube's own negotiation: some Accept clause, without
+ * its parameters, must be exactly (case-sensitively) one of the produced types or `*\/*`.
+ * Otherwise 406 "406: Not Acceptable" (so `application/*` or `text/html` alone are refused here).
+ */
+export function routeAccepts(accept: string | undefined): void {
+  if (!accept) return;
+  for (const clause of accept.split(',')) {
+    if (ROUTE_PRODUCES.has(clause.split(';')[0].trim())) return;
+  }
+  throw notAcceptable('406: Not Acceptable', {});
+}
+
+/**
+ * Whether an error answer goes out indented: kube writes an error as raw, indented JSON
+ * (responsewriters.WriteRawJSON) when the request's Accept cannot be negotiated without a
+ * conversion (e.g. only `…;as=Table;…`, or `text/html`).
+ */
+export function prettyErrors(accept: string | undefined): boolean {
+  if (!accept) return false;
+  for (const m of parseAccept(accept)) {
+    if (m.params.as !== undefined || m.params.g !== undefined || m.params.v !== undefined) continue;
+    const [type, sub] = m.type.split('/');
+    if (type === '*' && sub === '*') return false;
+    if (SERIALIZERS.some((s) => { const [t, u] = s.split('/'); return type === t && (sub === u || sub === '*'); })) return false;
+  }
+  return true;
+}
+
 /** Decode a request body by Content-Type: JSON (default) or YAML. */
 export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
   const ct = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();

@@ -11,7 +11,7 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiate, negotiateOutput, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
+import { negotiate, negotiateOutput, routeAccepts, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
@@ -108,9 +108,12 @@ export class ResourceHandlers {
     if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
     if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
+    routeAccepts(header(r.headers, 'accept'));
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    // Writes negotiate before they act: an unacceptable Accept must not leave a change behind.
+    const writeRep = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? 'json' : rep(false);
     const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void =>
-      this.sendObject(res, out.body, rep(false), out.code, warningHeaders(out.warnings ?? []));
+      this.sendObject(res, out.body, writeRep, out.code, warningHeaders(out.warnings ?? []));
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();

@@ -41,8 +41,9 @@ export function sendText(res: Res, code: number, text: string, headers: Record<s
   send(res, code, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff', ...headers });
 }
 
-export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}): void {
-  send(res, err.code, 'application/json', JSON.stringify(err.status), { ...err.headers, ...headers });
+/** Send an error's Status; `pretty`: indented, as kube's WriteRawJSON when Accept could not be met. */
+export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}, pretty = false): void {
+  send(res, err.code, 'application/json', JSON.stringify(err.status, null, pretty ? 2 : undefined), { ...err.headers, ...headers });
 }
 
 /** Splice stored item bytes into a list body: `{"kind":…,"metadata":…,"items":[a,b,…]}`. */

@@ -19,6 +19,7 @@ import type { Pki } from '../auth/pki.ts';
 import { requestInfo } from './request-info.ts';
 import { sendError, sendJson, sendText, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
+import { prettyErrors } from './negotiation.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
 
@@ -108,7 +109,7 @@ export function createHandler(deps: ServerDeps) {
       // Drain an unread body so the connection stays usable (HTTP/1.1 keep-alive).
       if (!bodyPromise && e.code !== 413) req.resume();
       if (e.code === 413 && 'stream' in req === false) res.setHeader('Connection', 'close');
-      sendError(res, e);
+      sendError(res, e, {}, prettyErrors(req.headers.accept));
     }
   };
 }
