@@ -57,6 +57,15 @@ export interface GroupResource {
 }
 const grString = (gr: GroupResource): string => (gr.group ? `${gr.resource}.${gr.group}` : gr.resource);
 
+/** StatusDetails naming an object, in Go field order; the core group's '' is omitted (omitempty). */
+const detailsFor = (gr: GroupResource, name?: string): StatusDetails => {
+  const d: StatusDetails = {};
+  if (name) d.name = name;
+  if (gr.group) d.group = gr.group;
+  d.kind = gr.resource;
+  return d;
+};
+
 export const badRequest = (message: string, causes?: StatusCause[]): ApiError =>
   new ApiError(failure(400, 'BadRequest', message, causes ? { causes } : undefined));
 
@@ -64,21 +73,20 @@ export const unauthorized = (message = 'Unauthorized'): ApiError => new ApiError
 
 export const forbidden = (gr: GroupResource, name: string, message: string, causes?: StatusCause[]): ApiError => {
   const what = name ? `${grString(gr)} "${name}"` : grString(gr);
-  const details: StatusDetails = { group: gr.group, kind: gr.resource };
-  if (name) details.name = name;
+  const details = detailsFor(gr, name);
   if (causes) details.causes = causes;
   return new ApiError(failure(403, 'Forbidden', `${what} is forbidden: ${message}`, details));
 };
 
 export const notFound = (gr: GroupResource, name: string): ApiError =>
-  new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }));
+  new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, detailsFor(gr, name)));
 
 /** A path that names no resource at all (unknown group/version/resource). */
 export const pathNotFound = (message = 'the server could not find the requested resource'): ApiError =>
   new ApiError(failure(404, 'NotFound', message, {}));
 
 export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
-  new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, { group: gr.group, kind: gr.resource }));
+  new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, detailsFor(gr)));
 
 /**
  * 406: no acceptable representation. Negotiation says which media types it could have answered
@@ -87,10 +95,10 @@ export const methodNotSupported = (gr: GroupResource, action: string): ApiError 
 export const notAcceptable = (message: string, details?: StatusDetails): ApiError => new ApiError(failure(406, 'NotAcceptable', message, details));
 
 export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
-  new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }));
+  new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, detailsFor(gr, name)));
 
 export const conflict = (gr: GroupResource, name: string, why: string): ApiError =>
-  new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${grString(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource }));
+  new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${grString(gr)} "${name}": ${why}`, detailsFor(gr, name)));
 
 export const gone = (message: string): ApiError => new ApiError(failure(410, 'Gone', message));
 

@@ -42,6 +42,8 @@ export interface ServerOptions {
   logLevel?: string;
   sync?: boolean;
   kinds?: KindDescriptor[];
+  /** Namespace controller: delay before a terminating namespace is emptied (default kube's 5 s). */
+  namespaceDeletionGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -58,12 +60,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
-  const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
+  const lifecycle = namespaceLifecycle(storage);
+  const admission = new AdmissionChain([lifecycle], [lifecycle]);
   const kinds = opts.kinds ?? coreKinds;
   const registry = new Registry(kinds, storage, admission);
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
-  const controller = new NamespaceController(storage, registry, log);
+  const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];

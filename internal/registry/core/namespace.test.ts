@@ -296,7 +296,7 @@ test('table', () => {
     [
       ['Name', 'string', 'name'],
       ['Status', 'string', undefined],
-      ['Age', 'date', undefined],
+      ['Age', 'string', undefined],
     ],
   );
   assert.equal(t.cells(stored('x')), ['x', 'Active', '2024-01-01T00:00:00Z']);

@@ -116,12 +116,11 @@ export const namespaceStrategy: Strategy = {
   canonicalize: setNameLabel,
   beginDelete(obj) {
     obj.status = { ...statusOf(obj), phase: NAMESPACE_TERMINATING };
+    // Namespace storage's Delete sets only deletionTimestamp (no grace period field).
+    delete obj.metadata.deletionGracePeriodSeconds;
   },
+  // A repeated DELETE of a terminating namespace answers 200 with the namespace (1.24 REST.Delete).
   hasPendingFinalizers: (obj) => finalizersOf(obj).length > 0,
-  repeatDeleteConflict: (obj) =>
-    finalizersOf(obj).length > 0
-      ? 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.'
-      : undefined,
 };
 
 /** /status: only status changes; the phase must agree with deletionTimestamp. */
