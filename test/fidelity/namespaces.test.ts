@@ -73,6 +73,7 @@ test('a deleted namespace stays visible, Terminating, until its contents are gon
   };
   assert.equal(normalize(withoutManagedFields(del)), normalize(withoutManagedFields(want)), 'DELETE answers the Terminating namespace');
   assert.is(del.metadata.deletionGracePeriodSeconds, undefined, 'namespaces get no deletionGracePeriodSeconds');
+  for (const o of [before, del]) assert.equal(Object.keys(o), ['kind', 'apiVersion', 'metadata', 'spec', 'status'], 'field order');
   const got = await ok(t.client.request('GET', `/api/v1/namespaces/${ns}`), 200, 'get after delete');
   assert.equal(normalize(withoutManagedFields(got)), normalize(withoutManagedFields(del)), 'GET sees it Terminating');
   // A repeated DELETE answers 200 with the namespace as it is (no 409 in 1.24).

@@ -67,6 +67,20 @@ function setNameLabel(obj: KubeObject): void {
   obj.metadata.labels[LABEL_METADATA_NAME] = name;
 }
 
+/**
+ * Put the top-level fields in v1.Namespace's JSON order (kind, apiVersion, metadata, spec,
+ * status): prepareForCreate adds status to bodies that had no spec yet.
+ */
+function fieldOrder(obj: KubeObject): void {
+  const entries = Object.entries(obj);
+  const rank = (k: string): number => {
+    const i = ['kind', 'apiVersion', 'metadata', 'spec', 'status'].indexOf(k);
+    return i < 0 ? 5 : i;
+  };
+  entries.sort(([a], [b]) => rank(a) - rank(b));
+  for (const [k] of entries) delete obj[k];
+  for (const [k, v] of entries) obj[k] = v;
+}
 
 /** ValidateNamespace minus the generic ObjectMeta checks. spec.finalizers errors carry no index. */
 export function validateNamespace(obj: KubeObject): FieldError[] {
@@ -113,7 +127,10 @@ export const namespaceStrategy: Strategy = {
   validate: validateNamespace,
   validateUpdate: (newObj) => validateNamespace(newObj),
   // generateName'd namespaces only learn their name after defaulting, so label again here.
-  canonicalize: setNameLabel,
+  canonicalize(obj) {
+    setNameLabel(obj);
+    fieldOrder(obj);
+  },
   beginDelete(obj) {
     obj.status = { ...statusOf(obj), phase: NAMESPACE_TERMINATING };
     // Namespace storage's Delete sets only deletionTimestamp (no grace period field).
