@@ -217,6 +217,18 @@ test('watch as Table: column definitions on the first event only, includeObject 
   await ok(t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/c2`), 200, 'delete c2');
 });
 
+test('paged list as Table carries continue and remainingItemCount', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  await ok(t.client.request('POST', base, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c0' } } }), 201, 'create c0');
+  const first = await ok(t.client.request('GET', `${base}?limit=1&includeObject=None`, { headers: { accept: TABLE } }), 200, 'page 1');
+  assert.equal(norm(first.metadata), { resourceVersion: '<rv>', continue: '<continue>', remainingItemCount: 1 });
+  assert.equal(norm(first.rows), [{ cells: ['c0', 0, '<age>'], object: null }]);
+  const second = await ok(t.client.request('GET', `${base}?limit=1&includeObject=None&continue=${encodeURIComponent(first.metadata.continue)}`, { headers: { accept: TABLE } }), 200, 'page 2');
+  assert.equal(norm(second.metadata), { resourceVersion: first.metadata.resourceVersion === second.metadata.resourceVersion ? '<rv>' : 'same rv' });
+  assert.equal(norm(second.rows), [{ cells: ['c1', 3, '<age>'], object: null }]);
+  await ok(t.client.request('DELETE', `${base}/c0`), 200, 'delete c0');
+});
+
 test('kubectl get prints the server-side columns', async () => {
   const kubectl = (...args: string[]) =>
     new Promise<string[][]>((resolve, reject) =>
