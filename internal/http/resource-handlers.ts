@@ -11,7 +11,7 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiate, negotiateOutput, routeAccepts, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
+import { negotiateOutput, routeAccepts, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
@@ -109,11 +109,9 @@ export class ResourceHandlers {
     if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     routeAccepts(header(r.headers, 'accept'));
-    const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
     // Writes negotiate before they act: an unacceptable Accept must not leave a change behind.
-    const writeRep = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? 'json' : rep(false);
-    const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void =>
-      this.sendObject(res, out.body, writeRep, out.code, warningHeaders(out.warnings ?? []));
+    const writeOut: Negotiated = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? { rep: 'json' } : negotiateOutput(header(r.headers, 'accept'), true, pb);
+    const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void => this.sendWritten(res, served, writeOut, r.query, out);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
@@ -202,6 +200,20 @@ export class ResourceHandlers {
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
     return this.sendObject(res, body, out.rep, 200, {});
+  }
+
+  /**
+   * Answer a write: the object (or Status) as negotiated. A conversion applies to the written
+   * object as to a get (kube's transformResponseObject; a Status passes through unchanged, and
+   * TableOptions are only checked here, after the write, as kube does).
+   */
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, written: { body: Buffer; code: number; warnings?: string[] }): void {
+    const headers = warningHeaders(written.warnings ?? []);
+    if (!out.convert) return this.sendObject(res, written.body, out.rep, written.code, headers);
+    const obj = parseObject(written.body);
+    if (obj.kind === 'Status') return sendJson(res, written.body, { code: written.code, headers, yaml: out.rep === 'yaml' });
+    const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
+    return sendJson(res, convertObjects(served.kind, out.convert, [obj], null, table), { code: written.code, headers, yaml: out.rep === 'yaml' });
   }
 
   /** Send stored JSON bytes as JSON (as is), YAML, or Protobuf (encoded from the JSON). */

@@ -229,6 +229,22 @@ test('paged list as Table carries continue and remainingItemCount', async () => 
   await ok(t.client.request('DELETE', `${base}/c0`), 200, 'delete c0');
 });
 
+test('writes answer in the requested conversion; an unacceptable Accept refuses before writing', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const created = await t.client.request('POST', `${base}?includeObject=None`, { headers: { accept: TABLE }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1' }, data: { x: 'y' } } });
+  assert.is(created.status, 201, show(created));
+  assert.equal(norm(created.json), norm({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '<rv>' }, columnDefinitions: COLUMNS.configmaps, rows: [{ cells: ['w1', 1, '<age>'], object: null }] }));
+  const meta = await ok(t.client.request('PATCH', `${base}/w1`, { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' }, body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' }), 200, 'patch');
+  assert.is(meta.kind, 'PartialObjectMetadata');
+  assert.equal(meta.metadata.labels, { a: 'b' });
+  // A delete's Status is not converted.
+  const del = await ok(t.client.request('DELETE', `${base}/w1`, { headers: { accept: TABLE } }), 200, 'delete');
+  assert.equal([del.kind, del.status, del.details.name], ['Status', 'Success', 'w1']);
+  const refused = await t.client.request('POST', base, { headers: { accept: 'text/html' }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w2' } } });
+  assert.is(refused.status, 406, show(refused));
+  assert.is((await t.client.request('GET', `${base}/w2`)).status, 404, 'nothing was written');
+});
+
 test('kubectl get prints the server-side columns', async () => {
   const kubectl = (...args: string[]) =>
     new Promise<string[][]>((resolve, reject) =>
