@@ -12,18 +12,31 @@ export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf'
 interface MediaRange {
   type: string;
   params: Record<string, string>;
+  /** Quality (the `q` parameter, default 1). */
+  q: number;
 }
 
+/**
+ * Parse an Accept header as goautoneg does for kube: `q` is taken out of the parameters, and
+ * clauses are ordered by q (highest first), then concrete types before wildcards (stable otherwise).
+ */
 function parseAccept(header: string): MediaRange[] {
-  return header.split(',').map((part) => {
+  const ranges = header.split(',').map((part) => {
     const [type, ...ps] = part.split(';').map((s) => s.trim());
     const params: Record<string, string> = {};
+    let q = 1;
     for (const p of ps) {
       const i = p.indexOf('=');
-      if (i > 0) params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim();
+      if (i <= 0) continue;
+      const key = p.slice(0, i).trim().toLowerCase();
+      const value = p.slice(i + 1).trim();
+      if (key === 'q') q = Number.isNaN(Number(value)) ? 0 : Number(value);
+      else params[key] = value;
     }
-    return { type: (type ?? '').toLowerCase(), params };
+    return { type: (type ?? '').toLowerCase(), params, q };
   });
+  const wild = (r: MediaRange): number => (r.type.startsWith('*/') ? 2 : r.type.endsWith('/*') ? 1 : 0);
+  return ranges.sort((a, b) => b.q - a.q || wild(a) - wild(b));
 }
 
 /**

@@ -195,6 +195,15 @@ test('conversions kube does not offer: 406 listing its media types; YAML Table i
   // A later clause kube accepts wins (kubectl lists the Table conversions, then plain JSON).
   const fallback = await ok(t.client.request('GET', p, { headers: { accept: 'application/json;as=Table;v=v2;g=meta.k8s.io,application/json' } }), 200, 'fallback');
   assert.is(fallback.kind, 'ConfigMap');
+  // Clauses are tried by quality, then concrete types before wildcards (goautoneg's order).
+  const ordered = [
+    { accept: `${TABLE};q=0.5,application/json`, kind: 'ConfigMap' },
+    { accept: `*/*,${TABLE}`, kind: 'Table' },
+  ];
+  for (const [i, tc] of ordered.entries()) {
+    const r = await ok(t.client.request('GET', p, { headers: { accept: tc.accept } }), 200, `ordered case ${i}`);
+    assert.is(r.kind, tc.kind, `ordered case ${i} (${tc.accept})`);
+  }
   const y = await t.client.request('GET', `${p}?includeObject=None`, { headers: { accept: 'application/yaml;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(y.status, 200, show(y));
   assert.match(String(y.headers['content-type']), /^application\/yaml/);
