@@ -163,7 +163,8 @@ export const namespaceFinalizeStrategy: StatusStrategy = {
     const newF = specOf(newObj).finalizers;
     keepOnly(newObj, oldObj, []);
     const spec = isPlainObject(newObj.spec) ? (newObj.spec as NamespaceSpec) : (newObj.spec = {} as NamespaceSpec);
-    if (newF === undefined || newF === null) delete spec.finalizers;
+    // An emptied list is dropped, as Go's omitempty drops it from v1.NamespaceSpec.
+    if (newF === undefined || newF === null || (Array.isArray(newF) && newF.length === 0)) delete spec.finalizers;
     else spec.finalizers = newF;
   },
   validateUpdate(newObj) {
