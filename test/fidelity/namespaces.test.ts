@@ -112,6 +112,18 @@ test('creates in a terminating namespace: 403 with kube Status (name, generateNa
   await ok(t.client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, { body: { data: { k: 'v' } }, contentType: 'application/merge-patch+json' }), 200, 'patch in terminating ns');
 });
 
+test('PUT finalize with no finalizers left removes a terminating namespace (answer: spec {})', async () => {
+  // What the namespace controller does last; done by hand here, so it runs on the reference too.
+  const ns = await t.createNamespace('nsfin');
+  await ok(t.client.request('DELETE', `/api/v1/namespaces/${ns}`), 200, 'delete');
+  const cur = await ok(t.client.request('GET', `/api/v1/namespaces/${ns}`), 200, 'get');
+  const r = await t.client.request('PUT', `/api/v1/namespaces/${ns}/finalize`, { body: { ...cur, spec: { finalizers: [] } } });
+  assert.is(r.status, 200, show(r));
+  assert.equal(r.json.spec, {}, 'an emptied finalizer list is omitted');
+  assert.equal([r.json.kind, r.json.status.phase, r.json.metadata.deletionTimestamp], ['Namespace', 'Terminating', cur.metadata.deletionTimestamp]);
+  await eventually('namespace gone', async () => (await t.client.request('GET', `/api/v1/namespaces/${ns}`)).status === 404, 5_000);
+});
+
 test('a create in a namespace that does not exist: 404 naming the namespace', async () => {
   const ns = t.ns('nsmissing');
   const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
