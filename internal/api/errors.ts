@@ -44,9 +44,12 @@ export class ApiError extends Error {
 }
 
 export function failure(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+  // Fields in metav1.Status's order (kind, apiVersion, metadata, status, message, reason, details,
+  // code), so a Status reads byte for byte as kube-apiserver writes it.
+  const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message } as Status;
   if (reason) s.reason = reason;
   if (details) s.details = details;
+  s.code = code;
   return s;
 }
 

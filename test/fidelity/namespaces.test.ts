@@ -17,6 +17,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, normalize, type Target } from '../target.ts';
 import { ok, show } from '../assertions.ts';
+import type { HttpResult } from '../harness.ts';
+
+/**
+ * The body's bytes without kube's trailing newline (its JSON encoder ends every body with one;
+ * whether ours does is the business of the byte-level suite, not of this one).
+ */
+const body = (r: HttpResult): string => r.text.replace(/\n$/, '');
 
 let t: Target;
 const held: { ns: string; name: string }[] = [];
@@ -97,16 +104,17 @@ test('creates in a terminating namespace: 403 with kube Status (name, generateNa
   for (const [i, tc] of cases.entries()) {
     const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/${tc.resource}`, { body: { apiVersion: 'v1', kind: tc.kind, metadata: tc.meta } });
     assert.is(r.status, 403, `case ${i}: ${show(r)}`);
-    assert.equal(normalize(r.json, { [ns]: '<ns>' }), {
+    // Byte for byte: the Status's fields in kube's order.
+    assert.is(body(r), JSON.stringify({
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: `${tc.resource} "${tc.shown}" is forbidden: unable to create new content in namespace <ns> because it is being terminated`,
+      message: `${tc.resource} "${tc.shown}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
       reason: 'Forbidden',
-      details: { name: tc.shown, kind: tc.resource, causes: [{ reason: 'NamespaceTerminating', message: 'namespace <ns> is being terminated', field: 'metadata.namespace' }] },
+      details: { name: tc.shown, kind: tc.resource, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }] },
       code: 403,
-    }, `case ${i}`);
+    }), `case ${i}`);
   }
   // Updates and deletes of existing content stay allowed.
   await ok(t.client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, { body: { data: { k: 'v' } }, contentType: 'application/merge-patch+json' }), 200, 'patch in terminating ns');
@@ -128,16 +136,16 @@ test('a create in a namespace that does not exist: 404 naming the namespace', as
   const ns = t.ns('nsmissing');
   const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
   assert.is(r.status, 404, show(r));
-  assert.equal(normalize(r.json, { [ns]: '<ns>' }), {
+  assert.is(body(r), JSON.stringify({
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: 'namespaces "<ns>" not found',
+    message: `namespaces "${ns}" not found`,
     reason: 'NotFound',
-    details: { name: '<ns>', kind: 'namespaces' },
+    details: { name: ns, kind: 'namespaces' },
     code: 404,
-  });
+  }));
 });
 
 test('kubectl delete -f of a namespace and the objects in it exits 0', async () => {
