@@ -63,19 +63,60 @@ export function apiResourceList(registry: Registry, group: string, version: stri
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: resourcesOf(kinds) };
 }
 
+/**
+ * The groups of kube-apiserver 1.24's /apis, in its order (the aggregator sorts APIServices by
+ * group priority), each with its versions in kube's order (preferred first). Groups we serve are
+ * listed in this order; others (none today) follow by name.
+ */
+const KUBE_GROUPS: [string, string[]][] = [
+  ['apiregistration.k8s.io', ['v1']],
+  ['apps', ['v1']],
+  ['events.k8s.io', ['v1', 'v1beta1']],
+  ['authentication.k8s.io', ['v1']],
+  ['authorization.k8s.io', ['v1']],
+  ['autoscaling', ['v2', 'v1', 'v2beta1', 'v2beta2']],
+  ['batch', ['v1', 'v1beta1']],
+  ['certificates.k8s.io', ['v1']],
+  ['networking.k8s.io', ['v1']],
+  ['policy', ['v1', 'v1beta1']],
+  ['rbac.authorization.k8s.io', ['v1']],
+  ['storage.k8s.io', ['v1', 'v1beta1']],
+  ['admissionregistration.k8s.io', ['v1']],
+  ['apiextensions.k8s.io', ['v1']],
+  ['scheduling.k8s.io', ['v1']],
+  ['coordination.k8s.io', ['v1']],
+  ['node.k8s.io', ['v1', 'v1beta1']],
+  ['discovery.k8s.io', ['v1', 'v1beta1']],
+  ['flowcontrol.apiserver.k8s.io', ['v1beta2', 'v1beta1']],
+];
+const GROUP_RANK = new Map(KUBE_GROUPS.map(([g], i) => [g, i] as const));
+const VERSION_ORDER = new Map(KUBE_GROUPS);
+
+/** A group's served versions in kube's order (versions kube does not list keep ours, after). */
+function orderedVersions(group: string, versions: string[]): string[] {
+  const kube = VERSION_ORDER.get(group) ?? [];
+  const rank = (v: string): number => (kube.includes(v) ? kube.indexOf(v) : kube.length);
+  return [...versions].sort((a, b) => rank(a) - rank(b));
+}
+
 function groupDoc(name: string, versions: string[]) {
-  const vs = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  const vs = orderedVersions(name, versions).map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
-/** /apis: every named group with its versions (preferred first). */
-export function apiGroupList(registry: Registry) {
-  const groups = [...registry.groups()].filter(([g]) => g !== '').map(([g, vs]) => groupDoc(g, vs));
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+/** The groups /apis lists (a registry's `groups()`), in kube's order. */
+type GroupSource = Pick<Registry, 'groups'>;
+
+/** /apis: every named group with its versions (preferred first), in kube-apiserver's order. */
+export function apiGroupList(registry: GroupSource) {
+  const rank = (g: string): number => GROUP_RANK.get(g) ?? KUBE_GROUPS.length;
+  const named = [...registry.groups()].filter(([g]) => g !== '');
+  named.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(([g, vs]) => groupDoc(g, vs)) };
 }
 
 /** /apis/<group>; null for the core group or a group not served. */
-export function apiGroup(registry: Registry, group: string) {
+export function apiGroup(registry: GroupSource, group: string) {
   const vs = registry.groups().get(group);
   if (!group || !vs) return null;
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, vs) };

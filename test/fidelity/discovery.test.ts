@@ -104,6 +104,26 @@ test('/apis, /apis/<g>, /apis/<g>/<v>: shapes as kube writes them, for every gro
   }
 });
 
+test("/apis lists groups (and each group's versions) in kube-apiserver 1.24's order", async () => {
+  // Kube's order for its built-in groups; on the reference this checks the list itself.
+  const KUBE: [string, string[]][] = [
+    ['apiregistration.k8s.io', ['v1']], ['apps', ['v1']], ['events.k8s.io', ['v1', 'v1beta1']], ['authentication.k8s.io', ['v1']],
+    ['authorization.k8s.io', ['v1']], ['autoscaling', ['v2', 'v1', 'v2beta1', 'v2beta2']], ['batch', ['v1', 'v1beta1']],
+    ['certificates.k8s.io', ['v1']], ['networking.k8s.io', ['v1']], ['policy', ['v1', 'v1beta1']], ['rbac.authorization.k8s.io', ['v1']],
+    ['storage.k8s.io', ['v1', 'v1beta1']], ['admissionregistration.k8s.io', ['v1']], ['apiextensions.k8s.io', ['v1']],
+    ['scheduling.k8s.io', ['v1']], ['coordination.k8s.io', ['v1']], ['node.k8s.io', ['v1', 'v1beta1']],
+    ['discovery.k8s.io', ['v1', 'v1beta1']], ['flowcontrol.apiserver.k8s.io', ['v1beta2', 'v1beta1']],
+  ];
+  const order = new Map(KUBE);
+  const list = await ok(t.client.request('GET', '/apis'), 200, '/apis');
+  const known = (list.groups as any[]).filter((g) => order.has(g.name));
+  assert.equal(known.map((g) => g.name), KUBE.map(([g]) => g).filter((g) => known.some((k) => k.name === g)), 'group order');
+  for (const g of known) {
+    const versions = g.versions.map((v: any) => v.version);
+    assert.equal(versions, order.get(g.name)!.filter((v) => versions.includes(v)), `${g.name}: version order`);
+  }
+});
+
 test('paths that name nothing: plain-text 404 for unknown groups, Status 404 for unknown versions', async () => {
   const text = await t.client.request('GET', '/apis/no-such-group.example.com');
   assert.is(text.status, 404, show(text));
