@@ -127,6 +127,19 @@ test('list as Table with includeObject None / Object / Metadata / empty', async 
   }
 });
 
+test('list as Table: secrets and namespaces with includeObject=Object', async () => {
+  const cases = [
+    { path: `/api/v1/namespaces/${ns}/secrets`, resource: 'secrets', obj: () => ({ ...secret, kind: 'Secret', apiVersion: 'v1' }), cells: ['s1', 'kubernetes.io/basic-auth', 2, '<age>'] },
+    { path: `/api/v1/namespaces?fieldSelector=metadata.name%3D${ns}`, resource: 'namespaces', obj: () => ({ ...namespace, kind: 'Namespace', apiVersion: 'v1' }), cells: ['<ns>', 'Active', '<age>'] },
+  ];
+  for (const [i, tc] of cases.entries()) {
+    const list = await ok(t.client.request('GET', tc.path), 200, `case ${i}: list`);
+    const r = await ok(t.client.request('GET', `${tc.path}${tc.path.includes('?') ? '&' : '?'}includeObject=Object`, { headers: { accept: TABLE } }), 200, `case ${i}`);
+    const want = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: list.metadata.resourceVersion }, columnDefinitions: COLUMNS[tc.resource], rows: [{ cells: tc.cells, object: tc.obj() }] };
+    assert.equal(norm(r), norm(want), `case ${i} (${tc.resource})`);
+  }
+});
+
 test('includeObject other than Metadata/Object/None: 400 with kube message (get, list, watch)', async () => {
   const paths = [`/api/v1/namespaces/${ns}/configmaps/c1`, `/api/v1/namespaces/${ns}/configmaps`, `/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`];
   for (const [i, p] of paths.entries()) {
