@@ -164,6 +164,7 @@ export class NamespaceController {
   }
 
   private schedule(ns: string): void {
+    if (!this.unsubscribe) return; // stopped
     if (this.running.has(ns)) {
       this.again.add(ns);
       return;
