@@ -105,8 +105,8 @@ export function nextConditions(existing: NamespaceCondition[], totals: ContentTo
 export class NamespaceController {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
-  /** Namespaces waiting for a delayed pass (the grace period, or a requeue). */
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Namespaces waiting for a delayed pass: the grace period after an event, or a requeue. */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; grace: boolean }>();
   private unsubscribe: (() => void) | null = null;
   private readonly ctx = systemContext('namespace-controller');
   private readonly namespaces: ServedKind;
@@ -126,8 +126,13 @@ export class NamespaceController {
     this.unsubscribe = this.storage.onChange((changes) => {
       for (const c of changes) {
         if (c.key.resource === 'namespaces' && c.key.group === '') {
-          if (c.type !== 'DELETED' && this.storage.entry(c.key)?.deleting) this.after(c.key.name, this.graceMs);
-        } else if (c.key.namespace && !this.timers.has(c.key.namespace) && this.storage.entry({ group: '', resource: 'namespaces', namespace: '', name: c.key.namespace })?.deleting) {
+          if (c.type !== 'DELETED' && this.storage.entry(c.key)?.deleting) this.after(c.key.name, this.graceMs, true);
+        } else if (c.key.namespace && this.storage.entry({ group: '', resource: 'namespaces', namespace: '', name: c.key.namespace })?.deleting) {
+          // Content changed: look now, unless the namespace's grace period is still running.
+          const pending = this.timers.get(c.key.namespace);
+          if (pending?.grace) continue;
+          if (pending) clearTimeout(pending.timer);
+          this.timers.delete(c.key.namespace);
           this.schedule(c.key.namespace);
         }
       }
@@ -135,7 +140,7 @@ export class NamespaceController {
     const all = await this.namespaces.reader.list('', {});
     for (const b of all.items) {
       const o = parseObject(b);
-      if (o.metadata.deletionTimestamp) this.after(o.metadata.name!, this.graceMs);
+      if (o.metadata.deletionTimestamp) this.after(o.metadata.name!, this.graceMs, true);
     }
   }
 
@@ -143,7 +148,7 @@ export class NamespaceController {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
   }
 
@@ -152,15 +157,18 @@ export class NamespaceController {
     while (this.running.size) await Promise.all(this.running.values());
   }
 
-  /** A pass for `ns` in `ms`, unless one is already due sooner (a workqueue's AddAfter). */
-  private after(ns: string, ms: number): void {
+  /**
+   * A pass for `ns` in `ms`, unless one is already pending (a workqueue's AddAfter keeps the
+   * earlier one). `grace`: the wait follows a namespace event and content changes must not cut it.
+   */
+  private after(ns: string, ms: number, grace = false): void {
     if (this.timers.has(ns) || !this.unsubscribe) return;
     const timer = setTimeout(() => {
       this.timers.delete(ns);
       this.schedule(ns);
     }, ms);
     timer.unref();
-    this.timers.set(ns, timer);
+    this.timers.set(ns, { timer, grace });
   }
 
   private schedule(ns: string): void {
