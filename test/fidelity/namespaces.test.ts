@@ -87,6 +87,19 @@ test('a deleted namespace stays visible, Terminating, until its contents are gon
   const again = await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   assert.is(again.status, 200, show(again));
   assert.equal(normalize(withoutManagedFields(again.json)), normalize(withoutManagedFields(got)), 'repeated DELETE');
+  // Its name is still taken.
+  const recreate = await t.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  assert.is(recreate.status, 409, show(recreate));
+  assert.is(body(recreate), JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `object is being deleted: namespaces "${ns}" already exists`,
+    reason: 'AlreadyExists',
+    details: { name: ns, kind: 'namespaces' },
+    code: 409,
+  }));
   // Listed with the Terminating phase, and selected by it.
   const list = await ok(t.client.request('GET', `/api/v1/namespaces?fieldSelector=metadata.name=${ns}`), 200, 'list');
   assert.equal(list.items.map((i: any) => i.status.phase), ['Terminating']);

@@ -146,7 +146,15 @@ export class GenericStore {
     const warnings = strategy.warnings?.(obj) ?? [];
     if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
     const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
-    if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
+    if (!verdict.accepted) {
+      const err = rejection(verdict, this.gr, meta.name!, namespace);
+      // Store.Create: an AlreadyExists for an object that is being deleted (a Terminating
+      // namespace, say) says so.
+      if (verdict.reason === 'AlreadyExists' && this.storage.entry(this.key(namespace, meta.name!))?.deleting) {
+        err.status.message = `object is being deleted: ${err.status.message}`;
+      }
+      throw err;
+    }
     return { body: verdict.object, code: 201, warnings };
   }
 
