@@ -159,14 +159,15 @@ test('cascading delete: contents removed, finalizer holds the namespace, name re
   await ok(c.request('POST', `${NS}/t1/configmaps`, { body: cm('c1') }), 201, 'create in new t1');
 });
 
-test('a second DELETE of a namespace that is still finalizing → 200 with the terminating namespace', async () => {
+test('a second DELETE of a namespace that is still finalizing → 200 with the namespace, unchanged', async () => {
   await ok(c.request('POST', NS, { body: nsBody('t2') }), 201, 'create t2');
   await ok(c.request('POST', `${NS}/t2/configmaps`, { body: cm('held', { finalizers: ['example.com/hold'] }) }), 201, 'create held cm');
   const first = await ok(c.request('DELETE', `${NS}/t2`), 200, 'first delete');
   assert.is(first.status.phase, 'Terminating');
-  // kube-apiserver 1.24's namespace REST Delete: deletionTimestamp already set and spec.finalizers
-  // not empty → it answers the namespace as it is (no 409 any more).
-  const again = await c.request('DELETE', `${NS}/t2`);
+  // kube-apiserver's Namespace REST Delete: when deletionTimestamp is set and spec.finalizers is
+  // not empty it answers the namespace as stored, whatever the DeleteOptions (checked against
+  // kube-apiserver 1.24; test/fidelity/propagation.test.ts runs the same on both).
+  const again = await c.request('DELETE', `${NS}/t2?propagationPolicy=Foreground`);
   // clean up before asserting, so a failure here leaves no terminating namespace behind
   await ok(c.request('PATCH', `${NS}/t2/configmaps/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }), 200, 'release');
   await eventually('namespace t2 gone', async () => (await c.request('GET', `${NS}/t2`)).status === 404);
@@ -175,6 +176,8 @@ test('a second DELETE of a namespace that is still finalizing → 200 with the t
   assert.is(again.json.status.phase, 'Terminating');
   assert.is(again.json.metadata.deletionTimestamp, first.metadata.deletionTimestamp, 'same deletionTimestamp');
   assert.is(again.json.metadata.deletionGracePeriodSeconds, undefined, 'namespaces carry no deletionGracePeriodSeconds');
+  assert.is(again.json.metadata.resourceVersion, first.metadata.resourceVersion, 'nothing written');
+  assert.is(again.json.metadata.finalizers, undefined, 'the options changed no finalizer');
 });
 
 test('empty namespace: delete → Terminating (or gone), then gone within the poll bound', async () => {

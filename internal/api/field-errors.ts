@@ -40,7 +40,15 @@ export class FieldPath {
   }
 }
 
-const fmt = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+/**
+ * A bad value already rendered the way Go's `%#v` prints a struct or a slice of structs (e.g.
+ * `v1.OwnerReference{APIVersion:"v1", …}`): echoed verbatim instead of as JSON.
+ */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+}
+
+const fmt = (v: unknown): string => (v instanceof GoSyntax ? v.text : typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
 
 export const required = (p: FieldPath, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: String(p), detail });
 export const invalid = (p: FieldPath, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: String(p), detail, value });

@@ -17,6 +17,7 @@ import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
+import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -44,6 +45,11 @@ export interface ServerOptions {
   kinds?: KindDescriptor[];
   /** Namespace controller: delay before a terminating namespace is emptied (default kube's 5 s). */
   namespaceDeletionGraceMs?: number;
+  /**
+   * Run the garbage collector (default true). Tests turn it off to leave collection work
+   * undone, then restart with it on to check that a restarted server resumes it.
+   */
+  garbageCollector?: boolean;
 }
 
 export interface RunningServer {
@@ -68,6 +74,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();
+  const gc = new GarbageCollector(storage, registry, log);
+  if (opts.garbageCollector !== false) gc.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
@@ -101,6 +109,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         controller.stop();
+        gc.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -108,6 +117,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           setTimeout(resolve, 2000).unref();
         });
         await controller.idle().catch(() => undefined);
+        await gc.idle().catch(() => undefined);
         await storage.close();
       })();
       return closing;

@@ -86,6 +86,7 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const out: DeleteOptions = { preconditions: pre ?? {} };
   if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (policy) out.propagationPolicy = policy;
+  if (typeof opts.orphanDependents === 'boolean') out.orphanDependents = opts.orphanDependents;
   return out;
 }
 

@@ -134,9 +134,9 @@ const createCases: CreateCase[] = [
     meta: { name: 'a', namespace: 'n', ownerReferences: [{ apiVersion: '', kind: '', name: '', uid: '' }] },
     want: [
       { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.apiVersion', msg: 'version must not be empty' },
-      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.kind', msg: 'must not be empty' },
-      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.name', msg: 'must not be empty' },
-      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.uid', msg: 'must not be empty' },
+      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.kind', msg: 'Invalid value: "": kind must not be empty' },
+      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.name', msg: 'Invalid value: "": name must not be empty' },
+      { type: 'FieldValueInvalid', field: 'metadata.ownerReferences.uid', msg: 'Invalid value: "": uid must not be empty' },
     ],
   },
   {
@@ -147,7 +147,7 @@ const createCases: CreateCase[] = [
   {
     name: 'Event may not own',
     meta: { name: 'a', namespace: 'n', ownerReferences: [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: 'u' }] },
-    want: [{ type: 'FieldValueInvalid', field: 'metadata.ownerReferences', msg: '/v1, Kind=Event is disallowed from being an owner' }],
+    want: [{ type: 'FieldValueInvalid', field: 'metadata.ownerReferences', msg: 'Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"u", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner' }],
   },
   {
     name: 'two controllers',
@@ -163,7 +163,7 @@ const createCases: CreateCase[] = [
       {
         type: 'FieldValueInvalid',
         field: 'metadata.ownerReferences',
-        msg: 'Only one reference can have Controller set to true. Found "true" in references for Deployment/d and ReplicaSet/r',
+        msg: 'Only one reference can have Controller set to true. Found "true" in references for d and r',
       },
     ],
   },

@@ -8,7 +8,7 @@
  * element; the core "standard finalizer" check names the element (`metadata.finalizers[0]`).
  */
 import type { ObjectMeta, OwnerReference } from '../api/types.ts';
-import { type FieldError, FieldPath, forbidden, invalid, required, tooLong } from '../api/field-errors.ts';
+import { type FieldError, FieldPath, GoSyntax, forbidden, invalid, required, tooLong } from '../api/field-errors.ts';
 import { type NameValidator, isQualifiedName, isValidLabelValue, validateNamespaceName } from './names.ts';
 
 export const FIELD_IMMUTABLE = 'field is immutable';
@@ -86,12 +86,33 @@ function parseGroupVersion(apiVersion: string): { group: string; version: string
 /** Kinds that may never own other objects. */
 const BANNED_OWNERS = new Set(['/v1, Kind=Event']);
 
-/** Owner references: apiVersion/kind/name/uid present, no banned owner, at most one controller. */
+/**
+ * Go's `%#v` of a v1.OwnerReference, as kube-apiserver echoes it in validation messages. Pointer
+ * fields print as an address there; `addr` supplies a stand-in (clients cannot rely on it).
+ */
+function goOwnerReference(ref: Partial<OwnerReference>, addr: () => string): string {
+  const str = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : '');
+  const ptr = (v: unknown): string => `(*bool)(${typeof v === 'boolean' ? addr() : 'nil'})`;
+  return `v1.OwnerReference{APIVersion:${str(ref.apiVersion)}, Kind:${str(ref.kind)}, Name:${str(ref.name)}, UID:${str(ref.uid)}, Controller:${ptr(ref.controller)}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion)}}`;
+}
+
+/** Stand-in heap addresses for goOwnerReference, distinct within one message. */
+function fakeAddresses(): () => string {
+  let next = 0xc000010000;
+  return () => `0x${(next += 8).toString(16)}`;
+}
+
+/**
+ * Owner references (apimachinery ValidateOwnerReferences): apiVersion with a version, kind, name
+ * and uid present, no banned owner kind (v1 Event), at most one `controller: true`. Nothing
+ * about scope: a cluster-scoped object may name a namespaced owner (the garbage collector, not
+ * validation, refuses that pairing).
+ */
 export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (refs === undefined || refs === null) return errs;
   if (!Array.isArray(refs)) return [invalid(path, refs, 'must be a list of owner references')];
-  let firstController = '';
+  let controllerName = '';
   for (const raw of refs as unknown[]) {
     const ref = (isPlainObject(raw) ? raw : {}) as Partial<OwnerReference>;
     const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
@@ -100,23 +121,24 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldEr
     const uid = typeof ref.uid === 'string' ? ref.uid : '';
     const gv = parseGroupVersion(apiVersion);
     if (gv.version.length === 0) errs.push(invalid(path.child('apiVersion'), apiVersion, 'version must not be empty'));
-    if (kind.length === 0) errs.push(invalid(path.child('kind'), kind, 'must not be empty'));
-    if (name.length === 0) errs.push(invalid(path.child('name'), name, 'must not be empty'));
-    if (uid.length === 0) errs.push(invalid(path.child('uid'), uid, 'must not be empty'));
+    if (kind.length === 0) errs.push(invalid(path.child('kind'), kind, 'kind must not be empty'));
+    if (name.length === 0) errs.push(invalid(path.child('name'), name, 'name must not be empty'));
+    if (uid.length === 0) errs.push(invalid(path.child('uid'), uid, 'uid must not be empty'));
     const gvk = `${gv.group}/${gv.version}, Kind=${kind}`;
-    if (BANNED_OWNERS.has(gvk)) errs.push(invalid(path, raw, `${gvk} is disallowed from being an owner`));
+    if (BANNED_OWNERS.has(gvk)) errs.push(invalid(path, new GoSyntax(goOwnerReference(ref, fakeAddresses())), `${gvk} is disallowed from being an owner`));
     if (ref.controller === true) {
-      const current = `${kind}/${name}`;
-      if (firstController !== '') {
+      if (controllerName !== '') {
+        const addr = fakeAddresses();
+        const all = (refs as unknown[]).map((r) => goOwnerReference((isPlainObject(r) ? r : {}) as Partial<OwnerReference>, addr));
         errs.push(
           invalid(
             path,
-            refs,
-            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+            new GoSyntax(`[]v1.OwnerReference{${all.join(', ')}}`),
+            `Only one reference can have Controller set to true. Found "true" in references for ${controllerName} and ${name}`,
           ),
         );
       } else {
-        firstController = current;
+        controllerName = name;
       }
     }
   }

@@ -1,93 +1,315 @@
 /**
- * managedFields for non-apply writes (operation Update). Every write records which fields its
- * manager set, as a FieldsV1 tree (`f:<field>` keys, `{}` leaves; `v:<json>` for set items,
- * `.` for "the node itself"). Full server-side apply ownership (conflicts, removal) builds on this
- * in the apply package; here a manager owns exactly the fields present in what it wrote.
+ * managedFields for non-apply writes (operation Update), as kube-apiserver 1.24's field manager
+ * writes them (k8s.io/apiserver endpoints/handlers/fieldmanager over structured-merge-diff):
+ *
+ *   decode      the request's managedFields if it sent valid, non-empty ones (`[{}]` or `[]`
+ *               resets them), else the live object's; subresources always use the live ones.
+ *   skip        an existing object without managedFields stays without (they start on create
+ *               or with the first apply).
+ *   compare     the live object (on create: the kind's empty object) with the written one, on
+ *               the kind's schema; fields that the strategy resets (status on the main
+ *               resource, spec on /status) are left out.
+ *   other       every other manager loses the fields this write changed or removed.
+ *   writer      gains what it added or changed and loses what it removed; apiVersion, kind,
+ *               and the server-owned metadata fields are never owned. All Update writes of one
+ *               manager (name, apiVersion, subresource) share one entry, whose time changes only
+ *               when its field set does.
+ *   cap         at most 10 Update entries: the oldest merge into `ancient-changes`.
+ *   encode      entries sorted by operation, time (seconds), manager, apiVersion, subresource.
+ *
+ * The managedFields are computed on the object as kube's handlers see it: decoded from the
+ * request (defaults applied, Secret stringData folded into data), before mutating admission and
+ * before the strategy's prepareForCreate/prepareForUpdate.
+ *
+ * The field-set machinery lives in internal/schema (compare, toFieldSet, FieldsV1); server-side
+ * apply reuses it together with `decodeManaged`/`encodeManaged` below.
  */
 import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
-import { rfc3339, jsonEqual } from './serialize.ts';
+import type { KindDescriptor } from '../rest/strategy.ts';
+import { FieldSet, FieldsV1Error } from '../../schema/fieldpath.ts';
+import { schemas } from '../../schema/registry.ts';
+import { compare, excludeFields, TypedError } from '../../schema/typed.ts';
+import type { TypeRef } from '../../schema/types.ts';
+import { deepCopy, rfc3339 } from './serialize.ts';
 
-/** Metadata fields the server owns; never attributed to a manager. */
-const SERVER_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'generateName', 'selfLink']);
-const TOP_SKIP = new Set(['kind', 'apiVersion', 'status']);
+/** kube-apiserver's DefaultMaxUpdateManagers. */
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+/** validation.FieldManagerMaxLength. */
+const FIELD_MANAGER_MAX_LENGTH = 128;
 
-/** Lists of scalars with set semantics. */
-const SET_LISTS = new Set(['metadata.finalizers', 'spec.finalizers']);
+/** Paths never owned by anyone (fieldmanager stripmeta.go); removed exactly, not recursively. */
+const STRIPPED = FieldSet.of(
+  [{ field: 'apiVersion' }],
+  [{ field: 'kind' }],
+  [{ field: 'metadata' }],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
+    { field: 'metadata' },
+    { field: f },
+  ]),
+);
 
-export function fieldsOf(value: unknown, path: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (value === null || typeof value !== 'object') return out;
-  if (Array.isArray(value)) {
-    if (SET_LISTS.has(path)) for (const v of value) out[`v:${JSON.stringify(v)}`] = {};
-    return out;
-  }
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v === undefined) continue;
-    if (path === '' && TOP_SKIP.has(k)) continue;
-    if (path === 'metadata' && SERVER_META.has(k)) continue;
-    const child = path ? `${path}.${k}` : k;
-    const sub = fieldsOf(v, child);
-    out[`f:${k}`] = Object.keys(sub).length ? (v !== null && typeof v === 'object' && !Array.isArray(v) ? sub : { '.': {}, ...sub }) : {};
-  }
+/**
+ * What a Strategy or StatusStrategy may add to declare its reset fields (kube GetResetFields) when
+ * the default rule (see FieldManager.resetFields) does not fit, e.g. Pod /status also resets
+ * `metadata.deletionTimestamp` and `metadata.ownerReferences`.
+ */
+export interface ResetFieldsStrategy {
+  /** Dotted field paths the strategy resets, e.g. ['spec', 'metadata.deletionTimestamp']. */
+  readonly resetFields?: readonly string[];
+}
+
+/** One manager's entry, decoded: identity, its field set, version, Apply or Update, time. */
+export interface ManagedEntry {
+  /** Identity (fieldmanager BuildManagerIdentifier): entries with equal ids are one entry. */
+  id: string;
+  manager?: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  subresource?: string;
+  set: FieldSet;
+  time?: string;
+}
+
+/** Decoded managedFields, by identity (insertion order irrelevant: encoding sorts). */
+export type Managed = Map<string, ManagedEntry>;
+
+/** The identity of an entry: its JSON without fieldsType, fieldsV1, time (and apiVersion for Apply). */
+export function managerId(e: { manager?: string; operation: string; apiVersion?: string; subresource?: string }): string {
+  const o: Record<string, string> = {};
+  if (e.manager) o.manager = e.manager;
+  if (e.operation) o.operation = e.operation;
+  if (e.apiVersion && e.operation !== 'Apply') o.apiVersion = e.apiVersion;
+  if (e.subresource) o.subresource = e.subresource;
+  return JSON.stringify(o);
+}
+
+/** Decode wire entries; throws FieldsV1Error for an invalid one (kube then ignores them all). */
+export function decodeManaged(entries: unknown): Managed {
+  const out: Managed = new Map();
+  if (entries === undefined || entries === null) return out;
+  if (!Array.isArray(entries)) throw new FieldsV1Error('managedFields must be a list');
+  entries.forEach((raw, i) => {
+    const e = (raw ?? {}) as ManagedFieldsEntry;
+    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new FieldsV1Error('operation must be `Apply` or `Update`');
+    if (typeof e.apiVersion !== 'string' || !e.apiVersion) throw new FieldsV1Error('apiVersion must not be empty');
+    if (!e.fieldsType) throw new FieldsV1Error(`missing fieldsType in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1') throw new FieldsV1Error(`invalid fieldsType "${e.fieldsType}" in managed fields entry ${i}`);
+    const entry: ManagedEntry = {
+      id: managerId({ ...e, operation: e.operation }),
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
+    };
+    if (e.manager) entry.manager = e.manager;
+    if (e.subresource) entry.subresource = e.subresource;
+    if (typeof e.time === 'string' && e.time) entry.time = e.time;
+    out.set(entry.id, entry);
+  });
   return out;
+}
+
+const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Encode to wire entries in kube's order; undefined when there are none. */
+export function encodeManaged(managed: Managed): ManagedFieldsEntry[] | undefined {
+  if (managed.size === 0) return undefined;
+  const entries = [...managed.values()].sort(
+    (p, q) =>
+      cmp(p.operation, q.operation) ||
+      seconds(p.time) - seconds(q.time) ||
+      cmp(p.manager ?? '', q.manager ?? '') ||
+      cmp(p.apiVersion, q.apiVersion) ||
+      cmp(p.subresource ?? '', q.subresource ?? ''),
+  );
+  return entries.map((e) => {
+    const w: ManagedFieldsEntry = {};
+    if (e.manager) w.manager = e.manager;
+    w.operation = e.operation;
+    w.apiVersion = e.apiVersion;
+    if (e.time) w.time = e.time;
+    w.fieldsType = 'FieldsV1';
+    w.fieldsV1 = e.set.toFieldsV1();
+    if (e.subresource) w.subresource = e.subresource;
+    return w;
+  });
+}
+
+/** `managedFields: [{}]` or `[]` in a request: "drop all managed fields". */
+function isReset(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  if (v.length === 0) return true;
+  return v.length === 1 && v[0] !== null && typeof v[0] === 'object' && Object.keys(v[0] as object).every((k) => (v[0] as Record<string, unknown>)[k] === undefined);
+}
+
+/** Which managed fields a write starts from (fieldmanager decodeLiveOrNew). */
+function startingManaged(live: KubeObject | null, next: KubeObject, subresource: string | undefined): Managed {
+  const fromLive = (): Managed => {
+    try {
+      return decodeManaged(live?.metadata.managedFields);
+    } catch (e) {
+      if (e instanceof FieldsV1Error) return new Map();
+      throw e;
+    }
+  };
+  if (subresource) return fromLive();
+  const sent = next.metadata.managedFields;
+  if (isReset(sent)) return new Map();
+  try {
+    const m = decodeManaged(sent);
+    if (m.size) return m;
+  } catch (e) {
+    if (!(e instanceof FieldsV1Error)) throw e;
+  }
+  return fromLive();
 }
 
 /**
- * Record an Update by `manager` on `obj` (mutates obj.metadata.managedFields). On update, the
- * manager's entry is replaced by the fields that differ from `old` plus those it already owned.
+ * The field manager of one kind (and one of its subresources, or the main resource). Holds the
+ * kind's schema and the fields its strategies reset.
  */
-export function recordUpdate(obj: KubeObject, old: KubeObject | null, manager: string, apiVersion: string, now: Date, subresource?: string): void {
-  const prior = (old?.metadata.managedFields ?? []).filter((e) => e && typeof e === 'object');
-  const incoming = obj.metadata.managedFields;
-  // A client resetting managedFields to [{}] strips them (seed: server-side apply rule 8).
-  const reset = Array.isArray(incoming) && incoming.length === 1 && Object.keys(incoming[0] ?? {}).length === 0;
-  let entries: ManagedFieldsEntry[] = reset ? [] : old ? prior : Array.isArray(incoming) ? incoming : [];
-  if (reset) {
-    obj.metadata.managedFields = undefined;
-    delete obj.metadata.managedFields;
-    return;
-  }
-  const scope = (o: KubeObject): Record<string, unknown> =>
-    subresource === 'status' ? (o.status === undefined ? {} : { 'f:status': fieldsOf(o.status, 'status') }) : fieldsOf(o, '');
-  const fields = scope(obj);
-  const changed = old ? diffFields(fields, scope(old)) : fields;
-  const mine = entries.find((e) => e.manager === manager && e.operation === 'Update' && (e.subresource ?? '') === (subresource ?? ''));
-  const merged = mine?.fieldsV1 ? mergeFields(mine.fieldsV1, changed) : changed;
-  entries = entries.filter((e) => e !== mine);
-  if (Object.keys(merged).length) {
-    const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion, time: rfc3339(now), fieldsType: 'FieldsV1', fieldsV1: merged };
-    if (subresource) entry.subresource = subresource;
-    entries.push(entry);
-  } else if (mine) {
-    entries.push(mine);
-  }
-  if (entries.length) obj.metadata.managedFields = entries;
-  else delete obj.metadata.managedFields;
-}
+export class FieldManager {
+  private readonly apiVersions: Set<string>;
+  private readonly preferred: string;
 
-function diffFields(now: Record<string, unknown>, before: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(now)) {
-    if (!(k in before)) out[k] = v;
-    else if (!jsonEqual(v, before[k]) && v && typeof v === 'object') {
-      const d = diffFields(v as Record<string, unknown>, before[k] as Record<string, unknown>);
-      if (Object.keys(d).length) out[k] = d;
+  constructor(private readonly kind: KindDescriptor) {
+    const gv = (v: string): string => (kind.group ? `${kind.group}/${v}` : v);
+    this.apiVersions = new Set(kind.versions.map(gv));
+    this.preferred = gv(kind.versions[0]);
+  }
+
+  /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
+  private get type(): TypeRef | undefined {
+    return schemas().typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
+  }
+
+  /**
+   * Fields the strategy of the main resource or a subresource resets, which therefore nobody
+   * owns through it: kube's GetResetFields. A strategy may list them (`resetFields`, dotted
+   * paths); otherwise, for kinds with a status subresource, they are `status` on the main
+   * resource and other subresources and `spec` on /status (Namespace, Service, PV, PVC in 1.24).
+   */
+  private resetFields(subresource: string | undefined): FieldSet | undefined {
+    const strategy = (subresource ? this.kind.subresources?.find((s) => s.name === subresource)?.strategy : this.kind.strategy) as ResetFieldsStrategy | undefined;
+    if (strategy?.resetFields) return FieldSet.fromPaths(strategy.resetFields.map((p) => p.split('.').map((field) => ({ field }))));
+    if (!this.kind.subresources?.some((s) => s.name === 'status')) return undefined;
+    return subresource === 'status' ? FieldSet.of([{ field: 'spec' }]) : FieldSet.of([{ field: 'status' }]);
+  }
+
+  /**
+   * The object as kube's handler decodes the request: defaults applied and the strategy's
+   * canonical form (e.g. Secret stringData folded into data), before admission and prepare.
+   */
+  private decoded(obj: KubeObject): KubeObject {
+    const view = deepCopy(obj);
+    this.kind.strategy.defaults?.(view);
+    this.kind.strategy.canonicalize?.(view);
+    return view;
+  }
+
+  /**
+   * managedFields after `manager` wrote `next` over `live` (null on create), or undefined for
+   * none. `next` is the request's object (with the managedFields it carried, if any), before
+   * admission and the strategy's prepare step; it is not modified.
+   */
+  update(next: KubeObject, live: KubeObject | null, manager: string, now: Date, subresource?: string): ManagedFieldsEntry[] | undefined {
+    let managed = startingManaged(live, next, subresource);
+    // Tracking starts on create (or with the first apply), never on an update of an untracked object.
+    if (managed.size === 0 && live) return undefined;
+    const type = this.type;
+    if (!type) return encodeManaged(managed);
+    const newObj = this.decoded(next);
+    delete newObj.metadata.managedFields;
+    // compare only reads: a shallow copy suffices to leave the live managedFields out.
+    const liveObj: KubeObject = live ? { ...live, metadata: { ...live.metadata } } : { metadata: {} };
+    delete liveObj.metadata.managedFields;
+    try {
+      managed = this.updateManaged(type, managed, liveObj, newObj, manager, now, subresource);
+    } catch (e) {
+      // fieldmanager UpdateNoErrors: an object the schema rejects is written without managedFields.
+      if (e instanceof TypedError) return undefined;
+      throw e;
     }
+    return encodeManaged(managed);
   }
-  return out;
+
+  private updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
+    const ignored = this.resetFields(subresource);
+    const cmp = excludeFields(compare(live, next, type), ignored);
+    const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
+    const former = managed.get(id)?.set;
+    const out: Managed = new Map();
+    // Every other manager loses what this write changed or removed (Update always "forces").
+    const taken = cmp.modified.union(cmp.added);
+    for (const [k, e] of managed) {
+      // A manager of a version this server cannot convert to is dropped (SMD: missing version).
+      if (!this.apiVersions.has(e.apiVersion)) continue;
+      const set = e.set.difference(e.set.intersection(taken)).difference(cmp.removed);
+      if (!set.isEmpty()) out.set(k, { ...e, set });
+    }
+    let mine = cmp.modified.union(cmp.added).difference(cmp.removed);
+    if (ignored) mine = mine.recursiveDifference(ignored);
+    mine = mine.difference(STRIPPED);
+    if (!mine.isEmpty()) {
+      const previous = out.get(id);
+      const set = previous ? mine.union(previous.set) : mine;
+      const entry: ManagedEntry = { id, manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, set };
+      if (subresource) entry.subresource = subresource;
+      // kube keeps an entry's time even while its fields are gone; it changes with the set only.
+      const time = !former || !former.equals(set) ? rfc3339(now) : managed.get(id)?.time;
+      if (time) entry.time = time;
+      out.set(id, entry);
+    }
+    return capUpdateManagers(out);
+  }
 }
 
-function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    out[k] = k in out && out[k] && typeof out[k] === 'object' ? mergeFields(out[k] as Record<string, unknown>, v as Record<string, unknown>) : v;
+/** Merge the oldest Update entries into `ancient-changes` until at most 10 remain (capmanagers.go). */
+function capUpdateManagers(managed: Managed): Managed {
+  const updaters = [...managed.values()].filter((e) => e.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return managed;
+  updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(a.id, b.id));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const e = updaters[i];
+    const bucketId = managerId({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: e.apiVersion });
+    const first = firstOfVersion.get(e.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(e.apiVersion, e.id);
+      continue;
+    }
+    if (!managed.has(bucketId)) {
+      const f = managed.get(first)!;
+      managed.delete(first);
+      managed.set(bucketId, { ...f, id: bucketId, manager: ANCIENT_CHANGES, operation: 'Update', subresource: undefined });
+    }
+    const bucket = managed.get(bucketId)!;
+    managed.set(bucketId, { ...bucket, set: e.set.union(bucket.set), time: e.time });
+    managed.delete(e.id);
+    length--;
   }
-  return out;
+  return managed;
 }
 
-/** Default field manager from a User-Agent, as kube-apiserver derives it (text before the first '/'). */
+/**
+ * The default field manager name from a User-Agent (handlers/create.go prefixFromUserAgent):
+ * the text before the first '/', without non-printable characters, at most 128 bytes; "unknown"
+ * when that leaves nothing (kube names such entries "unknown" when it writes them).
+ */
 export function defaultManager(userAgent: string | undefined): string {
-  if (!userAgent) return 'unknown';
-  const first = userAgent.split('/')[0];
-  return first.length > 128 ? first.slice(0, 128) : first || 'unknown';
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0]) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out || 'unknown';
+}
+
+/** Set or clear an object's managedFields. */
+export function setManagedFields(obj: KubeObject, entries: ManagedFieldsEntry[] | undefined): void {
+  if (entries) obj.metadata.managedFields = entries;
+  else delete obj.metadata.managedFields;
 }

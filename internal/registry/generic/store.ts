@@ -21,9 +21,10 @@ import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
-import { recordUpdate } from './managed-fields.ts';
+import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
+import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 
 /**
@@ -75,12 +76,14 @@ export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
+  private readonly fields: FieldManager;
 
   constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
+    this.fields = new FieldManager(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
@@ -108,6 +111,8 @@ export class GenericStore {
   async create(ctx: RequestContext, namespace: string, body: KubeObject): Promise<WriteResult> {
     const obj = this.checkBody(body, namespace, undefined);
     const meta = obj.metadata;
+    // kube manages fields on the decoded request, before generateName, admission and prepare.
+    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
         const candidate = deepCopy(obj);
@@ -141,7 +146,6 @@ export class GenericStore {
     strategy.prepareForCreate?.(obj);
     this.validateCreate(obj);
     strategy.canonicalize?.(obj);
-    recordUpdate(obj, null, ctx.fieldManager, this.apiVersion, now);
     await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     const warnings = strategy.warnings?.(obj) ?? [];
     if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
@@ -237,6 +241,8 @@ export class GenericStore {
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
       this.carryServerFields(next, current);
+      // Fields are managed on the request's object, before admission and the strategy's prepare.
+      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
@@ -249,7 +255,7 @@ export class GenericStore {
       if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       }
-      recordUpdate(next, current, ctx.fieldManager, this.apiVersion, now, sub?.name);
+      setManagedFields(next, managedFields);
       await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
       const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
       // No-op writes do not create a new version (kube-apiserver skips the storage write too).
@@ -289,9 +295,14 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, following the seed's deletion state table: with finalizers pending the
-   * object only gets deletionTimestamp (200 + object); otherwise it is removed (200 + Status or
-   * the object, per kind).
+   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
+   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
+   *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
+   * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
+   *   0) and returned: 200, or 202 when the client sent `orphanDependents: false`;
+   * - otherwise it is removed (200 + Status or the object, per kind).
+   * Kinds with `beginDelete` (Namespace) follow kube's Namespace REST on the first delete.
    */
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
@@ -299,6 +310,9 @@ export class GenericStore {
 
   private async deleteLocked(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     const deadline = Date.now() + RETRY_DEADLINE_MS;
+    // endpoints/handlers/delete.go: "not deleted yet" answers 202 only to orphanDependents=false.
+    const markedCode = opts.orphanDependents === false ? 202 : 200;
+    const strategy = this.kind.strategy;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
@@ -311,29 +325,33 @@ export class GenericStore {
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
-      let verdict: Verdict;
-      let next: KubeObject;
-      const graceful = this.hasFinalizersAfterBegin(current);
-      if (graceful) {
-        if (current.metadata.deletionTimestamp) {
-          const why = this.kind.strategy.repeatDeleteConflict?.(current);
-          if (why) throw conflict(this.gr, name, why);
-          return { body: currentBytes, code: 200, warnings: [] }; // already terminating
-        }
-        next = deepCopy(current);
+      const next = deepCopy(current);
+      delete next.metadata.resourceVersion;
+      let remove = false;
+      if (strategy.beginDelete && this.hasFinalizersAfterBegin(current)) {
+        // Still finalizing: answered as is, whatever the options (Namespace REST Delete).
+        if (current.metadata.deletionTimestamp) return { body: currentBytes, code: markedCode, warnings: [] };
         next.metadata.deletionTimestamp = rfc3339(new Date());
-        next.metadata.deletionGracePeriodSeconds = 0;
-        this.kind.strategy.beginDelete?.(next);
-        delete next.metadata.resourceVersion;
-        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: 200, warnings: [] };
-        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
+        strategy.beginDelete(next);
+        const finalizers = lifecycleDeletionFinalizers(current.metadata, opts);
+        if (finalizers) setFinalizers(next.metadata, finalizers);
       } else {
-        next = deepCopy(current);
-        delete next.metadata.resourceVersion;
+        const gc = deletionFinalizers(strategy.defaultGarbageCollectionPolicy, current.metadata, opts);
+        if (gc.changed) setFinalizers(next.metadata, gc.finalizers);
+        if (next.metadata.finalizers?.length) markAsDeleting(next.metadata, rfc3339(new Date()));
+        else remove = true;
+      }
+      let verdict: Verdict;
+      if (remove) {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
         verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+      } else {
+        // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
+        if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
+        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: markedCode, warnings: [] };
+        verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return graceful ? { body: verdict.object, code: 200, warnings: [] } : this.deletedResponse(verdict.object, current);
+      if (verdict.accepted) return remove ? this.deletedResponse(verdict.object, current) : { body: verdict.object, code: markedCode, warnings: [] };
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;

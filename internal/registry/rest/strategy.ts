@@ -12,6 +12,14 @@
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 
+/**
+ * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
+ * 'DeleteDependents' = background (the default for every kind that declares none),
+ * 'OrphanDependents' = add the `orphan` finalizer (e.g. v1 ReplicationController),
+ * 'Unsupported' = never add garbage-collector finalizers, whatever the options say.
+ */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
 export interface Strategy {
   /** May PUT create a missing object? (ConfigMap/Secret: false; Kubernetes allows it for few kinds.) */
   readonly allowCreateOnUpdate: boolean;
@@ -46,8 +54,17 @@ export interface Strategy {
   canonicalize?(obj: KubeObject): void;
 
   /**
-   * Delete hook for kinds whose delete is a state change (Namespace → Terminating). Called on the
-   * stored object when a delete begins (deletionTimestamp already set by the store); may mutate.
+   * rest.GarbageCollectionDeleteStrategy: the propagation a DELETE without propagationPolicy or
+   * orphanDependents (and without a GC finalizer already on the object) uses. Default
+   * 'DeleteDependents' (background).
+   */
+  readonly defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
+
+  /**
+   * Delete hook for kinds whose delete is a state change (Namespace → Terminating), as kube's
+   * Namespace REST Delete: the first DELETE only sets deletionTimestamp (no
+   * deletionGracePeriodSeconds), calls this hook, and takes the GC finalizers from DeleteOptions
+   * alone (`orphanDependents: false` = foreground). Called on the stored object; may mutate.
    */
   beginDelete?(obj: KubeObject): void;
 
@@ -56,12 +73,6 @@ export interface Strategy {
    * object alive after delete? Namespace: spec.finalizers.
    */
   hasPendingFinalizers?(obj: KubeObject): boolean;
-
-  /**
-   * A DELETE of an object that is already terminating: return a message to answer 409 Conflict
-   * (Namespace: "The system is ensuring all content is removed…"); undefined = answer 200 with it.
-   */
-  repeatDeleteConflict?(obj: KubeObject): string | undefined;
 }
 
 /** Strategy for the `status` subresource: only status may change through it. */

@@ -1,0 +1,268 @@
+/**
+ * Schema generator: `npm run gen:schemas [-- <group/version/Kind> ...]`.
+ *
+ * Reads Kubernetes 1.24's published OpenAPI v2 document (k8s.io/kubernetes@v1.24.17
+ * api/openapi-spec/swagger.json, from the Go module cache; `go mod download` locates or fetches it)
+ * and writes, under internal/schema/generated/:
+ *   - `<package>.json` (e.g. core_v1.json, meta_v1.json): the definitions of the served kinds and of
+ *     every type they reference, compacted to what the server needs at run time (types, formats,
+ *     refs, required, defaults, enums and the x-kubernetes-* list/map/patch/GVK extensions);
+ *   - `descriptions/<package>.json`: the descriptions, kept apart so the runtime schema stays small
+ *     (OpenAPI serving and `kubectl explain` read them);
+ *   - `manifest.json`: the root kinds. Kinds given on the command line are added to it, so adding a
+ *     kind is `npm run gen:schemas -- apps/v1/Deployment` (core kinds: `v1/Pod`).
+ *
+ * One annotation is not in the OpenAPI document: `x-go` on each property, how its Go field
+ * serializes. kube-apiserver computes managedFields on Go objects, which differ from JSON bodies:
+ * an omitempty field with a zero value is absent, a field without omitempty is present even when
+ * zero, a non-pointer struct is always present. Codes: first letter `p` pointer, `s` struct,
+ * `t` struct written as null when zero (metav1.Time), `q` resource.Quantity, `i` IntOrString,
+ * `l` slice or map, `v` scalar; then `o` when the field is omitempty. Read from the Go sources of
+ * the same module versions (k8s.io/api, k8s.io/apimachinery); absent when the field is not found.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const KUBE_MODULE = 'k8s.io/kubernetes@v1.24.17';
+const STAGING_VERSION = 'v0.24.17';
+const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'internal', 'schema', 'generated');
+
+/** The kinds generated when the manifest does not exist yet. */
+const DEFAULT_KINDS = [
+  'v1/Namespace', 'v1/ConfigMap', 'v1/Secret', 'v1/Service', 'v1/Endpoints', 'v1/Pod',
+  'v1/PersistentVolume', 'v1/PersistentVolumeClaim',
+  'storage.k8s.io/v1/StorageClass', 'storage.k8s.io/v1/CSIDriver', 'storage.k8s.io/v1/CSINode', 'storage.k8s.io/v1/VolumeAttachment',
+];
+/** Meta types every API serves (Status bodies, DeleteOptions, watch events, discovery). */
+const META_TYPES = [
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions', 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
+  'io.k8s.apimachinery.pkg.version.Info',
+];
+
+/** Schema keywords and extensions kept in the runtime files. */
+const KEEP = new Set([
+  'type', 'format', 'items', 'additionalProperties', '$ref', 'required', 'properties', 'default', 'enum',
+  'x-kubernetes-patch-merge-key', 'x-kubernetes-patch-strategy', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type', 'x-kubernetes-group-version-kind', 'x-kubernetes-unions', 'x-kubernetes-int-or-string',
+  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
+]);
+
+/** Go structs that serialize as a JSON scalar: x-go code by definition (see the header). */
+const SCALAR_STRUCTS: Record<string, string> = {
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 't',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 't',
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'q',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'i',
+};
+
+type Json = any; // the OpenAPI document is untyped JSON
+
+interface Manifest {
+  source: string;
+  kinds: string[];
+  metaTypes: string[];
+}
+
+function moduleDir(mod: string): string {
+  const cached = join(homedir(), '.cache', 'kube-ref', 'gopath', 'pkg', 'mod', mod);
+  if (existsSync(cached)) return cached;
+  const out = execFileSync('go', ['mod', 'download', '-json', mod], { encoding: 'utf8' });
+  const dir = JSON.parse(out).Dir as string | undefined;
+  if (!dir) throw new Error(`go mod download ${mod}: no Dir in ${out}`);
+  return dir;
+}
+
+/** `group/version/Kind` (core: `v1/Kind`) → GVK. */
+function parseKind(s: string): { group: string; version: string; kind: string } {
+  const parts = s.split('/');
+  if (parts.length === 2) return { group: '', version: parts[0], kind: parts[1] };
+  if (parts.length === 3) return { group: parts[0], version: parts[1], kind: parts[2] };
+  throw new Error(`kind "${s}": expected group/version/Kind or v1/Kind`);
+}
+
+/** The output file of a definition: its Go package, shortened (io.k8s.api.core.v1 → core_v1). */
+export function fileOf(defName: string): string {
+  const pkg = defName.slice(0, defName.lastIndexOf('.'));
+  const short = pkg
+    .replace(/^io\.k8s\.api\./, '')
+    .replace(/^io\.k8s\.apimachinery\.pkg\.apis\./, '')
+    .replace(/^io\.k8s\.apimachinery\.pkg\./, '')
+    .replace(/^io\.k8s\.apiextensions-apiserver\.pkg\.apis\./, '')
+    .replace(/^io\.k8s\.kube-aggregator\.pkg\.apis\./, '');
+  return short.replace(/\./g, '_');
+}
+
+/** Go source directory of a definition's package, when it is one we can read. */
+function goPackageDir(modRoot: string, defName: string): string | undefined {
+  const pkg = defName.slice(0, defName.lastIndexOf('.'));
+  let m: RegExpMatchArray | null;
+  if ((m = pkg.match(/^io\.k8s\.api\.([\w-]+)\.(\w+)$/))) return join(modRoot, 'k8s.io', `api@${STAGING_VERSION}`, m[1], m[2]);
+  if ((m = pkg.match(/^io\.k8s\.apimachinery\.pkg\.(.+)$/))) return join(modRoot, 'k8s.io', `apimachinery@${STAGING_VERSION}`, 'pkg', ...m[1].split('.'));
+  if ((m = pkg.match(/^io\.k8s\.apiextensions-apiserver\.pkg\.(.+)$/))) return join(modRoot, 'k8s.io', `apiextensions-apiserver@${STAGING_VERSION}`, 'pkg', ...m[1].split('.'));
+  return undefined;
+}
+
+interface GoField {
+  type: string;
+  omitempty: boolean;
+}
+
+/** struct name → json field name → Go field, from a package's *.go files (inline structs expanded). */
+function goStructFields(dir: string): Map<string, Map<string, GoField>> {
+  const out = new Map<string, Map<string, GoField>>();
+  const inlines = new Map<string, string[]>();
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir)) {
+    if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
+    const src = readFileSync(join(dir, f), 'utf8');
+    const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
+    for (const s of src.matchAll(structRe)) {
+      const fields = new Map<string, GoField>();
+      const inl: string[] = [];
+      for (const line of s[2].split('\n')) {
+        const fm = line.match(/^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`json:"([^"]*)"/);
+        if (!fm) continue;
+        const [name, ...opts] = fm[3].split(',');
+        if (!name && opts.includes('inline')) inl.push(fm[2].replace(/^\*/, ''));
+        else if (name && name !== '-') fields.set(name, { type: fm[2], omitempty: opts.includes('omitempty') });
+      }
+      out.set(s[1], fields);
+      inlines.set(s[1], inl);
+    }
+  }
+  const expand = (name: string, seen: Set<string>): void => {
+    for (const inner of inlines.get(name) ?? []) {
+      if (seen.has(inner) || !out.has(inner)) continue;
+      seen.add(inner);
+      expand(inner, seen);
+      for (const [k, v] of out.get(inner)!) if (!out.get(name)!.has(k)) out.get(name)!.set(k, v);
+    }
+  };
+  for (const name of out.keys()) expand(name, new Set([name]));
+  return out;
+}
+
+const refName = (ref: string): string => ref.replace(/^#\/definitions\//, '');
+
+/** Compact one schema node: keep KEEP keys, move descriptions out, shorten refs. */
+function compact(node: Json, descOut: Record<string, string> | undefined, path: string): Json {
+  if (Array.isArray(node)) return node.map((x) => compact(x, undefined, path));
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description') {
+      if (descOut && typeof v === 'string') descOut[path] = v;
+      continue;
+    }
+    if (!KEEP.has(k)) continue;
+    if (k === '$ref') out[k] = refName(v as string);
+    else if (k === 'properties') {
+      const props: Json = {};
+      for (const [pn, pv] of Object.entries(v as Json)) props[pn] = compact(pv, descOut, path ? `${path}.${pn}` : pn);
+      out[k] = props;
+    } else if (k === 'items' || k === 'additionalProperties') out[k] = compact(v, undefined, path);
+    else out[k] = v;
+  }
+  return out;
+}
+
+function collectRefs(node: Json, into: Set<string>): void {
+  if (Array.isArray(node)) node.forEach((x) => collectRefs(x, into));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') into.add(refName(v));
+      else collectRefs(v, into);
+    }
+  }
+}
+
+function main(): void {
+  const kubeDir = moduleDir(KUBE_MODULE);
+  const modRoot = dirname(dirname(kubeDir));
+  const swaggerPath = join(kubeDir, 'api', 'openapi-spec', 'swagger.json');
+  const swagger = JSON.parse(readFileSync(swaggerPath, 'utf8'));
+  const defs: Record<string, Json> = swagger.definitions;
+
+  const manifestPath = join(OUT_DIR, 'manifest.json');
+  const prior: Manifest | undefined = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : undefined;
+  const kinds = [...new Set([...(prior?.kinds ?? DEFAULT_KINDS), ...process.argv.slice(2)])];
+  const metaTypes = prior?.metaTypes ?? META_TYPES;
+
+  // Roots: each kind's definition (matched by its x-kubernetes-group-version-kind) and its List.
+  const roots = new Set<string>(metaTypes);
+  for (const k of kinds) {
+    const gvk = parseKind(k);
+    const matches = Object.keys(defs).filter((n) =>
+      (defs[n]['x-kubernetes-group-version-kind'] ?? []).some((g: Json) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind),
+    );
+    const exact = matches.filter((n) => (defs[n]['x-kubernetes-group-version-kind'] ?? []).length === 1);
+    if (!exact.length) throw new Error(`kind ${k}: no definition in ${swaggerPath}`);
+    for (const n of exact) roots.add(n);
+    for (const n of Object.keys(defs)) {
+      if ((defs[n]['x-kubernetes-group-version-kind'] ?? []).some((g: Json) => g.group === gvk.group && g.version === gvk.version && g.kind === `${gvk.kind}List`)) roots.add(n);
+    }
+  }
+  const wanted = new Set<string>();
+  const queue = [...roots];
+  while (queue.length) {
+    const n = queue.pop()!;
+    if (wanted.has(n)) continue;
+    if (!defs[n]) throw new Error(`definition ${n} referenced but absent`);
+    wanted.add(n);
+    const refs = new Set<string>();
+    collectRefs(defs[n], refs);
+    queue.push(...refs);
+  }
+
+  // Go field types, to mark non-pointer struct fields (see the header comment).
+  const goCache = new Map<string, Map<string, Map<string, GoField>>>();
+  const goFields = (defName: string): Map<string, GoField> | undefined => {
+    const dir = goPackageDir(modRoot, defName);
+    if (!dir) return undefined;
+    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir));
+    return goCache.get(dir)!.get(defName.slice(defName.lastIndexOf('.') + 1));
+  };
+  const isStruct = (defName: string): boolean => defs[defName]?.type === 'object' && !!defs[defName].properties;
+
+  const files = new Map<string, Record<string, Json>>();
+  const descFiles = new Map<string, Record<string, Record<string, string>>>();
+  for (const n of [...wanted].sort()) {
+    const file = fileOf(n);
+    const desc: Record<string, string> = {};
+    const def = compact(defs[n], desc, '');
+    const go = goFields(n);
+    for (const [pn, pv] of Object.entries((def.properties ?? {}) as Record<string, Json>)) {
+      const gf = go?.get(pn);
+      if (!gf) continue;
+      let code: string;
+      if (gf.type.startsWith('*')) code = 'p';
+      else if (gf.type.startsWith('[]') || gf.type.startsWith('map[')) code = 'l';
+      else if (pv.$ref && SCALAR_STRUCTS[pv.$ref]) code = SCALAR_STRUCTS[pv.$ref];
+      else if (pv.$ref && isStruct(pv.$ref)) code = 's';
+      else if (pv.type === 'array' || (pv.type === 'object' && pv.additionalProperties)) code = 'l';
+      else code = 'v';
+      pv['x-go'] = code + (gf.omitempty ? 'o' : '');
+    }
+    if (!files.has(file)) files.set(file, {});
+    files.get(file)![n] = def;
+    if (!descFiles.has(file)) descFiles.set(file, {});
+    descFiles.get(file)![n] = desc;
+  }
+
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  mkdirSync(join(OUT_DIR, 'descriptions'), { recursive: true });
+  for (const [file, content] of files) writeFileSync(join(OUT_DIR, `${file}.json`), JSON.stringify({ definitions: content }) + '\n');
+  for (const [file, content] of descFiles) writeFileSync(join(OUT_DIR, 'descriptions', `${file}.json`), JSON.stringify(content, null, 1) + '\n');
+  const manifest: Manifest = { source: `${KUBE_MODULE}/api/openapi-spec/swagger.json`, kinds, metaTypes };
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+  console.log(`wrote ${wanted.size} definitions for ${kinds.length} kinds into ${[...files.keys()].map((f) => `${f}.json`).join(', ')}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

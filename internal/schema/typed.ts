@@ -1,0 +1,259 @@
+/**
+ * Typed operations on JSON values, as structured-merge-diff's `typed` package defines them:
+ * `compare` (which fields two versions of an object added, changed or removed) and `toFieldSet`
+ * (every field a value sets). managedFields for updates are built on `compare`; server-side apply
+ * will use both.
+ *
+ * Values are JSON objects as this server stores them; kube-apiserver compares Go objects. Two
+ * differences are bridged here so the results match: a JSON null is treated as absent (a Go
+ * object has no nulls: the field is omitted), and fields take the presence their Go fields have
+ * (`StructField.go`: omitempty zero values are absent, non-pointer structs and fields without
+ * omitempty are present). Fields the schema does not know are ignored (decoding into Go drops
+ * them).
+ */
+import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.ts';
+import { deduceAtom } from './registry.ts';
+import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
+
+/** A value that does not fit its schema (SMD ValidationErrors, e.g. duplicate set items). */
+export class TypedError extends Error {}
+
+/** Result of `compare`: field paths added, changed (leaves) and removed. */
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** Does the comparison find no difference? */
+export function isSame(c: Comparison): boolean {
+  return c.added.isEmpty() && c.modified.isEmpty() && c.removed.isEmpty();
+}
+
+/** Drop paths under (and at) `fields` from every part of a comparison (SMD ExcludeFields). */
+export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comparison {
+  if (!fields || fields.isEmpty()) return c;
+  return { added: c.added.recursiveDifference(fields), modified: c.modified.recursiveDifference(fields), removed: c.removed.recursiveDifference(fields) };
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isObj(a) && isObj(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** The path element of a list item (SMD listItemToPathElement). */
+export function listItemElement(list: ListAtom, index: number, item: unknown): PathElement {
+  if (list.relationship !== 'associative') return { index };
+  if (list.keys.length) {
+    if (!isObj(item)) throw new TypedError('associative list with keys may not have non-map elements');
+    const key: Array<[string, unknown]> = [];
+    const fields = list.elementType.atom.map?.fields;
+    for (const name of list.keys) {
+      if (present(item[name])) key.push([name, item[name]]);
+      else if (fields?.get(name)?.default !== undefined) key.push([name, fields.get(name)!.default]);
+      else throw new TypedError(`associative list with keys has an element that omits key field "${name}" (and doesn't have default value)`);
+    }
+    key.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { key };
+  }
+  if (isObj(item)) throw new TypedError("associative list without keys has an element that's a map type");
+  if (Array.isArray(item)) throw new TypedError('not supported: associative list with lists as elements');
+  if (item === null) throw new TypedError("associative list without keys has an element that's an explicit null");
+  return { value: item };
+}
+
+/** Index a list's items by path element; duplicates are an error, as in SMD. */
+function indexItems(list: ListAtom, items: unknown[], path: Path): Map<string, { pe: PathElement; item: unknown }> {
+  const out = new Map<string, { pe: PathElement; item: unknown }>();
+  items.forEach((item, i) => {
+    const pe = listItemElement(list, i, item);
+    const k = JSON.stringify(pe);
+    if (out.has(k)) throw new TypedError(`${pathString(path)}: duplicate entries for key ${pathString([pe])}`);
+    out.set(k, { pe, item });
+  });
+  return out;
+}
+
+/**
+ * A Go null that is present: a zero metav1.Time field of a Go object. JSON nulls are "absent";
+ * this one is a value (SMD compares it: a field going from absent to a zero time is "added").
+ */
+const GO_NULL = Symbol('go-null');
+
+/** The zero value a Go field of this code and type serializes as, or undefined for "omitted". */
+function goZero(code: string, type: TypeRef): unknown {
+  switch (code[0]) {
+    case 's':
+      return {};
+    case 't':
+      return GO_NULL;
+    case 'q':
+      return '0';
+    case 'i':
+      return 0;
+    case 'l':
+      return code.includes('o') ? undefined : GO_NULL;
+    case 'v': {
+      if (code.includes('o')) return undefined;
+      const sc = type.atom.scalar;
+      return sc === 'numeric' ? 0 : sc === 'boolean' ? false : '';
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An omitempty Go field with this JSON value is omitted. */
+function goOmits(code: string, v: unknown): boolean {
+  if (!code.includes('o')) return false;
+  if (code[0] === 'l') return (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0) || v === '';
+  if (code[0] === 'v') return v === '' || v === 0 || v === false;
+  return false;
+}
+
+/**
+ * The entries of a struct value as the Go object has them: omitempty fields with zero values
+ * dropped, fields Go always writes filled in with their zero values (StructField.go).
+ */
+function entriesOf(m: MapAtom, v: Obj): Obj {
+  let out = v;
+  for (const [name, f] of m.fields) {
+    if (!f.go) continue;
+    const cur = v[name];
+    let next: unknown = cur;
+    if (!present(cur)) next = goZero(f.go, f.type);
+    else if (goOmits(f.go, cur)) next = undefined;
+    if (next === cur || (next === undefined && !present(cur))) continue;
+    if (out === v) out = { ...v };
+    if (next === undefined) delete out[name];
+    else out[name] = next;
+  }
+  return out;
+}
+
+const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
+
+/**
+ * Compare two versions of a value of `type` (SMD TypedValue.Compare). `undefined` stands for
+ * "absent" on either side (e.g. the empty object on create is `{}`, not undefined).
+ */
+export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
+  const added: Path[] = [];
+  const modified: Path[] = [];
+  const removed: Path[] = [];
+
+  const leaf = (l: unknown, r: unknown, path: Path): void => {
+    if (!present(l)) added.push(path);
+    else if (!present(r)) removed.push(path);
+    else if (!jsonEqual(l, r)) modified.push(path);
+  };
+
+  const walk = (l: unknown, r: unknown, t: TypeRef, path: Path): void => {
+    const atom = t.atom;
+    const al = deduceAtom(atom, l);
+    const ar = deduceAtom(atom, r);
+    // Different forms on both sides (an untyped field changing shape): a leaf change.
+    const a: Atom = !present(r) ? al : ar;
+    if (present(l) && present(r) && formOf(al) !== formOf(ar)) {
+      leaf(l, r, path);
+      return;
+    }
+    let container = false;
+    if (a.map && (isObj(l) || isObj(r) || !a.scalar)) container = visitMap(a.map, l, r, path);
+    else if (a.list && (Array.isArray(l) || Array.isArray(r) || !a.scalar)) container = visitList(a.list, l, r, path);
+    else leaf(l, r, path);
+    if (container && path.length) {
+      if (!present(l)) added.push(path);
+      else if (!present(r)) removed.push(path);
+    }
+  };
+
+  /** Returns true when the node was walked as a container (not a leaf). */
+  const visitMap = (m: MapAtom, l: unknown, r: unknown, path: Path): boolean => {
+    const lm = isObj(l) ? entriesOf(m, l) : undefined;
+    const rm = isObj(r) ? entriesOf(m, r) : undefined;
+    if (m.relationship === 'atomic' || (isEmptyContainer(lm) && isEmptyContainer(rm))) {
+      leaf(lm, rm, path);
+      return false;
+    }
+    const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
+    for (const k of keys) {
+      const lv = lm?.[k];
+      const rv = rm?.[k];
+      if (!present(lv) && !present(rv)) continue;
+      const ft = m.fields.get(k)?.type ?? m.elementType;
+      if (!ft) continue; // unknown field: not part of the Go object
+      walk(present(lv) ? lv : undefined, present(rv) ? rv : undefined, ft, [...path, { field: k }]);
+    }
+    return true;
+  };
+
+  const visitList = (list: ListAtom, l: unknown, r: unknown, path: Path): boolean => {
+    const ll = Array.isArray(l) ? l : undefined;
+    const rl = Array.isArray(r) ? r : undefined;
+    if (list.relationship === 'atomic' || (isEmptyContainer(ll) && isEmptyContainer(rl))) {
+      leaf(ll, rl, path);
+      return false;
+    }
+    const li = indexItems(list, ll ?? [], path);
+    const ri = indexItems(list, rl ?? [], path);
+    for (const [k, { pe, item }] of ri) walk(li.get(k)?.item, item, list.elementType, [...path, pe]);
+    for (const [k, { pe, item }] of li) if (!ri.has(k)) walk(item, undefined, list.elementType, [...path, pe]);
+    return true;
+  };
+
+  walk(present(lhs) ? lhs : undefined, present(rhs) ? rhs : undefined, type, []);
+  return { added: FieldSet.fromPaths(added), modified: FieldSet.fromPaths(modified), removed: FieldSet.fromPaths(removed) };
+}
+
+function formOf(a: Atom): string {
+  return a.map && !a.list && !a.scalar ? 'map' : a.list && !a.map && !a.scalar ? 'list' : a.scalar && !a.map && !a.list ? 'scalar' : 'any';
+}
+
+/** Every field path a value sets (SMD TypedValue.ToFieldSet), e.g. the fields an apply owns. */
+export function toFieldSet(value: unknown, type: TypeRef): FieldSet {
+  const paths: Path[] = [];
+  const walk = (v: unknown, t: TypeRef, path: Path): void => {
+    const a = deduceAtom(t.atom, v);
+    if (a.map && isObj(v)) {
+      if (a.map.relationship === 'atomic') {
+        paths.push(path);
+        return;
+      }
+      const m = a.map;
+      for (const [k, child] of Object.entries(v)) {
+        if (child === undefined) continue;
+        const f = m.fields.get(k);
+        const ft = f?.type ?? m.elementType;
+        if (!ft) continue;
+        const p: Path = [...path, { field: k }];
+        walk(child, ft, p);
+        if (child === null || (isObj(child) && Object.keys(child).length === 0) || !f) paths.push(p);
+      }
+    } else if (a.list && Array.isArray(v)) {
+      if (a.list.relationship === 'atomic') {
+        paths.push(path);
+        return;
+      }
+      v.forEach((item, i) => {
+        const p: Path = [...path, listItemElement(a.list!, i, item)];
+        walk(item, a.list!.elementType, p);
+        paths.push(p);
+      });
+    } else if (v !== null && v !== undefined) {
+      paths.push(path);
+    }
+  };
+  walk(value, type, []);
+  return FieldSet.fromPaths(paths);
+}
