@@ -55,17 +55,13 @@ let cm: any;
 let secret: any;
 let namespace: any;
 
-/**
- * normalize(), plus: ages ("0s", "3s") become <age>, and managedFields go (their content is the
- * field manager's concern, compared by its own suite; here only where metadata lands matters).
- */
+/** normalize(), plus: ages ("0s", "3s") become <age>. */
 function norm(v: unknown): unknown {
   const walk = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(walk);
     if (x && typeof x === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, y] of Object.entries(x)) {
-        if (k === 'managedFields') continue;
         out[k] = k === 'cells' && Array.isArray(y) ? y.map((c) => (typeof c === 'string' && /^\d+s$/.test(c) ? '<age>' : c)) : walk(y);
       }
       return out;
