@@ -165,3 +165,20 @@ export function toApiError(err: unknown): ApiError {
   const msg = err instanceof Error ? err.message : String(err);
   return internalError(msg);
 }
+
+// ---- go-restful router answers: kube-apiserver turns the router's errors into these Statuses
+// (NewGenericServerResponse: empty details; 405 gets a fixed message, 406/415 keep the router's).
+
+/** 405 for a method the path has no route for (POST on an item, PUT/PATCH on a collection, writes on the all-namespaces path). */
+export const methodNotAllowed = (): ApiError =>
+  new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+
+/** 406 from the router: no type in Accept is one the route produces. */
+export const notAcceptableByRoute = (): ApiError => new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
+
+/** 415 from the router: a PATCH body whose Content-Type is not a patch type. */
+export const unsupportedMediaTypeByRoute = (): ApiError => new ApiError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
+
+/** 406 from a handler's output negotiation (negotiation.NewNotAcceptableError). */
+export const notAcceptableMediaTypes = (accepted: string[]): ApiError =>
+  new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`));

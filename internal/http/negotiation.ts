@@ -1,42 +1,74 @@
 /**
- * Content negotiation: which representation the client accepts (JSON, YAML, Table) and how to
- * decode the body it sent. Protobuf (application/vnd.kubernetes.protobuf) is served for kinds the
- * codec knows; clients list JSON last, so anything else falls back to JSON.
+ * Content negotiation, in kube-apiserver's two layers:
+ *
+ * 1. The go-restful router (Route.matchesAccept / matchesContentType) refuses, before any
+ *    handler runs, an Accept none of whose types (parameters cut, case-sensitive) is one the
+ *    route produces or * / *: 406 "406: Not Acceptable" with empty details. PATCH routes also
+ *    check the Content-Type against the patch types: 415 "415: Unsupported Media Type" when the
+ *    request has a body (406 when it has none: no route is left to match).
+ * 2. The handler (NegotiateOutputMediaType) picks the representation from the Accept clauses,
+ *    best quality first (goautoneg), against the serializers in their order (JSON, YAML,
+ *    Protobuf), honouring the `as`/`g`/`v` conversion (Table, PartialObjectMetadata) and
+ *    `stream`/`sv` parameters; nothing acceptable → 406 listing the media types.
+ *
+ * Also how to decode a request body by its Content-Type.
  */
 import YAML from 'yaml';
-import { notAcceptable, unsupportedMediaType, badRequest } from '../api/errors.ts';
+import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
-interface MediaRange {
-  type: string;
-  params: Record<string, string>;
-  /** Quality (the `q` parameter, default 1). */
-  q: number;
+/** The serializers of the API, in kube's order (it lists them in this order in its 406). */
+const SERIALIZERS = ['application/json', 'application/yaml', PROTOBUF];
+/** The patch types a PATCH route consumes (installer.go, built-in kinds). */
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+/** go-restful: media types of a header split at ",", parameters cut, spaces trimmed, case kept. */
+const routeTypes = (header: string): string[] => header.split(',').map((part) => part.split(';')[0].replace(/^ +| +$/g, ''));
+
+/** Route.matchesAccept for a resource route (no Accept means * / *). */
+function routeAccepts(accept: string): boolean {
+  return routeTypes(accept || '*/*').some((t) => t === '*/*' || SERIALIZERS.includes(t));
 }
 
 /**
- * Parse an Accept header as goautoneg does for kube: `q` is taken out of the parameters, and
- * clauses are ordered by q (highest first), then concrete types before wildcards (stable otherwise).
+ * The router's Content-Type check of a PATCH: 415 when the type is not a patch type and the
+ * request has a body, 406 when it has none (go-restful then has no route left for the Accept).
  */
-function parseAccept(header: string): MediaRange[] {
-  const ranges = header.split(',').map((part) => {
-    const [type, ...ps] = part.split(';').map((s) => s.trim());
-    const params: Record<string, string> = {};
-    let q = 1;
+export function checkPatchRoute(contentType: string | undefined, hasBody: boolean): void {
+  if (routeTypes(contentType || 'application/octet-stream').some((t) => PATCH_TYPES.includes(t))) return;
+  throw hasBody ? unsupportedMediaTypeByRoute() : notAcceptableByRoute();
+}
+
+interface AcceptClause {
+  type: string;
+  subType: string;
+  q: number;
+  params: Record<string, string>;
+}
+
+/** goautoneg.ParseAccept: clauses with their quality and parameters, best first. */
+function parseAccept(header: string): AcceptClause[] {
+  const out: AcceptClause[] = [];
+  for (const raw of header.split(',')) {
+    const [range, ...ps] = raw.trim().split(';');
+    const parts = range.split('/');
+    const type = parts[0].trim();
+    if (parts.length > 2 || (parts.length === 1 && type !== '*')) continue;
+    const c: AcceptClause = { type, subType: parts.length === 1 ? '*' : parts[1].trim(), q: 1, params: {} };
     for (const p of ps) {
-      const i = p.indexOf('=');
-      if (i <= 0) continue;
-      const key = p.slice(0, i).trim().toLowerCase();
-      const value = p.slice(i + 1).trim();
-      if (key === 'q') q = Number.isNaN(Number(value)) ? 0 : Number(value);
-      else params[key] = value;
+      const kv = p.split('=');
+      if (kv.length !== 2) continue;
+      const key = kv[0].trim();
+      if (key === 'q') c.q = Number.parseFloat(kv[1]) || 0;
+      else c.params[key] = kv[1].trim();
     }
-    return { type: (type ?? '').toLowerCase(), params, q };
-  });
-  const wild = (r: MediaRange): number => (r.type.startsWith('*/') ? 2 : r.type.endsWith('/*') ? 1 : 0);
-  return ranges.sort((a, b) => b.q - a.q || wild(a) - wild(b));
+    out.push(c);
+  }
+  // Higher quality first, then concrete types before wildcards (a stable sort here; Go's is not).
+  const rank = (c: AcceptClause): number => (c.type === '*' ? 2 : c.subType === '*' ? 1 : 0);
+  return out.sort((a, b) => b.q - a.q || rank(a) - rank(b));
 }
 
 /**
@@ -55,69 +87,53 @@ export interface Negotiated {
   convert?: Conversion;
 }
 
-/** What kube-apiserver's serializers offer, in its order (also the 406 message's list). */
-const SERIALIZERS = ['application/json', 'application/yaml', PROTOBUF] as const;
-
-/** The conversion a clause's `as`/`g`/`v` parameters ask for; null = not one this endpoint allows. */
-function conversionOf(params: Record<string, string>, mediaType: string, allowTable: boolean): Conversion | null | undefined {
-  if (params.as === undefined && params.g === undefined && params.v === undefined) return undefined;
-  if (!allowTable || params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return null;
-  // RequestScope.AllowsMediaTypeTransform: Table only as JSON or YAML; our protobuf codec has no
-  // meta.k8s.io messages, so PartialObjectMetadata is offered as JSON and YAML too.
-  if (mediaType === PROTOBUF) return null;
-  if (params.as === 'Table' || params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return { as: params.as, version: params.v };
-  return null;
+/** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Negotiated | undefined {
+  const stream = params.stream ?? '';
+  if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
+  if (params.sv && params.sv !== 'v1') return undefined;
+  const rep = offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
+  const converting = 'as' in params || 'g' in params || 'v' in params;
+  if (!converting) return { rep };
+  if (!allowTable || params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
+  // Tables are JSON or YAML only (AllowsMediaTypeTransform); our protobuf codec has no meta.k8s.io
+  // messages, so object metadata is offered as JSON and YAML too.
+  if (rep === 'protobuf') return undefined;
+  if (params.as === 'Table' || params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') {
+    return { rep, convert: { as: params.as, version: params.v } };
+  }
+  return undefined;
 }
 
 /**
- * Pick the response serialization and conversion (kube's NegotiateMediaTypeOptions): the first
- * Accept clause that one of our serializers matches with parameters this endpoint allows.
- * `allowTable`: the endpoint can convert (get/list/watch of resources). Throws 406 when nothing
- * acceptable is offered.
+ * Pick the response serialization and conversion, or throw 406 (router or handler flavour, see
+ * the module comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
+ * `allowProtobuf`: the kind has a protobuf encoding.
  */
 export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Negotiated {
-  if (!accept) return { rep: 'json' };
-  for (const m of parseAccept(accept)) {
-    const [type, sub] = m.type.split('/');
-    for (const mediaType of SERIALIZERS) {
-      if (mediaType === PROTOBUF && !allowProtobuf) continue;
-      const [t, s] = mediaType.split('/');
-      if (!((type === t && (sub === s || sub === '*')) || (type === '*' && sub === '*'))) continue;
-      const convert = conversionOf(m.params, mediaType, allowTable);
-      if (convert === null) continue;
-      const rep = mediaType === PROTOBUF ? 'protobuf' : mediaType === 'application/yaml' ? 'yaml' : 'json';
-      return convert ? { rep, convert } : { rep };
+  const header = accept ?? '';
+  if (!routeAccepts(header)) throw notAcceptableByRoute();
+  if (!header) return { rep: 'json' };
+  const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
+  for (const c of parseAccept(header)) {
+    for (const o of offered) {
+      const [type, subType] = o.split('/');
+      if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
+      const n = representationFor(c.params, o, allowTable);
+      if (n) return n;
     }
-    // Patch media types are accepted as JSON by clients that echo their Content-Type.
-    if (!m.params.as && (m.type === 'application/json-patch+json' || m.type === 'application/merge-patch+json')) return { rep: 'json' };
   }
-  throw notAcceptable(`only the following media types are accepted: ${SERIALIZERS.join(', ')}`);
+  throw notAcceptableMediaTypes(SERIALIZERS);
 }
 
 /**
- * Pick the response representation (`negotiateOutput` folded into one name: 'table' and
- * 'metadata' for the conversions). Throws 406 when nothing acceptable is offered.
+ * `negotiateOutput` folded into one name ('table' and 'metadata' for the conversions, whatever
+ * their serialization and version), for callers that only need to tell them apart.
  */
 export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
   const n = negotiateOutput(accept, allowTable, allowProtobuf);
   if (n.convert) return n.convert.as === 'Table' ? 'table' : 'metadata';
   return n.rep;
-}
-
-/** What kube's resource routes declare they produce (go-restful matches Accept against these). */
-const ROUTE_PRODUCES = new Set<string>([...SERIALIZERS, '*/*']);
-
-/**
- * go-restful's route check, which runs before kube's own negotiation: some Accept clause, without
- * its parameters, must be exactly (case-sensitively) one of the produced types or `*\/*`.
- * Otherwise 406 "406: Not Acceptable" (so `application/*` or `text/html` alone are refused here).
- */
-export function routeAccepts(accept: string | undefined): void {
-  if (!accept) return;
-  for (const clause of accept.split(',')) {
-    if (ROUTE_PRODUCES.has(clause.split(';')[0].trim())) return;
-  }
-  throw notAcceptable('406: Not Acceptable', {});
 }
 
 /**
@@ -127,26 +143,39 @@ export function routeAccepts(accept: string | undefined): void {
  */
 export function prettyErrors(accept: string | undefined): boolean {
   if (!accept) return false;
-  for (const m of parseAccept(accept)) {
-    if (m.params.as !== undefined || m.params.g !== undefined || m.params.v !== undefined) continue;
-    const [type, sub] = m.type.split('/');
-    if (type === '*' && sub === '*') return false;
-    if (SERIALIZERS.some((s) => { const [t, u] = s.split('/'); return type === t && (sub === u || sub === '*'); })) return false;
+  for (const c of parseAccept(accept)) {
+    if ('as' in c.params || 'g' in c.params || 'v' in c.params) continue;
+    if (c.type === '*' && c.subType === '*') return false;
+    if (SERIALIZERS.some((s) => { const [t, u] = s.split('/'); return c.type === t && (c.subType === u || c.subType === '*'); })) return false;
   }
   return true;
 }
 
-/** Decode a request body by Content-Type: JSON (default) or YAML. */
-export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+/** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */
+const BODY_TYPES = new Set(['application/json', '', 'application/yaml', PROTOBUF]);
+
+/**
+ * The media type of a request body (parameters dropped), or 415 when it cannot be decoded. Write
+ * handlers call it before reading options, as kube-apiserver negotiates the input serializer
+ * before it looks at the query.
+ */
+export function bodyMediaType(contentType: string | undefined): string {
   const ct = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();
-  if (ct === 'application/json' || ct === '' || ct === '*/*') {
+  if (!BODY_TYPES.has(ct)) throw unsupportedMediaType(ct);
+  return ct;
+}
+
+/** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
+export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+  const ct = bodyMediaType(contentType);
+  if (ct === 'application/json' || ct === '') {
     try {
       return JSON.parse(body.toString('utf8'));
     } catch (e) {
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }
-  if (ct === 'application/yaml' || ct === 'application/x-yaml' || ct === 'text/yaml') {
+  if (ct === 'application/yaml') {
     try {
       return YAML.parse(body.toString('utf8'));
     } catch (e) {

@@ -3,15 +3,17 @@
  * call the generic store/reader and serialize what comes back; they never branch on kind.
  */
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, pathNotFound, methodNotSupported, type ApiError } from '../api/errors.ts';
+import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, type ApiError } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
-import type { DeleteOptions } from '../registry/generic/store.ts';
+import type { WriteResult } from '../registry/generic/store.ts';
+import { validateListOptions, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
 import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiateOutput, routeAccepts, decodeBody, type Representation, type Negotiated } from './negotiation.ts';
+import { negotiateOutput, decodeBody, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
+import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
@@ -35,31 +37,24 @@ const header = (h: ResourceRequest['headers'], name: string): string | undefined
   return Array.isArray(v) ? v[0] : v;
 };
 
-function dryRunOf(q: URLSearchParams): boolean {
-  const values = q.getAll('dryRun');
-  if (!values.length) return false;
-  for (const v of values) {
-    if (v !== 'All') throw badRequest(`Invalid dry run value "${v}": supported values: "All"`);
-  }
-  return true;
-}
-
-function context(r: ResourceRequest): RequestContext {
+/**
+ * The store's per-request context from validated options (dry run, field manager) and the request.
+ * A request without a fieldManager gets one derived from its User-Agent, as kube does.
+ */
+function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): RequestContext {
   const ua = header(r.headers, 'user-agent');
-  const fm = r.query.get('fieldManager');
-  if (fm !== null && (fm.length > 128 || !/^[\x20-\x7e]*$/.test(fm))) throw badRequest('fieldManager: Invalid value: must be printable and at most 128 characters');
-  const fv = r.query.get('fieldValidation');
-  if (fv !== null && !['', 'Ignore', 'Warn', 'Strict'].includes(fv)) {
-    throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
-  }
-  return { user: r.user, dryRun: dryRunOf(r.query), fieldManager: fm || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true' };
+  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true' };
 }
 
-async function decodeObject(r: ResourceRequest): Promise<KubeObject> {
-  const v = decodeBody(header(r.headers, 'content-type'), await r.body());
+/** Decode an object body whose media type `bodyMediaType` has already accepted. */
+function decodeObject(r: ResourceRequest, body: Buffer): KubeObject {
+  const v = decodeBody(header(r.headers, 'content-type'), body);
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
   return v as KubeObject;
 }
+
+/** A query parameter's first value, '' when absent. */
+const first = (q: URLSearchParams, name: string): string => q.get(name) ?? '';
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
@@ -68,26 +63,24 @@ function intParam(q: URLSearchParams, name: string): number | undefined {
   return Number(v);
 }
 
-async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
-  const raw = await r.body();
-  let opts: Record<string, unknown> = {};
-  if (raw.length) {
-    const v = decodeBody(header(r.headers, 'content-type'), raw);
-    if (v && typeof v === 'object' && !Array.isArray(v)) opts = v as Record<string, unknown>;
-    else throw badRequest('DeleteOptions must be a JSON object');
-  }
-  const q = r.query;
-  const grace = intParam(q, 'gracePeriodSeconds') ?? (opts.gracePeriodSeconds as number | undefined);
-  const policy = q.get('propagationPolicy') ?? (opts.propagationPolicy as string | undefined);
-  if (policy !== undefined && policy !== null && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  const pre = (opts.preconditions ?? {}) as DeleteOptions['preconditions'];
-  const out: DeleteOptions = { preconditions: pre ?? {} };
-  if (grace !== undefined) out.gracePeriodSeconds = grace;
-  if (policy) out.propagationPolicy = policy;
-  if (typeof opts.orphanDependents === 'boolean') out.orphanDependents = opts.orphanDependents;
-  return out;
+/** The ListOptions of a list or deletecollection request. */
+function listQuery(q: URLSearchParams): ListQuery {
+  return {
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    limit: intParam(q, 'limit'),
+    continue: q.get('continue') ?? undefined,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+  };
+}
+
+/** ListMeta of a list result. */
+function listMetaOf(result: ListResult): Record<string, unknown> {
+  const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
+  if (result.continue) meta.continue = result.continue;
+  if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+  return meta;
 }
 
 export class ResourceHandlers {
@@ -107,12 +100,13 @@ export class ResourceHandlers {
     const ns = info.namespace;
     const { store, reader, kind } = served;
     if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
-    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotSupported(store.gr, info.verb);
+    // Routes kube-apiserver does not register answer go-restful's 405, before anything is read:
+    // verbs the kind lacks, and every write on the all-namespaces path of a namespaced kind
+    // (DELETE there would otherwise be a deletecollection across every namespace).
+    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotAllowed();
+    if (kind.namespaced && !ns && !info.name && info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
-    routeAccepts(header(r.headers, 'accept'));
-    // Writes negotiate before they act: an unacceptable Accept must not leave a change behind.
-    const writeOut: Negotiated = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? { rep: 'json' } : negotiateOutput(header(r.headers, 'accept'), true, pb);
-    const reply = (out: { body: Buffer; code: number; warnings?: string[] }): void => this.sendWritten(res, served, writeOut, r.query, out);
+    const rep = (): Negotiated => negotiateOutput(header(r.headers, 'accept'), true, pb);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
@@ -122,59 +116,72 @@ export class ResourceHandlers {
       }
       case 'list': {
         const out = this.output(r, pb);
-        const result = await reader.list(ns, {
-          labelSelector: r.query.get('labelSelector') ?? undefined,
-          fieldSelector: r.query.get('fieldSelector') ?? undefined,
-          limit: intParam(r.query, 'limit'),
-          continue: r.query.get('continue') ?? undefined,
-          resourceVersion: r.query.get('resourceVersion') ?? undefined,
-          resourceVersionMatch: r.query.get('resourceVersionMatch') ?? undefined,
-        });
-        const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
-        if (result.continue) meta.continue = result.continue;
-        if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-        return this.sendObjects(res, served, out, r.query, result.items, meta);
+        const result = await reader.list(ns, listQuery(r.query));
+        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
       }
+      // Every write verb negotiates its response representation first, so a request whose Accept
+      // cannot be served (406) has no side effect, then checks the body's media type (415), then
+      // its options (422), as kube-apiserver's handlers do.
       case 'create': {
-        if (info.name || info.subresource) throw methodNotSupported(store.gr, 'create');
-        const ctx = context(r);
-        const out = await store.create(ctx, ns, await decodeObject(r));
-        return reply(out);
+        if (info.subresource) throw this.noRoute(kind, info.subresource);
+        if (info.name) throw methodNotAllowed();
+        const out = rep();
+        bodyMediaType(header(r.headers, 'content-type'));
+        const body = await r.body();
+        const opts = createOptions(r.query);
+        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body));
+        return this.sendWritten(res, served, out, r.query, result);
       }
       case 'update': {
-        if (!info.name) throw methodNotSupported(store.gr, 'update');
-        const ctx = context(r);
-        const out = await store.update(ctx, ns, info.name, await decodeObject(r), info.subresource || undefined);
-        return reply(out);
+        if (!info.name) throw methodNotAllowed();
+        const out = rep();
+        bodyMediaType(header(r.headers, 'content-type'));
+        const body = await r.body();
+        const opts = updateOptions(r.query);
+        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body), info.subresource || undefined);
+        return this.sendWritten(res, served, out, r.query, result);
       }
       case 'patch': {
-        if (!info.name) throw methodNotSupported(store.gr, 'patch');
+        if (!info.name) throw methodNotAllowed();
+        checkPatchRoute(header(r.headers, 'content-type'), Number(header(r.headers, 'content-length') ?? 0) > 0);
+        const out = rep();
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
+        const body = await r.body();
+        const opts = patchOptions(r.query, type === 'apply');
         if (type === 'apply') throw methodNotSupported(store.gr, 'apply (server-side apply is not served yet)');
-        const ctx = context(r);
-        const out = await store.patch(ctx, ns, info.name, type, await r.body(), info.subresource || undefined);
-        return reply(out);
+        const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
+        return this.sendWritten(res, served, out, r.query, result);
       }
       case 'delete': {
-        if (info.subresource) throw methodNotSupported(store.gr, 'delete');
-        const ctx = context(r);
-        const out = await store.delete(ctx, ns, info.name, await deleteOptions(r));
-        return reply(out);
+        if (info.subresource) throw this.noRoute(kind, info.subresource);
+        const out = rep();
+        const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
+        // kube has no fieldManager on delete; the log's audit history still records the one given.
+        const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
+        // 202 for orphanDependents=false on a delete that only started: decided by the store.
+        return this.sendWritten(res, served, out, r.query, result);
       }
       case 'deletecollection': {
-        const ctx = context(r);
-        const opts = await deleteOptions(r);
-        const list = await reader.list(ns, { labelSelector: r.query.get('labelSelector') ?? undefined, fieldSelector: r.query.get('fieldSelector') ?? undefined });
+        const out = rep();
+        // ListOptions first (422 ListOptions / 400 selectors), then DeleteOptions, as kube does.
+        const lq = listQuery(r.query);
+        validateListOptions(lq);
+        reader.selectors(lq);
+        const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
+        const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
+        // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
+        // answers the list as it was listed.
+        const list = await reader.list(ns, lq);
         for (const b of list.items) {
           const o = parseObject(b);
           try {
-            await store.delete(ctx, o.metadata.namespace ?? '', o.metadata.name!, opts);
+            await store.delete(ctx, o.metadata.namespace ?? '', o.metadata.name!, opts.options);
           } catch (e) {
             // Gone in between (another deleter won): deletecollection is idempotent per item.
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return reply({ body: Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' })), code: 200 });
+        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
       }
       case 'watch':
         return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded }, res);
@@ -183,9 +190,14 @@ export class ResourceHandlers {
     }
   }
 
+  /** A method on a subresource path it has no route for: 405 when the subresource exists, else 404. */
+  private noRoute(kind: ServedKind['kind'], subresource: string): ApiError {
+    return kind.subresources?.some((s) => s.name === subresource) ? methodNotAllowed() : pathNotFound();
+  }
+
   /**
-   * Negotiate a get/list answer; a Table conversion validates its TableOptions first (400 before
-   * anything is read, as kube's optionsForTransform).
+   * Negotiate a get/list/watch answer; a Table conversion validates its TableOptions first (400
+   * before anything is read, as kube's optionsForTransform).
    */
   private output(r: ResourceRequest, pb: boolean): Negotiated {
     const out = negotiateOutput(header(r.headers, 'accept'), true, pb);
@@ -193,28 +205,36 @@ export class ResourceHandlers {
     return out;
   }
 
-  private sendObjects(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, items: Buffer[], listMeta: Record<string, unknown> | null): void {
+  /**
+   * Send what a write returned: a Status passes through as is (kube's transformResponseObject
+   * never turns a Status into a Table); objects go out in the negotiated representation and
+   * conversion (TableOptions are only checked here, after the write, as kube does).
+   */
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult): void {
+    const headers = warningHeaders(result.warnings);
+    if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
+    const obj = parseObject(result.body);
+    if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);
+    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers);
+  }
+
+  private sendObjects(
+    res: Res,
+    served: ServedKind,
+    out: Negotiated,
+    q: URLSearchParams,
+    items: Buffer[],
+    listMeta: Record<string, unknown> | null,
+    code = 200,
+    headers: Record<string, string | string[]> = {},
+  ): void {
     const { kind, store } = served;
     if (out.convert) {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
-      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { yaml: out.rep === 'yaml' });
+      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
-    return this.sendObject(res, body, out.rep, 200, {});
-  }
-
-  /**
-   * Answer a write: the object (or Status) as negotiated. A conversion applies to the written
-   * object as to a get (kube's transformResponseObject; a Status passes through unchanged, and
-   * TableOptions are only checked here, after the write, as kube does).
-   */
-  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, written: { body: Buffer; code: number; warnings?: string[] }): void {
-    const headers = warningHeaders(written.warnings ?? []);
-    if (!out.convert) return this.sendObject(res, written.body, out.rep, written.code, headers);
-    const obj = parseObject(written.body);
-    if (obj.kind === 'Status') return sendJson(res, written.body, { code: written.code, headers, yaml: out.rep === 'yaml' });
-    const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
-    return sendJson(res, convertObjects(served.kind, out.convert, [obj], null, table), { code: written.code, headers, yaml: out.rep === 'yaml' });
+    return this.sendObject(res, body, out.rep, code, headers);
   }
 
   /** Send stored JSON bytes as JSON (as is), YAML, or Protobuf (encoded from the JSON). */

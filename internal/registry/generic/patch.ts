@@ -73,24 +73,61 @@ export function strategicMergePatch(target: unknown, patch: unknown, path = ''):
   return out;
 }
 
-/** Apply a non-apply patch. Throws 400 for a malformed patch, 422 for a failed JSON-patch test. */
+const goJsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v);
+
+/** evanphx/json-patch's ErrBadJSONPatch, which kube returns as a 400 for unusable merge patches. */
+const badMergePatch = (): ApiError => badRequest('Invalid JSON Patch');
+
+/**
+ * A JSON patch that does not apply (failed test, missing path, unknown op): kube wraps the error
+ * in NewGenericServerResponse(422), which keeps only a fixed message and empty details.
+ */
+const jsonPatchFailed = (): ApiError => new ApiError(failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
+
+/**
+ * What kube answers when the patched document is not an object (a merge patch that is a JSON
+ * array replaces the whole document): decoding it fails, reported as NewInvalid(GroupKind{}, "",
+ * patch: Invalid value: <document>).
+ */
+function patchedNotAnObject(doc: unknown): ApiError {
+  const text = JSON.stringify(doc);
+  const why = `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(doc)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+  const body = `Invalid value: ${JSON.stringify(text)}: ${why}`;
+  return new ApiError(failure(422, 'Invalid', ` "" is invalid: patch: ${body}`, { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }));
+}
+
+/**
+ * Apply a non-apply patch, answering malformed patches as kube-apiserver 1.24 does:
+ * - merge: not JSON, null or a scalar → 400 "Invalid JSON Patch"; an array replaces the document,
+ *   which then fails to decode (422, see patchedNotAnObject);
+ * - strategic: anything but an object → 400 with encoding/json's message;
+ * - json: anything but an array of objects → 400 with encoding/json's message; a patch that does
+ *   not apply → 422 with empty details.
+ */
 export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, body: Buffer): unknown {
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
   } catch (e) {
+    if (type === 'merge') throw badMergePatch();
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }
   if (type === 'json') {
-    if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp');
+    if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${patch === null ? 'null' : goJsonType(patch)} into Go value of type jsonpatch.Patch`);
+    const notOp = patch.find((op) => !isObj(op) && op !== null);
+    if (notOp !== undefined) throw badRequest(`json: cannot unmarshal ${goJsonType(notOp)} into Go value of type jsonpatch.Operation`);
     try {
       return jsonpatch.applyPatch(structuredClone(current), patch as jsonpatch.Operation[], true, false).newDocument;
-    } catch (e) {
-      const err = e as { name?: string; message?: string };
-      if (err.name === 'TEST_OPERATION_FAILED') throw new ApiError(failure(422, 'Invalid', `the server rejected our request due to an error in our request: testing value failed`));
-      throw new ApiError(failure(422, 'Invalid', `the server rejected our request due to an error in our request: ${String(err.message ?? e).split('\n')[0]}`));
+    } catch {
+      throw jsonPatchFailed();
     }
   }
-  if (!isObj(patch)) throw badRequest('json: cannot unmarshal patch: expected a JSON object');
-  return type === 'merge' ? mergePatch(current, patch) : strategicMergePatch(current, patch);
+  if (type === 'merge') {
+    if (Array.isArray(patch)) throw patchedNotAnObject(patch);
+    if (!isObj(patch)) throw badMergePatch();
+    return mergePatch(current, patch);
+  }
+  if (patch === null) return current; // json.Unmarshal of null into a map: an empty patch
+  if (!isObj(patch)) throw badRequest(`json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
+  return strategicMergePatch(current, patch);
 }

@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, badRequest, conflict, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
 import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -60,7 +60,10 @@ type Mutation = (current: KubeObject) => KubeObject;
 interface UpdatePlan {
   /** The subresource written, if any (its strategy replaces the main one). */
   sub: SubresourceDescriptor | undefined;
-  /** The client's resourceVersion precondition: a mismatch is a 409, never retried. */
+  /**
+   * The client's resourceVersion precondition, as written in the body: parsed once the object is
+   * known to exist (500 when unparsable, "0" = none); a mismatch is a 409, never retried.
+   */
   wantRv: string | undefined;
   /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
   mutate: Mutation;
@@ -68,6 +71,17 @@ interface UpdatePlan {
   verb: string;
   /** What to do when the object does not exist (PUT may create), or null for 404. */
   createInstead: (() => Promise<WriteResult> | null) | null;
+  /**
+   * An update of an existing object must carry a (non-zero) resourceVersion: kinds that do not
+   * allow unconditional updates. Checked once the object is known to exist, as kube does.
+   */
+  requireResourceVersion?: boolean;
+  /**
+   * The uid a PUT body carries: a storage precondition, checked before anything else, even when
+   * the object does not exist (rest.defaultUpdatedObjectInfo.Preconditions). Patches have none
+   * (a changed uid there fails validation as immutable).
+   */
+  uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
 }
@@ -148,7 +162,15 @@ export class GenericStore {
     strategy.canonicalize?.(obj);
     await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    if (ctx.dryRun) {
+      // A dry run answers what the real request would: the fold's existence check included
+      // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
+      const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
+        throw storageFailure(e);
+      });
+      if (existing) throw alreadyExists(this.gr, meta.name!);
+      return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+    }
     const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
     if (!verdict.accepted) {
       const err = rejection(verdict, this.gr, meta.name!, namespace);
@@ -177,15 +199,11 @@ export class GenericStore {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
     const obj = this.checkBody(body, namespace, name);
-    const wantRv = obj.metadata.resourceVersion;
-    if (!wantRv && !this.kind.strategy.allowUnconditionalUpdate && !sub) {
-      throw invalid(this.kind.kind, this.kind.group, name, [
-        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
-      ]);
-    }
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
-      wantRv: wantRv || undefined,
+      wantRv: obj.metadata.resourceVersion || undefined,
+      uidPrecondition: obj.metadata.uid || undefined,
+      requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
       verb: 'update',
       createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null),
@@ -198,12 +216,16 @@ export class GenericStore {
     if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
       const patched = applyPatch(type, current, patchBody) as KubeObject;
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
       if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
       // A resourceVersion the patch sets (or keeps different from what we read) is a precondition.
       const rv = patched.metadata.resourceVersion;
-      if (rv !== undefined && rv !== current.metadata.resourceVersion) preconditionRv = String(rv);
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
       return this.checkBody(patched, namespace, name);
     };
     return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
@@ -217,13 +239,17 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, wantRv, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, mutate, verb, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
       });
+      if (plan.uidPrecondition !== undefined) {
+        const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
+        if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
+      }
       if (!currentBytes) {
         const created = createInstead?.();
         if (created) return created;
@@ -231,12 +257,17 @@ export class GenericStore {
       }
       const current = parseObject(currentBytes);
       const currentRv = current.metadata.resourceVersion!;
+      // "" and "0" both mean "no precondition" (kube's versioner parses both to 0).
+      const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
+      const wantRv = wantNum ? String(wantNum) : undefined;
+      if (!wantNum && plan.requireResourceVersion) {
+        // kube reports this on the resource (GroupKind{group, resource}), value 0.
+        throw invalid(this.kind.resource, this.kind.group, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
       const next = mutate(deepCopy(current));
-      // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions).
-      if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
@@ -374,7 +405,8 @@ export class GenericStore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: obj.metadata.name, group: this.kind.group, kind: this.kind.resource, uid: obj.metadata.uid },
+      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
+      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
     };
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
@@ -407,6 +439,17 @@ export class GenericStore {
     } catch (e) {
       throw storageFailure(e);
     }
+  }
+
+  /**
+   * A failed uid precondition, worded as etcd3's storage.NewInvalidObjError reaches the client:
+   * the storage key is kube's default etcd key (without the /registry prefix on a dry run, whose
+   * storage is not the etcd one) and ResourceVersion is always 0.
+   */
+  private uidPreconditionFailed(ctx: RequestContext, namespace: string, name: string, want: string, actual: string): ApiError {
+    const key = `${ctx.dryRun ? '' : '/registry'}/${this.kind.resource}/${this.kind.namespaced ? `${namespace}/` : ''}${name}`;
+    const why = `Precondition failed: UID in precondition: ${want}, UID in object meta: ${actual}`;
+    return conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
   }
 
   private conflictErr(name: string): ApiError {
@@ -451,6 +494,17 @@ export class GenericStore {
     }
     return obj;
   }
+}
+
+/**
+ * A resourceVersion written in an object, parsed as kube's APIObjectVersioner does
+ * (strconv.ParseUint): 0 for "no version"; anything unparsable is a plain error there, so a 500
+ * without a reason here.
+ */
+function objectResourceVersion(rv: string): number {
+  const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > 2n ** 64n - 1n ? 'value out of range' : '';
+  if (why) throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`));
+  return Number(rv);
 }
 
 /** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
