@@ -91,11 +91,8 @@ export const pathNotFound = (message = 'the server could not find the requested 
 export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
   new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, detailsFor(gr)));
 
-/**
- * 406: no acceptable representation. Negotiation says which media types it could have answered
- * with; a conversion that does not apply (PartialObjectMetadata of a list) says why.
- */
-export const notAcceptable = (message: string, details?: StatusDetails): ApiError => new ApiError(failure(406, 'NotAcceptable', message, details));
+/** 406 from a conversion that does not apply (PartialObjectMetadata of a list), saying why. */
+export const notAcceptable = (message: string): ApiError => new ApiError(failure(406, 'NotAcceptable', message));
 
 export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, detailsFor(gr, name)));
