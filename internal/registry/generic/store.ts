@@ -293,7 +293,13 @@ export class GenericStore {
       if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
       const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
       if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
-      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
+      // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
+      // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
+      // DELETED as it last was, and the caller gets the updated object at its old version.
+      const written = finalize ? deepCopy(current) : next;
+      delete written.metadata.resourceVersion;
+      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
+      if (verdict.accepted && finalize) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
       if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
       if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
