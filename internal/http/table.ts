@@ -20,7 +20,7 @@ import type { Conversion } from './negotiation.ts';
  * ("45s", "5m3s", "3h20m", "12d").
  */
 export function humanDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
+  const s = Math.trunc(ms / 1000); // Go's int(d.Seconds()) truncates toward zero
   if (s < -1) return '<invalid>';
   if (s < 0) return '0s';
   if (s < 120) return `${s}s`;
