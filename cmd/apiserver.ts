@@ -7,6 +7,8 @@
  *        [--log embedded | kafka://host:port[,host:port]/topic]
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
+ *        [--service-cluster-ip-range 10.0.0.0/24] [--service-node-port-range 30000-32767]
+ *        [--advertise-address <bind-address>]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -30,6 +32,9 @@ const { values } = parseArgs({
     'kafka-min-insync-replicas': { type: 'string', default: '1' },
     'checkpoint-dir': { type: 'string' },
     'pki-dir': { type: 'string' },
+    'service-cluster-ip-range': { type: 'string', default: '10.0.0.0/24' },
+    'service-node-port-range': { type: 'string', default: '30000-32767' },
+    'advertise-address': { type: 'string' },
   },
   strict: true,
 });
@@ -47,6 +52,9 @@ const app = await startServer({
   kafkaMinInsyncReplicas: positiveInt('kafka-min-insync-replicas', values['kafka-min-insync-replicas']!),
   checkpointDir: values['checkpoint-dir'],
   pkiDir: values['pki-dir'],
+  serviceClusterIPRange: values['service-cluster-ip-range'],
+  serviceNodePortRange: values['service-node-port-range'],
+  advertiseAddress: values['advertise-address'],
 });
 
 function positiveInt(flag: string, text: string): number {

@@ -40,15 +40,15 @@ export class FieldPath {
   }
 }
 
-/**
- * A bad value already rendered the way Go's `%#v` prints a struct or a slice of structs (e.g.
- * `v1.OwnerReference{APIVersion:"v1", …}`): echoed verbatim instead of as JSON.
- */
-export class GoSyntax {
+/** A value already in Go's printed form (e.g. a %#v struct), echoed verbatim in messages. */
+export class GoValue {
   constructor(readonly text: string) {}
 }
 
-const fmt = (v: unknown): string => (v instanceof GoSyntax ? v.text : typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+/** Go's %#v of []string is `[]string{"a", "b"}` (e.g. Service spec.clusterIPs errors). */
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+const fmt = (v: unknown): string =>
+  v instanceof GoValue ? v.text : typeof v === 'string' ? JSON.stringify(v) : isStringList(v) ? `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}` : JSON.stringify(v) ?? String(v);
 
 export const required = (p: FieldPath, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: String(p), detail });
 export const invalid = (p: FieldPath, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: String(p), detail, value });

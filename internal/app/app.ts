@@ -18,6 +18,7 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -50,6 +51,11 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+  /** --advertise-address: published in the `kubernetes` Endpoints (default: the bind address). */
+  advertiseAddress?: string;
 }
 
 export interface RunningServer {
@@ -69,7 +75,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const lifecycle = namespaceLifecycle(storage);
   const admission = new AdmissionChain([lifecycle], [lifecycle]);
   const kinds = opts.kinds ?? coreKinds;
-  const registry = new Registry(kinds, storage, admission);
+  const registry = new Registry(kinds, storage, admission, {
+    serviceClusterIPRange: opts.serviceClusterIPRange,
+    serviceNodePortRange: opts.serviceNodePortRange,
+  });
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
@@ -94,6 +103,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   const url = serverUrl(opts.bindAddress, port);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
@@ -110,6 +120,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        await serviceControllers.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -11,13 +11,13 @@ import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
-import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
+import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
@@ -38,6 +38,13 @@ const RETRY_DEADLINE_MS = 30_000;
 /** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
 const MAX_GENERATE_NAME_RETRIES = 8;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameValidator> = {
+  subdomain: nameIsDNSSubdomain,
+  label: nameIsDNSLabel,
+  dns1035: nameIsDNS1035Label,
+};
+/** FinishFunc of a kind without hooks. */
+const finishNothing: FinishFunc = async () => undefined;
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -86,13 +93,29 @@ interface UpdatePlan {
   dynamicPrecondition?: () => string | undefined;
 }
 
+/** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
+interface UpdateAttempt {
+  next: KubeObject;
+  current: KubeObject;
+  currentBytes: Buffer;
+  now: Date;
+  /** managedFields computed on the request's object, before admission and prepare. */
+  managedFields: ReturnType<FieldManager['update']>;
+  canRetry: () => boolean;
+}
+
 export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
   private readonly fields: FieldManager;
 
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain) {
+  constructor(
+    readonly kind: KindDescriptor,
+    private readonly storage: Storage,
+    private readonly admission: AdmissionChain,
+    private readonly hooks: WriteHooks = {},
+  ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
@@ -157,36 +180,44 @@ export class GenericStore {
     if (this.kind.namespaced) meta.namespace = namespace;
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
-    strategy.prepareForCreate?.(obj);
-    this.validateCreate(obj);
-    strategy.canonicalize?.(obj);
-    await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
-    const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) {
-      // A dry run answers what the real request would: the fold's existence check included
-      // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
-      const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
-        throw storageFailure(e);
-      });
-      if (existing) throw alreadyExists(this.gr, meta.name!);
-      return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
-    }
-    const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
-    if (!verdict.accepted) {
-      const err = rejection(verdict, this.gr, meta.name!, namespace);
-      // Store.Create: an AlreadyExists for an object that is being deleted (a Terminating
-      // namespace, say) says so.
-      if (verdict.reason === 'AlreadyExists' && this.storage.entry(this.key(namespace, meta.name!))?.deleting) {
-        err.status.message = `object is being deleted: ${err.status.message}`;
+    // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
+    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    let accepted = false;
+    try {
+      strategy.prepareForCreate?.(obj);
+      this.validateCreate(obj);
+      strategy.canonicalize?.(obj);
+      await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
+      const warnings = strategy.warnings?.(obj) ?? [];
+      if (ctx.dryRun) {
+        // A dry run answers what the real request would: the fold's existence check included
+        // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
+        const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
+          throw storageFailure(e);
+        });
+        if (existing) throw alreadyExists(this.gr, meta.name!);
+        return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
       }
-      throw err;
+      const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
+      if (!verdict.accepted) {
+        const err = rejection(verdict, this.gr, meta.name!, namespace);
+        // Store.Create: an AlreadyExists for an object that is being deleted (a Terminating
+        // namespace, say) says so.
+        if (verdict.reason === 'AlreadyExists' && this.storage.entry(this.key(namespace, meta.name!))?.deleting) {
+          err.status.message = `object is being deleted: ${err.status.message}`;
+        }
+        throw err;
+      }
+      accepted = true;
+      return { body: verdict.object, code: 201, warnings };
+    } finally {
+      await finish(accepted);
     }
-    return { body: verdict.object, code: 201, warnings };
   }
 
   private validateCreate(obj: KubeObject): void {
     const errs: FieldError[] = [
-      ...validateObjectMeta(obj.metadata, this.kind.namespaced, this.kind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain),
+      ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
       ...this.kind.strategy.validate(obj),
     ];
     if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
@@ -239,7 +270,7 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, mutate, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
@@ -274,39 +305,64 @@ export class GenericStore {
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
       const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      let finish = finishNothing;
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
         strategy.defaults?.(next);
+        // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
+        finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
         strategy.prepareForUpdate?.(next, current);
       }
-      this.validateUpdate(next, current, sub?.strategy);
-      if (!sub) strategy.canonicalize?.(next);
-      if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
-        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      let outcome: WriteResult | 'retry';
+      let accepted = false;
+      try {
+        const canRetry = (): boolean => precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline;
+        outcome = await this.finishUpdateAttempt(ctx, namespace, name, plan, { next, current, currentBytes, now, managedFields, canRetry });
+        accepted = outcome !== 'retry';
+      } finally {
+        await finish(accepted);
       }
-      setManagedFields(next, managedFields);
-      await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
-      const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
-      // No-op writes do not create a new version (kube-apiserver skips the storage write too).
-      if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
-      const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-      if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
-      // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
-      // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
-      // DELETED as it last was, and the caller gets the updated object at its old version.
-      const written = finalize ? deepCopy(current) : next;
-      delete written.metadata.resourceVersion;
-      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
-      if (verdict.accepted && finalize) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
-      if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
-      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
-        await backoff(attempt);
-        continue;
-      }
-      throw rejection(verdict, this.gr, name, namespace);
+      if (outcome !== 'retry') return outcome;
+      await backoff(attempt);
     }
+  }
+
+  /**
+   * The rest of one update attempt after prepare: validate, record, write. Answers 'retry' when
+   * the write lost a race that `canRetry` allows retrying.
+   */
+  private async finishUpdateAttempt(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan, attempt: UpdateAttempt): Promise<WriteResult | 'retry'> {
+    const { sub, verb } = plan;
+    const { next, current, currentBytes } = attempt;
+    const strategy = this.kind.strategy;
+    const currentRv = current.metadata.resourceVersion!;
+    this.validateUpdate(next, current, sub?.strategy);
+    if (!sub) strategy.canonicalize?.(next);
+    if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    }
+    setManagedFields(next, attempt.managedFields);
+    await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+    const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+    // No-op writes do not create a new version (kube-apiserver skips the storage write too).
+    if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
+    const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
+    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+    // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
+    // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
+    // DELETED as it last was, and the caller gets the updated object at its old version.
+    const written = finalize ? deepCopy(current) : next;
+    delete written.metadata.resourceVersion;
+    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
+    if (verdict.accepted) {
+      if (!finalize) return { body: verdict.object, code: 200, warnings };
+      await this.hooks.afterDelete?.(next);
+      return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+    }
+    if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
+    throw rejection(verdict, this.gr, name, namespace);
   }
 
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
@@ -388,7 +444,11 @@ export class GenericStore {
         if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: markedCode, warnings: [] };
         verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return remove ? this.deletedResponse(verdict.object, current) : { body: verdict.object, code: markedCode, warnings: [] };
+      if (verdict.accepted) {
+        if (!remove) return { body: verdict.object, code: markedCode, warnings: [] };
+        await this.hooks.afterDelete?.(current);
+        return this.deletedResponse(verdict.object, current);
+      }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;

@@ -11,6 +11,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
+import type { Storage } from '../../storage/storage.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
@@ -82,6 +83,39 @@ export interface StatusStrategy {
   validateUpdate(newObj: KubeObject, oldObj: KubeObject): FieldError[];
 }
 
+/** Confirms (success) or undoes (failure) what a begin hook did, once the write's outcome is known. */
+export type FinishFunc = (success: boolean) => Promise<void>;
+
+/**
+ * Side effects a kind performs beside its own write, after kube-apiserver's Store.BeginCreate /
+ * BeginUpdate / AfterDelete (Service: ClusterIP and NodePort allocation). Unlike Strategy methods
+ * these may do I/O (they write to storage) and run on every attempt of a write:
+ *   create: default → beginCreate → prepareForCreate → validate → … → write → finish(accepted)
+ *   update: default → beginUpdate → prepareForUpdate → validateUpdate → … → write → finish(accepted)
+ * A begin hook may mutate the object (fill allocated values) and throw an ApiError to refuse it.
+ * In dry-run it only checks, and its FinishFunc must undo nothing.
+ */
+export interface WriteHooks {
+  beginCreate?(obj: KubeObject, dryRun: boolean): Promise<FinishFunc>;
+  beginUpdate?(newObj: KubeObject, oldObj: KubeObject, dryRun: boolean): Promise<FinishFunc>;
+  /** After the object is gone from storage (not for dry-run): release what it held. */
+  afterDelete?(obj: KubeObject): Promise<void>;
+}
+
+/** Server flags that shape some kinds (kube-apiserver names). */
+export interface KindOptions {
+  /** `--service-cluster-ip-range` (default 10.0.0.0/24). */
+  serviceClusterIPRange?: string;
+  /** `--service-node-port-range` (default 30000-32767). */
+  serviceNodePortRange?: string;
+}
+
+/** What a kind's hooks are built from, once per server, when the registry is built. */
+export interface HookDeps {
+  storage: Storage;
+  options: KindOptions;
+}
+
 export interface TableColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -117,11 +151,13 @@ export interface KindDescriptor {
   kind: string;
   listKind: string;
   namespaced: boolean;
-  /** metadata.name rule: DNS-1123 subdomain (default, most kinds) or label (Namespace). */
-  nameFormat?: 'subdomain' | 'label';
+  /** metadata.name rule: DNS-1123 subdomain (default, most kinds), label (Namespace) or DNS-1035 label (Service). */
+  nameFormat?: 'subdomain' | 'label' | 'dns1035';
   shortNames: string[];
   categories?: string[];
   strategy: Strategy;
+  /** Builds the kind's write hooks (I/O beside its own writes); throws on bad options. */
+  hooks?: (deps: HookDeps) => WriteHooks;
   /** Verbs served on the main resource; default: all eight (Namespace has no deletecollection). */
   verbs?: string[];
   subresources?: SubresourceDescriptor[];
