@@ -32,6 +32,13 @@ const CORE_V1 = [
   { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ALL, storageVersionHash: 'S6u1pOWzb84=' },
 ];
 
+/** More core/v1 entries as kube lists them, compared whenever the target serves them. */
+const CORE_V1_IF_SERVED = [
+  { name: 'endpoints', singularName: '', namespaced: true, kind: 'Endpoints', verbs: ALL, shortNames: ['ep'], storageVersionHash: 'fWeeMqaN/OA=' },
+  { name: 'services', singularName: '', namespaced: true, kind: 'Service', verbs: ALL, shortNames: ['svc'], categories: ['all'], storageVersionHash: '0/CO1lhkEBI=' },
+  { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
+];
+
 /** metav1.APIResource's JSON field order. */
 const RESOURCE_FIELDS = ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash'];
 
@@ -73,6 +80,10 @@ test('/api/v1: our entries byte for byte as kube lists them, in its order', asyn
     const ours = new Set(CORE_V1.map((e) => e.name));
     const got = (doc.resources as any[]).filter((r) => ours.has(r.name));
     assert.is(JSON.stringify(got), JSON.stringify(CORE_V1), p);
+    for (const want of CORE_V1_IF_SERVED) {
+      const entry = (doc.resources as any[]).find((r) => r.name === want.name);
+      if (entry) assert.is(JSON.stringify(entry), JSON.stringify(want), `${p} ${want.name}`);
+    }
   }
 });
 
