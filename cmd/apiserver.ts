@@ -9,6 +9,7 @@
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
  *        [--service-cluster-ip-range 10.0.0.0/24] [--service-node-port-range 30000-32767]
  *        [--advertise-address <bind-address>]
+ *        [--event-ttl 1h]   (Events are deleted this long after their last write)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     'service-cluster-ip-range': { type: 'string', default: '10.0.0.0/24' },
     'service-node-port-range': { type: 'string', default: '30000-32767' },
     'advertise-address': { type: 'string' },
+    'event-ttl': { type: 'string', default: '1h' },
   },
   strict: true,
 });
@@ -55,6 +57,7 @@ const app = await startServer({
   serviceClusterIPRange: values['service-cluster-ip-range'],
   serviceNodePortRange: values['service-node-port-range'],
   advertiseAddress: values['advertise-address'],
+  eventTtlMs: parseDuration(values['event-ttl']!),
 });
 
 function positiveInt(flag: string, text: string): number {

@@ -75,20 +75,28 @@ export const tooMany = (p: FieldPath, actual: number, max: number): FieldError =
 
 /** The message Kubernetes prints for one field error: `data[a]: Invalid value: "x": detail`. */
 export function fieldErrorMessage(e: FieldError): string {
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/**
+ * The message without its field (field.Error.ErrorBody): what a Status cause carries in
+ * `message`, beside the field in `field`.
+ */
+export function fieldErrorBody(e: FieldError): string {
   switch (e.type) {
     case 'FieldValueRequired':
-      return `${e.field}: Required value${e.detail ? `: ${e.detail}` : ''}`;
+      return `Required value${e.detail ? `: ${e.detail}` : ''}`;
     case 'FieldValueForbidden':
-      return `${e.field}: Forbidden: ${e.detail}`;
+      return `Forbidden: ${e.detail}`;
     case 'FieldValueDuplicate':
-      return `${e.field}: Duplicate value: ${fmt(e.value)}`;
+      return `Duplicate value: ${fmt(e.value)}`;
     case 'FieldValueNotSupported':
-      return `${e.field}: Unsupported value: ${fmt(e.value)}: ${e.detail}`;
+      return `Unsupported value: ${fmt(e.value)}: ${e.detail}`;
     case 'FieldValueTooLong':
-      return `${e.field}: Too long: ${e.detail}`;
+      return `Too long: ${e.detail}`;
     case 'FieldValueTooMany':
-      return `${e.field}: Too many: ${fmt(e.value)}: ${e.detail}`;
+      return `Too many: ${fmt(e.value)}: ${e.detail}`;
     default:
-      return `${e.field}: Invalid value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
+      return `Invalid value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
   }
 }

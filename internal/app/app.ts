@@ -13,12 +13,14 @@ import { allowAuthenticated } from '../auth/authz.ts';
 import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { coreKinds } from '../registry/core/index.ts';
+import { eventsKinds } from '../registry/events/index.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { startServiceControllers } from '../controllers/kubernetes-service.ts';
+import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -56,6 +58,8 @@ export interface ServerOptions {
   serviceNodePortRange?: string;
   /** --advertise-address: published in the `kubernetes` Endpoints (default: the bind address). */
   advertiseAddress?: string;
+  /** --event-ttl: Events are deleted this long after their last write (default 1h; 0 = never). */
+  eventTtlMs?: number;
 }
 
 export interface RunningServer {
@@ -74,7 +78,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
   const admission = new AdmissionChain([lifecycle], [lifecycle]);
-  const kinds = opts.kinds ?? coreKinds;
+  const kinds = opts.kinds ?? [...coreKinds, ...eventsKinds];
   const registry = new Registry(kinds, storage, admission, {
     serviceClusterIPRange: opts.serviceClusterIPRange,
     serviceNodePortRange: opts.serviceNodePortRange,
@@ -85,6 +89,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  const events = registry.lookup('', 'v1', 'events');
+  const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
+  // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
+  const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
+  eventTtl?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
@@ -121,6 +130,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         controller.stop();
         gc.stop();
         await serviceControllers.stop();
+        eventTtl?.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

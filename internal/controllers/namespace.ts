@@ -199,7 +199,8 @@ export class NamespaceController {
     if (!((current.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).includes(FINALIZER)) return false;
 
     const totals: ContentTotals = { remaining: new Map(), finalizers: new Map(), failures: [] };
-    for (const served of this.registry.kinds) {
+    // Each stored kind once (a kind served in several groups, as Events, is one set of objects).
+    for (const served of this.registry.storageKinds()) {
       const { kind } = served;
       // Only resources that can be deleted (discovery.SupportsAllVerbs{"delete"}).
       if (!kind.namespaced || !(kind.verbs?.includes('delete') ?? true)) continue;

@@ -14,7 +14,7 @@
  * Also how to decode a request body by its Content-Type.
  */
 import YAML from 'yaml';
-import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
+import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
@@ -38,7 +38,7 @@ function routeAccepts(accept: string): boolean {
  */
 export function checkPatchRoute(contentType: string | undefined, hasBody: boolean): void {
   if (routeTypes(contentType || 'application/octet-stream').some((t) => PATCH_TYPES.includes(t))) return;
-  throw hasBody ? unsupportedMediaTypeByRoute() : notAcceptableByRoute();
+  throw hasBody ? unsupportedMediaTypeRoute() : notAcceptableRoute();
 }
 
 interface AcceptClause {
@@ -112,7 +112,7 @@ function representationFor(params: Record<string, string>, offered: string, allo
  */
 export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Negotiated {
   const header = accept ?? '';
-  if (!routeAccepts(header)) throw notAcceptableByRoute();
+  if (!routeAccepts(header)) throw notAcceptableRoute();
   if (!header) return { rep: 'json' };
   const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
   for (const c of parseAccept(header)) {
@@ -123,7 +123,7 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean,
       if (n) return n;
     }
   }
-  throw notAcceptableMediaTypes(SERIALIZERS);
+  throw notAcceptableTypes(SERIALIZERS);
 }
 
 /**
@@ -134,21 +134,6 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
   const n = negotiateOutput(accept, allowTable, allowProtobuf);
   if (n.convert) return n.convert.as === 'Table' ? 'table' : 'metadata';
   return n.rep;
-}
-
-/**
- * Whether an error answer goes out indented: kube writes an error as raw, indented JSON
- * (responsewriters.WriteRawJSON) when the request's Accept cannot be negotiated without a
- * conversion (e.g. only `…;as=Table;…`, or `text/html`).
- */
-export function prettyErrors(accept: string | undefined): boolean {
-  if (!accept) return false;
-  for (const c of parseAccept(accept)) {
-    if ('as' in c.params || 'g' in c.params || 'v' in c.params) continue;
-    if (c.type === '*' && c.subType === '*') return false;
-    if (SERIALIZERS.some((s) => { const [t, u] = s.split('/'); return c.type === t && (c.subType === u || c.subType === '*'); })) return false;
-  }
-  return true;
 }
 
 /** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */

@@ -17,7 +17,7 @@ import { createOptions, updateOptions, patchOptions, deleteOptions } from './wri
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
-import { FULL_VERBS } from './discovery.ts';
+import { checkRoute } from './routes.ts';
 import { serveWatch } from './watch-handler.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
@@ -59,7 +59,9 @@ const first = (q: URLSearchParams, name: string): string => q.get(name) ?? '';
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`${name}: Invalid value: "${v}": must be an integer`);
+  // kube's query-parameter conversion reports strconv's error as is.
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (BigInt(v) > 2n ** 63n - 1n || BigInt(v) < -(2n ** 63n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return Number(v);
 }
 
@@ -99,14 +101,11 @@ export class ResourceHandlers {
     const served = this.resolve(info);
     const ns = info.namespace;
     const { store, reader, kind } = served;
-    if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
-    // Routes kube-apiserver does not register answer go-restful's 405, before anything is read:
-    // verbs the kind lacks, and every write on the all-namespaces path of a namespaced kind
-    // (DELETE there would otherwise be a deletecollection across every namespace).
-    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotAllowed();
-    if (kind.namespaced && !ns && !info.name && info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
+    checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (): Negotiated => negotiateOutput(header(r.headers, 'accept'), true, pb);
+    // kube's deprecation warning goes on every answer of a deprecated version, errors included.
+    if (kind.deprecationWarning) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([kind.deprecationWarning]).Warning!);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
@@ -211,7 +210,9 @@ export class ResourceHandlers {
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
   private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult): void {
-    const headers = warningHeaders(result.warnings);
+    // The deprecation warning (set on the response above) comes first, then the write's own.
+    const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
+    const headers = warningHeaders([...deprecation, ...result.warnings]);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);

@@ -10,7 +10,7 @@
  *   for the one on the other is 406, as kube answers.
  */
 import type { KubeObject, ObjectMeta } from '../api/types.ts';
-import { badRequest, notAcceptable } from '../api/errors.ts';
+import { badRequest, partialMetadataMismatch } from '../api/errors.ts';
 import type { KindDescriptor, TableColumn } from '../registry/rest/strategy.ts';
 import { DEFAULT_COLUMNS } from '../registry/rest/table-columns.ts';
 import type { Conversion } from './negotiation.ts';
@@ -138,10 +138,10 @@ export function convertObjects(kind: KindDescriptor, convert: Conversion, object
     case 'Table':
       return toTable(kind, objects, listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion ?? '' }, table, convert.version);
     case 'PartialObjectMetadata':
-      if (isList) throw notAcceptable(`you requested PartialObjectMetadata, but the requested object is a list (${goTypeName(kind, true)})`);
+      if (isList) throw partialMetadataMismatch('PartialObjectMetadata', true, goTypeName(kind, true));
       return partialObjectMetadata(objects[0], convert.version);
     case 'PartialObjectMetadataList':
-      if (!isList) throw notAcceptable(`you requested PartialObjectMetadataList, but the requested object is not a list (${goTypeName(kind, false)})`);
+      if (!isList) throw partialMetadataMismatch('PartialObjectMetadataList', false, goTypeName(kind, false));
       return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${convert.version}`, metadata: listMeta, items: objects.map((o) => partialObjectMetadata(o, convert.version)) };
   }
 }

@@ -35,6 +35,14 @@ export class Registry {
     return this.byPath.get(`${group}/${version}/${resource}`);
   }
 
+  /**
+   * The kinds that own their storage (views of another kind's storage left out), so a walk over
+   * every stored object (namespace cleanup, garbage-collector scan) meets each object once.
+   */
+  storageKinds(): ServedKind[] {
+    return this.kinds.filter((k) => !k.kind.storedAs);
+  }
+
   /** group → versions served (preferred first), for discovery. */
   groups(): Map<string, string[]> {
     const m = new Map<string, string[]>();

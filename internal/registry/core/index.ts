@@ -5,7 +5,8 @@ import { configMapKind } from './configmap.ts';
 import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
+import { eventKind } from './event.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind];

@@ -10,7 +10,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
 import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
@@ -26,6 +26,7 @@ import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
 
 /**
  * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
@@ -109,6 +110,8 @@ export class GenericStore {
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
   private readonly fields: FieldManager;
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
 
   constructor(
     readonly kind: KindDescriptor,
@@ -121,17 +124,24 @@ export class GenericStore {
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
     this.fields = new FieldManager(kind);
+    this.codec = storageCodec(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
-    return { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+    return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
   }
 
-  /** Latest stored bytes of one object, or 404. */
-  async getLatest(namespace: string, name: string): Promise<Buffer> {
+  /** Latest stored bytes of one object (in this kind's shape), or null. */
+  private async readLatest(namespace: string, name: string): Promise<Buffer | null> {
     const b = await this.storage.get(this.key(namespace, name)).catch((e) => {
       throw storageFailure(e);
     });
+    return b ? this.codec.decode(b) : null;
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape), or 404. */
+  async getLatest(namespace: string, name: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name);
     if (!b) throw notFound(this.gr, name);
     return b;
   }
@@ -220,7 +230,8 @@ export class GenericStore {
       ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
       ...this.kind.strategy.validate(obj),
     ];
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -228,7 +239,7 @@ export class GenericStore {
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
+    if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     const obj = this.checkBody(body, namespace, name);
     return this.guaranteedUpdate(ctx, namespace, name, {
       sub,
@@ -244,7 +255,7 @@ export class GenericStore {
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
     const mutate: Mutation = (current) => {
       preconditionRv = undefined;
@@ -274,9 +285,7 @@ export class GenericStore {
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
-        throw storageFailure(e);
-      });
+      const currentBytes = await this.readLatest(namespace, name);
       if (plan.uidPrecondition !== undefined) {
         const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
         if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
@@ -368,7 +377,7 @@ export class GenericStore {
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
     const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
     errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, next.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
   }
 
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */
@@ -411,10 +420,10 @@ export class GenericStore {
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
@@ -466,14 +475,7 @@ export class GenericStore {
 
   private deletedResponse(body: Buffer, obj: KubeObject): WriteResult {
     if (this.kind.deleteReturns === 'Object') return { body, code: 200, warnings: [] };
-    const status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
-      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
-    };
+    const status = deleteSuccess(this.gr, obj.metadata.name ?? '', obj.metadata.uid);
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
 
@@ -482,8 +484,8 @@ export class GenericStore {
   private async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
     const intent: WriteIntent = {
       op,
-      group: this.kind.group,
-      resource: this.kind.resource,
+      group: this.codec.group,
+      resource: this.codec.resource,
       namespace: this.kind.namespaced ? namespace : '',
       name,
       expectRv,
@@ -491,7 +493,7 @@ export class GenericStore {
       requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
       uid: obj.metadata.uid ?? '',
       deleting: Boolean(obj.metadata.deletionTimestamp),
-      object: serializeForLog(obj),
+      object: serializeForLog(this.codec.encode(obj)),
       time: Date.now(),
       verb,
       user: ctx.user.username,
@@ -500,11 +502,13 @@ export class GenericStore {
       userAgent: ctx.userAgent ?? null,
       requestId: ctx.requestId,
     };
+    let verdict: Verdict;
     try {
-      return await this.storage.write(intent);
+      verdict = await this.storage.write(intent);
     } catch (e) {
       throw storageFailure(e);
     }
+    return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
   }
 
   /**

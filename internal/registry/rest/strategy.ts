@@ -140,6 +140,26 @@ export interface SubresourceDescriptor {
   strategy: StatusStrategy;
 }
 
+/**
+ * A kind that serves the stored objects of another kind in its own shape (kube: two API versions
+ * that are conversions of one internal type, e.g. events.k8s.io/v1 Event and core/v1 Event). The
+ * objects are stored once, under the storage kind's group/resource, in the storage kind's form; this
+ * kind's reads convert each stored object with `fromStorage`, its writes convert with `toStorage`
+ * just before the log append. Both functions are pure and deterministic, keep `metadata` as it is,
+ * and `fromStorage(toStorage(x))` equals x for every valid x of this kind.
+ */
+export interface StorageView {
+  /** Group, version, kind and plural of the stored form (e.g. '', 'v1', 'Event', 'events'). */
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+  /** Stored form → this kind's form. May not mutate its argument. */
+  fromStorage(stored: KubeObject): KubeObject;
+  /** This kind's form → stored form. May not mutate its argument. */
+  toStorage(served: KubeObject): KubeObject;
+}
+
 export interface KindDescriptor {
   /** API group; '' for the core group. */
   group: string;
@@ -175,4 +195,11 @@ export interface KindDescriptor {
   bootstrap?: KubeObject[];
   /** Names that can never be deleted (e.g. namespace `default`). */
   undeletable?: string[];
+  /** Serve another kind's stored objects through a conversion (see StorageView). */
+  storedAs?: StorageView;
+  /**
+   * A deprecated API version: the `Warning` kube-apiserver adds to every response of it, e.g.
+   * `events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+`.
+   */
+  deprecationWarning?: string;
 }
