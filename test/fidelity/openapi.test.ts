@@ -24,7 +24,8 @@ import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import { decodeSwagger, encodeSwagger } from '../../internal/http/openapi/proto.ts';
 import { decodeOpenApiV3, encodeOpenApiV3 } from '../../internal/http/openapi/proto3.ts';
 import { Registry } from '../../internal/registry/registry.ts';
-import { coreKinds, namespaceKind, configMapKind } from '../../internal/registry/core/index.ts';
+import { namespaceKind, configMapKind } from '../../internal/registry/core/index.ts';
+import { defaultKinds } from '../../internal/registry/kinds.ts';
 import { generatedSource, descriptionsOf } from '../../internal/schema/registry.ts';
 import { buildSwagger, generatedProvider } from '../../internal/http/openapi/v2.ts';
 import { buildV3 } from '../../internal/http/openapi/v3.ts';
@@ -200,7 +201,7 @@ test('protobuf form (client-go OpenAPISchema): gnostic Document of the same docu
 
 /** Our served subset, from this server's registry (golden regeneration only). */
 function servedSubset(): { v2paths: string[]; v2defs: string[]; v3: Record<string, { paths: string[]; schemas: string[] }> } {
-  const reg = new Registry(coreKinds, null as never, null as never);
+  const reg = new Registry([...defaultKinds], null as never, null as never);
   const provider = generatedProvider(generatedSource(), descriptionsOf);
   const v2 = buildSwagger(reg, provider, 'v1.24.17') as { paths: object; definitions: object };
   const v3: Record<string, { paths: string[]; schemas: string[] }> = {};

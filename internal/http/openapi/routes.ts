@@ -105,7 +105,7 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
     add({ path: collection, method: 'get', verbPrefix: 'list', opRest: `${scoped}${K}`, description: `list or watch objects of kind ${K}`, consumes: ANY, produces: PRODUCES_STREAM, parameters: [...nsParams, PRETTY, ...LIST_PARAMS], responses: [[200, 'OK', listDef]], action: 'list' });
   }
   if (verbs.has('create')) {
-    add({ path: collection, method: 'post', verbPrefix: 'create', opRest: `${scoped}${K}`, description: `create a ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(def, true), ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def], [202, 'Accepted', def]], action: 'post' });
+    add({ path: collection, method: 'post', verbPrefix: 'create', opRest: `${scoped}${K}`, description: `create${articleFor(K)}${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(def, true), ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def], [202, 'Accepted', def]], action: 'post' });
   }
   if (verbs.has('deletecollection')) {
     add({ path: collection, method: 'delete', verbPrefix: 'delete', opRest: `Collection${scoped}${K}`, description: `delete collection of ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(META.deleteOptions, false), ...nsParams, PRETTY, ...DELETE_COLLECTION_PARAMS], responses: [[200, 'OK', META.status]], action: 'deletecollection' });
@@ -120,7 +120,7 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
     add({ path: item, method: 'put', verbPrefix: 'replace', opRest: `${scoped}${K}`, description: `replace the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(def, true), nameParam, ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def]], action: 'put' });
   }
   if (verbs.has('delete')) {
-    add({ path: item, method: 'delete', verbPrefix: 'delete', opRest: `${scoped}${K}`, description: `delete a ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(META.deleteOptions, false), nameParam, ...nsParams, PRETTY, ...DELETE_PARAMS], responses: [[200, 'OK', deleteDef], [202, 'Accepted', deleteDef]], action: 'delete' });
+    add({ path: item, method: 'delete', verbPrefix: 'delete', opRest: `${scoped}${K}`, description: `delete${articleFor(K)}${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(META.deleteOptions, false), nameParam, ...nsParams, PRETTY, ...DELETE_PARAMS], responses: [[200, 'OK', deleteDef], [202, 'Accepted', deleteDef]], action: 'delete' });
   }
   if (verbs.has('patch')) {
     add({ path: item, method: 'patch', verbPrefix: 'patch', opRest: `${scoped}${K}`, description: `partially update the specified ${K}`, consumes: PATCH_TYPES, produces: PRODUCES, parameters: [body(META.patch, true), nameParam, ...nsParams, PRETTY, ...PATCH_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def]], action: 'patch' });
@@ -205,4 +205,13 @@ export function operationIdAndTags(route: Route): { id: string; tags: string[] }
     tags.push(tag);
   } else if (parts.length >= 1) tags.push(toValidOperationID(parts[0]!, false));
   return { id: prefix + toValidOperationID(route.opRest, prefix !== ''), tags };
+}
+
+/**
+ * go-restful route docs use kube's GetArticleForNoun: no article for a plural-looking kind
+ * (`Endpoints`, but not `…ss`), "an" before a vowel, "a" otherwise; padded with spaces.
+ */
+export function articleFor(kind: string): string {
+  if (!kind.endsWith('ss') && kind.endsWith('s')) return ' ';
+  return /^[aeiouAEIOU]/.test(kind) ? ' an ' : ' a ';
 }
