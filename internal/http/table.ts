@@ -121,6 +121,15 @@ export function toTable(
   };
 }
 
+/**
+ * A single object's Table metadata: its resourceVersion, left out when empty (a dry-run create
+ * has none; ListMeta's fields are omitempty).
+ */
+export function objectTableMeta(obj: KubeObject | undefined): Record<string, unknown> {
+  const rv = obj?.metadata?.resourceVersion;
+  return rv ? { resourceVersion: rv } : {};
+}
+
 /** Go's name for the internal type of a kind (`*core.ConfigMap`), as kube's 406 messages print it. */
 function goTypeName(kind: KindDescriptor, list: boolean): string {
   const pkg = kind.group === '' ? 'core' : kind.group.split('.')[0];
@@ -136,7 +145,7 @@ export function convertObjects(kind: KindDescriptor, convert: Conversion, object
   const isList = listMeta !== null;
   switch (convert.as) {
     case 'Table':
-      return toTable(kind, objects, listMeta ?? { resourceVersion: objects[0]?.metadata.resourceVersion ?? '' }, table, convert.version);
+      return toTable(kind, objects, listMeta ?? objectTableMeta(objects[0]), table, convert.version);
     case 'PartialObjectMetadata':
       if (isList) throw partialMetadataMismatch('PartialObjectMetadata', true, goTypeName(kind, true));
       return partialObjectMetadata(objects[0], convert.version);

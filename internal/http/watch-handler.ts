@@ -17,7 +17,7 @@ import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
-import { partialObjectMetadata, tableOptions, toTable } from './table.ts';
+import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
 import { goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
@@ -111,7 +111,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // never); a Table carries its column definitions on the first event only.
   const converted = (o: KubeObject): unknown => {
     if (convert?.as === 'Table' && table) {
-      const t = toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, table, convert.version);
+      const t = toTable(kind, [o], objectTableMeta(o), table, convert.version);
       table.noHeaders = true;
       return t;
     }

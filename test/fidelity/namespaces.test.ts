@@ -148,6 +148,31 @@ test('PUT finalize with no finalizers left removes a terminating namespace (answ
   assert.ok(Number(events[0].object.metadata.resourceVersion) > Number(cur.metadata.resourceVersion), 'DELETED at a new version');
 });
 
+test('DELETE preconditions that fail: Namespace REST wording (namespaces, "Precondition failed: …")', async () => {
+  const ns = await t.createNamespace('nspre');
+  const cur = await ok(t.client.request('GET', `/api/v1/namespaces/${ns}`), 200, 'get');
+  const wrongUid = '6f1e3f6e-0000-4000-8000-000000000000';
+  const cases = [
+    { preconditions: { uid: wrongUid }, why: `Precondition failed: UID in precondition: ${wrongUid}, UID in object meta: ${cur.metadata.uid}` },
+    { preconditions: { resourceVersion: '1' }, why: `Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${cur.metadata.resourceVersion}` },
+  ];
+  for (const [i, tc] of cases.entries()) {
+    const r = await t.client.request('DELETE', `/api/v1/namespaces/${ns}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: tc.preconditions } });
+    assert.is(r.status, 409, `case ${i}: ${show(r)}`);
+    assert.is(body(r), JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on namespaces "${ns}": ${tc.why}`,
+      reason: 'Conflict',
+      details: { name: ns, kind: 'namespaces' },
+      code: 409,
+    }), `case ${i}`);
+  }
+  await ok(t.client.request('DELETE', `/api/v1/namespaces/${ns}`), 200, 'clean up');
+});
+
 test('a create in a namespace that does not exist: 404 naming the namespace', async () => {
   const ns = t.ns('nsmissing');
   const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });

@@ -262,6 +262,10 @@ test('writes answer in the requested conversion; an unacceptable Accept refuses 
   const created = await t.client.request('POST', `${base}?includeObject=None`, { headers: { accept: TABLE }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1' }, data: { x: 'y' } } });
   assert.is(created.status, 201, show(created));
   assert.equal(norm(created.json), norm({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '<rv>' }, columnDefinitions: COLUMNS.configmaps, rows: [{ cells: ['w1', 1, '<age>'], object: null }] }));
+  // A dry-run create has no resourceVersion yet: the Table's metadata is empty.
+  const dry = await t.client.request('POST', `${base}?dryRun=All&includeObject=None`, { headers: { accept: TABLE }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w0' } } });
+  assert.is(dry.status, 201, show(dry));
+  assert.equal(dry.json.metadata, {});
   const meta = await ok(t.client.request('PATCH', `${base}/w1`, { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' }, body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' }), 200, 'patch');
   assert.is(meta.kind, 'PartialObjectMetadata');
   assert.equal(meta.metadata.labels, { a: 'b' });

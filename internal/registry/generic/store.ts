@@ -419,11 +419,18 @@ export class GenericStore {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
+      // Namespace REST Delete (kinds with beginDelete) checks the preconditions itself, with its
+      // own wording and the resource's name; everything else gets rest.BeforeDelete's.
+      const lifecycle = strategy.beginDelete !== undefined;
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
+        throw lifecycle
+          ? conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`)
+          : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
+        throw lifecycle
+          ? conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`)
+          : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
