@@ -148,6 +148,29 @@ test('PUT finalize with no finalizers left removes a terminating namespace (answ
   assert.ok(Number(events[0].object.metadata.resourceVersion) > Number(cur.metadata.resourceVersion), 'DELETED at a new version');
 });
 
+test('PUT status keeps the request metadata, resets spec; PUT finalize resets status only', async () => {
+  const ns = t.ns('nssub');
+  await ok(t.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { a: '1' } } } }), 201, 'create');
+  const st = await ok(
+    t.client.request('PUT', `/api/v1/namespaces/${ns}/status`, {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { b: '2' }, annotations: { z: 'q' } }, spec: { finalizers: ['example.com/q'] }, status: { phase: 'Active', conditions: [] } },
+    }),
+    200,
+    'status',
+  );
+  assert.equal([st.metadata.labels, st.metadata.annotations, st.spec, st.status], [{ b: '2', 'kubernetes.io/metadata.name': ns }, { z: 'q' }, { finalizers: ['kubernetes'] }, { phase: 'Active' }]);
+  const fin = await ok(
+    t.client.request('PUT', `/api/v1/namespaces/${ns}/finalize`, {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { c: '3' } }, spec: { finalizers: ['kubernetes', 'example.com/z'] }, status: { phase: 'Terminating' } },
+    }),
+    200,
+    'finalize',
+  );
+  assert.equal([fin.metadata.labels, fin.metadata.annotations, fin.spec, fin.status], [{ c: '3', 'kubernetes.io/metadata.name': ns }, undefined, { finalizers: ['kubernetes', 'example.com/z'] }, { phase: 'Active' }]);
+  await ok(t.client.request('PUT', `/api/v1/namespaces/${ns}/finalize`, { body: { ...fin, spec: { finalizers: ['kubernetes'] } } }), 200, 'release example.com/z');
+  await ok(t.client.request('DELETE', `/api/v1/namespaces/${ns}`), 200, 'clean up');
+});
+
 test('DELETE preconditions that fail: Namespace REST wording (namespaces, "Precondition failed: …")', async () => {
   const ns = await t.createNamespace('nspre');
   const cur = await ok(t.client.request('GET', `/api/v1/namespaces/${ns}`), 200, 'get');

@@ -40,25 +40,6 @@ const finalizersOf = (obj: KubeObject): unknown[] => {
 
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
-/**
- * Make `target` a copy of `source` except for the listed top-level fields, which keep the
- * target's values; metadata.resourceVersion is kept from the target too (it is the request's
- * precondition, not content).
- */
-function keepOnly(target: KubeObject, source: KubeObject, keep: string[]): void {
-  const kept = new Map(keep.map((k) => [k, target[k]] as const));
-  const rv = target.metadata?.resourceVersion;
-  for (const k of Object.keys(target)) delete target[k];
-  for (const [k, v] of Object.entries(source)) target[k] = clone(v);
-  for (const [k, v] of kept) {
-    if (v === undefined) delete target[k];
-    else target[k] = v;
-  }
-  if (!target.metadata) target.metadata = {};
-  if (rv !== undefined) target.metadata.resourceVersion = rv;
-  else delete target.metadata.resourceVersion;
-}
-
 /** Keep the kubernetes.io/metadata.name label equal to the name (set when the name is known). */
 function setNameLabel(obj: KubeObject): void {
   const name = obj.metadata?.name;
@@ -142,8 +123,16 @@ export const namespaceStrategy: Strategy = {
 
 /** /status: only status changes; the phase must agree with deletionTimestamp. */
 export const namespaceStatusStrategy: StatusStrategy = {
+  // namespaceStatusStrategy.PrepareForUpdate resets spec only: the request's metadata (labels,
+  // annotations, …) is kept, as kube 1.24 keeps it; Canonicalize's name label still applies.
   prepareForUpdate(newObj, oldObj) {
-    keepOnly(newObj, oldObj, ['status']);
+    if (oldObj.spec === undefined) delete newObj.spec;
+    else newObj.spec = clone(oldObj.spec);
+    const status = statusOf(newObj);
+    // An empty conditions list is dropped (omitempty), as kube answers it.
+    if (Array.isArray(status.conditions) && status.conditions.length === 0) delete status.conditions;
+    setNameLabel(newObj);
+    fieldOrder(newObj);
   },
   validateUpdate(newObj) {
     const phase = phaseOf(newObj);
@@ -159,13 +148,17 @@ export const namespaceStatusStrategy: StatusStrategy = {
 
 /** /finalize: only spec.finalizers changes; entries are finalizer names (errors indexed). */
 export const namespaceFinalizeStrategy: StatusStrategy = {
+  // namespaceFinalizeStrategy.PrepareForUpdate resets status only: metadata and spec come from
+  // the request (as kube 1.24 keeps them); Canonicalize's name label still applies.
   prepareForUpdate(newObj, oldObj) {
-    const newF = specOf(newObj).finalizers;
-    keepOnly(newObj, oldObj, []);
+    if (oldObj.status === undefined) delete newObj.status;
+    else newObj.status = clone(oldObj.status);
     const spec = isPlainObject(newObj.spec) ? (newObj.spec as NamespaceSpec) : (newObj.spec = {} as NamespaceSpec);
+    const f = spec.finalizers;
     // An emptied list is dropped, as Go's omitempty drops it from v1.NamespaceSpec.
-    if (newF === undefined || newF === null || (Array.isArray(newF) && newF.length === 0)) delete spec.finalizers;
-    else spec.finalizers = newF;
+    if (f === undefined || f === null || (Array.isArray(f) && f.length === 0)) delete spec.finalizers;
+    setNameLabel(newObj);
+    fieldOrder(newObj);
   },
   validateUpdate(newObj) {
     const errs: FieldError[] = [];
