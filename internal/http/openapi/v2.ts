@@ -23,8 +23,12 @@ export type Json = Record<string, unknown>;
 
 const REF_PREFIX = '#/definitions/';
 
-/** Go's json key order for spec.Schema fields we emit; extensions follow, sorted. */
-const SCHEMA_KEYS = ['description', 'type', 'format', 'default', 'enum', 'required', 'items', '$ref', 'properties', 'additionalProperties'];
+/**
+ * Go's json key order for spec.Schema fields we emit; extensions follow, sorted. No `default`:
+ * kube-apiserver prunes every default from the v2 definitions (kube-openapi handler.PruneDefaults);
+ * only v3 serves them.
+ */
+const SCHEMA_KEYS = ['description', 'type', 'format', 'enum', 'required', 'items', '$ref', 'properties', 'additionalProperties'];
 
 /**
  * A compacted node → the published form: refs prefixed, `x-go` dropped, descriptions restored.
