@@ -173,6 +173,9 @@ test('a second DELETE of a namespace that is still finalizing → 200 with the n
   await eventually('namespace t2 gone', async () => (await c.request('GET', `${NS}/t2`)).status === 404);
   assert.is(again.status, 200, show(again));
   assert.is(again.json.kind, 'Namespace');
+  assert.is(again.json.status.phase, 'Terminating');
+  assert.is(again.json.metadata.deletionTimestamp, first.metadata.deletionTimestamp, 'same deletionTimestamp');
+  assert.is(again.json.metadata.deletionGracePeriodSeconds, undefined, 'namespaces carry no deletionGracePeriodSeconds');
   assert.is(again.json.metadata.resourceVersion, first.metadata.resourceVersion, 'nothing written');
   assert.is(again.json.metadata.finalizers, undefined, 'the options changed no finalizer');
 });

@@ -46,6 +46,8 @@ export interface ServerOptions {
   logLevel?: string;
   sync?: boolean;
   kinds?: KindDescriptor[];
+  /** Namespace controller: delay before a terminating namespace is emptied (default kube's 5 s). */
+  namespaceDeletionGraceMs?: number;
   /**
    * Run the garbage collector (default true). Tests turn it off to leave collection work
    * undone, then restart with it on to check that a restarted server resumes it.
@@ -74,7 +76,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
-  const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
+  const lifecycle = namespaceLifecycle(storage);
+  const admission = new AdmissionChain([lifecycle], [lifecycle]);
   const kinds = opts.kinds ?? [...defaultKinds];
   const registry = new Registry(kinds, storage, admission, {
     serviceClusterIPRange: opts.serviceClusterIPRange,
@@ -82,7 +85,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
-  const controller = new NamespaceController(storage, registry, log);
+  const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();

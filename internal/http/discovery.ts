@@ -5,56 +5,121 @@
 import { createHash } from 'node:crypto';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 
+/** Verbs of a resource that serves everything (in discovery's sorted order). */
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-/** kube's storageversion hash: base64 of the first 8 bytes of sha256("group/version/kind"). */
-const hashOf = (s: string): string => createHash('sha256').update(s).digest().subarray(0, 8).toString('base64');
+/**
+ * discovery.StorageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"),
+ * the version being the one objects are stored in (our preferred version).
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
 
+/** Verbs as discovery lists them: sorted (kube builds them as a sorted string set). */
+const sortedVerbs = (verbs: string[]): string[] => [...new Set(verbs)].sort();
+
+/**
+ * The APIResource entries of a group version, ordered by name as kube's installer lists its
+ * (sorted) paths, subresources (`namespaces/status`) right after their resource. Fields follow
+ * metav1.APIResource's order; 1.24 leaves singularName empty, and subresources carry no
+ * storageVersionHash.
+ */
 function resourcesOf(kinds: ServedKind[]) {
   const out: Record<string, unknown>[] = [];
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
       name: kind.resource,
-      singularName: '', // kube-apiserver 1.24 leaves it empty for every built-in resource
+      singularName: '',
       namespaced: kind.namespaced,
       kind: kind.kind,
-      verbs: kind.verbs ?? FULL_VERBS,
-      // The hash names the version objects are stored in: a view shares its storage kind's.
-      storageVersionHash: kind.storedAs
-        ? hashOf(`${kind.storedAs.group}/${kind.storedAs.version}/${kind.storedAs.kind}`)
-        : hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
+      verbs: sortedVerbs(kind.verbs ?? FULL_VERBS),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;
+    // The hash names the version objects are stored in: a view (events.k8s.io Events) shares its
+    // storage kind's.
+    const stored = kind.storedAs ?? { group: kind.group, version: kind.versions[0], kind: kind.kind };
+    r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
-      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sub.verbs });
+      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sortedVerbs(sub.verbs) });
     }
   }
-  return out;
+  const byName = (e: Record<string, unknown>): string => String(e.name);
+  return out.sort((x, y) => (byName(x) < byName(y) ? -1 : byName(x) > byName(y) ? 1 : 0));
 }
 
+/** /api: the core group's versions and the address clients reach this server at. */
 export function apiVersions(serverAddress: string) {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
+/**
+ * /api/<v> or /apis/<g>/<v>; null when nothing is served there. The legacy core list has no
+ * apiVersion (kube-apiserver writes it unversioned); group lists carry `apiVersion: v1`.
+ */
 export function apiResourceList(registry: Registry, group: string, version: string) {
   const kinds = registry.inGroupVersion(group, version);
   if (!kinds.length) return null;
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: resourcesOf(kinds) };
+  if (!group) return { kind: 'APIResourceList', groupVersion: version, resources: resourcesOf(kinds) };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: resourcesOf(kinds) };
+}
+
+/**
+ * The groups of kube-apiserver 1.24's /apis, in its order (the aggregator sorts APIServices by
+ * group priority), each with its versions in kube's order (preferred first). Groups we serve are
+ * listed in this order; others (none today) follow by name.
+ */
+const KUBE_GROUPS: [string, string[]][] = [
+  ['apiregistration.k8s.io', ['v1']],
+  ['apps', ['v1']],
+  ['events.k8s.io', ['v1', 'v1beta1']],
+  ['authentication.k8s.io', ['v1']],
+  ['authorization.k8s.io', ['v1']],
+  ['autoscaling', ['v2', 'v1', 'v2beta1', 'v2beta2']],
+  ['batch', ['v1', 'v1beta1']],
+  ['certificates.k8s.io', ['v1']],
+  ['networking.k8s.io', ['v1']],
+  ['policy', ['v1', 'v1beta1']],
+  ['rbac.authorization.k8s.io', ['v1']],
+  ['storage.k8s.io', ['v1', 'v1beta1']],
+  ['admissionregistration.k8s.io', ['v1']],
+  ['apiextensions.k8s.io', ['v1']],
+  ['scheduling.k8s.io', ['v1']],
+  ['coordination.k8s.io', ['v1']],
+  ['node.k8s.io', ['v1', 'v1beta1']],
+  ['discovery.k8s.io', ['v1', 'v1beta1']],
+  ['flowcontrol.apiserver.k8s.io', ['v1beta2', 'v1beta1']],
+];
+const GROUP_RANK = new Map(KUBE_GROUPS.map(([g], i) => [g, i] as const));
+const VERSION_ORDER = new Map(KUBE_GROUPS);
+
+/** A group's served versions in kube's order (versions kube does not list keep ours, after). */
+function orderedVersions(group: string, versions: string[]): string[] {
+  const kube = VERSION_ORDER.get(group) ?? [];
+  const rank = (v: string): number => (kube.includes(v) ? kube.indexOf(v) : kube.length);
+  return [...versions].sort((a, b) => rank(a) - rank(b));
 }
 
 function groupDoc(name: string, versions: string[]) {
-  const vs = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  const vs = orderedVersions(name, versions).map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
-export function apiGroupList(registry: Registry) {
-  const groups = [...registry.groups()].filter(([g]) => g !== '').map(([g, vs]) => groupDoc(g, vs));
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+/** The groups /apis lists (a registry's `groups()`), in kube's order. */
+type GroupSource = Pick<Registry, 'groups'>;
+
+/** /apis: every named group with its versions (preferred first), in kube-apiserver's order. */
+export function apiGroupList(registry: GroupSource) {
+  const rank = (g: string): number => GROUP_RANK.get(g) ?? KUBE_GROUPS.length;
+  const named = [...registry.groups()].filter(([g]) => g !== '');
+  named.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(([g, vs]) => groupDoc(g, vs)) };
 }
 
-export function apiGroup(registry: Registry, group: string) {
+/** /apis/<group>; null for the core group or a group not served. */
+export function apiGroup(registry: GroupSource, group: string) {
   const vs = registry.groups().get(group);
   if (!group || !vs) return null;
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, vs) };

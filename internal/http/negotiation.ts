@@ -71,40 +71,69 @@ function parseAccept(header: string): AcceptClause[] {
   return out.sort((a, b) => b.q - a.q || rank(a) - rank(b));
 }
 
+/**
+ * A transformation asked for with `;as=<Kind>;g=meta.k8s.io;v=<v>` (kube's MediaTypeOptions.Convert):
+ * the answer is a Table or PartialObjectMetadata(List) of that meta.k8s.io version instead of the
+ * object itself. kube-apiserver 1.24 still serves both v1 and v1beta1.
+ */
+export interface Conversion {
+  as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  version: 'v1' | 'v1beta1';
+}
+
+/** The negotiated answer: a serialization and, optionally, a conversion of the object. */
+export interface Negotiated {
+  rep: 'json' | 'yaml' | 'protobuf';
+  convert?: Conversion;
+}
+
 /** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
-function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Representation | undefined {
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Negotiated | undefined {
   const stream = params.stream ?? '';
   if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
   if (params.sv && params.sv !== 'v1') return undefined;
+  const rep = offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
   const converting = 'as' in params || 'g' in params || 'v' in params;
-  if (!converting) return offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
-  if (params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
-  // Tables and object metadata are rendered as JSON here (kube would also write them as YAML,
-  // and metadata as Protobuf; those are left unaccepted rather than answered in another type).
-  if (params.as === 'Table') return allowTable && offered === 'application/json' ? 'table' : undefined;
-  if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return allowTable && offered === 'application/json' ? 'metadata' : undefined;
+  if (!converting) return { rep };
+  if (!allowTable || params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
+  // Tables are JSON or YAML only (AllowsMediaTypeTransform); our protobuf codec has no meta.k8s.io
+  // messages, so object metadata is offered as JSON and YAML too.
+  if (rep === 'protobuf') return undefined;
+  if (params.as === 'Table' || params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') {
+    return { rep, convert: { as: params.as, version: params.v } };
+  }
   return undefined;
 }
 
 /**
- * Pick the response representation, or throw 406 (router or handler flavour, see the module
- * comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
+ * Pick the response serialization and conversion, or throw 406 (router or handler flavour, see
+ * the module comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
  * `allowProtobuf`: the kind has a protobuf encoding.
  */
-export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
+export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Negotiated {
   const header = accept ?? '';
   if (!routeAccepts(header)) throw notAcceptableRoute();
-  if (!header) return 'json';
+  if (!header) return { rep: 'json' };
   const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
   for (const c of parseAccept(header)) {
     for (const o of offered) {
       const [type, subType] = o.split('/');
       if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
-      const rep = representationFor(c.params, o, allowTable);
-      if (rep) return rep;
+      const n = representationFor(c.params, o, allowTable);
+      if (n) return n;
     }
   }
   throw notAcceptableTypes(SERIALIZERS);
+}
+
+/**
+ * `negotiateOutput` folded into one name ('table' and 'metadata' for the conversions, whatever
+ * their serialization and version), for callers that only need to tell them apart.
+ */
+export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
+  const n = negotiateOutput(accept, allowTable, allowProtobuf);
+  if (n.convert) return n.convert.as === 'Table' ? 'table' : 'metadata';
+  return n.rep;
 }
 
 /** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */

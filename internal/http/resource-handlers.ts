@@ -12,10 +12,10 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiate, decodeBody, bodyMediaType, checkPatchRoute, type Representation } from './negotiation.ts';
+import { negotiateOutput, decodeBody, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, warningHeaders, checkPartialMetadataShape, type Res } from './respond.ts';
-import { toTable } from './table.ts';
+import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
+import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { serveWatch } from './watch-handler.ts';
@@ -103,20 +103,20 @@ export class ResourceHandlers {
     const { store, reader, kind } = served;
     checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
-    const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    const rep = (): Negotiated => negotiateOutput(header(r.headers, 'accept'), true, pb);
     // kube's deprecation warning goes on every answer of a deprecated version, errors included.
     if (kind.deprecationWarning) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([kind.deprecationWarning]).Warning!);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
+        const out = this.output(r, pb);
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
-        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), false, kind.group, kind.kind);
-        return this.sendObjects(res, served, rep(true), r.query, [b], null);
+        return this.sendObjects(res, served, out, r.query, [b], null);
       }
       case 'list': {
+        const out = this.output(r, pb);
         const result = await reader.list(ns, listQuery(r.query));
-        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), true, kind.group, kind.kind);
-        return this.sendObjects(res, served, rep(true), r.query, result.items, listMetaOf(result));
+        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
       }
       // Every write verb negotiates its response representation first, so a request whose Accept
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
@@ -124,7 +124,7 @@ export class ResourceHandlers {
       case 'create': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
         if (info.name) throw methodNotAllowed();
-        const out = rep(true);
+        const out = rep();
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);
@@ -133,7 +133,7 @@ export class ResourceHandlers {
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
-        const out = rep(true);
+        const out = rep();
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = updateOptions(r.query);
@@ -143,7 +143,7 @@ export class ResourceHandlers {
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
         checkPatchRoute(header(r.headers, 'content-type'), Number(header(r.headers, 'content-length') ?? 0) > 0);
-        const out = rep(true);
+        const out = rep();
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
         const body = await r.body();
         const opts = patchOptions(r.query, type === 'apply');
@@ -153,7 +153,7 @@ export class ResourceHandlers {
       }
       case 'delete': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
-        const out = rep(true);
+        const out = rep();
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
@@ -161,7 +161,7 @@ export class ResourceHandlers {
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'deletecollection': {
-        const out = rep(true);
+        const out = rep();
         // ListOptions first (422 ListOptions / 400 selectors), then DeleteOptions, as kube does.
         const lq = listQuery(r.query);
         validateListOptions(lq);
@@ -183,7 +183,7 @@ export class ResourceHandlers {
         return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, rep: rep(true), hub: this.hub, folded: this.folded }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }
@@ -195,23 +195,34 @@ export class ResourceHandlers {
   }
 
   /**
-   * Send what a write returned: a Status passes through as is (kube's transformResponseObject
-   * never turns a Status into a Table); objects go out in the negotiated representation.
+   * Negotiate a get/list/watch answer; a Table conversion validates its TableOptions first (400
+   * before anything is read, as kube's optionsForTransform).
    */
-  private sendWritten(res: Res, served: ServedKind, rep: Representation, q: URLSearchParams, out: WriteResult): void {
+  private output(r: ResourceRequest, pb: boolean): Negotiated {
+    const out = negotiateOutput(header(r.headers, 'accept'), true, pb);
+    if (out.convert?.as === 'Table') tableOptions(r.query);
+    return out;
+  }
+
+  /**
+   * Send what a write returned: a Status passes through as is (kube's transformResponseObject
+   * never turns a Status into a Table); objects go out in the negotiated representation and
+   * conversion (TableOptions are only checked here, after the write, as kube does).
+   */
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult): void {
     // The deprecation warning (set on the response above) comes first, then the write's own.
     const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
-    const headers = warningHeaders([...deprecation, ...out.warnings]);
-    if (rep !== 'table' && rep !== 'metadata') return this.sendObject(res, out.body, rep, out.code, headers);
-    const obj = parseObject(out.body);
-    if (obj.kind === 'Status') return this.sendObject(res, out.body, 'json', out.code, headers);
-    return this.sendObjects(res, served, rep, q, [out.body], null, out.code, headers);
+    const headers = warningHeaders([...deprecation, ...result.warnings]);
+    if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
+    const obj = parseObject(result.body);
+    if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);
+    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers);
   }
 
   private sendObjects(
     res: Res,
     served: ServedKind,
-    rep: Representation,
+    out: Negotiated,
     q: URLSearchParams,
     items: Buffer[],
     listMeta: Record<string, unknown> | null,
@@ -219,16 +230,12 @@ export class ResourceHandlers {
     headers: Record<string, string | string[]> = {},
   ): void {
     const { kind, store } = served;
-    if (rep === 'table') {
-      const objs = items.map(parseObject);
-      return sendJson(res, toTable(kind, objs, listMeta ?? { resourceVersion: objs[0]?.metadata.resourceVersion ?? '' }, q.get('includeObject')), { code, headers });
-    }
-    if (rep === 'metadata') {
-      const metas = items.map((b) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: parseObject(b).metadata }));
-      return sendJson(res, listMeta ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: metas } : metas[0], { code, headers });
+    if (out.convert) {
+      const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
+      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
-    return this.sendObject(res, body, rep, code, headers);
+    return this.sendObject(res, body, out.rep, code, headers);
   }
 
   /** Send stored JSON bytes as JSON (as is), YAML, or Protobuf (encoded from the JSON). */

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { kubeYaml } from './kube-yaml.ts';
-import { partialMetadataMismatch, type ApiError } from '../api/errors.ts';
+import type { ApiError } from '../api/errors.ts';
 import { PROTOBUF, encodeProtobuf } from './protobuf.ts';
 
 export type Res = ServerResponse | Http2ServerResponse;
@@ -115,30 +115,6 @@ function errorRepresentation(accept: string | undefined): 'json' | 'yaml' | 'pro
     if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '') return 'json';
   }
   return 'raw';
-}
-
-/**
- * The `as=` of the first metadata-only media range (`PartialObjectMetadata` or
- * `PartialObjectMetadataList`) in an Accept header: once negotiation chose the metadata
- * representation, it is the range it chose.
- */
-export function partialMetadataAs(accept: string | undefined): string | undefined {
-  for (const part of (accept ?? '').split(',')) {
-    const as = /;\s*as=(PartialObjectMetadata(?:List)?)\s*(;|$)/.exec(part);
-    if (as) return as[1];
-  }
-  return undefined;
-}
-
-/**
- * Refuse a metadata-only answer whose `as=` names the other shape (a list for a get, one object
- * for a list) with kube's 406; `goType` names the response's internal type.
- */
-export function checkPartialMetadataShape(accept: string | undefined, isList: boolean, group: string, kind: string): void {
-  const as = partialMetadataAs(accept);
-  if (!as || (as === 'PartialObjectMetadataList') === isList) return;
-  const pkg = group ? group.split('.')[0] : 'core';
-  throw partialMetadataMismatch(as, isList, `*${pkg}.${kind}${isList ? 'List' : ''}`);
 }
 
 /**

@@ -15,9 +15,9 @@ import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
-import type { Representation } from './negotiation.ts';
+import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
-import { toTable } from './table.ts';
+import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
 import { goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
@@ -40,7 +40,8 @@ export interface WatchRequest {
   /** Item path watches (`/configmaps/x?watch=1`) name the object. */
   name: string;
   query: URLSearchParams;
-  rep: Representation;
+  /** Negotiated serialization and conversion (a Table's TableOptions are already validated). */
+  out: Negotiated;
   hub: WatchHub;
   folded: () => number;
 }
@@ -61,7 +62,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const { served, query: q } = w;
   const { kind, reader, store } = served;
   // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
-  if (w.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
+  if (w.out.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
   const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
   // A named watch (`/watch/…/configmaps/x`) allows only a field selector naming the same object.
   if (w.name && sel.field && sel.field.requiresExactMatch('metadata.name') !== w.name) {
@@ -100,26 +101,30 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // A future start version is simply watched from (kube 1.24's watch cache neither waits nor
   // fails): events after it arrive once the log gets there.
 
-  const protobuf = w.rep === 'protobuf';
+  const protobuf = w.out.rep === 'protobuf';
+  const convert = w.out.convert;
+  const table = convert?.as === 'Table' ? tableOptions(q) : undefined;
   const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
   res.writeHead(200, head);
   res.flushHeaders(); // the client's watch call returns on headers; events may take a while
-  let tableHeadersSent = false;
+  // Each event's object goes through the conversion (kube's watch Fixup; bookmarks too, errors
+  // never); a Table carries its column definitions on the first event only.
+  const converted = (o: KubeObject): unknown => {
+    if (convert?.as === 'Table' && table) {
+      const t = toTable(kind, [o], objectTableMeta(o), table, convert.version);
+      table.noHeaders = true;
+      return t;
+    }
+    // PartialObjectMetadataList of a single event object fails kube's transform, which then
+    // sends the object unconverted.
+    if (convert?.as === 'PartialObjectMetadata') return partialObjectMetadata(o, convert.version);
+    return o;
+  };
   const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
     let body: Buffer;
-    if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
-      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
-      const table = toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject')) as unknown as Record<string, unknown>;
-      // kube prints the column headers on the first event only (TableOptions.NoHeaders after it).
-      if (tableHeadersSent) table.columnDefinitions = null;
-      tableHeadersSent = true;
-      body = Buffer.from(JSON.stringify(table));
-    } else if (w.rep === 'metadata' && type !== 'ERROR') {
-      // Metadata-only watches carry PartialObjectMetadata objects, as kube's transform does.
-      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
-      body = Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata }));
-    } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
+    if (convert && type !== 'ERROR') body = Buffer.from(JSON.stringify(converted(Buffer.isBuffer(obj) ? parseObject(obj) : obj)));
+    else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
     return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), goJsonEscape(body), NEWLINE_CLOSE]);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {

@@ -189,8 +189,8 @@ test('table', () => {
     t.columns.map((c) => [c.name, c.type, c.format]),
     [
       ['Name', 'string', 'name'],
-      ['Data', 'integer', undefined],
-      ['Age', 'date', undefined],
+      ['Data', 'string', undefined],
+      ['Age', 'string', undefined],
     ],
   );
   const o = cm({ data: { a: '1', b: '2' }, binaryData: { c: b64('x') } });

@@ -4,7 +4,8 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, forbidden, invalid, tooLong } from '../../api/field-errors.ts';
-import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
+import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { isConfigMapKey } from '../../validation/names.ts';
 
 /** Total size of a ConfigMap's data + binaryData values, and of a Secret's data: 1 MiB. */
@@ -89,23 +90,8 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** Entries of a string map field; null/absent → none. */
 export const mapEntries = (v: unknown): [string, unknown][] => (isPlainObject(v) ? Object.entries(v) : []);
 
-/** Table column shared by the core kinds. */
-export const NAME_COLUMN: TableColumn = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description:
-    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names',
-  priority: 0,
-};
-export const AGE_COLUMN: TableColumn = {
-  name: 'Age',
-  type: 'date',
-  description:
-    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
-  priority: 0,
-};
-export const creationTimestampCell = (obj: KubeObject): string => obj.metadata.creationTimestamp ?? '';
+/** Table columns shared by the core kinds (re-exported: kinds import them from here). */
+export { NAME_COLUMN, AGE_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 
 // ---------------------------------------------------------------------------------------------
 // validation
@@ -249,8 +235,9 @@ export const configMapTable: TableConvertor = {
   columns: [
     NAME_COLUMN,
     {
+      // printers.go declares Data a string column although its cells are integers.
       name: 'Data',
-      type: 'integer',
+      type: 'string',
       description:
         "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
       priority: 0,

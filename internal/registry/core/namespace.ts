@@ -40,25 +40,6 @@ const finalizersOf = (obj: KubeObject): unknown[] => {
 
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
-/**
- * Make `target` a copy of `source` except for the listed top-level fields, which keep the
- * target's values; metadata.resourceVersion is kept from the target too (it is the request's
- * precondition, not content).
- */
-function keepOnly(target: KubeObject, source: KubeObject, keep: string[]): void {
-  const kept = new Map(keep.map((k) => [k, target[k]] as const));
-  const rv = target.metadata?.resourceVersion;
-  for (const k of Object.keys(target)) delete target[k];
-  for (const [k, v] of Object.entries(source)) target[k] = clone(v);
-  for (const [k, v] of kept) {
-    if (v === undefined) delete target[k];
-    else target[k] = v;
-  }
-  if (!target.metadata) target.metadata = {};
-  if (rv !== undefined) target.metadata.resourceVersion = rv;
-  else delete target.metadata.resourceVersion;
-}
-
 /** Keep the kubernetes.io/metadata.name label equal to the name (set when the name is known). */
 function setNameLabel(obj: KubeObject): void {
   const name = obj.metadata?.name;
@@ -67,6 +48,20 @@ function setNameLabel(obj: KubeObject): void {
   obj.metadata.labels[LABEL_METADATA_NAME] = name;
 }
 
+/**
+ * Put the top-level fields in v1.Namespace's JSON order (kind, apiVersion, metadata, spec,
+ * status): prepareForCreate adds status to bodies that had no spec yet.
+ */
+function fieldOrder(obj: KubeObject): void {
+  const entries = Object.entries(obj);
+  const rank = (k: string): number => {
+    const i = ['kind', 'apiVersion', 'metadata', 'spec', 'status'].indexOf(k);
+    return i < 0 ? 5 : i;
+  };
+  entries.sort(([a], [b]) => rank(a) - rank(b));
+  for (const [k] of entries) delete obj[k];
+  for (const [k, v] of entries) obj[k] = v;
+}
 
 /** ValidateNamespace minus the generic ObjectMeta checks. spec.finalizers errors carry no index. */
 export function validateNamespace(obj: KubeObject): FieldError[] {
@@ -113,17 +108,31 @@ export const namespaceStrategy: Strategy = {
   validate: validateNamespace,
   validateUpdate: (newObj) => validateNamespace(newObj),
   // generateName'd namespaces only learn their name after defaulting, so label again here.
-  canonicalize: setNameLabel,
+  canonicalize(obj) {
+    setNameLabel(obj);
+    fieldOrder(obj);
+  },
   beginDelete(obj) {
     obj.status = { ...statusOf(obj), phase: NAMESPACE_TERMINATING };
+    // Namespace storage's Delete sets only deletionTimestamp (no grace period field).
+    delete obj.metadata.deletionGracePeriodSeconds;
   },
+  // A repeated DELETE of a terminating namespace answers 200 with the namespace (1.24 REST.Delete).
   hasPendingFinalizers: (obj) => finalizersOf(obj).length > 0,
 };
 
 /** /status: only status changes; the phase must agree with deletionTimestamp. */
 export const namespaceStatusStrategy: StatusStrategy = {
+  // namespaceStatusStrategy.PrepareForUpdate resets spec only: the request's metadata (labels,
+  // annotations, …) is kept, as kube 1.24 keeps it; Canonicalize's name label still applies.
   prepareForUpdate(newObj, oldObj) {
-    keepOnly(newObj, oldObj, ['status']);
+    if (oldObj.spec === undefined) delete newObj.spec;
+    else newObj.spec = clone(oldObj.spec);
+    const status = statusOf(newObj);
+    // An empty conditions list is dropped (omitempty), as kube answers it.
+    if (Array.isArray(status.conditions) && status.conditions.length === 0) delete status.conditions;
+    setNameLabel(newObj);
+    fieldOrder(newObj);
   },
   validateUpdate(newObj) {
     const phase = phaseOf(newObj);
@@ -139,12 +148,17 @@ export const namespaceStatusStrategy: StatusStrategy = {
 
 /** /finalize: only spec.finalizers changes; entries are finalizer names (errors indexed). */
 export const namespaceFinalizeStrategy: StatusStrategy = {
+  // namespaceFinalizeStrategy.PrepareForUpdate resets status only: metadata and spec come from
+  // the request (as kube 1.24 keeps them); Canonicalize's name label still applies.
   prepareForUpdate(newObj, oldObj) {
-    const newF = specOf(newObj).finalizers;
-    keepOnly(newObj, oldObj, []);
+    if (oldObj.status === undefined) delete newObj.status;
+    else newObj.status = clone(oldObj.status);
     const spec = isPlainObject(newObj.spec) ? (newObj.spec as NamespaceSpec) : (newObj.spec = {} as NamespaceSpec);
-    if (newF === undefined || newF === null) delete spec.finalizers;
-    else spec.finalizers = newF;
+    const f = spec.finalizers;
+    // An emptied list is dropped, as Go's omitempty drops it from v1.NamespaceSpec.
+    if (f === undefined || f === null || (Array.isArray(f) && f.length === 0)) delete spec.finalizers;
+    setNameLabel(newObj);
+    fieldOrder(newObj);
   },
   validateUpdate(newObj) {
     const errs: FieldError[] = [];

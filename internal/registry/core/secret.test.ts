@@ -218,8 +218,8 @@ test('table', () => {
     [
       ['Name', 'string'],
       ['Type', 'string'],
-      ['Data', 'integer'],
-      ['Age', 'date'],
+      ['Data', 'string'],
+      ['Age', 'string'],
     ],
   );
   const o = stored(secret({ data: { a: '' }, stringData: { b: 'x' } }));

@@ -228,8 +228,9 @@ export const secretTable: TableConvertor = {
       priority: 0,
     },
     {
+      // printers.go declares Data a string column although its cells are integers.
       name: 'Data',
-      type: 'integer',
+      type: 'string',
       description:
         "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
       priority: 0,

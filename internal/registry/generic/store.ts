@@ -209,7 +209,15 @@ export class GenericStore {
         return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
       }
       const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
-      if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
+      if (!verdict.accepted) {
+        const err = rejection(verdict, this.gr, meta.name!, namespace);
+        // Store.Create: an AlreadyExists for an object that is being deleted (a Terminating
+        // namespace, say) says so.
+        if (verdict.reason === 'AlreadyExists' && this.storage.entry(this.key(namespace, meta.name!))?.deleting) {
+          err.status.message = `object is being deleted: ${err.status.message}`;
+        }
+        throw err;
+      }
       accepted = true;
       return { body: verdict.object, code: 201, warnings };
     } finally {
@@ -351,10 +359,16 @@ export class GenericStore {
     if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
     if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
-    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
+    // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
+    // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
+    // DELETED as it last was, and the caller gets the updated object at its old version.
+    const written = finalize ? deepCopy(current) : next;
+    delete written.metadata.resourceVersion;
+    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
     if (verdict.accepted) {
-      if (finalize) await this.hooks.afterDelete?.(next);
-      return { body: verdict.object, code: 200, warnings };
+      if (!finalize) return { body: verdict.object, code: 200, warnings };
+      await this.hooks.afterDelete?.(next);
+      return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
     }
     if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
     throw rejection(verdict, this.gr, name, namespace);
@@ -405,11 +419,18 @@ export class GenericStore {
       const currentBytes = await this.getLatest(namespace, name);
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
+      // Namespace REST Delete (kinds with beginDelete) checks the preconditions itself, with its
+      // own wording and the resource's name; everything else gets rest.BeforeDelete's.
+      const lifecycle = strategy.beginDelete !== undefined;
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
+        throw lifecycle
+          ? conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`)
+          : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
+        throw lifecycle
+          ? conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`)
+          : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);

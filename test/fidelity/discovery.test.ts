@@ -1,0 +1,148 @@
+/**
+ * Legacy discovery (/api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>) compared byte for byte with
+ * kube-apiserver 1.24 for what this server serves. The reference serves many more resources and
+ * groups; the suite checks the entries of ours exactly (as kube writes them) and the shape of
+ * every document.
+ *
+ *   node --import tsx test/run.ts test/fidelity/discovery.test.ts
+ *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/discovery.test.ts
+ */
+import { createHash } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTarget, type Target } from '../target.ts';
+import { ok, show } from '../assertions.ts';
+
+let t: Target;
+test.before(async () => {
+  t = await startTarget();
+});
+test.after(async () => {
+  await t.close();
+});
+
+const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** The core/v1 entries this server serves, exactly as kube-apiserver 1.24 lists them (in its order). */
+const CORE_V1 = [
+  { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+  { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
+  { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
+  { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+  { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ALL, storageVersionHash: 'S6u1pOWzb84=' },
+];
+
+/** More core/v1 entries as kube lists them, compared whenever the target serves them. */
+const CORE_V1_IF_SERVED = [
+  { name: 'endpoints', singularName: '', namespaced: true, kind: 'Endpoints', verbs: ALL, shortNames: ['ep'], storageVersionHash: 'fWeeMqaN/OA=' },
+  { name: 'services', singularName: '', namespaced: true, kind: 'Service', verbs: ALL, shortNames: ['svc'], categories: ['all'], storageVersionHash: '0/CO1lhkEBI=' },
+  { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
+];
+
+/** metav1.APIResource's JSON field order. */
+const RESOURCE_FIELDS = ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash'];
+
+function checkResourceList(doc: any, groupVersion: string, label: string): void {
+  // The core list is written without apiVersion; group lists carry apiVersion v1.
+  const head = groupVersion === 'v1' ? ['kind', 'groupVersion', 'resources'] : ['kind', 'apiVersion', 'groupVersion', 'resources'];
+  assert.equal(Object.keys(doc), head, `${label}: top-level fields`);
+  assert.is(doc.kind, 'APIResourceList', label);
+  if (groupVersion !== 'v1') assert.is(doc.apiVersion, 'v1', label);
+  assert.is(doc.groupVersion, groupVersion, label);
+  const names = (doc.resources as any[]).map((r) => r.name);
+  assert.equal(names, [...names].sort(), `${label}: resources sorted by name`);
+  for (const r of doc.resources as any[]) {
+    const keys = Object.keys(r);
+    assert.equal(keys, RESOURCE_FIELDS.filter((k) => keys.includes(k)), `${label} ${r.name}: field order`);
+    assert.is(r.singularName, '', `${label} ${r.name}: 1.24 leaves singularName empty`);
+    assert.equal(r.verbs, [...r.verbs].sort(), `${label} ${r.name}: verbs sorted`);
+    // Subresources never carry a storageVersionHash (nor do resources that are never stored, e.g. bindings).
+    if (r.name.includes('/')) assert.not.ok('storageVersionHash' in r, `${label} ${r.name}: no storageVersionHash on subresources`);
+    if (r.storageVersionHash) assert.match(r.storageVersionHash, /^[A-Za-z0-9+/]{11}=$/, `${label} ${r.name}: 8 bytes of base64`);
+  }
+}
+
+test('/api and /api/ (APIVersions)', async () => {
+  for (const p of ['/api', '/api/']) {
+    const r = await t.client.request('GET', p);
+    assert.is(r.status, 200, show(r));
+    assert.equal(Object.keys(r.json), ['kind', 'versions', 'serverAddressByClientCIDRs'], p);
+    assert.is(r.json.kind, 'APIVersions');
+    assert.equal(r.json.versions, ['v1']);
+    assert.equal(r.json.serverAddressByClientCIDRs.map((c: any) => c.clientCIDR), ['0.0.0.0/0']);
+  }
+});
+
+test('/api/v1: our entries byte for byte as kube lists them, in its order', async () => {
+  for (const p of ['/api/v1', '/api/v1/']) {
+    const doc = await ok(t.client.request('GET', p), 200, p);
+    checkResourceList(doc, 'v1', p);
+    const ours = new Set(CORE_V1.map((e) => e.name));
+    const got = (doc.resources as any[]).filter((r) => ours.has(r.name));
+    assert.is(JSON.stringify(got), JSON.stringify(CORE_V1), p);
+    for (const want of CORE_V1_IF_SERVED) {
+      const entry = (doc.resources as any[]).find((r) => r.name === want.name);
+      if (entry) assert.is(JSON.stringify(entry), JSON.stringify(want), `${p} ${want.name}`);
+    }
+  }
+});
+
+test('storageVersionHash is base64 of the first 8 bytes of sha256(<group>/<version>/<kind>)', async () => {
+  const doc = await ok(t.client.request('GET', '/api/v1'), 200, '/api/v1');
+  for (const e of CORE_V1.filter((x) => x.storageVersionHash)) {
+    const want = createHash('sha256').update(`/v1/${e.kind}`).digest().subarray(0, 8).toString('base64');
+    assert.is(e.storageVersionHash, want, `${e.name}: the expected value is kube's rule`);
+    assert.is(doc.resources.find((r: any) => r.name === e.name).storageVersionHash, want, e.name);
+  }
+});
+
+test('/apis, /apis/<g>, /apis/<g>/<v>: shapes as kube writes them, for every group served', async () => {
+  const list = await ok(t.client.request('GET', '/apis'), 200, '/apis');
+  assert.equal(Object.keys(list), ['kind', 'apiVersion', 'groups']);
+  assert.is(list.kind, 'APIGroupList');
+  assert.is(list.apiVersion, 'v1');
+  const slash = await ok(t.client.request('GET', '/apis/'), 200, '/apis/');
+  assert.equal(slash, list, '/apis/ is /apis');
+  for (const g of list.groups as any[]) {
+    assert.equal(Object.keys(g), ['name', 'versions', 'preferredVersion'], `${g.name}: group fields`);
+    assert.equal(g.preferredVersion, g.versions[0], `${g.name}: preferred version listed first`);
+    const one = await ok(t.client.request('GET', `/apis/${g.name}`), 200, g.name);
+    assert.is(JSON.stringify(one), JSON.stringify({ kind: 'APIGroup', apiVersion: 'v1', ...g }), `/apis/${g.name}`);
+    for (const v of g.versions as any[]) {
+      const doc = await ok(t.client.request('GET', `/apis/${v.groupVersion}`), 200, v.groupVersion);
+      checkResourceList(doc, v.groupVersion, `/apis/${v.groupVersion}`);
+    }
+  }
+});
+
+test("/apis lists groups (and each group's versions) in kube-apiserver 1.24's order", async () => {
+  // Kube's order for its built-in groups; on the reference this checks the list itself.
+  const KUBE: [string, string[]][] = [
+    ['apiregistration.k8s.io', ['v1']], ['apps', ['v1']], ['events.k8s.io', ['v1', 'v1beta1']], ['authentication.k8s.io', ['v1']],
+    ['authorization.k8s.io', ['v1']], ['autoscaling', ['v2', 'v1', 'v2beta1', 'v2beta2']], ['batch', ['v1', 'v1beta1']],
+    ['certificates.k8s.io', ['v1']], ['networking.k8s.io', ['v1']], ['policy', ['v1', 'v1beta1']], ['rbac.authorization.k8s.io', ['v1']],
+    ['storage.k8s.io', ['v1', 'v1beta1']], ['admissionregistration.k8s.io', ['v1']], ['apiextensions.k8s.io', ['v1']],
+    ['scheduling.k8s.io', ['v1']], ['coordination.k8s.io', ['v1']], ['node.k8s.io', ['v1', 'v1beta1']],
+    ['discovery.k8s.io', ['v1', 'v1beta1']], ['flowcontrol.apiserver.k8s.io', ['v1beta2', 'v1beta1']],
+  ];
+  const order = new Map(KUBE);
+  const list = await ok(t.client.request('GET', '/apis'), 200, '/apis');
+  const known = (list.groups as any[]).filter((g) => order.has(g.name));
+  assert.equal(known.map((g) => g.name), KUBE.map(([g]) => g).filter((g) => known.some((k) => k.name === g)), 'group order');
+  for (const g of known) {
+    const versions = g.versions.map((v: any) => v.version);
+    assert.equal(versions, order.get(g.name)!.filter((v) => versions.includes(v)), `${g.name}: version order`);
+  }
+});
+
+test('paths that name nothing: plain-text 404 for unknown groups, Status 404 for unknown versions', async () => {
+  const text = await t.client.request('GET', '/apis/no-such-group.example.com');
+  assert.is(text.status, 404, show(text));
+  assert.is(text.text, '404 page not found\n');
+  assert.match(String(text.headers['content-type']), /^text\/plain/);
+  const r = await t.client.request('GET', '/api/v2');
+  assert.is(r.status, 404, show(r));
+  assert.equal(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+});
+
+test.run();
