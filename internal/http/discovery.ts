@@ -19,11 +19,11 @@ function resourcesOf(kinds: ServedKind[]) {
       namespaced: kind.namespaced,
       kind: kind.kind,
       verbs: kind.verbs ?? FULL_VERBS,
-      // The hash names the version objects are stored in: a view shares its storage kind's.
-      storageVersionHash: kind.storedAs
-        ? hashOf(`${kind.storedAs.group}/${kind.storedAs.version}/${kind.storedAs.kind}`)
-        : hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
     };
+    // The hash names the version objects are stored in: a view shares its storage kind's; a
+    // virtual kind stores nothing and has none.
+    if (kind.storedAs) r.storageVersionHash = hashOf(`${kind.storedAs.group}/${kind.storedAs.version}/${kind.storedAs.kind}`);
+    else if (!kind.virtual) r.storageVersionHash = hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`);
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;
     out.push(r);

@@ -72,7 +72,7 @@ function parseAccept(header: string): AcceptClause[] {
 }
 
 /** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
-function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Representation | undefined {
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean, allowMetadata: boolean): Representation | undefined {
   const stream = params.stream ?? '';
   if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
   if (params.sv && params.sv !== 'v1') return undefined;
@@ -82,16 +82,18 @@ function representationFor(params: Record<string, string>, offered: string, allo
   // Tables and object metadata are rendered as JSON here (kube would also write them as YAML,
   // and metadata as Protobuf; those are left unaccepted rather than answered in another type).
   if (params.as === 'Table') return allowTable && offered === 'application/json' ? 'table' : undefined;
-  if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return allowTable && offered === 'application/json' ? 'metadata' : undefined;
+  if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return allowMetadata && offered === 'application/json' ? 'metadata' : undefined;
   return undefined;
 }
 
 /**
  * Pick the response representation, or throw 406 (router or handler flavour, see the module
- * comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
- * `allowProtobuf`: the kind has a protobuf encoding.
+ * comment). `allowTable`: the endpoint can convert to Table (kube: its storage has a
+ * TableConvertor); `allowProtobuf`: the kind has a protobuf encoding; `allowMetadata`: it can
+ * convert to PartialObjectMetadata (every kube endpoint can, so it follows `allowTable` unless
+ * given).
  */
-export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
+export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false, allowMetadata = allowTable): Representation {
   const header = accept ?? '';
   if (!routeAccepts(header)) throw notAcceptableRoute();
   if (!header) return 'json';
@@ -100,7 +102,7 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
     for (const o of offered) {
       const [type, subType] = o.split('/');
       if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
-      const rep = representationFor(c.params, o, allowTable);
+      const rep = representationFor(c.params, o, allowTable, allowMetadata);
       if (rep) return rep;
     }
   }
