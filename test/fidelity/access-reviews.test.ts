@@ -110,6 +110,19 @@ test('SelfSubjectAccessReview: the requester (system:masters) is allowed; spec e
   });
 });
 
+test('nothing is stored: no log event for a review, dry run or not (this server only: the log is ours)', async () => {
+  if (!t.local) return;
+  const storage = t.local.server.storage;
+  await storage.latest();
+  const before = storage.folded;
+  for (const q of ['', '?dryRun=All']) {
+    assert.is((await post(`/selfsubjectaccessreviews${q}`, { spec: { nonResourceAttributes: { verb: 'get', path: '/x' } } })).status, 201);
+    assert.is((await post(`/namespaces/${ns}/localsubjectaccessreviews${q}`, { spec: { user: 'u', resourceAttributes: { namespace: ns } } })).status, 201);
+  }
+  await storage.latest();
+  assert.is(storage.folded, before);
+});
+
 test('SubjectAccessReview: the named subject is checked (system:masters allowed, a group-less user not)', async () => {
   const masters = await post('/subjectaccessreviews', {
     spec: { groups: ['system:masters'], user: 'someone', resourceAttributes: { verb: 'delete', resource: 'secrets', namespace: ns }, uid: 'u1', extra: { scopes: ['a'] } },
