@@ -202,6 +202,19 @@ test('validation: exactly one attribute kind, a subject for SubjectAccessReview,
     status: 400,
     body: badRequest('SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: json: cannot unmarshal number into Go struct field ResourceAttributes.spec.resourceAttributes.verb of type string'),
   });
+  const cannot = (what: string): unknown => ({
+    status: 400,
+    body: badRequest(`SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: json: cannot unmarshal ${what}`),
+  });
+  assert.equal(await post('/subjectaccessreviews', { spec: { groups: 'x' } }), cannot('string into Go struct field SubjectAccessReviewSpec.spec.groups of type []string'));
+  assert.equal(await post('/subjectaccessreviews', { spec: { groups: [1] } }), cannot('number into Go struct field SubjectAccessReviewSpec.spec.groups of type string'));
+  assert.equal(await post('/subjectaccessreviews', { spec: { extra: { a: 'b' } } }), cannot('string into Go struct field SubjectAccessReviewSpec.spec.extra of type v1.ExtraValue'));
+  assert.equal(await post('/subjectaccessreviews', { spec: { extra: [] } }), cannot('array into Go struct field SubjectAccessReviewSpec.spec.extra of type map[string]v1.ExtraValue'));
+  assert.equal(await post('/subjectaccessreviews', { spec: { resourceAttributes: 's' } }), cannot('string into Go struct field SubjectAccessReviewSpec.spec.resourceAttributes of type v1.ResourceAttributes'));
+  assert.equal(await post('/subjectaccessreviews', { spec: 's' }), cannot('string into Go struct field SubjectAccessReview.spec of type v1.SubjectAccessReviewSpec'));
+  // Go keeps a null and an empty ExtraValue apart, and an empty attributes struct as {}.
+  const kept = await post('/subjectaccessreviews', { spec: { user: 'u', extra: { a: null, b: [] }, nonResourceAttributes: {} } });
+  assert.equal((kept.body as { spec: unknown }).spec, { nonResourceAttributes: {}, user: 'u', extra: { a: null, b: [] } });
   // Another kind in the body: 400 on both (kube's text is a conversion error, ours the kind check).
   assert.is((await post('/selfsubjectaccessreviews', { kind: 'SubjectAccessReview', spec: {} })).status, 400);
 });

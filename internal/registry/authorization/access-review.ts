@@ -44,13 +44,14 @@ class Decoder {
     });
   }
 
-  extra(field: string): Record<string, string[]> | undefined {
+  /** map[string]ExtraValue: a null value stays null (a nil slice), as Go echoes it. */
+  extra(field: string): Record<string, string[] | null> | undefined {
     const v = this.src[field];
     if (v === undefined || v === null) return undefined;
     if (!isObj(v)) this.fail(field, v, 'map[string]v1.ExtraValue');
-    const out: Record<string, string[]> = {};
+    const out: Record<string, string[] | null> = {};
     for (const [k, x] of Object.entries(v)) {
-      if (x === null) out[k] = [];
+      if (x === null) out[k] = null;
       else if (!Array.isArray(x) || x.some((s) => typeof s !== 'string')) this.fail(field, Array.isArray(x) ? x.find((s) => typeof s !== 'string') : x, Array.isArray(x) ? 'string' : 'v1.ExtraValue');
       else out[k] = x as string[];
     }
@@ -88,7 +89,7 @@ interface ReviewSpec {
   nonResourceAttributes?: NonResourceAttributes;
   user?: string;
   groups?: string[];
-  extra?: Record<string, string[]>;
+  extra?: Record<string, string[] | null>;
   uid?: string;
 }
 
@@ -106,7 +107,8 @@ function decodeSpec(kind: string, body: unknown, withSubject: boolean): ReviewSp
   if (body === undefined || body === null) return {};
   const specStruct = withSubject ? 'SubjectAccessReviewSpec' : 'SelfSubjectAccessReviewSpec';
   if (!isObj(body)) throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonType(body)} into Go struct field ${kind}.spec of type v1.${specStruct}`);
-  const d = new Decoder(kind, body, kind, 'spec.');
+  // Go names the struct that holds the field, with the field's whole path.
+  const d = new Decoder(kind, body, specStruct, 'spec.');
   const spec: ReviewSpec = {};
   const ra = d.sub('resourceAttributes', 'ResourceAttributes');
   if (ra) spec.resourceAttributes = nonEmpty<ResourceAttributes>(ra, ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']);
@@ -214,7 +216,7 @@ interface ReviewVariant {
 function subjectOf(spec: ReviewSpec): UserInfo {
   const u: UserInfo = { username: spec.user ?? '', groups: spec.groups ?? [] };
   if (spec.uid) u.uid = spec.uid;
-  if (spec.extra) u.extra = spec.extra;
+  if (spec.extra) u.extra = Object.fromEntries(Object.entries(spec.extra).map(([k, v]) => [k, v ?? []]));
   return u;
 }
 
