@@ -54,7 +54,7 @@ const KINDS = new Map<string, string>([
   ...['StorageClass', 'StorageClassList', 'VolumeAttachment', 'VolumeAttachmentList', 'CSIDriver', 'CSIDriverList', 'CSINode', 'CSINodeList', 'CSIStorageCapacity', 'CSIStorageCapacityList'].map(
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
   ),
-  ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].map((k): [string, string] => [`authorization.k8s.io/v1/${k}`, A + k]),
+  ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k): [string, string] => [`authorization.k8s.io/v1/${k}`, A + k]),
 ]);
 const ANY_GROUP_KINDS = new Map<string, string>([
   ['Status', M + 'Status'],
@@ -152,6 +152,7 @@ const KEEP: [string, string][] = [
   [C + 'TypedLocalObjectReference', 'kind name'],
   [C + 'VsphereVirtualDiskVolumeSource', 'volumePath'],
   [A + 'SubjectAccessReviewStatus', 'allowed'],
+  [A + 'SubjectRulesReviewStatus', 'incomplete'],
   [S + 'CSINodeDriver', 'name nodeID'],
   [S + 'CSIStorageCapacity', 'storageClassName'],
   [S + 'StorageClass', 'provisioner'],

@@ -20,7 +20,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const jsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v);
 
 /** Go's JSON decoder over one struct of the request body; `kind` names the kind in its 400s. */
-class Decoder {
+export class Decoder {
   constructor(private readonly kind: string, private readonly src: Obj, private readonly struct: string, private readonly path: string) {}
 
   private fail(field: string, v: unknown, goType: string): never {
@@ -243,14 +243,14 @@ function reviewer(variant: ReviewVariant, authorizer: Authorizer): VirtualKind {
   };
 }
 
-/** A virtual access-review kind's descriptor. */
-function reviewKind(variant: ReviewVariant, resource: string, namespaced: boolean): KindDescriptor {
+/** The descriptor of a virtual (create-only) authorization.k8s.io/v1 kind. */
+export function reviewKind(kind: string, resource: string, namespaced: boolean, virtual: (deps: VirtualDeps) => VirtualKind): KindDescriptor {
   return {
     group: AUTHORIZATION_GROUP,
     versions: ['v1'],
     resource,
-    singular: variant.kind.toLowerCase(),
-    kind: variant.kind,
+    singular: kind.toLowerCase(),
+    kind,
     // There is no list type: the kind is never listed.
     listKind: '',
     namespaced,
@@ -259,12 +259,16 @@ function reviewKind(variant: ReviewVariant, resource: string, namespaced: boolea
     // Never called (the virtual create validates), but every kind has a strategy.
     strategy: { allowCreateOnUpdate: false, allowUnconditionalUpdate: false, validate: () => [], validateUpdate: () => [] },
     deleteReturns: 'Object',
-    virtual: (deps: VirtualDeps) => reviewer(variant, deps.authorizer),
+    virtual,
   };
 }
 
+/** An access-review kind: decoded, validated and answered by `reviewer`. */
+const accessReviewKind = (variant: ReviewVariant, resource: string, namespaced: boolean): KindDescriptor =>
+  reviewKind(variant.kind, resource, namespaced, (deps) => reviewer(variant, deps.authorizer));
+
 /** LocalSubjectAccessReview: a SubjectAccessReview limited to its namespace. */
-export const localSubjectAccessReviewKind = reviewKind(
+export const localSubjectAccessReviewKind = accessReviewKind(
   {
     kind: 'LocalSubjectAccessReview',
     withSubject: true,
@@ -283,7 +287,7 @@ export const localSubjectAccessReviewKind = reviewKind(
 );
 
 /** SelfSubjectAccessReview: may the requester do this? */
-export const selfSubjectAccessReviewKind = reviewKind({ kind: 'SelfSubjectAccessReview', withSubject: false }, 'selfsubjectaccessreviews', false);
+export const selfSubjectAccessReviewKind = accessReviewKind({ kind: 'SelfSubjectAccessReview', withSubject: false }, 'selfsubjectaccessreviews', false);
 
 /** SubjectAccessReview: may the named user / groups do this? */
-export const subjectAccessReviewKind = reviewKind({ kind: 'SubjectAccessReview', withSubject: true }, 'subjectaccessreviews', false);
+export const subjectAccessReviewKind = accessReviewKind({ kind: 'SubjectAccessReview', withSubject: true }, 'subjectaccessreviews', false);
