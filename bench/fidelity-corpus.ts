@@ -484,6 +484,8 @@ function negotiation(): Step[] {
     { cat: c, name: 'POST content-type json;charset=utf-8', method: 'POST', path: `${CMS}?dryRun=All`, body: cm('cm-charset'), contentType: 'application/json; charset=utf-8' },
     { cat: c, name: 'get as PartialObjectMetadata', method: 'GET', path: obj('configmaps', 'cm-bin'), accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
     { cat: c, name: 'list as PartialObjectMetadataList', method: 'GET', path: `${CMS}?labelSelector=extra`, accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' },
+    { cat: c, name: 'SelfSubjectAccessReview create', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: { spec: { resourceAttributes: { verb: 'create', resource: 'configmaps', namespace: '{ns}' } } } },
+    { cat: c, name: 'SelfSubjectAccessReview as PartialObjectMetadata', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: { spec: { nonResourceAttributes: { verb: 'get', path: '/api' } } }, accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
     { cat: c, name: 'get as PartialObjectMetadata v1beta1', method: 'GET', path: obj('configmaps', 'cm-bin'), accept: 'application/json;as=PartialObjectMetadata;v=v1beta1;g=meta.k8s.io' },
   ];
 }
@@ -511,6 +513,8 @@ function tables(): Step[] {
     T('Table for missing object (404 Status)', obj('configmaps', 'cm-missing')),
     T('Table on empty list', '/api/v1/namespaces/{run}-c/configmaps'),
     { cat: c, name: 'Table on create (POST)', method: 'POST', path: `${CMS}?dryRun=All`, body: cm('cm-tbl'), accept: TABLE_V1 },
+    // A storage without a table convertor (the upstream conformance spec's 406).
+    { cat: c, name: 'Table on a SelfSubjectAccessReview (406)', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: { spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } }, accept: TABLE_V1 },
   ];
 }
 
@@ -527,6 +531,8 @@ function discovery(): Step[] {
     { cat: c, name: '/api/v1 entry namespaces/status', method: 'GET', path: '/api/v1', project: entry('namespaces/status') },
     { cat: c, name: '/api/v1 entry namespaces/finalize', method: 'GET', path: '/api/v1', project: entry('namespaces/finalize') },
     { cat: c, name: '/api/v1 envelope (kind, groupVersion)', method: 'GET', path: '/api/v1', project: (b) => ({ kind: b?.kind, apiVersion: b?.apiVersion, groupVersion: b?.groupVersion }) },
+    { cat: c, name: '/apis/authorization.k8s.io', method: 'GET', path: '/apis/authorization.k8s.io' },
+    { cat: c, name: '/apis/authorization.k8s.io/v1 (whole document)', method: 'GET', path: '/apis/authorization.k8s.io/v1' },
     { cat: c, name: '/apis (whole document)', method: 'GET', path: '/apis' },
     { cat: c, name: '/apis envelope', method: 'GET', path: '/apis', project: (b) => ({ kind: b?.kind, apiVersion: b?.apiVersion }) },
     { cat: c, name: '/api as protobuf', method: 'GET', path: '/api', accept: PROTOBUF, binary: true },

@@ -79,10 +79,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const lifecycle = namespaceLifecycle(storage);
   const admission = new AdmissionChain([lifecycle], [lifecycle]);
   const kinds = opts.kinds ?? [...defaultKinds];
-  const registry = new Registry(kinds, storage, admission, {
-    serviceClusterIPRange: opts.serviceClusterIPRange,
-    serviceNodePortRange: opts.serviceNodePortRange,
-  });
+  // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
+  const authorizer = allowAuthenticated;
+  const registry = new Registry(
+    kinds,
+    storage,
+    admission,
+    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange },
+    { authorizer },
+  );
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
@@ -106,7 +111,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     hub,
     folded: () => storage.folded,
     authenticator: unionAuthenticator(authenticators),
-    authorizer: allowAuthenticated,
+    authorizer,
     health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,

@@ -88,29 +88,32 @@ export interface Negotiated {
 }
 
 /** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
-function representationFor(params: Record<string, string>, offered: string, allowTable: boolean): Negotiated | undefined {
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean, allowMetadata: boolean): Negotiated | undefined {
   const stream = params.stream ?? '';
   if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
   if (params.sv && params.sv !== 'v1') return undefined;
   const rep = offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
   const converting = 'as' in params || 'g' in params || 'v' in params;
   if (!converting) return { rep };
-  if (!allowTable || params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
+  if (params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
   // Tables are JSON or YAML only (AllowsMediaTypeTransform); our protobuf codec has no meta.k8s.io
   // messages, so object metadata is offered as JSON and YAML too.
   if (rep === 'protobuf') return undefined;
-  if (params.as === 'Table' || params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') {
-    return { rep, convert: { as: params.as, version: params.v } };
+  if (params.as === 'Table') return allowTable ? { rep, convert: { as: 'Table', version: params.v } } : undefined;
+  if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') {
+    return allowMetadata ? { rep, convert: { as: params.as, version: params.v } } : undefined;
   }
   return undefined;
 }
 
 /**
  * Pick the response serialization and conversion, or throw 406 (router or handler flavour, see
- * the module comment). `allowTable`: the endpoint can convert to Table / PartialObjectMetadata;
- * `allowProtobuf`: the kind has a protobuf encoding.
+ * the module comment). `allowTable`: the endpoint can convert to Table (kube: its storage has a
+ * TableConvertor); `allowProtobuf`: the kind has a protobuf encoding; `allowMetadata`: it can
+ * convert to PartialObjectMetadata (every kube endpoint can, so it follows `allowTable` unless
+ * given).
  */
-export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Negotiated {
+export function negotiateOutput(accept: string | undefined, allowTable: boolean, allowProtobuf = false, allowMetadata = allowTable): Negotiated {
   const header = accept ?? '';
   if (!routeAccepts(header)) throw notAcceptableRoute();
   if (!header) return { rep: 'json' };
@@ -119,7 +122,7 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean,
     for (const o of offered) {
       const [type, subType] = o.split('/');
       if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
-      const n = representationFor(c.params, o, allowTable);
+      const n = representationFor(c.params, o, allowTable, allowMetadata);
       if (n) return n;
     }
   }

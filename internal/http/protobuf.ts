@@ -39,8 +39,14 @@ const R = 'k8s.io.apimachinery.pkg.runtime.';
 const M = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const C = 'k8s.io.api.core.v1.';
 const S = 'k8s.io.api.storage.v1.';
+const A = 'k8s.io.api.authorization.v1.';
 const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
 const INTSTR = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
+/**
+ * Named Go slice types (`type ExtraValue []string`): a message with one repeated `items` field on
+ * the wire, the bare array in JSON.
+ */
+const WRAPPED_LISTS = new Set(['k8s.io.api.authorization.v1.ExtraValue']);
 
 /** (group/version/kind) → message. Status, DeleteOptions and WatchEvent are valid in every group version. */
 const KINDS = new Map<string, string>([
@@ -52,6 +58,7 @@ const KINDS = new Map<string, string>([
   ...['StorageClass', 'StorageClassList', 'VolumeAttachment', 'VolumeAttachmentList', 'CSIDriver', 'CSIDriverList', 'CSINode', 'CSINodeList', 'CSIStorageCapacity', 'CSIStorageCapacityList'].map(
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
   ),
+  ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k): [string, string] => [`authorization.k8s.io/v1/${k}`, A + k]),
 ]);
 const ANY_GROUP_KINDS = new Map<string, string>([
   ['Status', M + 'Status'],
@@ -334,6 +341,14 @@ function scalarZero(scalar: string): unknown {
 
 /** JSON value → plain object protobufjs can encode as `m` (undefined/null: Go's zero value). */
 function toProto(m: MessageInfo, v: unknown, path: string): Json {
+  if (WRAPPED_LISTS.has(m.fullName)) {
+    if (v != null && !Array.isArray(v)) throw new Error(`${path}: expected an array, got ${JSON.stringify(v)}`);
+    return toProtoFields(m, { items: v ?? [] }, path);
+  }
+  return toProtoFields(m, v, path);
+}
+
+function toProtoFields(m: MessageInfo, v: unknown, path: string): Json {
   switch (m.fullName) {
     case M + 'Time':
     case M + 'MicroTime': {
@@ -464,6 +479,15 @@ const isZero = (v: unknown): boolean => v === '' || v === 0 || v === false;
 
 /** Decoded message → JSON value; undefined when Go's JSON would leave it out (zero time, nil raw). */
 function fromProto(m: MessageInfo, msg: Json | undefined, path: string): unknown {
+  if (WRAPPED_LISTS.has(m.fullName)) {
+    // A nil slice (no items) is JSON null, as Go prints it.
+    const items = (fromProtoFields(m, msg, path) as Json | undefined)?.items;
+    return Array.isArray(items) && items.length ? items : null;
+  }
+  return fromProtoFields(m, msg, path);
+}
+
+function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): unknown {
   switch (m.fullName) {
     case M + 'Time':
     case M + 'MicroTime': {

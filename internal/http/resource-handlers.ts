@@ -103,7 +103,9 @@ export class ResourceHandlers {
     const { store, reader, kind } = served;
     checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
-    const rep = (): Negotiated => negotiateOutput(header(r.headers, 'accept'), true, pb);
+    // Every kube endpoint converts to PartialObjectMetadata; Table needs a TableConvertor, which
+    // the storage-less (virtual) kinds lack, so they answer a Table Accept with 406.
+    const rep = (allowTable = true): Negotiated => negotiateOutput(header(r.headers, 'accept'), allowTable, pb, true);
     // kube's deprecation warning goes on every answer of a deprecated version, errors included.
     if (kind.deprecationWarning) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([kind.deprecationWarning]).Warning!);
     switch (info.verb) {
@@ -124,7 +126,7 @@ export class ResourceHandlers {
       case 'create': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
         if (info.name) throw methodNotAllowed();
-        const out = rep();
+        const out = rep(!served.kind.virtual);
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);

@@ -2,7 +2,8 @@
  * The set of served kinds. Built once at start-up from KindDescriptors; each gets one
  * GenericStore (writes) and one GenericReader (reads). Lookup is by (group, version, resource).
  */
-import type { KindDescriptor, KindOptions } from './rest/strategy.ts';
+import type { KindDescriptor, KindOptions, VirtualDeps, VirtualKind } from './rest/strategy.ts';
+import { allowAuthenticated } from '../auth/authz.ts';
 import { GenericStore } from './generic/store.ts';
 import { GenericReader } from './generic/reader.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -12,16 +13,25 @@ export interface ServedKind {
   kind: KindDescriptor;
   store: GenericStore;
   reader: GenericReader;
+  /** Set for a create-only kind answered without storage (KindDescriptor.virtual). */
+  virtual?: VirtualKind;
 }
 
 export class Registry {
   private readonly byPath = new Map<string, ServedKind>();
   readonly kinds: ServedKind[] = [];
 
-  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain, options: KindOptions = {}) {
+  constructor(
+    descriptors: KindDescriptor[],
+    storage: Storage,
+    admission: AdmissionChain,
+    options: KindOptions = {},
+    virtualDeps: VirtualDeps = { authorizer: allowAuthenticated },
+  ) {
     for (const d of descriptors) {
       const hooks = d.hooks?.({ storage, options });
-      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks), reader: new GenericReader(d, storage) };
+      const virtual = d.virtual?.(virtualDeps);
+      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, virtual), reader: new GenericReader(d, storage), virtual };
       for (const v of d.versions) {
         const k = `${d.group}/${v}/${d.resource}`;
         if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
@@ -36,11 +46,12 @@ export class Registry {
   }
 
   /**
-   * The kinds that own their storage (views of another kind's storage left out), so a walk over
-   * every stored object (namespace cleanup, garbage-collector scan) meets each object once.
+   * The kinds that own their storage (views of another kind's storage and virtual kinds left
+   * out), so a walk over every stored object (namespace cleanup, garbage-collector scan) meets
+   * each object once.
    */
   storageKinds(): ServedKind[] {
-    return this.kinds.filter((k) => !k.kind.storedAs);
+    return this.kinds.filter((k) => !k.kind.storedAs && !k.virtual);
   }
 
   /** group → versions served (preferred first), for discovery. */

@@ -84,10 +84,12 @@ const upperFirst = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1)
  */
 export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: DefinitionOf): Route[] {
   const gvk: GroupVersionKind = { group: kind.group, version, kind: kind.kind };
-  const def = definitionOf(gvk);
-  const listDef = definitionOf({ ...gvk, kind: kind.listKind });
-  if (!def || !listDef) return [];
   const verbs = new Set(kind.verbs ?? FULL_VERBS);
+  const def = definitionOf(gvk);
+  // Only listing verbs need the list type (create-only kinds such as the access reviews have none).
+  const listed = verbs.has('list') || verbs.has('watch');
+  const listDef = listed ? definitionOf({ ...gvk, kind: kind.listKind }) : undefined;
+  if (!def || (listed && !listDef)) return [];
   const root = kind.group ? `/apis/${kind.group}/${version}` : `/api/${version}`;
   const tagPath = root;
   const ns = kind.namespaced ? '/namespaces/{namespace}' : '';

@@ -11,7 +11,7 @@ import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
-import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
+import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
@@ -118,6 +118,7 @@ export class GenericStore {
     private readonly storage: Storage,
     private readonly admission: AdmissionChain,
     private readonly hooks: WriteHooks = {},
+    private readonly virtual?: VirtualKind,
   ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
@@ -160,6 +161,7 @@ export class GenericStore {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare.
     setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
         const candidate = deepCopy(obj);
@@ -173,6 +175,19 @@ export class GenericStore {
       }
     }
     return this.createPrepared(ctx, namespace, obj);
+  }
+
+  /**
+   * A virtual kind's create (kube's REST.Create of a storage-less rest.Creater): the object,
+   * decoded, checked and with its managedFields, goes to the kind and its answer comes back as
+   * the 201 body. No admission (kube's NamespaceLifecycle exempts the access reviews, the only
+   * virtual kinds yet), no append: dry run answers the same.
+   */
+  private async createVirtual(virtual: VirtualKind, ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+    // kube's EnsureObjectNamespaceMatchesRequestNamespace: the URL's namespace fills an empty one.
+    if (this.kind.namespaced) obj.metadata.namespace = namespace;
+    const out = await virtual.create({ user: ctx.user, namespace, dryRun: ctx.dryRun }, obj);
+    return { body: Buffer.from(JSON.stringify(out)), code: 201, warnings: [] };
   }
 
   private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {

@@ -9,7 +9,8 @@
  * All methods may mutate the object they are given (it is the request's private copy) and must
  * be deterministic and free of I/O: they run before the log append, never in the fold.
  */
-import type { KubeObject } from '../../api/types.ts';
+import type { KubeObject, UserInfo } from '../../api/types.ts';
+import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
 
@@ -160,6 +161,33 @@ export interface StorageView {
   toStorage(served: KubeObject): KubeObject;
 }
 
+/** What a virtual kind's create sees of the request. */
+export interface VirtualCreateContext {
+  /** The authenticated requester. */
+  user: UserInfo;
+  /** The URL's namespace ('' for cluster-scoped kinds). */
+  namespace: string;
+  dryRun: boolean;
+}
+
+/**
+ * A create-only kind that is never stored (kube's rest.Creater storages without a Store:
+ * SelfSubjectAccessReview, SubjectAccessReview, later TokenReview, Eviction, TokenRequest). The
+ * generic store decodes and checks the body (400s), sets managedFields and the URL's namespace,
+ * then hands the object to `create`, whose answer goes back as the 201 body; nothing reaches
+ * the log. Validation (422) is the kind's own, in `create`, as kube's REST.Create does it.
+ */
+export interface VirtualKind {
+  /** The object to answer; may mutate `obj` (the request's private copy). */
+  create(ctx: VirtualCreateContext, obj: KubeObject): Promise<KubeObject>;
+}
+
+/** What a virtual kind is built from, once per server, when the registry is built. */
+export interface VirtualDeps {
+  /** The server's authorizer (the one the authorization filter uses). */
+  authorizer: Authorizer;
+}
+
 export interface KindDescriptor {
   /** API group; '' for the core group. */
   group: string;
@@ -202,4 +230,9 @@ export interface KindDescriptor {
    * `events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+`.
    */
   deprecationWarning?: string;
+  /**
+   * A create-only kind answered by code instead of storage (see VirtualKind). Its verbs are
+   * ['create'] and it has no list kind, table, watch or storage version.
+   */
+  virtual?: (deps: VirtualDeps) => VirtualKind;
 }
