@@ -114,38 +114,52 @@ interface GoField {
   omitempty: boolean;
 }
 
-/** struct name → json field name → Go field, from a package's *.go files (inline structs expanded). */
-function goStructFields(dir: string): Map<string, Map<string, GoField>> {
+/**
+ * struct name → json field name → Go field, in Go declaration order (the order encoding/json
+ * writes them), from a package's *.go files. Embedded (inline) structs are expanded where they
+ * are declared; `resolveForeign` finds one from another package (metav1.TypeMeta).
+ */
+function goStructFields(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined): Map<string, Map<string, GoField>> {
   const out = new Map<string, Map<string, GoField>>();
-  const inlines = new Map<string, string[]>();
+  /** Declared entries: a field, or an inline struct to expand in place. */
+  const decls = new Map<string, Array<{ json: string; field: GoField } | { inline: string; importPath?: string }>>();
   if (!existsSync(dir)) return out;
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
     const src = readFileSync(join(dir, f), 'utf8');
+    const imports = new Map<string, string>();
+    for (const m of src.matchAll(/^\s*(\w+)\s+"([^"]+)"/gm)) imports.set(m[1], m[2]);
     const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
     for (const s of src.matchAll(structRe)) {
-      const fields = new Map<string, GoField>();
-      const inl: string[] = [];
+      const list: Array<{ json: string; field: GoField } | { inline: string; importPath?: string }> = [];
       for (const line of s[2].split('\n')) {
         const fm = line.match(/^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`json:"([^"]*)"/);
         if (!fm) continue;
         const [name, ...opts] = fm[3].split(',');
-        if (!name && opts.includes('inline')) inl.push(fm[2].replace(/^\*/, ''));
-        else if (name && name !== '-') fields.set(name, { type: fm[2], omitempty: opts.includes('omitempty') });
+        if (!name && opts.includes('inline')) {
+          const t = fm[2].replace(/^\*/, '');
+          const dot = t.indexOf('.');
+          list.push(dot > 0 ? { inline: t, importPath: imports.get(t.slice(0, dot)) } : { inline: t });
+        } else if (name && name !== '-') list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty') } });
       }
-      out.set(s[1], fields);
-      inlines.set(s[1], inl);
+      decls.set(s[1], list);
     }
   }
-  const expand = (name: string, seen: Set<string>): void => {
-    for (const inner of inlines.get(name) ?? []) {
-      if (seen.has(inner) || !out.has(inner)) continue;
-      seen.add(inner);
-      expand(inner, seen);
-      for (const [k, v] of out.get(inner)!) if (!out.get(name)!.has(k)) out.get(name)!.set(k, v);
+  const expand = (name: string, seen: Set<string>): Map<string, GoField> => {
+    const fields = new Map<string, GoField>();
+    for (const d of decls.get(name) ?? []) {
+      if ('json' in d) {
+        if (!fields.has(d.json)) fields.set(d.json, d.field);
+        continue;
+      }
+      let inner: Map<string, GoField> | undefined;
+      if (d.importPath) inner = resolveForeign?.(d.inline, d.importPath);
+      else if (!seen.has(d.inline) && decls.has(d.inline)) inner = expand(d.inline, new Set([...seen, d.inline]));
+      for (const [k, v] of inner ?? []) if (!fields.has(k)) fields.set(k, v);
     }
+    return fields;
   };
-  for (const name of out.keys()) expand(name, new Set([name]));
+  for (const name of decls.keys()) out.set(name, expand(name, new Set([name])));
   return out;
 }
 
@@ -223,10 +237,18 @@ function main(): void {
 
   // Go field types, to mark non-pointer struct fields (see the header comment).
   const goCache = new Map<string, Map<string, Map<string, GoField>>>();
+  // An inline struct of another package (k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta).
+  const foreign = (qualified: string, importPath: string): Map<string, GoField> | undefined => {
+    const m = importPath.match(/^k8s\.io\/(api|apimachinery)\/(.+)$/);
+    if (!m) return undefined;
+    const dir = join(modRoot, 'k8s.io', `${m[1]}@${STAGING_VERSION}`, ...m[2].split('/'));
+    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir, foreign));
+    return goCache.get(dir)!.get(qualified.slice(qualified.indexOf('.') + 1));
+  };
   const goFields = (defName: string): Map<string, GoField> | undefined => {
     const dir = goPackageDir(modRoot, defName);
     if (!dir) return undefined;
-    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir));
+    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir, foreign));
     return goCache.get(dir)!.get(defName.slice(defName.lastIndexOf('.') + 1));
   };
   const isStruct = (defName: string): boolean => defs[defName]?.type === 'object' && !!defs[defName].properties;
@@ -238,6 +260,16 @@ function main(): void {
     const desc: Record<string, string> = {};
     const def = compact(defs[n], desc, '');
     const go = goFields(n);
+    // Properties in Go declaration order: encoding/json writes fields in that order, and the
+    // decoder (internal/decode) emits objects the way kube-apiserver writes them. Properties
+    // without a Go field keep their place at the front (alphabetical, as published).
+    if (go && def.properties) {
+      const props = def.properties as Record<string, Json>;
+      const ordered: Record<string, Json> = {};
+      for (const pn of Object.keys(props)) if (!go.has(pn)) ordered[pn] = props[pn];
+      for (const pn of go.keys()) if (pn in props) ordered[pn] = props[pn];
+      def.properties = ordered;
+    }
     for (const [pn, pv] of Object.entries((def.properties ?? {}) as Record<string, Json>)) {
       const gf = go?.get(pn);
       if (!gf) continue;
