@@ -6,12 +6,14 @@
  *        [--secure-port 6443] [--history-window 5m] [--token-auth-file F] [--log-level info]
  *        [--log embedded | kafka://host:port[,host:port]/topic]
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
+ *        [--feature-gates A=true,B=false]
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
  */
 import { parseArgs } from 'node:util';
+import { FeatureGates } from '../internal/features/gates.ts';
 import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
@@ -30,11 +32,21 @@ const { values } = parseArgs({
     'kafka-min-insync-replicas': { type: 'string', default: '1' },
     'checkpoint-dir': { type: 'string' },
     'pki-dir': { type: 'string' },
+    'feature-gates': { type: 'string', default: '' },
   },
   strict: true,
 });
 
+let featureGates: FeatureGates;
+try {
+  featureGates = new FeatureGates(values['feature-gates']!);
+} catch (e) {
+  console.error(`Error: invalid argument "${values['feature-gates']}" for "--feature-gates" flag: ${(e as Error).message}`);
+  process.exit(1);
+}
+
 const app = await startServer({
+  featureGates,
   dataDir: values['data-dir']!,
   bindAddress: values['bind-address']!,
   securePort: Number(values['secure-port']),

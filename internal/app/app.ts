@@ -2,6 +2,7 @@
  * Wiring of one API server process: PKI, storage, registry, admission, controllers, HTTPS.
  * Used by cmd/apiserver.ts and by tests that need a server in-process.
  */
+import type { FeatureGates } from '../features/gates.ts';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +49,8 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /** `--feature-gates` (1.24 defaults when absent). */
+  featureGates?: FeatureGates;
 }
 
 export interface RunningServer {
@@ -66,7 +69,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
   const kinds = opts.kinds ?? coreKinds;
-  const registry = new Registry(kinds, storage, admission);
+  const registry = new Registry(kinds, storage, admission, opts.featureGates);
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log);

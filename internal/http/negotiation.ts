@@ -16,6 +16,8 @@
 import YAML from 'yaml';
 import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
+import { parseJson } from '../decode/json-parse.ts';
+import { noteDuplicates } from '../decode/body.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
@@ -126,14 +128,19 @@ export function decodeBody(contentType: string | undefined, body: Buffer): unkno
   const ct = bodyMediaType(contentType);
   if (ct === 'application/json' || ct === '') {
     try {
-      return JSON.parse(body.toString('utf8'));
+      // Duplicate keys resolve as Go's decoder resolves them (objects merge) and are noted for
+      // fieldValidation (internal/decode).
+      const { value, duplicates } = parseJson(body.toString('utf8'), true);
+      noteDuplicates(value, duplicates);
+      return value;
     } catch (e) {
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }
   if (ct === 'application/yaml') {
     try {
-      return YAML.parse(body.toString('utf8'));
+      // sigs.k8s.io/yaml (non-strict) lets a later duplicate key win.
+      return YAML.parse(body.toString('utf8'), { uniqueKeys: false });
     } catch (e) {
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }

@@ -43,7 +43,9 @@ const header = (h: ResourceRequest['headers'], name: string): string | undefined
  */
 function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): RequestContext {
   const ua = header(r.headers, 'user-agent');
-  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true' };
+  const fv = r.query.get('fieldValidation');
+  const fieldValidation = fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? fv : undefined;
+  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true', fieldValidation };
 }
 
 /** Decode an object body whose media type `bodyMediaType` has already accepted. */

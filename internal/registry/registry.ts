@@ -2,6 +2,7 @@
  * The set of served kinds. Built once at start-up from KindDescriptors; each gets one
  * GenericStore (writes) and one GenericReader (reads). Lookup is by (group, version, resource).
  */
+import type { FeatureGates } from '../features/gates.ts';
 import type { KindDescriptor } from './rest/strategy.ts';
 import { GenericStore } from './generic/store.ts';
 import { GenericReader } from './generic/reader.ts';
@@ -18,9 +19,9 @@ export class Registry {
   private readonly byPath = new Map<string, ServedKind>();
   readonly kinds: ServedKind[] = [];
 
-  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain) {
+  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain, gates?: FeatureGates) {
     for (const d of descriptors) {
-      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission), reader: new GenericReader(d, storage) };
+      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, gates), reader: new GenericReader(d, storage) };
       for (const v of d.versions) {
         const k = `${d.group}/${v}/${d.resource}`;
         if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
