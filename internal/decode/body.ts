@@ -70,7 +70,7 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
   if (!sameKind) fail(`converting (${version}.${kind}) to (${internalPackage(target.group)}.${target.kind}): unknown conversion`);
   let decoded;
   try {
-    decoded = shared().decode(obj, def);
+    decoded = shared().decode(obj, def, 'decode');
   } catch (e) {
     if (e instanceof GoDecodeError) fail(e.message);
     throw e;

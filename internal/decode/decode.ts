@@ -86,13 +86,18 @@ export class SchemaDecoder {
   /** The first saved (non-fatal) error of the current decode, as encoding/json's savedError. */
   private saved: string | undefined;
   private unknown: string[] = [];
+  /** Encoding (omitempty applies) rather than decoding (empty slices and maps are kept). */
+  private encoding = true;
 
   constructor(private readonly defs: DefinitionLookup) {}
 
   /**
    * Decode `value` (parsed JSON) as the definition `root`; throws GoDecodeError with Go's message.
    */
-  decode(value: unknown, root: string): Decoded {
+  decode(value: unknown, root: string, mode: 'decode' | 'roundtrip' = 'roundtrip'): Decoded {
+    // A decoded Go value still tells an empty slice from nil (the field manager resets
+    // managedFields on `[]`); only encoding omits it. 'roundtrip' is decode + encode.
+    this.encoding = mode === 'roundtrip';
     this.saved = undefined;
     this.unknown = [];
     const out = this.node(value, { $ref: root }, { struct: '', fields: [], path: '' });
@@ -288,7 +293,7 @@ export class SchemaDecoder {
         return d === undefined || d === null ? 0 : d;
       case 'l':
         if (d === undefined || d === null) return omit ? undefined : null;
-        if (omit && (Array.isArray(d) ? d.length === 0 : isObj(d) ? Object.keys(d).length === 0 : d === '')) return undefined;
+        if (omit && this.encoding && (Array.isArray(d) ? d.length === 0 : isObj(d) ? Object.keys(d).length === 0 : d === '')) return undefined;
         return d;
       default: {
         const z = d === undefined || d === null ? this.zero(fs) : d;
