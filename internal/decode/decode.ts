@@ -163,7 +163,10 @@ export class SchemaDecoder {
       const addl = s.additionalProperties;
       if (!addl || typeof addl !== 'object') return s['x-kubernetes-preserve-unknown-fields'] ? v : {};
       const out: Obj = {};
-      for (const [k, item] of Object.entries(v)) {
+      // json.Marshal writes map keys sorted.
+      const keys = this.encoding ? Object.keys(v).sort() : Object.keys(v);
+      for (const k of keys) {
+        const item = v[k];
         const d = this.node(item, addl, { ...ctx, path: `${ctx.path}.${k}` });
         // A null entry stays an entry: the element's zero value (encoding/json).
         out[k] = d === undefined || d === null ? this.zero(addl) : d;
