@@ -260,19 +260,22 @@ export class SchemaDecoder {
     }
     const input = (v ?? {}) as Obj;
     if (v !== undefined && !def.properties && def['x-kubernetes-preserve-unknown-fields']) return v;
+    // Fields are decoded in document order (errors and unknown fields are reported in the order
+    // Go meets them), then written in Go order.
+    const decoded = new Map<string, unknown>();
     for (const k of Object.keys(input)) {
-      if (!plan.props.has(k)) this.unknown.push(ctx.path ? `${ctx.path}.${k}` : k);
+      const fs = plan.props.get(k);
+      if (!fs) {
+        this.unknown.push(ctx.path ? `${ctx.path}.${k}` : k);
+        continue;
+      }
+      const raw = input[k];
+      if (raw !== undefined) decoded.set(k, this.node(raw, fs, { struct: plan.name, fields: [...ctx.fields, k], path: ctx.path ? `${ctx.path}.${k}` : k }));
     }
     const out: Obj = {};
     for (const name of plan.order) {
       const fs = plan.props.get(name)!;
-      const go = fs['x-go'];
-      const raw = input[name];
-      let d: unknown;
-      if (raw !== undefined) {
-        d = this.node(raw, fs, { struct: plan.name, fields: [...ctx.fields, name], path: ctx.path ? `${ctx.path}.${name}` : name });
-      }
-      const value = this.goField(go, d, fs);
+      const value = this.goField(fs['x-go'], decoded.get(name), fs);
       if (value !== undefined) out[name] = value;
     }
     return out;
