@@ -109,6 +109,38 @@ test('duplicate keys resolve as Go does; omitempty empties and nulls; base64 can
   assert.equal(Object.keys(echo.metadata), ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'managedFields']);
 });
 
+/** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
+function blank(text: string): string {
+  const o = JSON.parse(text);
+  const m = o.metadata;
+  for (const k of ['uid', 'resourceVersion', 'creationTimestamp']) if (m[k]) m[k] = 'X';
+  if (m.managedFields) m.managedFields = m.managedFields.map((e: Record<string, unknown>) => ({ ...e, time: 'T' }));
+  return JSON.stringify(o).replaceAll(ns, 'NS');
+}
+
+test('echoed bodies of create, dry-run create, update, dry-run patch: Go key order byte for byte', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const json = 'application/json';
+  const mf = (fields: string): string => `"managedFields":[{"manager":"unknown","operation":"Update","apiVersion":"v1","time":"T","fieldsType":"FieldsV1","fieldsV1":${fields}}]`;
+  const steps: Array<[string, string, string, string, string]> = [
+    ['POST', `${base}?dryRun=All`, json, '{"metadata":{"name":"e1","labels":{"b":"1","a":"2"},"finalizers":["x/y"]},"data":{"b":"1","a":"2"}}',
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"e1","namespace":"NS","uid":"X","creationTimestamp":"X","labels":{"a":"2","b":"1"},"finalizers":["x/y"],${mf('{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:finalizers":{".":{},"v:\\"x/y\\"":{}},"f:labels":{".":{},"f:a":{},"f:b":{}}}}')}},"data":{"a":"2","b":"1"}}`],
+    ['POST', base, json, '{"metadata":{"name":"e1","labels":{"b":"1","a":"2"}},"data":{"b":"1","a":"2"}}',
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"e1","namespace":"NS","uid":"X","resourceVersion":"X","creationTimestamp":"X","labels":{"a":"2","b":"1"},${mf('{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}}}}')}},"data":{"a":"2","b":"1"}}`],
+    ['PUT', `${base}/e1`, json, '{"metadata":{"name":"e1","annotations":{"z":"1"}},"immutable":false,"data":{"b":"1","a":"2"}}',
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"e1","namespace":"NS","uid":"X","resourceVersion":"X","creationTimestamp":"X","annotations":{"z":"1"},${mf('{"f:data":{".":{},"f:a":{},"f:b":{}},"f:immutable":{},"f:metadata":{"f:annotations":{".":{},"f:z":{}}}}')}},"immutable":false,"data":{"a":"2","b":"1"}}`],
+    ['PATCH', `${base}/e1?dryRun=All`, 'application/merge-patch+json', '{"metadata":{"labels":{"c":"3"}}}',
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"e1","namespace":"NS","uid":"X","resourceVersion":"X","creationTimestamp":"X","labels":{"c":"3"},"annotations":{"z":"1"},${mf('{"f:data":{".":{},"f:a":{},"f:b":{}},"f:immutable":{},"f:metadata":{"f:annotations":{".":{},"f:z":{}},"f:labels":{".":{},"f:c":{}}}}')}},"immutable":false,"data":{"a":"2","b":"1"}}`],
+    ['POST', `/api/v1/namespaces/${ns}/secrets`, json, '{"metadata":{"name":"s1"},"stringData":{"a":"b"}}',
+      `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s1","namespace":"NS","uid":"X","resourceVersion":"X","creationTimestamp":"X",${mf('{"f:data":{".":{},"f:a":{}},"f:type":{}}')}},"data":{"a":"Yg=="},"type":"Opaque"}`],
+  ];
+  for (const [method, path, contentType, raw, want] of steps) {
+    const r = await t.client.request(method, path, { raw, contentType });
+    assert.ok(r.status < 300, show(r));
+    assert.is(blank(r.text), want, `${method} ${path}`);
+  }
+});
+
 /** kubectl (1.32 on PATH) against the target; resolves exit code and stdout. */
 function kubectl(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
