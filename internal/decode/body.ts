@@ -42,6 +42,44 @@ export interface DecodedBody {
   warnings: string[];
 }
 
+const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/** handlers.summarizeData: the body's first 30 bytes, as text for an object, else hex. */
+function summarize(body: Buffer): string {
+  if (!body.length) return '<empty>';
+  const cut = body.length > 30;
+  const head = body.subarray(0, 30);
+  return (body[0] === 0x7b ? head.toString('utf8') : head.toString('hex')) + (cut ? ' ...' : '');
+}
+
+/**
+ * The 400 for a body whose version/kind cannot be read (transformDecodeError without a kind):
+ * `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind;
+ * json parse error: … (<summary>)`.
+ */
+export function unrecognizedBody(kind: string, why: string, body: Buffer): Error {
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why} (${summarize(body)})`);
+}
+
+/**
+ * The decoder's first step (json serializer's findKind): apiVersion and kind read as strings
+ * from a JSON object (null is an empty one). Returns encoding/json's error, if any.
+ */
+export function findKindError(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const t = Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : 'string';
+    return `json: cannot unmarshal ${t} into Go value of type ${FIND_KIND_TYPE}`;
+  }
+  for (const f of ['apiVersion', 'kind']) {
+    const v = (value as Record<string, unknown>)[f];
+    if (v === undefined || v === null || typeof v === 'string') continue;
+    const t = Array.isArray(v) ? 'array' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : 'object';
+    return `json: cannot unmarshal ${t} into Go struct field .${f} of type string`;
+  }
+  return undefined;
+}
+
 /** Internal package name of a group in conversion messages (core for the legacy group). */
 const internalPackage = (group: string): string => (group ? group.split('.')[0] : 'core');
 

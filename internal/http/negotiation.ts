@@ -16,8 +16,8 @@
 import YAML from 'yaml';
 import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
-import { parseJson } from '../decode/json-parse.ts';
-import { noteDuplicates } from '../decode/body.ts';
+import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
+import { noteDuplicates, findKindError, unrecognizedBody } from '../decode/body.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
@@ -123,17 +123,27 @@ export function bodyMediaType(contentType: string | undefined): string {
   return ct;
 }
 
-/** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
-export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+/**
+ * Decode a request body by Content-Type: JSON (default), YAML or Protobuf. With `kind` (the
+ * endpoint's kind), a JSON body whose version/kind cannot be read is refused as kube-apiserver
+ * refuses it ("the object provided is unrecognized (must be of type <kind>)…").
+ */
+export function decodeBody(contentType: string | undefined, body: Buffer, kind?: string): unknown {
   const ct = bodyMediaType(contentType);
   if (ct === 'application/json' || ct === '') {
     try {
       // Duplicate keys resolve as Go's decoder resolves them (objects merge) and are noted for
       // fieldValidation (internal/decode).
-      const { value, duplicates } = parseJson(body.toString('utf8'), true);
+      const { value, duplicates } = parseJson(body.toString('utf8'));
+      if (kind) {
+        const why = findKindError(value);
+        if (why) throw unrecognizedBody(kind, why, body);
+      }
       noteDuplicates(value, duplicates);
       return value;
     } catch (e) {
+      if (e instanceof GoSyntaxError && kind) throw unrecognizedBody(kind, e.message, body);
+      if (!(e instanceof GoSyntaxError)) throw e;
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }

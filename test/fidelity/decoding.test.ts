@@ -109,6 +109,31 @@ test('duplicate keys resolve as Go does; omitempty empties and nulls; base64 can
   assert.equal(Object.keys(echo.metadata), ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'managedFields']);
 });
 
+test('unreadable bodies: syntax errors and non-string version/kind as "the object provided is unrecognized"', async () => {
+  const pre = 'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: ';
+  const FIND_KIND = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+  const cases: Array<[string, string]> = [
+    ['{"a":', 'unexpected end of JSON input ({"a":)'],
+    ['{bad}', "invalid character 'b' looking for beginning of object key string ({bad})"],
+    ['{"a" 1}', "invalid character '1' after object key ({\"a\" 1})"],
+    ['{"a":1 "b":2}', 'invalid character \'"\' after object key:value pair ({"a":1 "b":2})'],
+    ['[1,2', 'unexpected end of JSON input (5b312c32)'],
+    ['{"a":1}x', "invalid character 'x' after top-level value ({\"a\":1}x)"],
+    ['', 'unexpected end of JSON input (<empty>)'],
+    ['"str"', `json: cannot unmarshal string into Go value of type ${FIND_KIND} (2273747222)`],
+    ['12', `json: cannot unmarshal number into Go value of type ${FIND_KIND} (3132)`],
+    ['[1]', `json: cannot unmarshal array into Go value of type ${FIND_KIND} (5b315d)`],
+    ['{"apiVersion":1,"kind":"ConfigMap","metadata":{"name":"b4"}}', 'json: cannot unmarshal number into Go struct field .apiVersion of type string ({"apiVersion":1,"kind":"Config ...)'],
+    ['{"kind":["x"]}', 'json: cannot unmarshal array into Go struct field .kind of type string ({"kind":["x"]})'],
+    ['{"metadata":{"name":"q"},"data":{"a":tru}}', "invalid character '}' in literal true (expecting 'e') ({\"metadata\":{\"name\":\"q\"},\"data ...)"],
+    ['{"metadata":{"name":"q"},"data":{"a":01}}', "invalid character '1' after object key:value pair ({\"metadata\":{\"name\":\"q\"},\"data ...)"],
+  ];
+  for (const [body, why] of cases) {
+    const r = await post('configmaps', body, { query: '?dryRun=All' });
+    assert.equal(r.json, badRequest(pre + why), `${body}\n${show(r)}`);
+  }
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);
