@@ -112,6 +112,37 @@ function goPackageDir(modRoot: string, defName: string): string | undefined {
 interface GoField {
   type: string;
   omitempty: boolean;
+  /** The type as Go's reflect prints it in decode errors (`v1.ServiceType`, `[]v1.Container`). */
+  reflect: string;
+}
+
+const GO_BUILTINS = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune', 'interface{}']);
+
+/**
+ * A Go type expression from source → reflect.Type.String(): local names qualified with the
+ * package name, import aliases replaced by the imported package's name, byte → uint8.
+ */
+function reflectTypeName(expr: string, pkgName: string, imports: Map<string, string>): string {
+  if (expr.startsWith('*')) return '*' + reflectTypeName(expr.slice(1), pkgName, imports);
+  if (expr.startsWith('[]')) return '[]' + reflectTypeName(expr.slice(2), pkgName, imports);
+  if (expr.startsWith('map[')) {
+    let depth = 0;
+    let i = 3;
+    for (; i < expr.length; i++) {
+      if (expr[i] === '[') depth++;
+      else if (expr[i] === ']' && --depth === 0) break;
+    }
+    return `map[${reflectTypeName(expr.slice(4, i), pkgName, imports)}]${reflectTypeName(expr.slice(i + 1), pkgName, imports)}`;
+  }
+  if (expr === 'byte') return 'uint8';
+  if (GO_BUILTINS.has(expr)) return expr;
+  const dot = expr.indexOf('.');
+  if (dot > 0) {
+    const path = imports.get(expr.slice(0, dot));
+    const name = path ? path.slice(path.lastIndexOf('/') + 1) : expr.slice(0, dot);
+    return `${name}.${expr.slice(dot + 1)}`;
+  }
+  return `${pkgName}.${expr}`;
 }
 
 /**
@@ -140,7 +171,10 @@ function goStructFields(dir: string, resolveForeign?: (qualified: string, import
           const t = fm[2].replace(/^\*/, '');
           const dot = t.indexOf('.');
           list.push(dot > 0 ? { inline: t, importPath: imports.get(t.slice(0, dot)) } : { inline: t });
-        } else if (name && name !== '-') list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty') } });
+        } else if (name && name !== '-') {
+          const reflect = reflectTypeName(fm[2], dir.slice(dir.lastIndexOf('/') + 1), imports);
+          list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty'), reflect } });
+        }
       }
       decls.set(s[1], list);
     }
@@ -254,6 +288,8 @@ function main(): void {
   const isStruct = (defName: string): boolean => defs[defName]?.type === 'object' && !!defs[defName].properties;
 
   const files = new Map<string, Record<string, Json>>();
+  /** definition → JSON field → reflect type name (internal/decode's error messages). */
+  const goTypes: Record<string, Record<string, string>> = {};
   const descFiles = new Map<string, Record<string, Record<string, string>>>();
   for (const n of [...wanted].sort()) {
     const file = fileOf(n);
@@ -281,6 +317,7 @@ function main(): void {
       else if (pv.type === 'array' || (pv.type === 'object' && pv.additionalProperties)) code = 'l';
       else code = 'v';
       pv['x-go'] = code + (gf.omitempty ? 'o' : '');
+      (goTypes[n] ??= {})[pn] = gf.reflect;
     }
     if (!files.has(file)) files.set(file, {});
     files.get(file)![n] = def;
@@ -291,6 +328,8 @@ function main(): void {
   rmSync(OUT_DIR, { recursive: true, force: true });
   mkdirSync(join(OUT_DIR, 'descriptions'), { recursive: true });
   for (const [file, content] of files) writeFileSync(join(OUT_DIR, `${file}.json`), JSON.stringify({ definitions: content }) + '\n');
+  mkdirSync(join(OUT_DIR, 'go'), { recursive: true });
+  writeFileSync(join(OUT_DIR, 'go', 'types.json'), JSON.stringify(goTypes) + '\n');
   for (const [file, content] of descFiles) writeFileSync(join(OUT_DIR, 'descriptions', `${file}.json`), JSON.stringify(content, null, 1) + '\n');
   const manifest: Manifest = { source: `${KUBE_MODULE}/api/openapi-spec/swagger.json`, kinds, metaTypes };
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');

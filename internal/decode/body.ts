@@ -4,6 +4,9 @@
  * duplicate fields handled by the fieldValidation directive, and every failure a 400 with the
  * codec's wording (`ConfigMap in version "v1" cannot be handled as a ConfigMap: …`).
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { badRequest } from '../api/errors.ts';
 import { generatedSource } from '../schema/registry.ts';
 import type { GroupVersionKind } from '../schema/types.ts';
@@ -21,7 +24,8 @@ export function noteDuplicates(body: unknown, paths: string[]): void {
 }
 
 let decoder: SchemaDecoder | undefined;
-const shared = (): SchemaDecoder => (decoder ??= new SchemaDecoder(generatedSource()));
+const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', 'schema', 'generated', 'go', 'types.json');
+const shared = (): SchemaDecoder => (decoder ??= new SchemaDecoder(generatedSource(), JSON.parse(readFileSync(GO_TYPES, 'utf8')) as Record<string, Record<string, string>>));
 
 /** The schema definition of a kind, if generated. */
 export function definitionOf(gvk: GroupVersionKind): string | undefined {

@@ -89,7 +89,12 @@ export class SchemaDecoder {
   /** Encoding (omitempty applies) rather than decoding (empty slices and maps are kept). */
   private encoding = true;
 
-  constructor(private readonly defs: DefinitionLookup) {}
+  /**
+   * `goTypes`: definition → field → the Go type as reflect prints it (generated/go/types.json),
+   * for messages naming Go's own types (`v1.ServiceType`); without it, names are derived from the
+   * schema (`string`, `[]v1.Container`).
+   */
+  constructor(private readonly defs: DefinitionLookup, private readonly goTypes: Record<string, Record<string, string>> = {}) {}
 
   /**
    * Decode `value` (parsed JSON) as the definition `root`; throws GoDecodeError with Go's message.
@@ -151,23 +156,25 @@ export class SchemaDecoder {
   }
 
   /** Decode one value; `undefined` in the result means "absent" (nil). */
-  private node(v: unknown, s: OpenApiSchema, ctx: Ctx): unknown {
-    if (s.$ref) return this.named(v, s.$ref, ctx);
+  private node(v: unknown, s: OpenApiSchema, ctx: Ctx, hint?: string): unknown {
+    if (hint?.startsWith('*')) hint = hint.slice(1);
+    if (s.$ref) return this.named(v, s.$ref, ctx, hint);
     if (s.type === 'object' || s.properties) {
       if (s.properties) return this.struct(v, s, '', ctx);
       if (v === null) return null;
       if (!isObj(v)) {
-        this.typeError(v, this.goType(s), ctx);
+        this.typeError(v, hint ?? this.goType(s), ctx);
         return undefined;
       }
       const addl = s.additionalProperties;
+      const valueHint = hint?.startsWith('map[') ? mapValueType(hint) : undefined;
       if (!addl || typeof addl !== 'object') return s['x-kubernetes-preserve-unknown-fields'] ? v : {};
       const out: Obj = {};
       // json.Marshal writes map keys sorted.
       const keys = this.encoding ? Object.keys(v).sort() : Object.keys(v);
       for (const k of keys) {
         const item = v[k];
-        const d = this.node(item, addl, { ...ctx, path: `${ctx.path}.${k}` });
+        const d = this.node(item, addl, { ...ctx, path: `${ctx.path}.${k}` }, valueHint);
         // A null entry stays an entry: the element's zero value (encoding/json).
         out[k] = d === undefined || d === null ? this.zero(addl) : d;
       }
@@ -176,16 +183,17 @@ export class SchemaDecoder {
     if (s.type === 'array') {
       if (v === null) return null;
       if (!Array.isArray(v)) {
-        this.typeError(v, this.goType(s), ctx);
+        this.typeError(v, hint ?? this.goType(s), ctx);
         return undefined;
       }
       const items = s.items ?? {};
+      const itemHint = hint?.startsWith('[]') ? hint.slice(2) : undefined;
       return v.map((item, i) => {
-        const d = this.node(item, items, { ...ctx, path: `${ctx.path}[${i}]` });
+        const d = this.node(item, items, { ...ctx, path: `${ctx.path}[${i}]` }, itemHint);
         return d === undefined || d === null ? this.zero(items) : d;
       });
     }
-    return this.scalar(v, s, ctx);
+    return this.scalar(v, s, ctx, hint);
   }
 
   /** Zero value of an element (list item or map entry) that was null. */
@@ -211,7 +219,7 @@ export class SchemaDecoder {
     }
   }
 
-  private named(v: unknown, ref: string, ctx: Ctx): unknown {
+  private named(v: unknown, ref: string, ctx: Ctx, hint?: string): unknown {
     switch (ref) {
       case TIME:
       case MICRO_TIME:
@@ -245,14 +253,15 @@ export class SchemaDecoder {
     }
     const def = this.defs.definition(ref);
     if (!def) return v;
-    if (def.properties || (def.type === 'object' && !def.additionalProperties)) return this.struct(v, def, ref, ctx);
-    return this.node(v, def, ctx);
+    if (def.properties || (def.type === 'object' && !def.additionalProperties)) return this.struct(v, def, ref, ctx, hint);
+    return this.node(v, def, ctx, hint);
   }
 
   /** A Go struct: known fields decoded in Go order, unknown ones reported and dropped. */
-  private struct(v: unknown, def: OpenApiSchema, ref: string, ctx: Ctx): unknown {
+  private struct(v: unknown, def: OpenApiSchema, ref: string, ctx: Ctx, hint?: string): unknown {
     const plan = this.plan(ref, def);
-    const typeName = ref ? goTypeOfRef(ref) : 'struct';
+    const typeName = hint ?? (ref ? goTypeOfRef(ref) : 'struct');
+    const fieldTypes = this.goTypes[ref];
     if (v === null) return null;
     if (v !== undefined && !isObj(v)) {
       this.typeError(v, typeName, ctx);
@@ -270,7 +279,7 @@ export class SchemaDecoder {
         continue;
       }
       const raw = input[k];
-      if (raw !== undefined) decoded.set(k, this.node(raw, fs, { struct: plan.name, fields: [...ctx.fields, k], path: ctx.path ? `${ctx.path}.${k}` : k }));
+      if (raw !== undefined) decoded.set(k, this.node(raw, fs, { struct: plan.name, fields: [...ctx.fields, k], path: ctx.path ? `${ctx.path}.${k}` : k }, fieldTypes?.[k]));
     }
     const out: Obj = {};
     for (const name of plan.order) {
@@ -309,12 +318,13 @@ export class SchemaDecoder {
     }
   }
 
-  private scalar(v: unknown, s: OpenApiSchema, ctx: Ctx): unknown {
+  private scalar(v: unknown, s: OpenApiSchema, ctx: Ctx, hint?: string): unknown {
     if (v === null) return null;
+    const goType = (): string => hint ?? this.goType(s);
     switch (s.type) {
       case 'string':
         if (typeof v !== 'string') {
-          this.typeError(v, this.goType(s), ctx);
+          this.typeError(v, goType(), ctx);
           return undefined;
         }
         if (s.format === 'byte') {
@@ -328,25 +338,25 @@ export class SchemaDecoder {
         return v;
       case 'integer': {
         if (typeof v !== 'number') {
-          this.typeError(v, this.goType(s), ctx);
+          this.typeError(v, goType(), ctx);
           return undefined;
         }
         const bits = s.format === 'int32' ? 31 : 63;
         if (!Number.isInteger(v) || !(v >= -(2 ** bits) && v < 2 ** bits) || !Number.isSafeInteger(v) && bits === 31) {
-          this.typeError(v, this.goType(s), ctx, String(v));
+          this.typeError(v, goType(), ctx, String(v));
           return undefined;
         }
         return v;
       }
       case 'number':
         if (typeof v !== 'number') {
-          this.typeError(v, 'float64', ctx);
+          this.typeError(v, goType(), ctx);
           return undefined;
         }
         return v;
       case 'boolean':
         if (typeof v !== 'boolean') {
-          this.typeError(v, 'bool', ctx);
+          this.typeError(v, goType(), ctx);
           return undefined;
         }
         return v;
@@ -354,6 +364,16 @@ export class SchemaDecoder {
         return v;
     }
   }
+}
+
+/** The value type of a reflect map type name: map[string][]uint8 → []uint8. */
+function mapValueType(t: string): string | undefined {
+  let depth = 0;
+  for (let i = 3; i < t.length; i++) {
+    if (t[i] === '[') depth++;
+    else if (t[i] === ']' && --depth === 0) return t.slice(i + 1);
+  }
+  return undefined;
 }
 
 /** Position Go's base64.StdEncoding reports for a malformed string, or undefined when valid. */

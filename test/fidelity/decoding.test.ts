@@ -134,6 +134,23 @@ test('unreadable bodies: syntax errors and non-string version/kind as "the objec
   }
 });
 
+test('Go type names in messages: named types, slices, nested structs (Namespace)', async () => {
+  const pre = 'Namespace in version "v1" cannot be handled as a Namespace: ';
+  const cases: Array<[unknown, string]> = [
+    [{ spec: { finalizers: [1] } }, 'json: cannot unmarshal number into Go struct field NamespaceSpec.spec.finalizers of type v1.FinalizerName'],
+    [{ spec: { finalizers: 'k' } }, 'json: cannot unmarshal string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName'],
+    [{ status: { phase: 1 } }, 'json: cannot unmarshal number into Go struct field NamespaceStatus.status.phase of type v1.NamespacePhase'],
+    [{ status: { conditions: [{ type: 1 }] } }, 'json: cannot unmarshal number into Go struct field NamespaceCondition.status.conditions.type of type v1.NamespaceConditionType'],
+    [{ spec: 'x' }, 'json: cannot unmarshal string into Go struct field Namespace.spec of type v1.NamespaceSpec'],
+    [{ status: { conditions: [{ type: 'a', lastTransitionTime: 1 }] } }, 'json: cannot unmarshal number into Go struct field NamespaceCondition.status.conditions.lastTransitionTime of type string'],
+    [{ status: { conditions: 'x' } }, 'json: cannot unmarshal string into Go struct field NamespaceStatus.status.conditions of type []v1.NamespaceCondition'],
+  ];
+  for (const [extra, message] of cases) {
+    const r = await t.client.request('POST', '/api/v1/namespaces?dryRun=All', { body: { metadata: { name: t.ns('typ') }, ...(extra as object) } });
+    assert.equal(r.json, badRequest(pre + message), show(r));
+  }
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);
