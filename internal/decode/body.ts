@@ -15,12 +15,12 @@ import { GoDecodeError, SchemaDecoder } from './decode.ts';
 /** fieldValidation directives (metav1 CreateOptions/UpdateOptions/PatchOptions). */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
-/** Duplicate keys a JSON body had (set by the request decoder, read by the store). */
-const duplicatesByBody = new WeakMap<object, string[]>();
+/** Duplicate keys and number literals of a JSON body (set by the request decoder, read by the store). */
+const parsedFacts = new WeakMap<object, { duplicates: string[]; literals: Map<string, string> }>();
 
-/** Record the duplicate keys of a parsed body. */
-export function noteDuplicates(body: unknown, paths: string[]): void {
-  if (paths.length && body && typeof body === 'object') duplicatesByBody.set(body, paths);
+/** Record what parsing learnt about a body that the parsed value cannot carry (json-parse.ts). */
+export function noteParsed(body: unknown, duplicates: string[], literals: Map<string, string>): void {
+  if ((duplicates.length || literals.size) && body && typeof body === 'object') parsedFacts.set(body, { duplicates, literals });
 }
 
 let decoder: SchemaDecoder | undefined;
@@ -112,7 +112,7 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
   if (!sameKind) fail(`converting (${version}.${kind}) to (${internalPackage(target.group)}.${target.kind}): unknown conversion`);
   let decoded;
   try {
-    decoded = shared().decode(obj, def, 'decode');
+    decoded = shared().decode(obj, def, 'decode', parsedFacts.get(obj)?.literals);
   } catch (e) {
     if (e instanceof GoDecodeError) fail(e.message);
     throw e;
@@ -120,7 +120,7 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
   const out = decoded.value as Record<string, unknown>;
   out.kind = target.kind;
   out.apiVersion = target.group ? `${target.group}/${version}` : version;
-  const problems = validation === 'Ignore' ? [] : [...(duplicatesByBody.get(obj) ?? []).map((p) => `duplicate field ${JSON.stringify(p)}`), ...decoded.unknown.map((p) => `unknown field ${JSON.stringify(p)}`)];
+  const problems = validation === 'Ignore' ? [] : [...(parsedFacts.get(obj)?.duplicates ?? []).map((p) => `duplicate field ${JSON.stringify(p)}`), ...decoded.unknown.map((p) => `unknown field ${JSON.stringify(p)}`)];
   if (problems.length && validation === 'Strict') fail(`strict decoding error: ${problems.join(', ')}`);
   // TypeMeta first, as Go writes it.
   const { kind: k, apiVersion: a, ...rest } = out;

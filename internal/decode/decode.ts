@@ -88,6 +88,8 @@ export class SchemaDecoder {
   private unknown: string[] = [];
   /** Encoding (omitempty applies) rather than decoding (empty slices and maps are kept). */
   private encoding = true;
+  /** Number literals by path (json-parse.ts), for Go's literal-based integer decoding. */
+  private literals: Map<string, string> | undefined;
 
   /**
    * `goTypes`: definition → field → the Go type as reflect prints it (generated/go/types.json),
@@ -99,7 +101,8 @@ export class SchemaDecoder {
   /**
    * Decode `value` (parsed JSON) as the definition `root`; throws GoDecodeError with Go's message.
    */
-  decode(value: unknown, root: string, mode: 'decode' | 'roundtrip' = 'roundtrip'): Decoded {
+  decode(value: unknown, root: string, mode: 'decode' | 'roundtrip' = 'roundtrip', literals?: Map<string, string>): Decoded {
+    this.literals = literals;
     // A decoded Go value still tells an empty slice from nil (the field manager resets
     // managedFields on `[]`); only encoding omits it. 'roundtrip' is decode + encode.
     this.encoding = mode === 'roundtrip';
@@ -237,7 +240,7 @@ export class SchemaDecoder {
       case QUANTITY:
         if (v === null || v === undefined) return undefined;
         try {
-          return canonicalQuantity(typeof v === 'string' ? v : JSON.stringify(v));
+          return canonicalQuantity(typeof v === 'string' ? v : this.literals?.get(ctx.path) ?? JSON.stringify(v));
         } catch (e) {
           if (e instanceof QuantityError) throw new GoDecodeError(e.message);
           throw e;
@@ -341,9 +344,11 @@ export class SchemaDecoder {
           this.typeError(v, goType(), ctx);
           return undefined;
         }
-        const bits = s.format === 'int32' ? 31 : 63;
-        if (!Number.isInteger(v) || !(v >= -(2 ** bits) && v < 2 ** bits) || !Number.isSafeInteger(v) && bits === 31) {
-          this.typeError(v, goType(), ctx, String(v));
+        // Go parses the literal's text (strconv.ParseInt): `1.0` and `1e3` are not integers.
+        const bits = s.format === 'int32' ? 31n : 63n;
+        const raw = this.literals?.get(ctx.path) ?? String(v);
+        if (!/^-?\d+$/.test(raw) || BigInt(raw) < -(2n ** bits) || BigInt(raw) >= 2n ** bits) {
+          this.typeError(v, goType(), ctx, raw);
           return undefined;
         }
         return v;

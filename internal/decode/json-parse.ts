@@ -13,6 +13,11 @@
 export interface Parsed {
   value: unknown;
   duplicates: string[];
+  /**
+   * Number literals a JS number does not spell back (`1.0`, `1e3`, `9007199254740993`), by
+   * path: Go decodes the literal text (`cannot unmarshal number 1.0 into … of type int64`).
+   */
+  literals: Map<string, string>;
 }
 
 type Obj = Record<string, unknown>;
@@ -42,6 +47,7 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' 
 class Parser {
   i = 0;
   readonly duplicates: string[] = [];
+  readonly literals = new Map<string, string>();
   constructor(private readonly s: string) {}
 
   /** Go's scanner error at the current character (or the end of input). */
@@ -59,7 +65,7 @@ class Parser {
     if (c === '{') return this.object(path);
     if (c === '[') return this.array(path);
     if (c === '"') return this.string();
-    if (c === '-' || isDigit(c)) return this.number();
+    if (c === '-' || isDigit(c)) return this.number(path);
     if (c === 't') return this.word('true', true);
     if (c === 'f') return this.word('false', false);
     if (c === 'n') return this.word('null', null);
@@ -73,7 +79,7 @@ class Parser {
     this.i++;
     return v;
   }
-  number(): number {
+  number(path: string): number {
     const s = this.s;
     const start = this.i;
     if (s[this.i] === '-') {
@@ -93,7 +99,10 @@ class Parser {
       if (!isDigit(s[this.i])) this.fail('in exponent of numeric literal');
       while (isDigit(s[this.i])) this.i++;
     }
-    return Number(s.slice(start, this.i));
+    const raw = s.slice(start, this.i);
+    const n = Number(raw);
+    if (String(n) !== raw) this.literals.set(path, raw);
+    return n;
   }
   string(): string {
     const s = this.s;
@@ -186,5 +195,5 @@ export function parseJson(text: string): Parsed {
   const value = p.value('');
   p.ws();
   if (p.i !== text.length) p.fail('after top-level value');
-  return { value, duplicates: p.duplicates };
+  return { value, duplicates: p.duplicates, literals: p.literals };
 }

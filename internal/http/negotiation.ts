@@ -17,7 +17,7 @@ import YAML from 'yaml';
 import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
-import { noteDuplicates, findKindError, unrecognizedBody } from '../decode/body.ts';
+import { noteParsed, findKindError, unrecognizedBody } from '../decode/body.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
@@ -134,12 +134,12 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
     try {
       // Duplicate keys resolve as Go's decoder resolves them (objects merge) and are noted for
       // fieldValidation (internal/decode).
-      const { value, duplicates } = parseJson(body.toString('utf8'));
+      const { value, duplicates, literals } = parseJson(body.toString('utf8'));
       if (kind) {
         const why = findKindError(value);
         if (why) throw unrecognizedBody(kind, why, body);
       }
-      noteDuplicates(value, duplicates);
+      noteParsed(value, duplicates, literals);
       return value;
     } catch (e) {
       if (e instanceof GoSyntaxError && kind) throw unrecognizedBody(kind, e.message, body);
