@@ -152,6 +152,17 @@ test('Go type names in messages: named types, slices, nested structs (Namespace)
   }
 });
 
+test('YAML bodies: a later duplicate key wins (no merge), floats that are integers pass, type errors as JSON', async () => {
+  const yaml = 'application/yaml';
+  const dup = await post('configmaps', 'metadata:\n  name: y1\ndata:\n  a: "1"\ndata:\n  b: "2"\n', { contentType: yaml, query: '?dryRun=All' });
+  assert.is(dup.status, 201, show(dup));
+  assert.equal(dup.json.data, { b: '2' });
+  const gen = await post('configmaps', 'metadata:\n  name: y2\n  generation: 1.0\n', { contentType: yaml, query: '?dryRun=All' });
+  assert.is(gen.status, 201, show(gen));
+  const bad = await post('configmaps', 'metadata:\n  name: y3\ndata:\n  a: 1\n', { contentType: yaml, query: '?dryRun=All' });
+  assert.equal(bad.json, badRequest('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'));
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);
