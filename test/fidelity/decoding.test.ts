@@ -13,6 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
+import { encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 let t: Target;
 let ns: string;
@@ -26,7 +27,7 @@ test.after(async () => {
   await t?.close();
 });
 
-const post = (resource: string, raw: string, opts: { contentType?: string; query?: string } = {}) =>
+const post = (resource: string, raw: string | Buffer, opts: { contentType?: string; query?: string } = {}) =>
   t.client.request('POST', `/api/v1/namespaces/${ns}/${resource}${opts.query ?? ''}`, { raw, contentType: opts.contentType ?? 'application/json' });
 
 const badRequest = (message: string): unknown => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
@@ -161,6 +162,14 @@ test('YAML bodies: a later duplicate key wins (no merge), floats that are intege
   assert.is(gen.status, 201, show(gen));
   const bad = await post('configmaps', 'metadata:\n  name: y3\ndata:\n  a: 1\n', { contentType: yaml, query: '?dryRun=All' });
   assert.equal(bad.json, badRequest('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'));
+});
+
+test('Protobuf bodies are decoded into the same Go shape (map keys sorted, Go key order)', async () => {
+  const name = `pb${++n}`;
+  const raw = encodeProtobuf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { z: '1', a: '2' } }, data: { b: '1', a: '2' } });
+  const r = await post('configmaps', raw, { contentType: 'application/vnd.kubernetes.protobuf' });
+  assert.is(r.status, 201, show(r));
+  assert.is(await rawStored('configmaps', name), `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"${name}","namespace":"${ns}","uid":"X","resourceVersion":"X","creationTimestamp":"X","labels":{"a":"2","z":"1"}},"data":{"a":"2","b":"1"}}`);
 });
 
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
