@@ -8,6 +8,9 @@
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
  *        [--feature-gates A=true,B=false]
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
+ *        [--service-cluster-ip-range 10.0.0.0/24] [--service-node-port-range 30000-32767]
+ *        [--advertise-address <bind-address>]
+ *        [--event-ttl 1h]   (Events are deleted this long after their last write)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -33,6 +36,10 @@ const { values } = parseArgs({
     'checkpoint-dir': { type: 'string' },
     'pki-dir': { type: 'string' },
     'feature-gates': { type: 'string', default: '' },
+    'service-cluster-ip-range': { type: 'string', default: '10.0.0.0/24' },
+    'service-node-port-range': { type: 'string', default: '30000-32767' },
+    'advertise-address': { type: 'string' },
+    'event-ttl': { type: 'string', default: '1h' },
   },
   strict: true,
 });
@@ -59,6 +66,10 @@ const app = await startServer({
   kafkaMinInsyncReplicas: positiveInt('kafka-min-insync-replicas', values['kafka-min-insync-replicas']!),
   checkpointDir: values['checkpoint-dir'],
   pkiDir: values['pki-dir'],
+  serviceClusterIPRange: values['service-cluster-ip-range'],
+  serviceNodePortRange: values['service-node-port-range'],
+  advertiseAddress: values['advertise-address'],
+  eventTtlMs: parseDuration(values['event-ttl']!),
 });
 
 function positiveInt(flag: string, text: string): number {

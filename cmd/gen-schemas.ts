@@ -19,6 +19,10 @@
  * `t` struct written as null when zero (metav1.Time), `q` resource.Quantity, `i` IntOrString,
  * `l` slice or map, `v` scalar; then `o` when the field is omitempty. Read from the Go sources of
  * the same module versions (k8s.io/api, k8s.io/apimachinery); absent when the field is not found.
+ *
+ * Also from the Go sources, because kube-apiserver serves them but the published swagger.json
+ * lacks them: `enum` (+ kube-openapi's "Possible enum values" description lines) on fields whose
+ * type is a `// +enum` string type, and `default` from `// +default=` field markers.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +118,84 @@ interface GoField {
   omitempty: boolean;
   /** The type as Go's reflect prints it in decode errors (`v1.ServiceType`, `[]v1.Container`). */
   reflect: string;
+  /** The field's doc comment lines (`//` and one space stripped), for `+default=` and enum types. */
+  comments: string[];
+}
+
+/** An enum type of a package: a `// +enum` string type and the constants declared with it. */
+interface GoEnum {
+  /** Each typed constant: its name, value and doc comment (lines joined with spaces). */
+  values: { name: string; value: string; comment: string }[];
+}
+
+/** A Go package as the generator sees it: its structs and its enum types. */
+interface GoPackage {
+  structs: Map<string, Map<string, GoField>>;
+  enums: Map<string, GoEnum>;
+}
+
+/** `//` comment text as go/ast's CommentGroup.Text returns a line: marker and one space removed. */
+const commentText = (line: string): string => line.trim().replace(/^\/\/ ?/, '').trimEnd();
+
+/**
+ * The `// +enum` types of a package's sources and their constants, read the way kube-openapi's
+ * openapi-gen (gengo) reads them: a type is an enum when the comment block right above
+ * `type X string` holds a `+enum` line; its values are the constants declared with type X
+ * (`Name X = "value"`), each with the comment block right above it.
+ */
+function goEnums(sources: string[]): Map<string, GoEnum> {
+  const enums = new Map<string, GoEnum>();
+  const consts: { type: string; name: string; value: string; comment: string }[] = [];
+  for (const src of sources) {
+    const lines = src.split('\n');
+    let block: string[] = [];
+    let inConst = false;
+    for (const line of lines) {
+      if (/^\s*\/\//.test(line)) {
+        block.push(commentText(line));
+        continue;
+      }
+      if (/^const \($/.test(line)) inConst = true;
+      else if (/^\)/.test(line)) inConst = false;
+      const tm = line.match(/^type (\w+) string\s*$/);
+      if (tm && block.some((c) => /^\+enum\s*$/.test(c))) enums.set(tm[1]!, { values: [] });
+      const cm = line.match(inConst ? /^\s+(\w+)\s+(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"/ : /^const\s+(\w+)\s+(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"/);
+      if (cm) consts.push({ name: cm[1]!, type: cm[2]!, value: JSON.parse(`"${cm[3]}"`) as string, comment: block.join(' ') });
+      block = [];
+    }
+  }
+  for (const c of consts) enums.get(c.type)?.values.push({ name: c.name, value: c.value, comment: c.comment });
+  return enums;
+}
+
+/**
+ * kube-openapi's rendering of an enum (pkg/generators/enum.go): the values Go-quoted and sorted,
+ * and the description lines ` - \`"value"\` comment` (the comment without the constant's name
+ * in front, whitespace runs collapsed), sorted, after a "Possible enum values:" paragraph.
+ */
+function enumSchema(e: GoEnum): { values: string[]; lines: string[] } {
+  const byQuoted = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const values = [...e.values].sort((a, b) => byQuoted(JSON.stringify(a.value), JSON.stringify(b.value))).map((v) => v.value);
+  const lines = e.values
+    .map((v) => {
+      const comment = v.comment.trim().replace(new RegExp(`^${v.name}`), '').trim().replace(/\s+/g, ' ');
+      return ` - \`${JSON.stringify(v.value)}\` ${comment}`.trimEnd();
+    })
+    .sort(byQuoted);
+  return { values, lines };
+}
+
+/**
+ * The description kube-openapi builds for an enum field: the field's comment paragraphs, then
+ * "Possible enum values:" and one indented line per value (its generateDescription turns an
+ * indented comment line into a line of its own).
+ */
+export function enumDescription(fieldDescription: string | undefined, lines: string[]): string {
+  const suffix = ['Possible enum values:', ...lines.map((l) => l.replace(/\\"/g, '"'))].join('\n');
+  // The published swagger.json keeps the empty paragraph kube-openapi put before the (there
+  // stripped) enum lines: the field text ends with "\n\n" there.
+  const text = fieldDescription?.replace(/\n+$/, '');
+  return text ? `${text}\n\n${suffix}` : suffix;
 }
 
 const GO_BUILTINS = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune', 'interface{}']);
@@ -145,26 +227,37 @@ function reflectTypeName(expr: string, pkgName: string, imports: Map<string, str
   return `${pkgName}.${expr}`;
 }
 
+/** A struct's declared entries: a field, or an inline struct to expand in place. */
+type GoDecl = { json: string; field: GoField } | { inline: string; importPath?: string };
+
 /**
- * struct name → json field name → Go field, in Go declaration order (the order encoding/json
- * writes them), from a package's *.go files. Embedded (inline) structs are expanded where they
- * are declared; `resolveForeign` finds one from another package (metav1.TypeMeta).
+ * A package's structs (struct name → json field name → Go field, in declaration order: the
+ * order encoding/json writes fields; inline structs expanded where they are declared,
+ * `resolveForeign` finding one of another package such as metav1.TypeMeta) and enums.
  */
-function goStructFields(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined): Map<string, Map<string, GoField>> {
+function goPackage(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined): GoPackage {
   const out = new Map<string, Map<string, GoField>>();
-  /** Declared entries: a field, or an inline struct to expand in place. */
-  const decls = new Map<string, Array<{ json: string; field: GoField } | { inline: string; importPath?: string }>>();
-  if (!existsSync(dir)) return out;
+  const decls = new Map<string, GoDecl[]>();
+  if (!existsSync(dir)) return { structs: out, enums: new Map() };
+  const sources: string[] = [];
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
     const src = readFileSync(join(dir, f), 'utf8');
+    sources.push(src);
     const imports = new Map<string, string>();
-    for (const m of src.matchAll(/^\s*(\w+)\s+"([^"]+)"/gm)) imports.set(m[1], m[2]);
+    for (const m of src.matchAll(/^\s*(\w+)\s+"([^"]+)"/gm)) imports.set(m[1]!, m[2]!);
     const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
     for (const s of src.matchAll(structRe)) {
-      const list: Array<{ json: string; field: GoField } | { inline: string; importPath?: string }> = [];
+      const list: GoDecl[] = [];
+      let comments: string[] = [];
       for (const line of s[2].split('\n')) {
+        if (/^\s*\/\//.test(line)) {
+          comments.push(commentText(line));
+          continue;
+        }
         const fm = line.match(/^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`json:"([^"]*)"/);
+        const fieldComments = comments;
+        comments = [];
         if (!fm) continue;
         const [name, ...opts] = fm[3].split(',');
         if (!name && opts.includes('inline')) {
@@ -173,10 +266,10 @@ function goStructFields(dir: string, resolveForeign?: (qualified: string, import
           list.push(dot > 0 ? { inline: t, importPath: imports.get(t.slice(0, dot)) } : { inline: t });
         } else if (name && name !== '-') {
           const reflect = reflectTypeName(fm[2], dir.slice(dir.lastIndexOf('/') + 1), imports);
-          list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty'), reflect } });
+          list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty'), comments: fieldComments, reflect } });
         }
       }
-      decls.set(s[1], list);
+      decls.set(s[1]!, list);
     }
   }
   const expand = (name: string, seen: Set<string>): Map<string, GoField> => {
@@ -194,7 +287,21 @@ function goStructFields(dir: string, resolveForeign?: (qualified: string, import
     return fields;
   };
   for (const name of decls.keys()) out.set(name, expand(name, new Set([name])));
-  return out;
+  return { structs: out, enums: goEnums(sources) };
+}
+
+/**
+ * The `+default=<json>` marker of a field's comment (kube-openapi's defaultFromComments), or
+ * undefined. Zero-value defaults are not recorded: the v3 renderer derives them from `x-go`.
+ */
+function markerDefault(comments: string[]): unknown {
+  const tag = comments.map((c) => c.trim()).find((c) => c.startsWith('+default='));
+  if (tag === undefined) return undefined;
+  try {
+    return JSON.parse(tag.slice('+default='.length));
+  } catch {
+    return undefined;
+  }
 }
 
 const refName = (ref: string): string => ref.replace(/^#\/definitions\//, '');
@@ -270,21 +377,22 @@ function main(): void {
   }
 
   // Go field types, to mark non-pointer struct fields (see the header comment).
-  const goCache = new Map<string, Map<string, Map<string, GoField>>>();
+  const goCache = new Map<string, GoPackage>();
   // An inline struct of another package (k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta).
   const foreign = (qualified: string, importPath: string): Map<string, GoField> | undefined => {
     const m = importPath.match(/^k8s\.io\/(api|apimachinery)\/(.+)$/);
     if (!m) return undefined;
-    const dir = join(modRoot, 'k8s.io', `${m[1]}@${STAGING_VERSION}`, ...m[2].split('/'));
-    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir, foreign));
-    return goCache.get(dir)!.get(qualified.slice(qualified.indexOf('.') + 1));
+    const dir = join(modRoot, 'k8s.io', `${m[1]}@${STAGING_VERSION}`, ...m[2]!.split('/'));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
+    return goCache.get(dir)!.structs.get(qualified.slice(qualified.indexOf('.') + 1));
   };
-  const goFields = (defName: string): Map<string, GoField> | undefined => {
+  const goPkg = (defName: string): GoPackage | undefined => {
     const dir = goPackageDir(modRoot, defName);
     if (!dir) return undefined;
-    if (!goCache.has(dir)) goCache.set(dir, goStructFields(dir, foreign));
-    return goCache.get(dir)!.get(defName.slice(defName.lastIndexOf('.') + 1));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
+    return goCache.get(dir)!;
   };
+  const goFields = (defName: string): Map<string, GoField> | undefined => goPkg(defName)?.structs.get(defName.slice(defName.lastIndexOf('.') + 1));
   const isStruct = (defName: string): boolean => defs[defName]?.type === 'object' && !!defs[defName].properties;
 
   const files = new Map<string, Record<string, Json>>();
@@ -318,6 +426,18 @@ function main(): void {
       else code = 'v';
       pv['x-go'] = code + (gf.omitempty ? 'o' : '');
       (goTypes[n] ??= {})[pn] = gf.reflect;
+      // The served OpenAPI (not the published swagger.json) carries enums and `+default=` markers.
+      // kube-openapi marks a field an enum only when its declared type is the enum type itself
+      // (not a pointer or slice of it); types of another package are not resolved here (no
+      // built-in kind served here declares one).
+      const enumType = /^\w+$/.test(gf.type) ? goPkg(n)?.enums.get(gf.type) : undefined;
+      if (enumType && pv.type === 'string') {
+        const { values, lines } = enumSchema(enumType);
+        pv.enum = values;
+        desc[pn] = enumDescription(desc[pn], lines);
+      }
+      const dflt = markerDefault(gf.comments);
+      if (dflt !== undefined && pv.default === undefined) pv.default = dflt;
     }
     if (!files.has(file)) files.set(file, {});
     files.get(file)![n] = def;

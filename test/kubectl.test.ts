@@ -128,10 +128,10 @@ function defineTests(): void {
     assert.is(ns.status.phase, 'Active');
   });
 
-  test('create -f <yaml> --validate=false, then get cm -o yaml', async () => {
+  test('create -f <yaml> (kubectl validates against our OpenAPI), then get cm -o yaml', async () => {
     const file = join(server.dataDir, 'cm-x.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app: demo\ndata:\n  key: value\n  multi: |\n    line1\n    line2\n');
-    const out = await ok('create', '-f', file, '--validate=false');
+    const out = await ok('create', '-f', file);
     assert.match(out, /configmap\/x created/);
 
     const list = YAML.parse(await ok('get', 'cm', '-o', 'yaml'));
@@ -149,7 +149,7 @@ function defineTests(): void {
     assert.is(one.metadata.uid, x.metadata.uid);
 
     // creating it again: AlreadyExists, exit 1
-    const again = await kubectl('create', '-f', file, '--validate=false');
+    const again = await kubectl('create', '-f', file);
     assert.is(again.code, 1);
     assert.match(again.stderr, /AlreadyExists/);
   });
@@ -182,7 +182,7 @@ function defineTests(): void {
     // another namespace's object shows up under -A
     const other = join(server.dataDir, 'cm-other.yaml');
     writeFileSync(other, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: kube-public\ndata:\n  k: v\n');
-    await ok('create', '-f', other, '--validate=false');
+    await ok('create', '-f', other);
     const all = table(await ok('get', 'cm', '-A'));
     assert.equal(all[0], ['NAMESPACE', 'NAME', 'DATA', 'AGE']);
     const pairs = all.slice(1).map((r) => `${r[0]}/${r[1]}`);
@@ -204,18 +204,37 @@ function defineTests(): void {
 
     const file = join(server.dataDir, 'cm-applied.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  v: "1"\n');
-    assert.match(await ok('apply', '-f', file, '--validate=false'), /configmap\/applied created/);
+    assert.match(await ok('apply', '-f', file), /configmap\/applied created/);
     writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  v: "2"\n  w: "3"\n');
-    assert.match(await ok('apply', '-f', file, '--validate=false'), /configmap\/applied configured/);
+    assert.match(await ok('apply', '-f', file), /configmap\/applied configured/);
     const applied = JSON.parse(await ok('get', 'cm', 'applied', '-o', 'json'));
     assert.equal(applied.data, { v: '2', w: '3' });
     assert.ok(applied.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']);
-    assert.match(await ok('apply', '-f', file, '--validate=false'), /configmap\/applied unchanged/);
+    assert.match(await ok('apply', '-f', file), /configmap\/applied unchanged/);
 
     writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  only: "this"\n');
-    assert.match(await ok('replace', '-f', file, '--validate=false'), /configmap\/applied replaced/);
+    assert.match(await ok('replace', '-f', file), /configmap\/applied replaced/);
     assert.equal(JSON.parse(await ok('get', 'cm', 'applied', '-o', 'jsonpath={.data}')), { only: 'this' });
     await ok('delete', 'cm', 'applied', '--wait=false');
+  });
+
+  test('edit with kubectl defaults (validation against our OpenAPI)', async () => {
+    await ok('create', 'cm', 'edited', '--from-literal=k=before');
+    // The "editor" rewrites the value in the file kubectl hands it.
+    const editor = join(server.dataDir, 'editor.sh');
+    writeFileSync(editor, '#!/bin/sh\nsed -i "s/k: before/k: after/" "$1"\n', { mode: 0o755 });
+    const r = await run(KUBECTL, ['--kubeconfig', kubeconfig, 'edit', 'cm', 'edited'], { ...env, KUBE_EDITOR: editor, EDITOR: editor });
+    assert.is(r.code, 0, `kubectl edit: ${r.stderr}`);
+    assert.match(r.stdout, /configmap\/edited edited/);
+    assert.is(await ok('get', 'cm', 'edited', '-o', 'jsonpath={.data.k}'), 'after');
+    await ok('delete', 'cm', 'edited', '--wait=false');
+  });
+
+  test('get --raw /openapi/v2 is the JSON document kubectl validated with', async () => {
+    const doc = JSON.parse(await ok('get', '--raw', '/openapi/v2'));
+    assert.is(doc.swagger, '2.0');
+    assert.is(doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].get.operationId, 'readCoreV1NamespacedConfigMap');
+    assert.ok(doc.definitions['io.k8s.api.core.v1.ConfigMap']);
   });
 
   test('delete cm x --wait=false; get of a missing object → exit 1, NotFound', async () => {
@@ -240,7 +259,7 @@ function defineTests(): void {
 
     const file = join(server.dataDir, 'secret.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\nstringData:\n  user: admin\n');
-    await ok('create', '-f', file, '--validate=false');
+    await ok('create', '-f', file);
     const rows = table(await ok('get', 'secret'));
     assert.equal(rows[0], ['NAME', 'TYPE', 'DATA', 'AGE']);
     assert.equal(rows[1].slice(0, 3), ['s1', 'Opaque', '1']);
@@ -252,7 +271,7 @@ function defineTests(): void {
   test('namespace from YAML: create, delete (waits for it to be gone), not found after', async () => {
     const file = join(server.dataDir, 'ns.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: k2\n');
-    await ok('create', '-f', file, '--validate=false');
+    await ok('create', '-f', file);
     assert.equal(table(await ok('get', 'ns', 'k2')).slice(1).map((r) => r.slice(0, 2)), [['k2', 'Active']]);
     await ok('delete', 'ns', 'k2', '--wait=false');
     let gone = false;

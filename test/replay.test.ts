@@ -166,7 +166,9 @@ test('rebuild --to-offset X: a server on the result lists exactly what was liste
   assert.ok(r.json.eventsPerSecond > 0);
   assert.is(r.json.copiedLog, true);
   const served = await serveAndList(out);
-  assert.is(served.rv, atX.rv, 'the rebuilt store is at X');
+  // At start-up the server may write once more (its kubernetes Service follows the new port, as
+  // kube-apiserver's does), so the latest version is X or just after it; the suite's objects are X's.
+  assert.ok(served.rv >= atX.rv, 'the rebuilt store is at X');
   assert.equal(served.items, atX.items);
 });
 

@@ -2,7 +2,8 @@
  * resourceVersion semantics through HTTP, one case per cell of the seed's get / list / watch
  * tables, and every error those parameters can produce, checked against kube-apiserver 1.24:
  *
- *   400 BadRequest  non-numeric resourceVersion ("invalid resource version: …", etcd3 store.go),
+ *   400 BadRequest  non-numeric resourceVersion on a list kube serves from etcd (limit, continue,
+ *                   Exact: "invalid resource version: …", etcd3 store.go),
  *                   continue + non-zero resourceVersion, malformed continue token
  *                   ("invalid continue token: continue key is not valid: …"), non-integer limit
  *   422 Invalid     ListOptions validation (validation.go ValidateListOptions): resourceVersionMatch
@@ -10,8 +11,12 @@
  *   410 Expired     exact list below the compacted history ("The resourceVersion for the provided
  *                   list is too old."); expired continue token (kube's restart-the-list message
  *                   and a token that resumes at the latest version); watch older than the ring
+ *   500             non-numeric resourceVersion where kube reads its watch cache (get, watch,
+ *                   list without limit): the parse error as is, no reason; an exact list at a
+ *                   version not reached yet (etcd's "required revision is a future revision")
  *   504 Timeout     a version the server has not reached within 3 s ("Timeout: Too large resource
- *                   version: N, current: M", Retry-After 1, cause ResourceVersionTooLarge)
+ *                   version: N, current: M", Retry-After 1, cause ResourceVersionTooLarge); at
+ *                   once and without Retry-After for NotOlderThan with a limit (etcd path)
  *
  * Fixture (namespace `rv`): a, b, c created (S1 = c's version), then a updated, b deleted, d
  * created. At S1 the collection is {a@A1, b@B1, c@C1}; at the latest version {a@A2, c@C1, d@D1}.
@@ -95,7 +100,8 @@ const LIST_CELLS: ListCell[] = [
   { cell: 'match unset, no limit, rv=0 → any', query: 'resourceVersion=0', items: AT_LATEST, rv: 'LATEST' },
   { cell: 'match unset, no limit, rv=N → not older than', query: 'resourceVersion={S1}', items: AT_LATEST, rv: 'LATEST' },
   { cell: 'match unset, limit, rv unset → most recent', query: 'limit=2', items: ['a@A2', 'c@C1'], rv: 'LATEST', more: true, remaining: 1 },
-  { cell: 'match unset, limit, rv=0 → any', query: 'limit=2&resourceVersion=0', items: ['a@A2', 'c@C1'], rv: 'LATEST', more: true, remaining: 1 },
+  // rv=0 is served by kube's watch cache, which ignores limit: the whole list, no continue.
+  { cell: 'match unset, limit, rv=0 → any (limit ignored)', query: 'limit=2&resourceVersion=0', items: AT_LATEST, rv: 'LATEST', more: false },
   { cell: 'match unset, limit, rv=N → exact', query: 'limit=2&resourceVersion={S1}', items: ['a@A1', 'b@B1'], rv: 'S1', more: true, remaining: 1 },
   { cell: 'match unset, limit+continue (latest page), rv unset → continue token, exact', query: 'limit=2&continue={TOK_LATEST}', items: ['d@D1'], rv: 'LATEST', more: false },
   { cell: 'match unset, limit+continue (page at N), rv unset → continue token, exact', query: 'limit=2&continue={TOK_S1}', items: ['c@C1'], rv: 'S1', more: false },
@@ -115,7 +121,7 @@ const LIST_CELLS: ListCell[] = [
   { cell: 'NotOlderThan, no limit, rv=0 → any', query: 'resourceVersionMatch=NotOlderThan&resourceVersion=0', items: AT_LATEST, rv: 'LATEST', more: false },
   { cell: 'NotOlderThan, no limit, rv=N → not older than', query: 'resourceVersionMatch=NotOlderThan&resourceVersion={S1}', items: AT_LATEST, rv: 'LATEST', more: false },
   { cell: 'NotOlderThan, limit, rv unset → invalid', query: 'resourceVersionMatch=NotOlderThan&limit=2', error: NEEDS_RV },
-  { cell: 'NotOlderThan, limit, rv=0 → any', query: 'resourceVersionMatch=NotOlderThan&limit=2&resourceVersion=0', items: ['a@A2', 'c@C1'], rv: 'LATEST', more: true, remaining: 1 },
+  { cell: 'NotOlderThan, limit, rv=0 → any (limit ignored)', query: 'resourceVersionMatch=NotOlderThan&limit=2&resourceVersion=0', items: AT_LATEST, rv: 'LATEST', more: false },
   { cell: 'NotOlderThan, limit, rv=N → not older than', query: 'resourceVersionMatch=NotOlderThan&limit=2&resourceVersion={S1}', items: ['a@A2', 'c@C1'], rv: 'LATEST', more: true, remaining: 1 },
   { cell: 'NotOlderThan with continue and rv → invalid', query: 'resourceVersionMatch=NotOlderThan&resourceVersion={S1}&continue={TOK_S1}', error: MATCH_WITH_CONTINUE },
   { cell: 'unsupported resourceVersionMatch → invalid', query: 'resourceVersionMatch=Newest&resourceVersion={S1}', error: { code: 422, reason: 'Invalid', message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""' } },
@@ -235,16 +241,12 @@ test('watch with resourceVersionMatch → 422 Invalid', async () => {
 test('400 BadRequest: non-numeric versions, bad limits, malformed continue tokens', async () => {
   const tok = (t: unknown) => encodeURIComponent(b64(t));
   const cases: { path: string; message: string | RegExp }[] = [
-    { path: `${CM}?resourceVersion=abc`, message: 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' },
-    { path: `${CM}?resourceVersion=-5`, message: /^invalid resource version: .*"-5": invalid syntax$/ },
-    { path: `${CM}?resourceVersion=1.5`, message: /^invalid resource version: .*"1\.5": invalid syntax$/ },
-    { path: `${CM}?resourceVersion=99999999999999999999999`, message: /^invalid resource version: .*: value out of range$/ },
-    { path: `${CM}?limit=2&resourceVersion=abc`, message: /^invalid resource version: / },
+    { path: `${CM}?limit=2&resourceVersion=abc`, message: 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' },
+    { path: `${CM}?limit=2&resourceVersion=-5`, message: /^invalid resource version: .*"-5": invalid syntax$/ },
+    { path: `${CM}?limit=2&resourceVersion=1.5`, message: /^invalid resource version: .*"1\.5": invalid syntax$/ },
+    { path: `${CM}?limit=2&resourceVersion=99999999999999999999999`, message: /^invalid resource version: .*: value out of range$/ },
     { path: `${CM}?resourceVersionMatch=Exact&resourceVersion=abc`, message: /^invalid resource version: / },
-    { path: `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=x1`, message: /^invalid resource version: / },
-    { path: `${CM}/a?resourceVersion=abc`, message: /^invalid resource version: / },
-    { path: `${CM}?watch=1&resourceVersion=abc`, message: /^invalid resource version: / },
-    { path: `${CM}?limit=ten`, message: /limit/ },
+    { path: `${CM}?limit=ten`, message: 'strconv.ParseInt: parsing "ten": invalid syntax' },
     { path: `${CM}?limit=2&continue=***`, message: /^invalid continue token: continue key is not valid: illegal base64 data at input byte 0$/ },
     { path: `${CM}?limit=2&continue=${tok('hello')}`, message: /^invalid continue token: continue key is not valid: / },
     { path: `${CM}?limit=2&continue=${tok([1, 2])}`, message: /^invalid continue token: continue key is not valid: / },
@@ -263,6 +265,25 @@ test('400 BadRequest: non-numeric versions, bad limits, malformed continue token
   }
 });
 
+test('500 without a reason: non-numeric versions where kube reads its watch cache', async () => {
+  const cases: { path: string; message: string | RegExp }[] = [
+    { path: `${CM}?resourceVersion=abc`, message: 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' },
+    { path: `${CM}?resourceVersion=-5`, message: /^resourceVersion: .*"-5": invalid syntax$/ },
+    { path: `${CM}?resourceVersion=99999999999999999999999`, message: /^resourceVersion: .*: value out of range$/ },
+    { path: `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=x1`, message: /^resourceVersion: Invalid value: "x1"/ },
+    { path: `${CM}/a?resourceVersion=abc`, message: /^resourceVersion: Invalid value: "abc"/ },
+    { path: `${CM}?watch=1&resourceVersion=abc`, message: /^resourceVersion: Invalid value: "abc"/ },
+  ];
+  for (const [i, k] of cases.entries()) {
+    const r = await c.request('GET', k.path);
+    assert.is(r.status, 500, `case ${i} ${k.path}: ${show(r)}`);
+    assert.is(r.json?.reason, undefined, `case ${i}: no reason`);
+    assert.is(r.json?.code, 500, `case ${i}: code`);
+    if (typeof k.message === 'string') assert.is(r.json.message, k.message, `case ${i}: message`);
+    else assert.match(r.json.message, k.message, `case ${i}: message ${r.json.message}`);
+  }
+});
+
 test('a continue token cannot reach outside the listed collection', async () => {
   // A well-formed token whose start sorts before the namespace: the scan stays inside rv/.
   const forged = b64({ v: 'meta.k8s.io/v1', rv: Number(v.LATEST), start: '!' });
@@ -276,36 +297,47 @@ test('not older than a version just ahead waits for the fold, then answers', asy
   const W = '/api/v1/namespaces/rv-wait/configmaps';
   const next = String(Number(folded()) + 1);
   const started = Date.now();
+  // Only the watch-cache reads (no limit) wait; etcd-path reads answer at once (below).
   const pending = [
     c.request('GET', `${W}?resourceVersion=${next}`),
-    c.request('GET', `${W}?resourceVersionMatch=NotOlderThan&resourceVersion=${next}&limit=5`),
-    c.request('GET', `${W}?resourceVersionMatch=Exact&resourceVersion=${next}`),
+    c.request('GET', `${W}?resourceVersionMatch=NotOlderThan&resourceVersion=${next}`),
     c.request('GET', `${CM}/a?resourceVersion=${next}`),
   ];
   await sleep(300);
   const made = await ok(c.request('POST', W, { body: cm('late') }), 201, 'create late');
   assert.is(made.metadata.resourceVersion, next, 'the create took the next version');
-  const [l1, l2, l3, g] = await Promise.all(pending);
+  const [l1, l2, g] = await Promise.all(pending);
   assert.ok(Date.now() - started < 2500, 'answered once the fold got there, not at the timeout');
-  for (const [i, r] of [l1, l2, l3].entries()) {
+  for (const [i, r] of [l1, l2].entries()) {
     assert.is(r.status, 200, `list ${i}: ${show(r)}`);
     assert.equal(itemsOf(r.json), [`late@${next}`], `list ${i}: sees the write it waited for`);
     assert.ok(Number(r.json.metadata.resourceVersion) >= Number(next), `list ${i}: ListMeta not older than ${next}`);
   }
-  assert.is(l3.json.metadata.resourceVersion, next, 'Exact: served at exactly that version');
   assert.is(g.status, 200, show(g));
 });
 
-test('504 Timeout "Too large resource version" for a version never reached (get, every list form)', async () => {
+test('etcd-path reads of a version not reached answer at once: Exact → 500, NotOlderThan with limit → 504', async () => {
   const fut = String(Number(folded()) + 1_000_000);
   const token = b64({ v: 'meta.k8s.io/v1', rv: Number(fut), start: 'a' });
+  const started = Date.now();
+  for (const [i, p] of [`${CM}?resourceVersionMatch=Exact&resourceVersion=${fut}`, `${CM}?resourceVersion=${fut}&limit=2`, `${CM}?limit=2&continue=${token}`].entries()) {
+    const r = await c.request('GET', p);
+    assert.is(r.status, 500, `case ${i} ${p}: ${show(r)}`);
+    assert.equal(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: mvcc: required revision is a future revision', code: 500 }, `case ${i}: body`);
+  }
+  const r = await c.request('GET', `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=${fut}&limit=2`);
+  expectStatus(r, 504, 'Timeout', 'NotOlderThan + limit');
+  assert.match(r.json.message, new RegExp(`^Timeout: Too large resource version: ${fut}, current: \\d+$`));
+  assert.is(r.headers['retry-after'], undefined, 'no Retry-After');
+  assert.equal(r.json.details, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] }, 'details');
+  assert.ok(Date.now() - started < 2000, 'no wait');
+});
+
+test('504 Timeout "Too large resource version" for a version never reached (get, watch-cache lists)', async () => {
+  const fut = String(Number(folded()) + 1_000_000);
   const paths = [
     `${CM}?resourceVersion=${fut}`,
     `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=${fut}`,
-    `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=${fut}&limit=2`,
-    `${CM}?resourceVersionMatch=Exact&resourceVersion=${fut}`,
-    `${CM}?resourceVersion=${fut}&limit=2`,
-    `${CM}?limit=2&continue=${token}`,
     `${CM}/a?resourceVersion=${fut}`,
   ];
   const started = Date.now();

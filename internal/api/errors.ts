@@ -4,7 +4,7 @@
  * k8s.io/apimachinery/pkg/api/errors so messages and reasons read like kube-apiserver's.
  */
 import type { Status, StatusCause, StatusDetails } from './types.ts';
-import { type FieldError, fieldErrorMessage } from './field-errors.ts';
+import { type FieldError, fieldErrorMessage, fieldErrorBody } from './field-errors.ts';
 
 export type StatusReason =
   | 'BadRequest'
@@ -43,11 +43,51 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A Failure Status with kube's field order (metav1.Status: kind, apiVersion, metadata, status,
+ * message, reason, details, code) and its omitempty rules: an empty reason or message is left
+ * out, as are empty details fields (see statusDetails). `details` given as `{}` stays `{}`, as
+ * kube writes it for errors that carry a non-nil but empty StatusDetails (path 404, 405, 406).
+ */
 export function failure(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+  const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure' } as Status;
+  if (message) s.message = message;
   if (reason) s.reason = reason;
-  if (details) s.details = details;
+  if (details) s.details = statusDetails(details);
+  s.code = code;
   return s;
+}
+
+/**
+ * StatusDetails in metav1 field order (name, group, kind, uid, causes, retryAfterSeconds) with
+ * every empty field left out (all are omitempty: `group: ""` never appears on the wire).
+ */
+export function statusDetails(d: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  if (d.name) out.name = d.name;
+  if (d.group) out.group = d.group;
+  if (d.kind) out.kind = d.kind;
+  if (d.uid) out.uid = d.uid;
+  if (d.causes?.length) {
+    out.causes = d.causes.map((c) => {
+      const x: StatusCause = {};
+      if (c.reason) x.reason = c.reason;
+      if (c.message) x.message = c.message;
+      if (c.field) x.field = c.field;
+      return x;
+    });
+  }
+  if (d.retryAfterSeconds) out.retryAfterSeconds = d.retryAfterSeconds;
+  return out;
+}
+
+/**
+ * The Success Status a delete answers when the object is gone at once (no finalizers, no grace):
+ * details name the object by resource, as kube's store does (`kind: configmaps`).
+ */
+export function deleteSuccess(gr: GroupResource, name: string, uid: string | undefined): Status {
+  const details = statusDetails({ name, group: gr.group, kind: gr.resource, uid });
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
 }
 
 /** group/resource as Kubernetes prints it: `configmaps` or `storageclasses.storage.k8s.io`. */
@@ -73,21 +113,82 @@ export const forbidden = (gr: GroupResource, name: string, message: string, caus
 export const notFound = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }));
 
-/** A path that names no resource at all (unknown group/version/resource). */
+/**
+ * A path under a served API prefix that names no route (unknown version of a served group,
+ * unknown resource, wrong scope): go-restful's 404, written by kube as this Status with empty
+ * details. Paths outside every served prefix get the mux's text/plain 404 instead (server.ts).
+ */
 export const pathNotFound = (message = 'the server could not find the requested resource'): ApiError =>
   new ApiError(failure(404, 'NotFound', message, {}));
 
+/**
+ * 405 for a method no route serves on a path (POST to an item, PUT/PATCH on a collection, DELETE
+ * on a collection without deletecollection, anything but GET on discovery): kube-apiserver
+ * registers no route for them, so go-restful answers and kube's service error handler writes
+ * this generic Status with empty details.
+ */
+export const methodNotAllowed = (): ApiError =>
+  new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+
+/** NewMethodNotSupported: a route exists but the storage refuses the verb (kube's wording). */
 export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
   new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, { group: gr.group, kind: gr.resource }));
 
-export const notAcceptable = (accept: string): ApiError =>
-  new ApiError(failure(406, 'NotAcceptable', `the server was unable to respond with a content type that the client supports (${accept})`));
+/** Media types a resource route produces (go-restful's Produces for get/list/create/…). */
+const ROUTE_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/**
+ * 406 for an Accept header nothing can satisfy. Two answers, as in kube-apiserver:
+ *   - no media range names a type the route produces (`text/html`): go-restful refuses before
+ *     any handler runs → "406: Not Acceptable", empty details;
+ *   - a produced type with parameters the serializer cannot honour (`application/json;as=Foo`,
+ *     YAML on a watch) → NewNotAcceptableError listing `offered` (no details).
+ * `offered` defaults to the media types of plain get/list.
+ */
+export const notAcceptable = (accept: string, offered: string[] = ROUTE_MEDIA_TYPES): ApiError => {
+  const routeMatches = accept.split(',').some((part) => {
+    const t = part.split(';')[0].trim().toLowerCase();
+    return t === '*/*' || t === 'application/*' || ROUTE_MEDIA_TYPES.includes(t);
+  });
+  return routeMatches ? notAcceptableTypes(offered) : notAcceptableRoute();
+};
+
+/** go-restful's 406: the route produces none of the accepted types. */
+export const notAcceptableRoute = (): ApiError => new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
+
+/** kube's NewNotAcceptableError: the serializer offers none of the accepted types. */
+export const notAcceptableTypes = (offered: string[] = ROUTE_MEDIA_TYPES): ApiError =>
+  new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${offered.join(', ')}`));
 
 export const alreadyExists = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }));
 
 export const conflict = (gr: GroupResource, name: string, why: string): ApiError =>
   new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${grString(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource }));
+
+/**
+ * 409 for an update whose body carries a uid other than the stored object's: kube turns the uid
+ * into a storage precondition, and the etcd3 store's StorageError text (with the object's etcd key,
+ * `/registry/<resource>/<namespace>/<name>`) becomes the conflict's reason.
+ */
+export const updateUidPreconditionFailed = (gr: GroupResource, namespace: string, name: string, wanted: string, actual: string): ApiError => {
+  const key = `/registry/${gr.resource}/${namespace ? `${namespace}/` : ''}${name}`;
+  return conflict(gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${wanted}, UID in object meta: ${actual}`);
+};
+
+/**
+ * 409 for DeleteOptions.preconditions that do not hold. kube-apiserver checks them in
+ * rest.BeforeDelete and names the object by its Kind there (`on ConfigMap "x"`, details.kind
+ * `ConfigMap`), unlike the resource-named conflicts of storage.
+ */
+export const deletePreconditionFailed = (group: string, kind: string, name: string, what: 'uid' | 'resourceVersion', wanted: string, actual: string): ApiError =>
+  conflict(
+    { group, resource: kind },
+    name,
+    what === 'uid'
+      ? `the UID in the precondition (${wanted}) does not match the UID in record (${actual}). The object might have been deleted and then recreated`
+      : `the ResourceVersion in the precondition (${wanted}) does not match the ResourceVersion in record (${actual}). The object might have been modified`,
+  );
 
 export const gone = (message: string): ApiError => new ApiError(failure(410, 'Gone', message));
 
@@ -105,15 +206,37 @@ export const expired = (message: string, continueToken?: string): ApiError => {
 export const tooLarge = (limitBytes: number): ApiError =>
   new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`));
 
+/**
+ * 406 when a metadata-only representation names the wrong shape: PartialObjectMetadata for a
+ * list, PartialObjectMetadataList for one object (kube's transform refuses after negotiation;
+ * `goType` is the internal type it names, e.g. `*core.ConfigMapList`).
+ */
+export const partialMetadataMismatch = (requested: string, isList: boolean, goType: string): ApiError =>
+  new ApiError(
+    failure(406, 'NotAcceptable', isList ? `you requested ${requested}, but the requested object is a list (${goType})` : `you requested ${requested}, but the requested object is not a list (${goType})`),
+  );
+
+/**
+ * 415 from the body decoder (create/update accept any Content-Type at the route, so the decoder
+ * is what refuses it): kube's NewUnsupportedMediaTypeError wording, no details.
+ */
 export const unsupportedMediaType = (_contentType: string): ApiError =>
   new ApiError(failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
+
+/**
+ * 415 from go-restful: the route names the Content-Types it consumes (PATCH: the patch types)
+ * and refuses others before any handler runs; kube's service error handler writes this Status.
+ */
+export const unsupportedMediaTypeRoute = (): ApiError =>
+  new ApiError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
 
 /**
  * 422 Invalid with one cause per field error, message like kube-apiserver's NewInvalid: the kind
  * is qualified by its group (`ListOptions.meta.k8s.io "" is invalid: …`), core kinds print bare.
  */
 export function invalid(kind: string, group: string, name: string, errs: FieldError[]): ApiError {
-  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field }));
+  // Causes carry the message without its field (field.Error.ErrorBody), the field apart.
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   const list = errs.map(fieldErrorMessage);
   const joined = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
   const qualified = group ? `${kind}.${group}` : kind;
@@ -124,6 +247,14 @@ export function invalid(kind: string, group: string, name: string, errs: FieldEr
 
 export const internalError = (message: string): ApiError =>
   new ApiError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+
+/**
+ * 500 for a plain Go error that reached kube's handler (ErrorToAPIStatus: reason
+ * StatusReasonUnknown, i.e. none, and the error text as message, no "Internal error occurred"
+ * prefix): what kube answers for an unparsable resourceVersion served by the watch cache and for
+ * an exact list at a revision etcd has not reached.
+ */
+export const unknownError = (message: string): ApiError => new ApiError(failure(500, undefined, message));
 
 export const serviceUnavailable = (message: string): ApiError => new ApiError(failure(503, 'ServiceUnavailable', message));
 
@@ -151,20 +282,3 @@ export function toApiError(err: unknown): ApiError {
   const msg = err instanceof Error ? err.message : String(err);
   return internalError(msg);
 }
-
-// ---- go-restful router answers: kube-apiserver turns the router's errors into these Statuses
-// (NewGenericServerResponse: empty details; 405 gets a fixed message, 406/415 keep the router's).
-
-/** 405 for a method the path has no route for (POST on an item, PUT/PATCH on a collection, writes on the all-namespaces path). */
-export const methodNotAllowed = (): ApiError =>
-  new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
-
-/** 406 from the router: no type in Accept is one the route produces. */
-export const notAcceptableByRoute = (): ApiError => new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
-
-/** 415 from the router: a PATCH body whose Content-Type is not a patch type. */
-export const unsupportedMediaTypeByRoute = (): ApiError => new ApiError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
-
-/** 406 from a handler's output negotiation (negotiation.NewNotAcceptableError). */
-export const notAcceptableMediaTypes = (accepted: string[]): ApiError =>
-  new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`));

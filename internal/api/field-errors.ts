@@ -40,15 +40,15 @@ export class FieldPath {
   }
 }
 
-/**
- * A bad value already rendered the way Go's `%#v` prints a struct or a slice of structs (e.g.
- * `v1.OwnerReference{APIVersion:"v1", …}`): echoed verbatim instead of as JSON.
- */
-export class GoSyntax {
+/** A value already in Go's printed form (e.g. a %#v struct), echoed verbatim in messages. */
+export class GoValue {
   constructor(readonly text: string) {}
 }
 
-const fmt = (v: unknown): string => (v instanceof GoSyntax ? v.text : typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+/** Go's %#v of []string is `[]string{"a", "b"}` (e.g. Service spec.clusterIPs errors). */
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+const fmt = (v: unknown): string =>
+  v instanceof GoValue ? v.text : typeof v === 'string' ? JSON.stringify(v) : isStringList(v) ? `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}` : JSON.stringify(v) ?? String(v);
 
 export const required = (p: FieldPath, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: String(p), detail });
 export const invalid = (p: FieldPath, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: String(p), detail, value });
@@ -75,20 +75,28 @@ export const tooMany = (p: FieldPath, actual: number, max: number): FieldError =
 
 /** The message Kubernetes prints for one field error: `data[a]: Invalid value: "x": detail`. */
 export function fieldErrorMessage(e: FieldError): string {
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/**
+ * The message without its field (field.Error.ErrorBody): what a Status cause carries in
+ * `message`, beside the field in `field`.
+ */
+export function fieldErrorBody(e: FieldError): string {
   switch (e.type) {
     case 'FieldValueRequired':
-      return `${e.field}: Required value${e.detail ? `: ${e.detail}` : ''}`;
+      return `Required value${e.detail ? `: ${e.detail}` : ''}`;
     case 'FieldValueForbidden':
-      return `${e.field}: Forbidden: ${e.detail}`;
+      return `Forbidden: ${e.detail}`;
     case 'FieldValueDuplicate':
-      return `${e.field}: Duplicate value: ${fmt(e.value)}`;
+      return `Duplicate value: ${fmt(e.value)}`;
     case 'FieldValueNotSupported':
-      return `${e.field}: Unsupported value: ${fmt(e.value)}: ${e.detail}`;
+      return `Unsupported value: ${fmt(e.value)}: ${e.detail}`;
     case 'FieldValueTooLong':
-      return `${e.field}: Too long: ${e.detail}`;
+      return `Too long: ${e.detail}`;
     case 'FieldValueTooMany':
-      return `${e.field}: Too many: ${fmt(e.value)}: ${e.detail}`;
+      return `Too many: ${fmt(e.value)}: ${e.detail}`;
     default:
-      return `${e.field}: Invalid value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
+      return `Invalid value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
   }
 }

@@ -13,18 +13,21 @@ import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, type Aut
 import { allowAuthenticated } from '../auth/authz.ts';
 import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
-import { coreKinds } from '../registry/core/index.ts';
+import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
-import { createHandler, createServer } from '../http/server.ts';
+import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { defaultAdvertiseAddress, startServiceControllers } from '../controllers/kubernetes-service.ts';
+import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
 import { ApiError } from '../api/errors.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
+import { kubeHealthChecks } from '../health/checks.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -51,6 +54,13 @@ export interface ServerOptions {
   garbageCollector?: boolean;
   /** `--feature-gates` (1.24 defaults when absent). */
   featureGates?: FeatureGates;
+  /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+  /** --advertise-address: published in the `kubernetes` Endpoints (default: the bind address). */
+  advertiseAddress?: string;
+  /** --event-ttl: Events are deleted this long after their last write (default 1h; 0 = never). */
+  eventTtlMs?: number;
 }
 
 export interface RunningServer {
@@ -68,33 +78,48 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const admission = new AdmissionChain([], [namespaceLifecycle(storage)]);
-  const kinds = opts.kinds ?? coreKinds;
-  const registry = new Registry(kinds, storage, admission, opts.featureGates);
+  const kinds = opts.kinds ?? [...defaultKinds];
+  const registry = new Registry(kinds, storage, admission, {
+    serviceClusterIPRange: opts.serviceClusterIPRange,
+    serviceNodePortRange: opts.serviceNodePortRange,
+    featureGates: opts.featureGates,
+  });
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
   const controller = new NamespaceController(storage, registry, log);
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  const events = registry.lookup('', 'v1', 'events');
+  const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
+  // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
+  const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
+  eventTtl?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
-  const storageCheck = { name: 'storage', check: () => { if (storage.folded < 0) throw new Error('storage not open'); } };
-  const handler = createHandler({
+  let shuttingDown = false;
+  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, shuttingDown: () => shuttingDown });
+  // advertiseAddress (/api's serverAddressByClientCIDRs) is read per request; it is set to the
+  // listening host:port below, once `--secure-port 0` has become a real port.
+  const deps: ServerDeps = {
     registry,
     hub,
     folded: () => storage.folded,
     authenticator: unionAuthenticator(authenticators),
     authorizer: allowAuthenticated,
-    health: { livez: [{ name: 'ping', check: () => undefined }, storageCheck], readyz: [{ name: 'ping', check: () => undefined }, storageCheck, { name: 'bootstrap-namespaces', check: () => undefined }] },
+    health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
-  });
-  const server = createServer(pki, handler);
+  };
+  const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   const url = serverUrl(opts.bindAddress, port);
+  // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
+  deps.advertiseAddress = new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host;
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
@@ -107,9 +132,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pki,
     storage,
     close() {
+      shuttingDown = true;
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        await serviceControllers.stop();
+        eventTtl?.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -142,7 +142,7 @@ export class GarbageCollector {
   private async scan(): Promise<void> {
     for (;;) {
       try {
-        for (const served of this.registry.kinds) {
+        for (const served of this.registry.storageKinds()) {
           let cont: string | undefined;
           do {
             if (!this.unsubscribe) return; // stopped

@@ -73,7 +73,7 @@ export class NamespaceController {
 
   private async sync(ns: string): Promise<void> {
     let remaining = 0;
-    for (const served of this.registry.kinds) {
+    for (const served of this.registry.storageKinds()) {
       if (!served.kind.namespaced) continue;
       const list = await served.reader.list(ns, {});
       for (const b of list.items) {

@@ -5,6 +5,8 @@
 export interface HealthCheck {
   name: string;
   check(): Promise<void> | void;
+  /** Only on /readyz (kube-apiserver's informer-sync and shutdown): /healthz skips it. */
+  readyzOnly?: boolean;
 }
 
 export interface HealthResult {
@@ -13,6 +15,8 @@ export interface HealthResult {
 }
 
 export async function runHealth(endpoint: string, checks: HealthCheck[], subpath: string, query: URLSearchParams): Promise<HealthResult> {
+  // /healthz is routed to the readyz list; kube-apiserver's healthz has the livez checks only.
+  if (endpoint === 'healthz') checks = checks.filter((c) => !c.readyzOnly);
   if (subpath) {
     const c = checks.find((x) => x.name === subpath);
     if (!c) return { code: 404, body: '404 page not found\n' };

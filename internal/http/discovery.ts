@@ -7,18 +7,22 @@ import type { Registry, ServedKind } from '../registry/registry.ts';
 
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-const hashOf = (s: string): string => createHash('sha256').update(s).digest('base64').slice(0, 11);
+/** kube's storageversion hash: base64 of the first 8 bytes of sha256("group/version/kind"). */
+const hashOf = (s: string): string => createHash('sha256').update(s).digest().subarray(0, 8).toString('base64');
 
 function resourcesOf(kinds: ServedKind[]) {
   const out: Record<string, unknown>[] = [];
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
       name: kind.resource,
-      singularName: kind.singular,
+      singularName: '', // kube-apiserver 1.24 leaves it empty for every built-in resource
       namespaced: kind.namespaced,
       kind: kind.kind,
       verbs: kind.verbs ?? FULL_VERBS,
-      storageVersionHash: hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
+      // The hash names the version objects are stored in: a view shares its storage kind's.
+      storageVersionHash: kind.storedAs
+        ? hashOf(`${kind.storedAs.group}/${kind.storedAs.version}/${kind.storedAs.kind}`)
+        : hashOf(`${kind.group}/${kind.versions[0]}/${kind.kind}`),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;

@@ -14,7 +14,7 @@
  * Also how to decode a request body by its Content-Type.
  */
 import YAML from 'yaml';
-import { notAcceptableByRoute, notAcceptableMediaTypes, unsupportedMediaType, unsupportedMediaTypeByRoute, badRequest } from '../api/errors.ts';
+import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
 import { noteParsed, findKindError, unrecognizedBody } from '../decode/body.ts';
@@ -40,7 +40,7 @@ function routeAccepts(accept: string): boolean {
  */
 export function checkPatchRoute(contentType: string | undefined, hasBody: boolean): void {
   if (routeTypes(contentType || 'application/octet-stream').some((t) => PATCH_TYPES.includes(t))) return;
-  throw hasBody ? unsupportedMediaTypeByRoute() : notAcceptableByRoute();
+  throw hasBody ? unsupportedMediaTypeRoute() : notAcceptableRoute();
 }
 
 interface AcceptClause {
@@ -95,7 +95,7 @@ function representationFor(params: Record<string, string>, offered: string, allo
  */
 export function negotiate(accept: string | undefined, allowTable: boolean, allowProtobuf = false): Representation {
   const header = accept ?? '';
-  if (!routeAccepts(header)) throw notAcceptableByRoute();
+  if (!routeAccepts(header)) throw notAcceptableRoute();
   if (!header) return 'json';
   const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
   for (const c of parseAccept(header)) {
@@ -106,7 +106,7 @@ export function negotiate(accept: string | undefined, allowTable: boolean, allow
       if (rep) return rep;
     }
   }
-  throw notAcceptableMediaTypes(SERIALIZERS);
+  throw notAcceptableTypes(SERIALIZERS);
 }
 
 /** What kube-apiserver's input negotiation accepts (no Content-Type means JSON); anything else is 415. */

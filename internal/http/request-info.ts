@@ -5,6 +5,8 @@
  */
 export interface RequestInfo {
   isResourceRequest: boolean;
+  /** The HTTP method, upper case (routes are per method: HEAD is not GET there). */
+  method: string;
   path: string;
   verb: string;
   apiPrefix: 'api' | 'apis' | '';
@@ -16,14 +18,40 @@ export interface RequestInfo {
   subresource: string;
   /** Path segments after /api or /apis (for discovery routes). */
   parts: string[];
+  /**
+   * The deprecated `/api/v1/watch/…` and `/apis/<g>/<v>/watch/…` form (still served by 1.24):
+   * a watch whatever the query says, on a collection or (with a name) on one object.
+   */
+  legacyWatch: boolean;
+  /**
+   * Why kube's RequestInfoFactory would refuse the path (`/api/v1/watch` names nothing to watch);
+   * kube answers those with a text/plain 500 before anything else.
+   */
+  error?: string;
+}
+
+/**
+ * A query boolean as kube's parameter codec reads it: present and not "0"/"false" (any case) is
+ * true, so `?watch=` and `?watch=yes` are watches.
+ */
+export function queryBool(v: string | null): boolean {
+  if (v === null) return false;
+  const l = v.toLowerCase();
+  return l !== '0' && l !== 'false';
 }
 
 /** Subresources of namespaces that are not namespaced collections (`/namespaces/x/status`). */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/**
+ * Parse a request. Segments are split as kube's RequestInfoFactory splits them: leading and
+ * trailing slashes trimmed, empty inner segments kept (`/namespaces//configmaps` names the
+ * namespace "", i.e. all namespaces, as on kube).
+ */
 export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.replace(/\/+$/, '') || '/';
-  const segs = path.split('/').filter(Boolean).map((s) => {
+  const trimmed = path.replace(/^\/+/, '');
+  const segs = (trimmed ? trimmed.split('/') : []).map((s) => {
     try {
       return decodeURIComponent(s);
     } catch {
@@ -31,7 +59,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
     }
   });
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [],
+    isResourceRequest: false, method: method.toUpperCase(), path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
   };
   if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
   info.apiPrefix = segs[0];
@@ -49,6 +77,11 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   info.parts = rest;
   if (rest.length === 0) return info;
   info.isResourceRequest = true;
+  if (rest[0] === 'watch') {
+    info.legacyWatch = true;
+    rest = rest.slice(1);
+    if (!rest.length) info.error = 'unable to determine kind and namespace from url, ';
+  }
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1];
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
@@ -57,8 +90,9 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   info.name = rest[1] ?? '';
   info.subresource = rest.slice(2).join('/');
   if (info.resource === 'namespaces' && rest.length > 1) info.namespace = '';
-  const watch = query.get('watch');
-  const isWatch = watch !== null && watch !== '0' && watch !== 'false';
+  // `?watch=` turns a collection GET into a watch; on an item path it is a plain get (kube's
+  // RequestInfoFactory only looks at it when no name was found).
+  const isWatch = info.legacyWatch || (!info.name && queryBool(query.get('watch')));
   switch (method.toUpperCase()) {
     case 'GET':
     case 'HEAD':

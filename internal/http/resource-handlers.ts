@@ -14,10 +14,10 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiate, decodeBody, bodyMediaType, checkPatchRoute, type Representation } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, warningHeaders, checkPartialMetadataShape, type Res } from './respond.ts';
 import { toTable } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
-import { FULL_VERBS } from './discovery.ts';
+import { checkRoute } from './routes.ts';
 import { serveWatch } from './watch-handler.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
@@ -66,7 +66,9 @@ const first = (q: URLSearchParams, name: string): string => q.get(name) ?? '';
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`${name}: Invalid value: "${v}": must be an integer`);
+  // kube's query-parameter conversion reports strconv's error as is.
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (BigInt(v) > 2n ** 63n - 1n || BigInt(v) < -(2n ** 63n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return Number(v);
 }
 
@@ -106,22 +108,21 @@ export class ResourceHandlers {
     const served = this.resolve(info);
     const ns = info.namespace;
     const { store, reader, kind } = served;
-    if (kind.namespaced && info.name && !ns && info.verb !== 'list') throw pathNotFound();
-    // Routes kube-apiserver does not register answer go-restful's 405, before anything is read:
-    // verbs the kind lacks, and every write on the all-namespaces path of a namespaced kind
-    // (DELETE there would otherwise be a deletecollection across every namespace).
-    if (!info.subresource && !(kind.verbs ?? FULL_VERBS).includes(info.verb)) throw methodNotAllowed();
-    if (kind.namespaced && !ns && !info.name && info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
+    checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     const rep = (allowTable: boolean): Representation => negotiate(header(r.headers, 'accept'), allowTable, pb);
+    // kube's deprecation warning goes on every answer of a deprecated version, errors included.
+    if (kind.deprecationWarning) (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([kind.deprecationWarning]).Warning!);
     switch (info.verb) {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
+        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), false, kind.group, kind.kind);
         return this.sendObjects(res, served, rep(true), r.query, [b], null);
       }
       case 'list': {
         const result = await reader.list(ns, listQuery(r.query));
+        if (rep(true) === 'metadata') checkPartialMetadataShape(header(r.headers, 'accept'), true, kind.group, kind.kind);
         return this.sendObjects(res, served, rep(true), r.query, result.items, listMetaOf(result));
       }
       // Every write verb negotiates its response representation first, so a request whose Accept
@@ -205,7 +206,9 @@ export class ResourceHandlers {
    * never turns a Status into a Table); objects go out in the negotiated representation.
    */
   private sendWritten(res: Res, served: ServedKind, rep: Representation, q: URLSearchParams, out: WriteResult): void {
-    const headers = warningHeaders(out.warnings);
+    // The deprecation warning (set on the response above) comes first, then the write's own.
+    const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
+    const headers = warningHeaders([...deprecation, ...out.warnings]);
     if (rep !== 'table' && rep !== 'metadata') return this.sendObject(res, out.body, rep, out.code, headers);
     const obj = parseObject(out.body);
     if (obj.kind === 'Status') return this.sendObject(res, out.body, 'json', out.code, headers);

@@ -4,8 +4,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import YAML from 'yaml';
-import type { ApiError } from '../api/errors.ts';
+import { kubeYaml } from './kube-yaml.ts';
+import { partialMetadataMismatch, type ApiError } from '../api/errors.ts';
+import { PROTOBUF, encodeProtobuf } from './protobuf.ts';
 
 export type Res = ServerResponse | Http2ServerResponse;
 
@@ -15,14 +16,22 @@ export interface ResponseOptions {
   yaml?: boolean;
 }
 
-function send(res: Res, code: number, contentType: string, body: Buffer | string, headers: Record<string, string | string[]> = {}): void {
+function send(res: Res, code: number, contentType: string, body: Buffer | string | Buffer[], headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const h: Record<string, string | string[] | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
+  const parts = Array.isArray(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body];
+  const h: Record<string, string | string[] | number> = {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': String(parts.reduce((n, p) => n + p.length, 0)),
+    ...headers,
+  };
   (res as ServerResponse).writeHead(code, h as Record<string, string>);
-  res.end(body);
+  // Parts go out as they are: a large list is never copied into one buffer again.
+  for (const p of parts.slice(0, -1)) (res as ServerResponse).write(p);
+  res.end(parts[parts.length - 1]);
 }
 
 /** Send JSON bytes (or a value) as application/json, or YAML when asked. */
@@ -30,34 +39,168 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
   const code = opts.code ?? 200;
   if (opts.yaml) {
     const v = Buffer.isBuffer(value) ? JSON.parse(value.toString('utf8')) : value;
-    send(res, code, 'application/yaml', YAML.stringify(v), opts.headers);
+    send(res, code, 'application/yaml', kubeYaml(v), opts.headers);
     return;
   }
-  const body = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
-  send(res, code, 'application/json', body, opts.headers);
+  // kube's JSON serializer is a json.Encoder: every body ends with a newline.
+  const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
+  send(res, code, 'application/json', [goJsonEscape(json), NEWLINE], opts.headers);
+}
+const NEWLINE = Buffer.from('\n');
+
+const LS = Buffer.from('\u2028');
+const PS = Buffer.from('\u2029');
+const GO_ESCAPES: Record<number, Buffer> = { 0x3c: Buffer.from('\\u003c'), 0x3e: Buffer.from('\\u003e'), 0x26: Buffer.from('\\u0026') };
+
+/**
+ * Go's encoding/json escapes `<`, `>`, `&`, U+2028 and U+2029 inside strings (\u003c …), and
+ * kube's serializer keeps that default; JSON.stringify does not. Those bytes can only occur
+ * inside strings in JSON, so they are replaced wherever they are. Bodies without any (nearly
+ * all) are returned as they are after a native scan.
+ */
+export function goJsonEscape(b: Buffer): Buffer {
+  if (b.indexOf(0x3c) < 0 && b.indexOf(0x3e) < 0 && b.indexOf(0x26) < 0 && b.indexOf(LS) < 0 && b.indexOf(PS) < 0) return b;
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    const ascii = GO_ESCAPES[c];
+    if (ascii) {
+      parts.push(b.subarray(from, i), ascii);
+      from = i + 1;
+    } else if (c === 0xe2 && b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) {
+      parts.push(b.subarray(from, i), Buffer.from(b[i + 2] === 0xa8 ? '\\u2028' : '\\u2029'));
+      i += 2;
+      from = i + 1;
+    }
+  }
+  parts.push(b.subarray(from));
+  return Buffer.concat(parts);
 }
 
 export function sendText(res: Res, code: number, text: string, headers: Record<string, string> = {}): void {
   send(res, code, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff', ...headers });
 }
 
-export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}): void {
-  send(res, err.code, 'application/json', JSON.stringify(err.status), { ...err.headers, ...headers });
+/**
+ * Send an error's Status in the representation the client asked for, as kube's ErrorNegotiated
+ * does: YAML for `application/yaml`, Protobuf for `application/vnd.kubernetes.protobuf`, JSON
+ * for anything else (including Accept headers nothing satisfies).
+ */
+export function sendError(res: Res, err: ApiError, headers: Record<string, string | string[]> = {}, accept?: string): void {
+  const h = { ...err.headers, ...headers };
+  const rep = errorRepresentation(accept);
+  if (rep === 'protobuf') return send(res, err.code, PROTOBUF, encodeProtobuf(err.status), h);
+  if (rep === 'yaml') return send(res, err.code, 'application/yaml', kubeYaml(err.status), h);
+  // Nothing acceptable: kube's WriteRawJSON (json.MarshalIndent, two spaces, no newline).
+  if (rep === 'raw') return send(res, err.code, 'application/json', goJsonEscape(Buffer.from(JSON.stringify(err.status, null, 2))), h);
+  send(res, err.code, 'application/json', Buffer.concat([goJsonEscape(Buffer.from(JSON.stringify(err.status))), NEWLINE]), h);
 }
 
-/** Splice stored item bytes into a list body: `{"kind":…,"metadata":…,"items":[a,b,…]}`. */
+/**
+ * How kube's ErrorNegotiated writes a Status for this Accept header: the first media range it can
+ * serve without conversion (no `as=`, a stream only where a stream serializer exists) decides; none at all → 'raw' (indented JSON). No header →
+ * JSON.
+ */
+function errorRepresentation(accept: string | undefined): 'json' | 'yaml' | 'protobuf' | 'raw' {
+  if (!accept || !accept.trim()) return 'json';
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    if (params.some((p) => p.startsWith('as='))) continue;
+    // `stream=<v>` needs a stream serializer (JSON and Protobuf have one, YAML not) and v = watch.
+    const stream = params.find((p) => p.startsWith('stream='))?.slice(7);
+    if (stream && (stream !== 'watch' || type === 'application/yaml')) continue;
+    if (type === 'application/yaml') return 'yaml';
+    if (type === PROTOBUF) return 'protobuf';
+    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '') return 'json';
+  }
+  return 'raw';
+}
+
+/**
+ * The `as=` of the first metadata-only media range (`PartialObjectMetadata` or
+ * `PartialObjectMetadataList`) in an Accept header: once negotiation chose the metadata
+ * representation, it is the range it chose.
+ */
+export function partialMetadataAs(accept: string | undefined): string | undefined {
+  for (const part of (accept ?? '').split(',')) {
+    const as = /;\s*as=(PartialObjectMetadata(?:List)?)\s*(;|$)/.exec(part);
+    if (as) return as[1];
+  }
+  return undefined;
+}
+
+/**
+ * Refuse a metadata-only answer whose `as=` names the other shape (a list for a get, one object
+ * for a list) with kube's 406; `goType` names the response's internal type.
+ */
+export function checkPartialMetadataShape(accept: string | undefined, isList: boolean, group: string, kind: string): void {
+  const as = partialMetadataAs(accept);
+  if (!as || (as === 'PartialObjectMetadataList') === isList) return;
+  const pkg = group ? group.split('.')[0] : 'core';
+  throw partialMetadataMismatch(as, isList, `*${pkg}.${kind}${isList ? 'List' : ''}`);
+}
+
+/**
+ * The mux's answer for a path outside every API prefix (Go's http.NotFound): text/plain
+ * `404 page not found`, not a Status.
+ */
+export function sendPageNotFound(res: Res): void {
+  sendText(res, 404, '404 page not found\n');
+}
+
+/**
+ * Splice stored item bytes into a list body: `{"kind":…,"metadata":…,"items":[a,b,…]}`. Items
+ * leave without their own `kind`/`apiVersion`, as kube-apiserver writes lists (the list's
+ * TypeMeta names them once).
+ */
 export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
   const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
   const parts: Buffer[] = [head];
   items.forEach((b, i) => {
     if (i) parts.push(COMMA);
-    parts.push(b);
+    const at = typeMetaLength(b);
+    if (at > 0) parts.push(OPEN, b.subarray(at));
+    else parts.push(withoutTypeMeta(b));
   });
   parts.push(TAIL);
   return Buffer.concat(parts);
 }
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}');
+
+/**
+ * Object bytes without their leading `"kind":…,"apiVersion":…,` members. Stored objects start
+ * with exactly those (registry/generic/serialize.ts writes them first), so this is a slice;
+ * anything else is re-serialized without them.
+ */
+export function withoutTypeMeta(b: Buffer): Buffer {
+  const at = typeMetaLength(b);
+  if (at > 0) return Buffer.concat([OPEN, b.subarray(at)]);
+  const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
+  return Buffer.from(JSON.stringify(rest));
+}
+/**
+ * Length of a leading `{"kind":"…","apiVersion":"…",` (0 when the bytes do not start so), found
+ * with native searches: this runs once per list item.
+ */
+function typeMetaLength(b: Buffer): number {
+  if (b.compare(KIND_OPEN, 0, KIND_OPEN.length, 0, KIND_OPEN.length) !== 0) return 0;
+  const sep = b.indexOf(API_VERSION_SEP, KIND_OPEN.length);
+  if (sep < 0 || sep > TYPE_META_MAX) return 0;
+  const end = b.indexOf(QUOTE_COMMA, sep + API_VERSION_SEP.length);
+  if (end < 0 || end > TYPE_META_MAX) return 0;
+  // Kinds and apiVersions are plain names: a quote or backslash inside means another layout.
+  const kind = b.subarray(KIND_OPEN.length, sep);
+  const apiVersion = b.subarray(sep + API_VERSION_SEP.length, end);
+  if (kind.includes(0x22) || kind.includes(0x5c) || apiVersion.includes(0x22) || apiVersion.includes(0x5c)) return 0;
+  return end + QUOTE_COMMA.length;
+}
+const KIND_OPEN = Buffer.from('{"kind":"');
+const API_VERSION_SEP = Buffer.from('","apiVersion":"');
+const QUOTE_COMMA = Buffer.from('",');
+const TYPE_META_MAX = 512;
+const OPEN = Buffer.from('{');
 
 /** `Warning` header values in RFC 7234 form, as kube-apiserver sends them. */
 export const warningHeaders = (warnings: string[]): Record<string, string[]> =>

@@ -9,18 +9,20 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { Logger } from 'pino';
-import { toApiError, tooLarge, unauthorized, forbidden, pathNotFound, methodNotSupported, ApiError } from '../api/errors.ts';
+import { toApiError, tooLarge, unauthorized, forbidden, failure, pathNotFound, methodNotAllowed, notAcceptable, notAcceptableRoute, notAcceptableTypes, ApiError } from '../api/errors.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { Authenticator } from '../auth/authn.ts';
 import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
-import { requestInfo } from './request-info.ts';
-import { sendError, sendJson, sendText, type Res } from './respond.ts';
+import { requestInfo, type RequestInfo } from './request-info.ts';
+import { PROTOBUF } from './protobuf.ts';
+import { sendError, sendJson, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
+import { OpenApiService } from './openapi/service.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -74,6 +76,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 
 export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
+  const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('Audit-Id', requestId);
@@ -88,33 +91,70 @@ export function createHandler(deps: ServerDeps) {
       const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized });
       if (!user && !PUBLIC_PATHS.test(path)) throw unauthorized();
       const info = requestInfo(method, path, url.searchParams);
+      if (info.error) {
+        // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
+        const uri = req.url ?? path;
+        const text = `Internal Server Error: ${JSON.stringify(uri)}: failed to create RequestInfo: ${info.error}${uri}`;
+        sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
+        return;
+      }
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
         if (!d.allowed) {
-          throw info.isResourceRequest
-            ? forbidden({ group: info.group, resource: info.resource }, info.name, `User "${user.username}" cannot ${info.verb} resource "${info.resource}" in API group "${info.group}"${info.namespace ? ` in the namespace "${info.namespace}"` : ''}${d.reason ? `: ${d.reason}` : ''}`)
-            : new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `forbidden: User "${user.username}" cannot ${info.verb} path "${path}"`, reason: 'Forbidden', details: {}, code: 403 });
+          // kube's authorization filter (responsewriters.Forbidden): forbiddenMessage's wording,
+          // the authorizer's reason after it, and a nosniff header on this one error.
+          const why = d.reason ? `: ${d.reason}` : '';
+          const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+          const scope = info.namespace ? `in the namespace ${JSON.stringify(info.namespace)}` : 'at the cluster scope';
+          const e = info.isResourceRequest
+            ? forbidden({ group: info.group, resource: info.resource }, info.name, `User ${JSON.stringify(user.username)} cannot ${info.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(info.group)} ${scope}${why}`)
+            : new ApiError(failure(403, 'Forbidden', `forbidden: User ${JSON.stringify(user.username)} cannot ${info.verb} path ${JSON.stringify(path)}${why}`, {}));
+          e.headers['X-Content-Type-Options'] = 'nosniff';
+          throw e;
         }
+      }
+      // Outside every API prefix this server routes, kube's mux answers, not go-restful.
+      if (!underRestfulPrefix(deps.registry, info)) {
+        // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
+        // an unread request body is drained so the connection stays usable.
+        if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
+        await mux(deps, method, path, url.searchParams, res);
+        return;
       }
       if (info.isResourceRequest) {
         await resources.handle({ info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body }, res);
         return;
       }
-      await nonResource(deps, method, path, info, url.searchParams, res);
+      const accept = req.headers.accept;
+      await nonResource(deps, method, Array.isArray(accept) ? accept[0] : accept, info, res);
     } catch (err) {
       const e = toApiError(err);
-      if (e.code >= 500 && e.code !== 503 && e.code !== 504) deps.log.error({ err, requestId, path, method }, 'request failed');
+      // A 500 without a reason is kube's pass-through of a client-caused storage error, not a fault.
+      if (e.code >= 500 && e.code !== 503 && e.code !== 504 && e.reason) deps.log.error({ err, requestId, path, method }, 'request failed');
       // Drain an unread body so the connection stays usable (HTTP/1.1 keep-alive).
       if (!bodyPromise && e.code !== 413) req.resume();
       if (e.code === 413 && 'stream' in req === false) res.setHeader('Connection', 'close');
-      sendError(res, e);
+      const accept = req.headers.accept;
+      sendError(res, e, {}, Array.isArray(accept) ? accept[0] : accept);
     }
   };
 }
 
-async function nonResource(deps: ServerDeps, method: string, path: string, info: ReturnType<typeof requestInfo>, q: URLSearchParams, res: Res): Promise<void> {
-  if (method !== 'GET' && method !== 'HEAD') throw methodNotSupported({ group: '', resource: path }, method);
+/**
+ * Whether kube-apiserver's handler director would send this path to go-restful (whose misses are
+ * 404/405 Status bodies) rather than to its plain mux (text/plain `404 page not found`). Go-restful
+ * owns `/api` and everything under it, `/apis` and `/apis/` exactly, everything under a served
+ * group `/apis/<group>`, and `/version` with everything under it.
+ */
+function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
+  if (info.apiPrefix === 'api') return true;
+  if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : registry.groups().has(info.group) && info.group !== '';
+  return /^\/version(\/|$)/.test(info.path);
+}
+
+/** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
+async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];
@@ -123,25 +163,60 @@ async function nonResource(deps: ServerDeps, method: string, path: string, info:
     sendText(res, r.code, r.body);
     return;
   }
-  if (path === '/version') return sendJson(res, versionInfo);
-  if (path === '/api') return sendJson(res, apiVersions(deps.advertiseAddress));
-  if (path === '/apis') return sendJson(res, apiGroupList(deps.registry));
-  if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) {
-    const doc = apiResourceList(deps.registry, '', info.version);
-    if (doc) return sendJson(res, doc);
+  if (path === '/' && (method === 'GET' || method === 'HEAD')) {
+    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
   }
-  if (info.apiPrefix === 'apis' && info.group && !info.version) {
-    const doc = apiGroup(deps.registry, info.group);
-    if (doc) return sendJson(res, doc);
+  sendPageNotFound(res);
+}
+
+/**
+ * Discovery and /version (go-restful routes, GET only): a trailing slash names the same document
+ * (`/api/`, `/apis/apps/v1/`, `/version/`), as go-restful matches either.
+ */
+async function nonResource(deps: ServerDeps, method: string, accept: string | undefined, info: RequestInfo, res: Res): Promise<void> {
+  const p = info.path;
+  const found = (): unknown => {
+    if (p === '/version') return versionInfo;
+    if (p === '/api') return apiVersions(deps.advertiseAddress);
+    if (p === '/apis') return apiGroupList(deps.registry);
+    if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) return apiResourceList(deps.registry, '', info.version);
+    if (info.apiPrefix === 'apis' && info.group && !info.version) return apiGroup(deps.registry, info.group);
+    if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) return apiResourceList(deps.registry, info.group, info.version);
+    return null;
+  };
+  const doc = found();
+  if (!doc) throw pathNotFound();
+  // /apis and /apis/<group> are plain handlers that ignore the method (kube serves them outside
+  // go-restful's method routing); the rest are GET routes.
+  const anyMethod = info.apiPrefix === 'apis' && !info.version;
+  if (!anyMethod && method !== 'GET') throw methodNotAllowed();
+  return sendJson(res, doc, { yaml: discoveryRepresentation(accept, info, anyMethod) === 'yaml' });
+}
+
+/**
+ * How kube answers an Accept header on discovery and /version: /version is a go-restful route
+ * producing JSON only; /api, /api/v1 and /apis/<g>/<v> go-restful routes producing JSON, YAML and
+ * Protobuf; /apis and /apis/<g> plain handlers that negotiate themselves. Ranges with `as=`
+ * (aggregated discovery) are skipped, as kube's negotiation skips them. Protobuf discovery
+ * documents are not encoded here: a client accepting only Protobuf gets JSON.
+ */
+function discoveryRepresentation(accept: string | undefined, info: RequestInfo, plainHandler: boolean): 'json' | 'yaml' {
+  if (!accept || !accept.trim()) return 'json';
+  const ranges = accept.split(',').map((part) => {
+    const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    return { type, conversion: params.some((p) => p.startsWith('as=')) };
+  });
+  const anyJson = (t: string): boolean => t === 'application/json' || t === '*/*' || t === 'application/*';
+  if (info.path === '/version') {
+    if (ranges.some((r) => anyJson(r.type))) return 'json';
+    throw notAcceptableRoute();
   }
-  if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) {
-    const doc = apiResourceList(deps.registry, info.group, info.version);
-    if (doc) return sendJson(res, doc);
+  for (const r of ranges) {
+    if (r.conversion) continue;
+    if (anyJson(r.type) || r.type === PROTOBUF) return 'json';
+    if (r.type === 'application/yaml') return 'yaml';
   }
-  if (path === '/') {
-    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
-  }
-  throw pathNotFound();
+  throw plainHandler ? notAcceptableTypes() : notAcceptable(accept);
 }
 
 /** Create the HTTPS server (h2 + http/1.1) serving `handler`. */

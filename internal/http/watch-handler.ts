@@ -8,21 +8,27 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, invalid, expired, type ApiError } from '../api/errors.ts';
+import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
-import { parseRv } from '../registry/generic/reader.ts';
+import { parseCachedRv } from '../registry/generic/reader.ts';
+import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { WatchHub, WatchHandle } from '../watch/hub.ts';
 import type { Representation } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { toTable } from './table.ts';
-import type { Res } from './respond.ts';
+import { goJsonEscape, type Res } from './respond.ts';
+
+/** What a watch can stream (the list kube's 406 names). */
+const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 
 /** Bytes a watcher may have queued in its socket before it counts as too slow and is ended. */
 export const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 /** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
+/** How long before a watch's deadline its last bookmark goes out (kube cacher: 2 s). */
+export const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 /** Without timeoutSeconds a watch ends after a random time in [MIN, 2·MIN) (--min-request-timeout). */
 export const MIN_REQUEST_TIMEOUT_S = 1800;
 
@@ -40,20 +46,33 @@ export interface WatchRequest {
 }
 
 const truthy = (v: string | null): boolean => v === 'true' || v === '1';
+/** kube's int64 query parameters: strconv.ParseInt's error as a 400. */
+function int64Param(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (BigInt(v) > 2n ** 63n - 1n || BigInt(v) < -(2n ** 63n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return Number(v);
+}
 
 export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // Both response kinds (HTTP/1.1 and the HTTP/2 compat API) share this stream surface.
   const res = anyRes as ServerResponse;
   const { served, query: q } = w;
   const { kind, reader, store } = served;
+  // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
+  if (w.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
   const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+  // A named watch (`/watch/…/configmaps/x`) allows only a field selector naming the same object.
+  if (w.name && sel.field && sel.field.requiresExactMatch('metadata.name') !== w.name) {
+    throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   const name = w.name || sel.field?.requiresExactMatch('metadata.name') || '';
   const rvText = q.get('resourceVersion') ?? '';
   const sendInitialText = q.get('sendInitialEvents');
-  const bookmarks = truthy(q.get('allowWatchBookmarks'));
-  const timeoutText = q.get('timeoutSeconds');
-  const timeoutS = timeoutText ? Number(timeoutText) : MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutText}"`);
+  const bookmarks = queryBool(q.get('allowWatchBookmarks'));
+  // A negative timeout ends the watch at once (kube: a context already past its deadline).
+  const timeoutS = Math.max(int64Param(q, 'timeoutSeconds') ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random()), 0);
   const sendInitial = sendInitialText === null ? rvText === '' || rvText === '0' : truthy(sendInitialText);
   if (sendInitialText !== null) {
     const errs = [];
@@ -68,31 +87,45 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     // ValidateListOptions: a plain watch has no list to match versions against.
     throw invalid('ListOptions', 'meta.k8s.io', '', [{ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch' }]);
   }
-  let from = rvText && rvText !== '0' ? parseRv(rvText) : -1;
+  // kube's watch cache parses the version: its error is a plain 500, not a 400.
+  let from = rvText && rvText !== '0' ? parseCachedRv(rvText) : -1;
   let initial: Buffer[] = [];
   if (sendInitial) {
-    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined, resourceVersion: from > 0 ? String(from) : undefined });
+    // A named watch starts with that one object only (kube turns the name into a field selector).
+    const fieldSelector = q.get('fieldSelector') || (w.name ? `metadata.name=${w.name}` : undefined);
+    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined });
     initial = list.items;
     from = list.rv;
-  } else if (from > w.folded()) {
-    await reader.waitFor(from).catch(() => undefined); // a future version: wait briefly, then watch from it anyway
   }
+  // A future start version is simply watched from (kube 1.24's watch cache neither waits nor
+  // fails): events after it arrive once the log gets there.
 
   const protobuf = w.rep === 'protobuf';
   const head = { 'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json', 'Cache-Control': 'no-cache, private' };
   res.writeHead(200, head);
   res.flushHeaders(); // the client's watch call returns on headers; events may take a while
+  let tableHeadersSent = false;
   const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
     let body: Buffer;
     if (w.rep === 'table' && type !== 'BOOKMARK' && type !== 'ERROR') {
       const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
-      body = Buffer.from(JSON.stringify(toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject'))));
+      const table = toTable(kind, [o], { resourceVersion: o.metadata.resourceVersion ?? '' }, q.get('includeObject')) as unknown as Record<string, unknown>;
+      // kube prints the column headers on the first event only (TableOptions.NoHeaders after it).
+      if (tableHeadersSent) table.columnDefinitions = null;
+      tableHeadersSent = true;
+      body = Buffer.from(JSON.stringify(table));
+    } else if (w.rep === 'metadata' && type !== 'ERROR') {
+      // Metadata-only watches carry PartialObjectMetadata objects, as kube's transform does.
+      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
+      body = Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata }));
     } else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
-    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), body, NEWLINE_CLOSE]);
+    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), goJsonEscape(body), NEWLINE_CLOSE]);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+    // kube's bookmark is an empty object of the kind: its zero ObjectMeta carries
+    // `creationTimestamp: null` after the resourceVersion.
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
     if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     return frame('BOOKMARK', { kind: kind.kind, apiVersion: store.apiVersion, metadata });
   };
@@ -127,10 +160,11 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     timers.forEach(clearTimeout);
     if (!res.writableEnded) res.end();
   };
-  handle = w.hub.watch({ group: kind.group, resource: kind.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
-    deliver(c: Change): boolean {
+  handle = w.hub.watch({ group: reader.codec.group, resource: reader.codec.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
+    deliver(stored: Change): boolean {
       if (done) return true;
-      if (c.offset <= from) return true;
+      if (stored.offset <= from) return true;
+      const c = reader.codec.decodeChange(stored);
       const ev = selected ? selectorEvent(c, selected) : { type: c.type, object: c.object };
       if (ev) res.write(frame(ev.type, ev.object));
       return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
@@ -153,13 +187,27 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (done) return; // ended while replaying the ring
   timers.push(setTimeout(finish, timeoutS * 1000));
   if (bookmarks) {
+    // kube's cacheWatcher.nextBookmarkTime: every minute, but also 2 s before the watch's
+    // deadline (so a client resumes from a recent version), and none once that moment passed.
+    const deadline = Date.now() + timeoutS * 1000;
+    const nextDelay = (now: number): number | null => {
+      const at = Math.min(now + BOOKMARK_INTERVAL_MS, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+      return at <= now ? null : at - now;
+    };
+    const schedule = (): void => {
+      const d = nextDelay(Date.now());
+      if (d !== null) timers.push(setTimeout(tick, d));
+    };
     const tick = (): void => {
       if (done) return;
-      // While a resume still replays from the log, folded is ahead of what was sent.
-      if (handle?.caughtUp()) res.write(bookmark(w.folded()));
-      timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+      // While a resume still replays from the log, folded is ahead of what was sent. Like kube's
+      // cacheWatcher, which drops a bookmark not newer than the watch's start version, nothing
+      // goes out until the store has moved past where the watch began.
+      const latest = w.folded();
+      if (handle?.caughtUp() && latest > Math.max(from, 0)) res.write(bookmark(latest));
+      schedule();
     };
-    timers.push(setTimeout(tick, BOOKMARK_INTERVAL_MS));
+    schedule();
   }
   res.on('close', finish);
 }

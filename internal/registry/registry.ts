@@ -2,8 +2,7 @@
  * The set of served kinds. Built once at start-up from KindDescriptors; each gets one
  * GenericStore (writes) and one GenericReader (reads). Lookup is by (group, version, resource).
  */
-import type { FeatureGates } from '../features/gates.ts';
-import type { KindDescriptor } from './rest/strategy.ts';
+import type { KindDescriptor, KindOptions } from './rest/strategy.ts';
 import { GenericStore } from './generic/store.ts';
 import { GenericReader } from './generic/reader.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -19,9 +18,10 @@ export class Registry {
   private readonly byPath = new Map<string, ServedKind>();
   readonly kinds: ServedKind[] = [];
 
-  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain, gates?: FeatureGates) {
+  constructor(descriptors: KindDescriptor[], storage: Storage, admission: AdmissionChain, options: KindOptions = {}) {
     for (const d of descriptors) {
-      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, gates), reader: new GenericReader(d, storage) };
+      const hooks = d.hooks?.({ storage, options });
+      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, options.featureGates), reader: new GenericReader(d, storage) };
       for (const v of d.versions) {
         const k = `${d.group}/${v}/${d.resource}`;
         if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
@@ -33,6 +33,14 @@ export class Registry {
 
   lookup(group: string, version: string, resource: string): ServedKind | undefined {
     return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /**
+   * The kinds that own their storage (views of another kind's storage left out), so a walk over
+   * every stored object (namespace cleanup, garbage-collector scan) meets each object once.
+   */
+  storageKinds(): ServedKind[] {
+    return this.kinds.filter((k) => !k.kind.storedAs);
   }
 
   /** group → versions served (preferred first), for discovery. */

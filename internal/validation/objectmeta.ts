@@ -8,7 +8,7 @@
  * element; the core "standard finalizer" check names the element (`metadata.finalizers[0]`).
  */
 import type { ObjectMeta, OwnerReference } from '../api/types.ts';
-import { type FieldError, FieldPath, GoSyntax, forbidden, invalid, required, tooLong } from '../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, forbidden, invalid, required, tooLong } from '../api/field-errors.ts';
 import { type NameValidator, isQualifiedName, isValidLabelValue, validateNamespaceName } from './names.ts';
 
 export const FIELD_IMMUTABLE = 'field is immutable';
@@ -125,7 +125,7 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldEr
     if (name.length === 0) errs.push(invalid(path.child('name'), name, 'name must not be empty'));
     if (uid.length === 0) errs.push(invalid(path.child('uid'), uid, 'uid must not be empty'));
     const gvk = `${gv.group}/${gv.version}, Kind=${kind}`;
-    if (BANNED_OWNERS.has(gvk)) errs.push(invalid(path, new GoSyntax(goOwnerReference(ref, fakeAddresses())), `${gvk} is disallowed from being an owner`));
+    if (BANNED_OWNERS.has(gvk)) errs.push(invalid(path, new GoValue(goOwnerReference(ref, fakeAddresses())), `${gvk} is disallowed from being an owner`));
     if (ref.controller === true) {
       if (controllerName !== '') {
         const addr = fakeAddresses();
@@ -133,7 +133,7 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldEr
         errs.push(
           invalid(
             path,
-            new GoSyntax(`[]v1.OwnerReference{${all.join(', ')}}`),
+            new GoValue(`[]v1.OwnerReference{${all.join(', ')}}`),
             `Only one reference can have Controller set to true. Found "true" in references for ${controllerName} and ${name}`,
           ),
         );

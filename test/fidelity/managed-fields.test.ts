@@ -279,7 +279,7 @@ test('kubectl create, label, client-side apply, replace and patch', async () => 
   const dir = mkdtempSync(join(tmpdir(), 'mf-'));
   const file = join(dir, 'cm.json');
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kc', namespace: ns }, data: { a: '1', b: '2' } }));
-  await kubectl(['apply', '--validate=false', '-f', file]); // no OpenAPI on this server yet
+  await kubectl(['apply', '-f', file]);
   const lastApplied = { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } };
   same(mf(await get()), [
     upd('kubectl-create', { 'f:data': { '.': {}, 'f:a': {} } }),
@@ -291,7 +291,7 @@ test('kubectl create, label, client-side apply, replace and patch', async () => 
   // their parents stay members of the former owners.
   const o = await get();
   o.data = { b: '3' };
-  await kubectl(['replace', '--validate=false', '-f', '-'], JSON.stringify(o));
+  await kubectl(['replace', '-f', '-'], JSON.stringify(o));
   const afterReplace = [
     upd('kubectl-create', { 'f:data': {} }),
     upd('kubectl-label', { 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } }),

@@ -3,7 +3,10 @@ import type { KindDescriptor } from '../rest/strategy.ts';
 import { namespaceKind } from './namespace.ts';
 import { configMapKind } from './configmap.ts';
 import { secretKind } from './secret.ts';
+import { serviceKind } from './service.ts';
+import { endpointsKind } from './endpoints.ts';
+import { eventKind } from './event.ts';
 
-export { namespaceKind, configMapKind, secretKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind];

@@ -7,7 +7,7 @@
  *   directives kubectl sends.
  */
 import jsonpatch from 'fast-json-patch';
-import { badRequest, unsupportedMediaType, ApiError, failure } from '../../api/errors.ts';
+import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
@@ -24,7 +24,7 @@ export function patchTypeOf(contentType: string): PatchType {
     case 'application/apply-patch+json':
       return 'apply';
     default:
-      throw unsupportedMediaType(ct);
+      throw unsupportedMediaTypeRoute(); // the PATCH route consumes only the patch types
   }
 }
 

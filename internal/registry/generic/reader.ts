@@ -7,18 +7,25 @@
  *   at rv X — the h/ keys, taking per object the newest version ≤ X (MVCC history).
  * Both iterate in the same key order, so a paginated list may start on o/ and continue on h/.
  *
- * Which one a request gets (kube 1.24: etcd3/store.go GetList, cacher.go GetList):
+ * Which one a request gets follows kube 1.24, where a list is served either by etcd (the
+ * "storage" path: resourceVersion unset, a continue token, a limit with resourceVersion ≠ "0",
+ * or Exact) or by the watch cache (everything else; cacher.go shouldDelegateList):
  *
- *   continue token (rv > 0)          → at the token's rv, after the token's start
- *   continue token (rv -1)           → latest, after the token's start (handed out with a 410)
- *   resourceVersion unset, or "0"    → latest ("0" = any version; the newest is one)
- *   Exact N                          → at N; 410 when N is compacted away, 504 when not reached
- *   NotOlderThan N                   → wait for the fold to reach N, then latest
- *   N, no match, limit               → at N (legacy paging)
- *   N, no match, no limit            → as NotOlderThan
+ *   storage path
+ *     resourceVersion unset           → latest (consistent)
+ *     continue token (rv > 0)          → at the token's rv, after the token's start
+ *     continue token (rv -1)           → latest, after the token's start (handed out with a 410)
+ *     Exact N, or N + limit, no match  → at N; 410 when compacted away, 500 (etcd's "required
+ *                                        revision is a future revision") when not reached
+ *     NotOlderThan N + limit           → latest; 504 at once when it is older than N
+ *     unparsable resourceVersion       → 400 "invalid resource version: …"
+ *   watch-cache path (limit and continue never apply: the whole list, no continue token)
+ *     "0"                              → latest, without the consistency wait ("any")
+ *     N (NotOlderThan or no match)     → wait ≤ 3 s for the fold to reach N, then latest; else 504
+ *     unparsable resourceVersion       → 500, the parse error as is
  */
 import type { KubeObject } from '../../api/types.ts';
-import { badRequest, expired, invalid, notFound, tooLargeResourceVersion } from '../../api/errors.ts';
+import { badRequest, expired, invalid, notFound, tooLargeResourceVersion, unknownError } from '../../api/errors.ts';
 import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/field-errors.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
 import type { Storage } from '../../storage/storage.ts';
@@ -28,6 +35,7 @@ import { parseLabelSelector, type LabelSelector } from '../../selectors/label-se
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -81,7 +89,12 @@ export interface ContinueToken {
 type Plan =
   | { kind: 'latest'; start?: string; remaining?: number }
   | { kind: 'notOlderThan'; rv: number }
+  /** Storage path: the latest state, which must already be at least `rv` (no wait). */
+  | { kind: 'atLeastNow'; rv: number }
   | { kind: 'exact'; rv: number; start?: string; remaining?: number };
+
+/** etcd's answer to a read at a revision it has not reached (passed through by kube as a 500). */
+export const FUTURE_REVISION_MESSAGE = 'etcdserver: mvcc: required revision is a future revision';
 
 type Snapshot = ReturnType<Db['snapshot']>;
 
@@ -133,14 +146,36 @@ export function decodeContinue(text: string): ContinueToken {
  * APIObjectVersioner does. Anything else is a 400 with kube's etcd3 message.
  */
 export function parseRv(text: string, field = 'resourceVersion'): number {
-  let why = 'invalid syntax';
+  const n = tryParseRv(text);
+  if (typeof n === 'number') return n;
+  throw badRequest(`invalid resource version: ${rvParseMessage(text, n.why, field)}`);
+}
+
+/**
+ * Parse a resourceVersion the way kube's watch cache does (get with a resourceVersion, list on
+ * the watch-cache path, watch): its parse error is not a Status, so kube answers a 500 whose
+ * message is the error text, with no reason.
+ */
+export function parseCachedRv(text: string): number {
+  const n = tryParseRv(text);
+  if (typeof n === 'number') return n;
+  throw unknownError(rvParseMessage(text, n.why));
+}
+
+function tryParseRv(text: string): number | { why: string } {
+  if (text === '') return 0;
   if (/^\d+$/.test(text)) {
     // Above 2^53 the number is imprecise, but it is "too large" either way.
     if (BigInt(text) <= MAX_UINT64) return Number(text);
-    why = 'value out of range';
+    return { why: 'value out of range' };
   }
+  return { why: 'invalid syntax' };
+}
+
+/** APIObjectVersioner's error: a field.Invalid on resourceVersion wrapping strconv's. */
+function rvParseMessage(text: string, why: string, field = 'resourceVersion'): string {
   const q = JSON.stringify(text);
-  throw badRequest(`invalid resource version: ${field}: Invalid value: ${q}: strconv.ParseUint: parsing ${q}: ${why}`);
+  return `${field}: Invalid value: ${q}: strconv.ParseUint: parsing ${q}: ${why}`;
 }
 
 /**
@@ -160,7 +195,12 @@ export function validateListOptions(q: ListQuery): void {
 }
 
 export class GenericReader {
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {}
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
+
+  constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {
+    this.codec = storageCodec(kind);
+  }
 
   private get gr() {
     return { group: this.kind.group, resource: this.kind.resource };
@@ -185,19 +225,20 @@ export class GenericReader {
   }
 
   /**
-   * GET one object. `resourceVersion` unset or "0": the latest; N: not older than N (wait for the
-   * fold to reach N, then the latest — kube has no exact get). 400 for a non-numeric version.
+   * GET one object. `resourceVersion` unset: the latest (consistent); "0": the latest; N: not
+   * older than N (wait for the fold to reach N, then the latest — kube has no exact get). With a
+   * resourceVersion kube reads from its watch cache, so a non-numeric one is a 500 there.
    */
   async get(namespace: string, name: string, resourceVersion?: string): Promise<Buffer> {
-    const rv = resourceVersion ? parseRv(resourceVersion) : 0;
+    const rv = resourceVersion ? parseCachedRv(resourceVersion) : 0;
     if (rv > 0) await this.waitFor(rv);
     else if (!resourceVersion) await this.consistent();
-    const key = { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+    const key = { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
     const b = await this.storage.get(key).catch((e) => {
       throw storageFailure(e);
     });
     if (!b) throw notFound(this.gr, name);
-    return b;
+    return this.codec.decode(b);
   }
 
   /**
@@ -217,9 +258,23 @@ export class GenericReader {
     if (!ok) throw tooLargeResourceVersion(rv, this.storage.folded, TOO_LARGE_RETRY_SECONDS);
   }
 
+  /**
+   * Whether kube would serve this list from etcd rather than from its watch cache
+   * (cacher.go shouldDelegateList); the watch cache ignores limit and continue.
+   */
+  static fromStorage(q: ListQuery): boolean {
+    const rv = q.resourceVersion ?? '';
+    const limited = Boolean(q.limit && q.limit > 0);
+    return rv === '' || Boolean(q.continue) || (limited && rv !== '0') || q.resourceVersionMatch === 'Exact';
+  }
+
   /** Decide how to serve a list from its query (module comment; checks in kube's order). */
   private plan(q: ListQuery): Plan {
     validateListOptions(q);
+    if (!GenericReader.fromStorage(q)) {
+      const rv = parseCachedRv(q.resourceVersion ?? '');
+      return rv === 0 ? { kind: 'latest' } : { kind: 'notOlderThan', rv };
+    }
     const rv = q.resourceVersion ? parseRv(q.resourceVersion) : undefined;
     if (q.continue) {
       const t = decodeContinue(q.continue);
@@ -227,9 +282,8 @@ export class GenericReader {
       return t.rv < 0 ? { kind: 'latest', start: t.start } : { kind: 'exact', rv: t.rv, start: t.start, remaining: t.remaining };
     }
     if (!rv) return { kind: 'latest' };
-    if (q.resourceVersionMatch === 'Exact') return { kind: 'exact', rv };
-    if (q.resourceVersionMatch === 'NotOlderThan' || !(q.limit && q.limit > 0)) return { kind: 'notOlderThan', rv };
-    return { kind: 'exact', rv };
+    if (q.resourceVersionMatch === 'NotOlderThan') return { kind: 'atLeastNow', rv };
+    return { kind: 'exact', rv }; // Exact, or the legacy "N with a limit"
   }
 
   /** LIST a collection (namespace '' on a namespaced kind = all namespaces). */
@@ -237,23 +291,31 @@ export class GenericReader {
     const { label, field } = this.selectors(q);
     const plan = this.plan(q);
     const page: Page = {
-      limit: q.limit && q.limit > 0 ? q.limit : Infinity,
+      limit: q.limit && q.limit > 0 && GenericReader.fromStorage(q) ? q.limit : Infinity,
       filtered: Boolean(label || field),
       match: (b) => {
         if (!label && !field) return true;
-        const obj = parseObject(b);
+        const obj = this.codec.view(parseObject(b));
         return (!label || label.matches(obj.metadata.labels)) && (!field || field.matches(this.fieldsOf(obj)));
       },
     };
-    const prefix = currentPrefix(this.kind.group, this.kind.resource, this.kind.namespaced && namespace ? namespace : undefined);
+    const prefix = currentPrefix(this.codec.group, this.codec.resource, this.kind.namespaced && namespace ? namespace : undefined);
     if (plan.kind === 'notOlderThan') await this.waitFor(plan.rv);
     else if (plan.kind === 'latest' && !q.continue && !q.resourceVersion) await this.consistent();
+    else if (plan.kind === 'atLeastNow') {
+      // etcd3 validateMinimumResourceVersion: no wait, and no Retry-After.
+      await this.consistent();
+      if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
+    }
+    let result: ListResult;
     try {
-      if (plan.kind === 'exact') return await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
-      return await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
+      if (plan.kind === 'exact') result = await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
+      else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
     } catch (e) {
       throw storageFailure(e);
     }
+    if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
+    return result;
   }
 
   /** A list of the latest state, from one snapshot of the o/ keys. */
@@ -290,7 +352,12 @@ export class GenericReader {
       throw expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start }));
     };
     retained();
-    await this.waitFor(rv);
+    if (this.storage.folded < rv) {
+      // etcd reads at a revision it has not reached fail at once; a replica behind the log
+      // first catches up with what the log holds.
+      await this.consistent();
+      if (this.storage.folded < rv) throw unknownError(FUTURE_REVISION_MESSAGE);
+    }
     const db = this.storage.db;
     const snapshot = db.snapshot();
     try {

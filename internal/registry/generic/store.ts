@@ -10,14 +10,14 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotSupported } from '../../api/errors.ts';
-import type { KindDescriptor, StatusStrategy, SubresourceDescriptor } from '../rest/strategy.ts';
+import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
+import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
@@ -26,6 +26,7 @@ import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
 import { decodeRequestBody, canonicalObject, type FieldValidation } from '../../decode/body.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
@@ -40,6 +41,13 @@ const RETRY_DEADLINE_MS = 30_000;
 /** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
 const MAX_GENERATE_NAME_RETRIES = 8;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameValidator> = {
+  subdomain: nameIsDNSSubdomain,
+  label: nameIsDNSLabel,
+  dns1035: nameIsDNS1035Label,
+};
+/** FinishFunc of a kind without hooks. */
+const finishNothing: FinishFunc = async () => undefined;
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -88,29 +96,55 @@ interface UpdatePlan {
   dynamicPrecondition?: () => string | undefined;
 }
 
+/** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
+interface UpdateAttempt {
+  next: KubeObject;
+  current: KubeObject;
+  currentBytes: Buffer;
+  now: Date;
+  /** managedFields computed on the request's object, before admission and prepare. */
+  managedFields: ReturnType<FieldManager['update']>;
+  canRetry: () => boolean;
+}
+
 export class GenericStore {
   readonly gr: { group: string; resource: string };
   readonly apiVersion: string;
   private readonly locks = new KeyLock();
   private readonly fields: FieldManager;
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
 
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage, private readonly admission: AdmissionChain, private readonly gates: FeatureGates = DEFAULT_GATES) {
+  constructor(
+    readonly kind: KindDescriptor,
+    private readonly storage: Storage,
+    private readonly admission: AdmissionChain,
+    private readonly hooks: WriteHooks = {},
+    private readonly gates: FeatureGates = DEFAULT_GATES,
+  ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
     this.gr = { group: kind.group, resource: kind.resource };
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
     this.fields = new FieldManager(kind);
+    this.codec = storageCodec(kind);
   }
 
   key(namespace: string, name: string): ObjectKey {
-    return { group: this.kind.group, resource: this.kind.resource, namespace: this.kind.namespaced ? namespace : '', name };
+    return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
   }
 
-  /** Latest stored bytes of one object, or 404. */
-  async getLatest(namespace: string, name: string): Promise<Buffer> {
+  /** Latest stored bytes of one object (in this kind's shape), or null. */
+  private async readLatest(namespace: string, name: string): Promise<Buffer | null> {
     const b = await this.storage.get(this.key(namespace, name)).catch((e) => {
       throw storageFailure(e);
     });
+    return b ? this.codec.decode(b) : null;
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape), or 404. */
+  async getLatest(namespace: string, name: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name);
     if (!b) throw notFound(this.gr, name);
     return b;
   }
@@ -168,31 +202,40 @@ export class GenericStore {
     if (this.kind.namespaced) meta.namespace = namespace;
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
-    strategy.prepareForCreate?.(obj);
-    this.validateCreate(obj);
-    strategy.canonicalize?.(obj);
-    await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
-    const warnings = strategy.warnings?.(obj) ?? [];
-    if (ctx.dryRun) {
-      // A dry run answers what the real request would: the fold's existence check included
-      // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
-      const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
-        throw storageFailure(e);
-      });
-      if (existing) throw alreadyExists(this.gr, meta.name!);
-      return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
+    // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
+    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    let accepted = false;
+    try {
+      strategy.prepareForCreate?.(obj);
+      this.validateCreate(obj);
+      strategy.canonicalize?.(obj);
+      await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
+      const warnings = strategy.warnings?.(obj) ?? [];
+      if (ctx.dryRun) {
+        // A dry run answers what the real request would: the fold's existence check included
+        // (kube's dry-run storage reads the key and fails with AlreadyExists the same way).
+        const existing = await this.storage.get(this.key(namespace, meta.name!)).catch((e) => {
+          throw storageFailure(e);
+        });
+        if (existing) throw alreadyExists(this.gr, meta.name!);
+        return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
+      }
+      const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
+      if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
+      accepted = true;
+      return { body: verdict.object, code: 201, warnings };
+    } finally {
+      await finish(accepted);
     }
-    const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
-    if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
-    return { body: verdict.object, code: 201, warnings };
   }
 
   private validateCreate(obj: KubeObject): void {
     const errs: FieldError[] = [
-      ...validateObjectMeta(obj.metadata, this.kind.namespaced, this.kind.nameFormat === 'label' ? nameIsDNSLabel : nameIsDNSSubdomain),
+      ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
       ...this.kind.strategy.validate(obj),
     ];
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -200,7 +243,7 @@ export class GenericStore {
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('update')) throw methodNotSupported(this.gr, 'update');
+    if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     const decodeWarnings: string[] = [];
     const obj = this.checkBody(body, namespace, name, ctx, decodeWarnings);
     const r = await this.guaranteedUpdate(ctx, namespace, name, {
@@ -218,7 +261,7 @@ export class GenericStore {
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
-    if (sub && !sub.verbs.includes('patch')) throw methodNotSupported(this.gr, 'patch');
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
     let decodeWarnings: string[] = [];
     const mutate: Mutation = (current) => {
@@ -248,13 +291,11 @@ export class GenericStore {
   }
 
   private async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
-    const { sub, mutate, verb, createInstead, dynamicPrecondition } = plan;
+    const { sub, mutate, createInstead, dynamicPrecondition } = plan;
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.storage.get(this.key(namespace, name)).catch((e) => {
-        throw storageFailure(e);
-      });
+      const currentBytes = await this.readLatest(namespace, name);
       if (plan.uidPrecondition !== undefined) {
         const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
         if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
@@ -283,39 +324,64 @@ export class GenericStore {
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
       const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      let finish = finishNothing;
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
       } else {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
         strategy.defaults?.(next);
+        // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
+        finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
         strategy.prepareForUpdate?.(next, current);
       }
-      this.validateUpdate(next, current, sub?.strategy);
-      if (!sub) strategy.canonicalize?.(next);
-      if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
-        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      let outcome: WriteResult | 'retry';
+      let accepted = false;
+      try {
+        const canRetry = (): boolean => precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline;
+        outcome = await this.finishUpdateAttempt(ctx, namespace, name, plan, { next, current, currentBytes, now, managedFields, canRetry });
+        accepted = outcome !== 'retry';
+      } finally {
+        await finish(accepted);
       }
-      setManagedFields(next, managedFields);
-      await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
-      const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
-      // No-op writes do not create a new version (kube-apiserver skips the storage write too).
-      if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
-      const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-      if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
-      const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
-      if (verdict.accepted) return { body: verdict.object, code: 200, warnings };
-      if (verdict.reason === 'Conflict' && precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
-        await backoff(attempt);
-        continue;
-      }
-      throw rejection(verdict, this.gr, name, namespace);
+      if (outcome !== 'retry') return outcome;
+      await backoff(attempt);
     }
+  }
+
+  /**
+   * The rest of one update attempt after prepare: validate, record, write. Answers 'retry' when
+   * the write lost a race that `canRetry` allows retrying.
+   */
+  private async finishUpdateAttempt(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan, attempt: UpdateAttempt): Promise<WriteResult | 'retry'> {
+    const { sub, verb } = plan;
+    const { next, current, currentBytes } = attempt;
+    const strategy = this.kind.strategy;
+    const currentRv = current.metadata.resourceVersion!;
+    this.validateUpdate(next, current, sub?.strategy);
+    if (!sub) strategy.canonicalize?.(next);
+    if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    }
+    setManagedFields(next, attempt.managedFields);
+    await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+    const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+    // No-op writes do not create a new version (kube-apiserver skips the storage write too).
+    if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
+    const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
+    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
+    if (verdict.accepted) {
+      if (finalize) await this.hooks.afterDelete?.(next);
+      return { body: verdict.object, code: 200, warnings };
+    }
+    if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
+    throw rejection(verdict, this.gr, name, namespace);
   }
 
   private validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
     const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
     errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
-    if (errs.length) throw invalid(this.kind.kind, this.kind.group, next.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
   }
 
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */
@@ -358,10 +424,10 @@ export class GenericStore {
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       if (pre.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'uid', pre.uid, current.metadata.uid ?? '');
       }
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+        throw deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
       const currentRv = Number(current.metadata.resourceVersion);
@@ -391,7 +457,11 @@ export class GenericStore {
         if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(next), current.metadata.resourceVersion))), code: markedCode, warnings: [] };
         verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
-      if (verdict.accepted) return remove ? this.deletedResponse(verdict.object, current) : { body: verdict.object, code: markedCode, warnings: [] };
+      if (verdict.accepted) {
+        if (!remove) return { body: verdict.object, code: markedCode, warnings: [] };
+        await this.hooks.afterDelete?.(current);
+        return this.deletedResponse(verdict.object, current);
+      }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
         continue;
@@ -409,14 +479,7 @@ export class GenericStore {
 
   private deletedResponse(body: Buffer, obj: KubeObject): WriteResult {
     if (this.kind.deleteReturns === 'Object') return { body, code: 200, warnings: [] };
-    const status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      // StatusDetails omits an empty group (core kinds), as kube's JSON does.
-      details: { name: obj.metadata.name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.resource, uid: obj.metadata.uid },
-    };
+    const status = deleteSuccess(this.gr, obj.metadata.name ?? '', obj.metadata.uid);
     return { body: Buffer.from(JSON.stringify(status)), code: 200, warnings: [] };
   }
 
@@ -425,8 +488,8 @@ export class GenericStore {
   private async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
     const intent: WriteIntent = {
       op,
-      group: this.kind.group,
-      resource: this.kind.resource,
+      group: this.codec.group,
+      resource: this.codec.resource,
       namespace: this.kind.namespaced ? namespace : '',
       name,
       expectRv,
@@ -434,7 +497,7 @@ export class GenericStore {
       requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
       uid: obj.metadata.uid ?? '',
       deleting: Boolean(obj.metadata.deletionTimestamp),
-      object: serializeForLog(obj, (o) => this.canonical(o)),
+      object: serializeForLog(this.codec.encode(obj), (o) => this.canonical(o)),
       time: Date.now(),
       verb,
       user: ctx.user.username,
@@ -443,11 +506,13 @@ export class GenericStore {
       userAgent: ctx.userAgent ?? null,
       requestId: ctx.requestId,
     };
+    let verdict: Verdict;
     try {
-      return await this.storage.write(intent);
+      verdict = await this.storage.write(intent);
     } catch (e) {
       throw storageFailure(e);
     }
+    return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
   }
 
   /**
@@ -469,9 +534,14 @@ export class GenericStore {
     return { operation, kind: this.kind, subresource, namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun };
   }
 
-  /** The object as Go encodes it (field order, omitempty), after the server changed it. */
+  /**
+   * The object as Go encodes it (field order, omitempty), after the server changed it; by the
+   * object's own apiVersion/kind (a view's storage form is encoded as the storage kind).
+   */
   private canonical(obj: KubeObject): KubeObject {
-    return canonicalObject(obj, { group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
+    const av = typeof obj.apiVersion === 'string' ? obj.apiVersion : this.apiVersion;
+    const slash = av.lastIndexOf('/');
+    return canonicalObject(obj, { group: slash >= 0 ? av.slice(0, slash) : '', version: av.slice(slash + 1), kind: typeof obj.kind === 'string' ? obj.kind : this.kind.kind });
   }
 
   /**

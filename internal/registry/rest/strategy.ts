@@ -9,8 +9,10 @@
  * All methods may mutate the object they are given (it is the request's private copy) and must
  * be deterministic and free of I/O: they run before the log append, never in the fold.
  */
+import type { FeatureGates } from '../../features/gates.ts';
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
+import type { Storage } from '../../storage/storage.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
@@ -82,6 +84,41 @@ export interface StatusStrategy {
   validateUpdate(newObj: KubeObject, oldObj: KubeObject): FieldError[];
 }
 
+/** Confirms (success) or undoes (failure) what a begin hook did, once the write's outcome is known. */
+export type FinishFunc = (success: boolean) => Promise<void>;
+
+/**
+ * Side effects a kind performs beside its own write, after kube-apiserver's Store.BeginCreate /
+ * BeginUpdate / AfterDelete (Service: ClusterIP and NodePort allocation). Unlike Strategy methods
+ * these may do I/O (they write to storage) and run on every attempt of a write:
+ *   create: default → beginCreate → prepareForCreate → validate → … → write → finish(accepted)
+ *   update: default → beginUpdate → prepareForUpdate → validateUpdate → … → write → finish(accepted)
+ * A begin hook may mutate the object (fill allocated values) and throw an ApiError to refuse it.
+ * In dry-run it only checks, and its FinishFunc must undo nothing.
+ */
+export interface WriteHooks {
+  beginCreate?(obj: KubeObject, dryRun: boolean): Promise<FinishFunc>;
+  beginUpdate?(newObj: KubeObject, oldObj: KubeObject, dryRun: boolean): Promise<FinishFunc>;
+  /** After the object is gone from storage (not for dry-run): release what it held. */
+  afterDelete?(obj: KubeObject): Promise<void>;
+}
+
+/** Server flags that shape some kinds (kube-apiserver names). */
+export interface KindOptions {
+  /** `--service-cluster-ip-range` (default 10.0.0.0/24). */
+  serviceClusterIPRange?: string;
+  /** `--service-node-port-range` (default 30000-32767). */
+  serviceNodePortRange?: string;
+  /** `--feature-gates` (1.24 defaults when absent): decoding, and gated fields of a kind. */
+  featureGates?: FeatureGates;
+}
+
+/** What a kind's hooks are built from, once per server, when the registry is built. */
+export interface HookDeps {
+  storage: Storage;
+  options: KindOptions;
+}
+
 export interface TableColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -106,6 +143,26 @@ export interface SubresourceDescriptor {
   strategy: StatusStrategy;
 }
 
+/**
+ * A kind that serves the stored objects of another kind in its own shape (kube: two API versions
+ * that are conversions of one internal type, e.g. events.k8s.io/v1 Event and core/v1 Event). The
+ * objects are stored once, under the storage kind's group/resource, in the storage kind's form; this
+ * kind's reads convert each stored object with `fromStorage`, its writes convert with `toStorage`
+ * just before the log append. Both functions are pure and deterministic, keep `metadata` as it is,
+ * and `fromStorage(toStorage(x))` equals x for every valid x of this kind.
+ */
+export interface StorageView {
+  /** Group, version, kind and plural of the stored form (e.g. '', 'v1', 'Event', 'events'). */
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+  /** Stored form → this kind's form. May not mutate its argument. */
+  fromStorage(stored: KubeObject): KubeObject;
+  /** This kind's form → stored form. May not mutate its argument. */
+  toStorage(served: KubeObject): KubeObject;
+}
+
 export interface KindDescriptor {
   /** API group; '' for the core group. */
   group: string;
@@ -117,11 +174,13 @@ export interface KindDescriptor {
   kind: string;
   listKind: string;
   namespaced: boolean;
-  /** metadata.name rule: DNS-1123 subdomain (default, most kinds) or label (Namespace). */
-  nameFormat?: 'subdomain' | 'label';
+  /** metadata.name rule: DNS-1123 subdomain (default, most kinds), label (Namespace) or DNS-1035 label (Service). */
+  nameFormat?: 'subdomain' | 'label' | 'dns1035';
   shortNames: string[];
   categories?: string[];
   strategy: Strategy;
+  /** Builds the kind's write hooks (I/O beside its own writes); throws on bad options. */
+  hooks?: (deps: HookDeps) => WriteHooks;
   /** Verbs served on the main resource; default: all eight (Namespace has no deletecollection). */
   verbs?: string[];
   subresources?: SubresourceDescriptor[];
@@ -139,4 +198,11 @@ export interface KindDescriptor {
   bootstrap?: KubeObject[];
   /** Names that can never be deleted (e.g. namespace `default`). */
   undeletable?: string[];
+  /** Serve another kind's stored objects through a conversion (see StorageView). */
+  storedAs?: StorageView;
+  /**
+   * A deprecated API version: the `Warning` kube-apiserver adds to every response of it, e.g.
+   * `events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+`.
+   */
+  deprecationWarning?: string;
 }

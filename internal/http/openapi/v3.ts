@@ -1,0 +1,115 @@
+/**
+ * OpenAPI v3 documents, one per group version (kube-openapi builder3 as kube-apiserver 1.24 serves
+ * them under `/openapi/v3/<gv>`): the same routes as v2, with request bodies and responses as
+ * `content` per media type, parameters with a `schema`, and components from v3schema.ts. A document
+ * holds the routes of one web service root (`api`, `api/v1`, `apis`, `apis/<g>`, `apis/<g>/<v>`,
+ * `version`) and exactly the schemas they reach.
+ */
+import type { Registry } from '../../registry/registry.ts';
+import type { Route, Parameter, Method } from './routes.ts';
+import { operationIdAndTags } from './routes.ts';
+import { servedRoutes, type DefinitionProvider, type Json } from './v2.ts';
+import { renderV3Definition } from './v3schema.ts';
+
+const REF_PREFIX = '#/components/schemas/';
+const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'patch'];
+
+const paramKey = (p: Parameter): string => `${p.name}\u0000${p.in}`;
+const byNameIn = (a: Parameter, b: Parameter): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.in < b.in ? -1 : a.in > b.in ? 1 : 0);
+
+function renderParam(p: Parameter): Json {
+  if (p.in === 'body') throw new Error('openapi v3: a body is a requestBody');
+  const out: Json = { name: p.name, in: p.in, description: p.description };
+  if (p.required) out.required = true;
+  out.schema = { type: p.type, uniqueItems: p.uniqueItems };
+  return out;
+}
+
+const content = (mimes: string[], def: string): Json => {
+  const c: Json = {};
+  for (const m of [...mimes].sort()) c[m] = { schema: { $ref: REF_PREFIX + def } };
+  return c;
+};
+
+function buildPathsV3(routes: Route[], refs: Set<string>): Json {
+  const byPath = new Map<string, Route[]>();
+  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  const paths: Json = {};
+  for (const path of [...byPath.keys()].sort()) {
+    const rs = byPath.get(path)!;
+    const counts = new Map<string, number>();
+    for (const r of rs) for (const p of r.parameters) counts.set(paramKey(p), (counts.get(paramKey(p)) ?? 0) + 1);
+    const common = new Map<string, Parameter>();
+    for (const r of rs) for (const p of r.parameters) if (p.in !== 'body' && counts.get(paramKey(p)) === rs.length) common.set(paramKey(p), p);
+    const item: Json = {};
+    for (const m of METHOD_ORDER) {
+      const r = rs.find((x) => x.method === m);
+      if (!r) continue;
+      const { id, tags } = operationIdAndTags(r);
+      const op: Json = { tags, description: r.description, operationId: id };
+      const own = r.parameters.filter((p) => p.in !== 'body' && !common.has(paramKey(p))).sort(byNameIn);
+      if (own.length) op.parameters = own.map(renderParam);
+      const bodyParam = r.parameters.find((p) => p.in === 'body');
+      if (bodyParam && bodyParam.in === 'body') {
+        refs.add(bodyParam.schema.$ref);
+        // builder3 drops the body's `required` (1.24 documents never mark a requestBody required).
+        op.requestBody = { content: content(r.consumes, bodyParam.schema.$ref) };
+      }
+      const responses: Json = {};
+      for (const [code, desc, def] of r.responses) {
+        if (def) refs.add(def);
+        responses[String(code)] = def ? { description: desc, content: content(r.produces, def) } : { description: desc };
+      }
+      responses['401'] = { description: 'Unauthorized' };
+      op.responses = responses;
+      if (r.action) op['x-kubernetes-action'] = r.action;
+      if (r.gvk) op['x-kubernetes-group-version-kind'] = { group: r.gvk.group, version: r.gvk.version, kind: r.gvk.kind };
+      item[m] = op;
+    }
+    if (common.size) item.parameters = [...common.values()].sort(byNameIn).map(renderParam);
+    paths[path] = item;
+  }
+  return paths;
+}
+
+function schemasClosure(roots: Set<string>, provider: DefinitionProvider): Json {
+  const rendered = new Map<string, Json>();
+  const queue = [...roots];
+  const isStruct = (ref: string): boolean => provider.definition(ref) !== undefined;
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (rendered.has(name)) continue;
+    const def = provider.definition(name);
+    if (!def) throw new Error(`openapi: no schema for definition ${name}`);
+    const refs = new Set<string>();
+    rendered.set(name, renderV3Definition(name, def, provider.descriptions(name), refs, isStruct));
+    for (const r of refs) if (!rendered.has(r)) queue.push(r);
+  }
+  const out: Json = {};
+  for (const n of [...rendered.keys()].sort()) out[n] = rendered.get(n)!;
+  return out;
+}
+
+/** group-version key (`api/v1`, `apis/<g>/<v>`, …) → its v3 document. */
+export function buildV3(registry: Registry, provider: DefinitionProvider, version: string): Map<string, Json> {
+  const byRoot = new Map<string, Route[]>();
+  for (const r of servedRoutes(registry, provider.nameOf)) {
+    const key = r.tagPath.replace(/^\//, '');
+    byRoot.set(key, [...(byRoot.get(key) ?? []), r]);
+  }
+  const docs = new Map<string, Json>();
+  for (const key of [...byRoot.keys()].sort()) {
+    const refs = new Set<string>();
+    const paths = buildPathsV3(byRoot.get(key)!, refs);
+    docs.set(key, {
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version },
+      paths,
+      components: {
+        schemas: schemasClosure(refs, provider),
+        securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
+      },
+    });
+  }
+  return docs;
+}

@@ -1,0 +1,52 @@
+/**
+ * Where a kind's objects are stored and how stored bytes become the kind's own shape: the identity
+ * for most kinds, a conversion for kinds that are a view of another kind's storage
+ * (KindDescriptor.storedAs, e.g. events.k8s.io/v1 Event over core/v1 Event). The generic store,
+ * reader and watch use this one object so no generic code needs to know which kinds are views.
+ */
+import type { KubeObject } from '../../api/types.ts';
+import type { KindDescriptor } from '../rest/strategy.ts';
+import type { Change } from '../../storage/mvcc/materializer.ts';
+import { parseObject } from './serialize.ts';
+
+export interface StorageCodec {
+  /** Group and resource of the storage keys (the storage kind's for a view). */
+  readonly group: string;
+  readonly resource: string;
+  /** Is this kind a view of another kind's storage? */
+  readonly isView: boolean;
+  /** Stored bytes → bytes of this kind (the same Buffer when not a view). */
+  decode(stored: Buffer): Buffer;
+  /** A parsed stored object → this kind's object (the same object when not a view). */
+  view(stored: KubeObject): KubeObject;
+  /** This kind's object → the object to store (the same object when not a view). */
+  encode(obj: KubeObject): KubeObject;
+  /** A committed change with its objects in this kind's shape. */
+  decodeChange(c: Change): Change;
+}
+
+/** The codec of a kind (see module comment). Built once per store/reader. */
+export function storageCodec(kind: KindDescriptor): StorageCodec {
+  const v = kind.storedAs;
+  if (!v) {
+    return {
+      group: kind.group,
+      resource: kind.resource,
+      isView: false,
+      decode: (b) => b,
+      view: (o) => o,
+      encode: (o) => o,
+      decodeChange: (c) => c,
+    };
+  }
+  const decode = (b: Buffer): Buffer => Buffer.from(JSON.stringify(v.fromStorage(parseObject(b))));
+  return {
+    group: v.group,
+    resource: v.resource,
+    isView: true,
+    decode,
+    view: (o) => v.fromStorage(o),
+    encode: (o) => v.toStorage(o),
+    decodeChange: (c) => ({ ...c, object: decode(c.object), prev: c.prev && decode(c.prev) }),
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * Every kind this server serves by default, in registration order (discovery and OpenAPI list
+ * them in this order). A new group adds its `index.ts` list here.
+ */
+import type { KindDescriptor } from './rest/strategy.ts';
+import { coreKinds } from './core/index.ts';
+import { eventsKinds } from './events/index.ts';
+
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds];

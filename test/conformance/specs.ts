@@ -1,0 +1,104 @@
+/**
+ * The upstream e2e specs (k8s.io/kubernetes@v1.24.17 test/e2e) that `npm run conformance` runs,
+ * and the ones it deliberately leaves out, each with the reason. A spec is in when it needs no
+ * node, kubelet, scheduler or controller-manager and touches only what this server serves
+ * (namespaces, configmaps, secrets, watch, discovery, tables, /version, /healthz…, kubectl
+ * against those). Names are the full ginkgo texts: `[sig-…] <Describe> <It>` plus ` [Conformance]`
+ * for framework.ConformanceIt.
+ */
+
+/** One upstream spec and why it is (or is not) run. */
+export interface Spec {
+  /** Full ginkgo spec text, matched exactly. */
+  name: string;
+  /** Source file under test/e2e. */
+  file: string;
+  /** Why it is in (SPECS) or out (EXCLUDED). */
+  why: string;
+  /**
+   * Set when the spec cannot pass on the reference cluster for a reason that is no fidelity
+   * question (it has no controller-manager), or would leave litter there; the runner skips it
+   * when targeting `--kubeconfig` and says why.
+   */
+  skipOnReference?: string;
+}
+
+/** Specs run by `npm run conformance`. */
+export const SPECS: Spec[] = [
+  // --- common/node/configmap.go, common/storage/configmap_volume.go
+  { name: '[sig-node] ConfigMap should fail to create ConfigMap with empty key [Conformance]', file: 'common/node/configmap.go', why: 'create with data key "" must be rejected (422): configmaps only' },
+  { name: '[sig-node] ConfigMap should update ConfigMap successfully', file: 'common/node/configmap.go', why: 'create, update, get: configmaps only' },
+  { name: '[sig-node] ConfigMap should run through a ConfigMap lifecycle [Conformance]', file: 'common/node/configmap.go', why: 'create, get, strategic merge patch, all-namespaces list with label selector, deletecollection' },
+  { name: '[sig-storage] ConfigMap should be immutable if `immutable` field is set [Conformance]', file: 'common/storage/configmap_volume.go', why: 'immutable configmap updates rejected as Invalid, metadata still mutable, delete' },
+  // --- common/node/secrets.go, common/storage/secrets_volume.go
+  { name: '[sig-node] Secrets should fail to create secret due to empty secret key [Conformance]', file: 'common/node/secrets.go', why: 'create with data key "" must be rejected: secrets only' },
+  { name: '[sig-node] Secrets should patch a secret [Conformance]', file: 'common/node/secrets.go', why: 'create, all-namespaces list with label selector, patch, deletecollection' },
+  { name: '[sig-storage] Secrets should be immutable if `immutable` field is set [Conformance]', file: 'common/storage/secrets_volume.go', why: 'immutable secret updates rejected as Invalid, metadata still mutable, delete' },
+  // --- apimachinery/namespace.go
+  { name: '[sig-api-machinery] Namespaces [Serial] should patch a Namespace [Conformance]', file: 'apimachinery/namespace.go', why: 'namespace create + strategic merge patch of labels' },
+  {
+    name: '[sig-api-machinery] Namespaces [Serial] should delete fast enough (90 percent of 100 namespaces in 150 seconds)',
+    file: 'apimachinery/namespace.go',
+    why: 'namespaces only: 100 creates, deletes, then waits for the namespace lifecycle to finalize them (this server runs that controller in-process)',
+    skipOnReference: 'needs the namespace controller (kube-controller-manager), which the reference does not run, and would leave 100 Terminating namespaces in the shared cluster',
+  },
+  // --- apimachinery/watch.go (configmaps only)
+  { name: '[sig-api-machinery] Watchers should observe add, update, and delete watch notifications on configmaps [Conformance]', file: 'apimachinery/watch.go', why: 'label-selector watches on configmaps' },
+  { name: '[sig-api-machinery] Watchers should be able to start watching from a specific resource version [Conformance]', file: 'apimachinery/watch.go', why: 'watch from a resourceVersion' },
+  { name: '[sig-api-machinery] Watchers should be able to restart watching from the last resource version observed by the previous watch [Conformance]', file: 'apimachinery/watch.go', why: 'watch resume' },
+  { name: '[sig-api-machinery] Watchers should observe an object deletion if it stops meeting the requirements of the selector [Conformance]', file: 'apimachinery/watch.go', why: 'selector watch turns "stopped matching" into DELETED' },
+  { name: '[sig-api-machinery] Watchers should receive events on concurrent watches in same order [Conformance]', file: 'apimachinery/watch.go', why: 'many concurrent watches from successive resourceVersions see one order' },
+  // --- apimachinery/protocol.go (configmaps only)
+  { name: '[sig-api-machinery] client-go should negotiate watch and report errors with accept "application/json"', file: 'apimachinery/protocol.go', why: 'watch on configmaps, JSON' },
+  { name: '[sig-api-machinery] client-go should negotiate watch and report errors with accept "application/vnd.kubernetes.protobuf"', file: 'apimachinery/protocol.go', why: 'watch on configmaps, protobuf' },
+  { name: '[sig-api-machinery] client-go should negotiate watch and report errors with accept "application/vnd.kubernetes.protobuf,application/json"', file: 'apimachinery/protocol.go', why: 'watch on configmaps, protobuf preferred' },
+  { name: '[sig-api-machinery] client-go should negotiate watch and report errors with accept "application/json,application/vnd.kubernetes.protobuf"', file: 'apimachinery/protocol.go', why: 'watch on configmaps, JSON preferred' },
+  // --- apimachinery/discovery.go, server_version.go, health_handlers.go, table_conversion.go
+  { name: '[sig-api-machinery] Discovery should validate PreferredVersion for each APIGroup [Conformance]', file: 'apimachinery/discovery.go', why: 'GET /apis and each /apis/<group>' },
+  { name: '[sig-api-machinery] server version should find the server version [Conformance]', file: 'apimachinery/server_version.go', why: 'GET /version' },
+  { name: '[sig-api-machinery] health handlers should contain necessary checks', file: 'apimachinery/health_handlers.go', why: '/healthz, /livez, /readyz ?verbose must list kube-apiserver\'s check names' },
+  {
+    name: '[sig-api-machinery] Servers with support for Table transformation should return a 406 for a backend which does not implement metadata [Conformance]',
+    file: 'apimachinery/table_conversion.go',
+    why: 'Table Accept on a POST to authorization.k8s.io/v1 selfsubjectaccessreviews must be 406 (kinds without metadata cannot be tables)',
+  },
+  // --- kubectl/kubectl.go ("Kubectl client": its BeforeEach only creates a namespace)
+  { name: '[sig-cli] Kubectl client Kubectl api-versions should check if v1 is in available api versions  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl api-versions: discovery only' },
+  { name: '[sig-cli] Kubectl client Kubectl version should check is all data is printed  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl version: /version' },
+  { name: '[sig-cli] Kubectl client Kubectl cluster-info should check if Kubernetes control plane services is included in cluster-info  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl cluster-info: lists services in kube-system with label kubernetes.io/cluster-service=true' },
+  { name: '[sig-cli] Kubectl client Proxy server should support proxy with --port 0  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl proxy, then GET /api through it' },
+  { name: '[sig-cli] Kubectl client Proxy server should support --unix-socket=/path  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl proxy on a unix socket, then GET /api' },
+];
+
+/** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
+export const EXCLUDED: Spec[] = [
+  { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
+  { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
+  { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },
+  { name: '[sig-node] Secrets should be consumable from pods in env vars / via the environment', file: 'common/node/secrets.go', why: 'run pods' },
+  { name: '[sig-storage] Secrets * (volume specs)', file: 'common/storage/secrets_volume.go', why: 'mount secrets into running pods' },
+  { name: '[sig-api-machinery] Namespaces [Serial] should ensure that all pods are removed when a namespace is deleted [Conformance]', file: 'apimachinery/namespace.go', why: 'needs a running pod and a default ServiceAccount' },
+  { name: '[sig-api-machinery] Namespaces [Serial] should ensure that all services are removed when a namespace is deleted [Conformance]', file: 'apimachinery/namespace.go', why: 'waits for the default ServiceAccount (ServiceAccount controller) whatever --e2e-verify-service-account says' },
+  { name: '[sig-api-machinery] Namespaces [Serial] should always delete fast (ALL of 100 namespaces in 150 seconds) [Feature:ComprehensiveNamespaceDraining]', file: 'apimachinery/namespace.go', why: 'feature-gated variant of "delete fast enough"' },
+  { name: '[sig-api-machinery] Discovery should accurately determine present and missing resources', file: 'apimachinery/discovery.go', why: 'requires apps/v1 deployments in discovery (not served here)' },
+  { name: '[sig-api-machinery] Discovery Custom resource should have storage version hash', file: 'apimachinery/discovery.go', why: 'needs CustomResourceDefinitions' },
+  { name: '[sig-api-machinery] Servers with support for Table transformation should return pod details', file: 'apimachinery/table_conversion.go', why: 'creates a pod (pods not served)' },
+  { name: '[sig-api-machinery] Servers with support for Table transformation should return chunks of table results for list calls', file: 'apimachinery/table_conversion.go', why: 'podtemplates (not served); the same paging is covered for configmaps by npm run fidelity' },
+  { name: '[sig-api-machinery] Servers with support for Table transformation should return generic metadata details across all namespaces for nodes', file: 'apimachinery/table_conversion.go', why: 'needs at least one node' },
+  { name: '[sig-api-machinery] Servers with support for API chunking *', file: 'apimachinery/chunking.go', why: 'podtemplates (not served); the compaction variant is [Slow] and needs etcd compaction' },
+  { name: '[sig-api-machinery] ServerSideApply *', file: 'apimachinery/apply.go', why: 'deployments, pods and CRDs' },
+  { name: '[sig-api-machinery] Generated clientset *', file: 'apimachinery/generated_clientset.go', why: 'pods and cronjobs' },
+  { name: '[sig-cli] Kubectl client Kubectl get componentstatuses should get componentstatuses', file: 'kubectl/kubectl.go', why: 'componentstatuses (not served)' },
+  { name: '[sig-cli] Kubectl client Kubectl cluster-info dump should check if cluster-info dump succeeds', file: 'kubectl/kubectl.go', why: 'dumps nodes, pods, events, deployments… (not served)' },
+  { name: '[sig-cli] Kubectl client kubectl wait should ignore not found error with --for=delete', file: 'kubectl/kubectl.go', why: 'resolves the resource "pod" through discovery (not served)' },
+  { name: '[sig-cli] Kubectl client (every other spec)', file: 'kubectl/kubectl.go', why: 'replication controllers, pods, deployments, services with endpoints, nodes, CRDs, quotas' },
+];
+
+/**
+ * A ginkgo --focus regular expression matching exactly these specs. Ginkgo v1 matches it against
+ * "[Top Level] <spec text>", so only the end is anchored.
+ */
+export function focusRegex(specs: Spec[]): string {
+  const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return specs.map((s) => `${esc(s.name)}$`).join('|');
+}
