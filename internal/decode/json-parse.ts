@@ -197,3 +197,17 @@ export function parseJson(text: string): Parsed {
   if (p.i !== text.length) p.fail('after top-level value');
   return { value, duplicates: p.duplicates, literals: p.literals };
 }
+
+/**
+ * encoding/json's syntax error for a text JSON.parse refused (json.Unmarshal checks the whole
+ * text first), e.g. `invalid character 'o' in literal null (expecting 'u')`.
+ */
+export function goSyntaxError(text: string): string {
+  try {
+    parseJson(text);
+  } catch (e) {
+    if (e instanceof GoSyntaxError) return e.message;
+    throw e;
+  }
+  return '';
+}

@@ -172,6 +172,22 @@ test('Protobuf bodies are decoded into the same Go shape (map keys sorted, Go ke
   assert.is(await rawStored('configmaps', name), `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"${name}","namespace":"${ns}","uid":"X","resourceVersion":"X","creationTimestamp":"X","labels":{"a":"2","z":"1"}},"data":{"a":"2","b":"1"}}`);
 });
 
+test('malformed patch bodies: encoding/json scanner messages (merge: "Invalid JSON Patch")', async () => {
+  const name = `mp${++n}`;
+  assert.is((await post('configmaps', JSON.stringify({ metadata: { name } }))).status, 201);
+  const cases: Array<[string, string, string]> = [
+    ['application/json-patch+json', 'nope', "invalid character 'o' in literal null (expecting 'u')"],
+    ['application/json-patch+json', '[{"op":"add"', 'unexpected end of JSON input'],
+    ['application/strategic-merge-patch+json', 'nope', "invalid character 'o' in literal null (expecting 'u')"],
+    ['application/strategic-merge-patch+json', '{"a":', 'unexpected end of JSON input'],
+    ['application/merge-patch+json', 'nope', 'Invalid JSON Patch'],
+  ];
+  for (const [contentType, raw, message] of cases) {
+    const r = await t.client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, { raw, contentType });
+    assert.equal(r.json, badRequest(message), `${contentType} ${raw}\n${show(r)}`);
+  }
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);

@@ -7,6 +7,7 @@
  *   directives kubectl sends.
  */
 import jsonpatch from 'fast-json-patch';
+import { goSyntaxError } from '../../decode/json-parse.ts';
 import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -108,9 +109,11 @@ export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, 
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
-  } catch (e) {
+  } catch {
     if (type === 'merge') throw badMergePatch();
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    // json.Unmarshal's scanner error, as kube answers it (duplicate keys in a patch resolve as in
+    // a map[string]interface{}: the last wins, which JSON.parse does).
+    throw badRequest(goSyntaxError(body.toString('utf8')) || 'unexpected end of JSON input');
   }
   if (type === 'json') {
     if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${patch === null ? 'null' : goJsonType(patch)} into Go value of type jsonpatch.Patch`);
