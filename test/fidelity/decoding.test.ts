@@ -188,6 +188,19 @@ test('malformed patch bodies: encoding/json scanner messages (merge: "Invalid JS
   }
 });
 
+test('stored and echoed JSON escapes <, >, & and U+2028 as Go does', async () => {
+  const name = `esc${++n}`;
+  const r = await post('configmaps', JSON.stringify({ metadata: { name, annotations: { a: 'x<y>&z\u2028' } }, data: { k: '<&>' } }));
+  assert.is(r.status, 201, show(r));
+  const g = await t.client.request('GET', `/api/v1/namespaces/${ns}/configmaps/${name}`);
+  for (const text of [r.text, g.text]) {
+    assert.ok(text.includes('"a":"x\\u003cy\\u003e\\u0026z\\u2028"'), text);
+    assert.ok(text.includes('"data":{"k":"\\u003c\\u0026\\u003e"}'), text);
+  }
+  const dry = await post('configmaps', JSON.stringify({ metadata: { name: `${name}d` }, data: { k: '<' } }), { query: '?dryRun=All' });
+  assert.ok(dry.text.includes('"data":{"k":"\\u003c"}'), dry.text);
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);

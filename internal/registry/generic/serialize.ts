@@ -26,11 +26,22 @@ function metaWithRv(metadata: KubeObject['metadata'] | undefined, rv: string | u
   return out as KubeObject['metadata'];
 }
 
+const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * JSON text as Go's encoding/json writes it (kube-apiserver's serializer): JSON.stringify plus
+ * the HTML-safe escapes of <, >, & and U+2028/U+2029 (`"x<y"` is written `"x\u003cy"`).
+ */
+export function goJson(value: unknown): string {
+  const s = JSON.stringify(value);
+  return /[<>&\u2028\u2029]/.test(s) ? s.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!) : s;
+}
+
 /** Log bytes of an object (already canonical, or `canonical` makes it so); rv left for the fold. */
 export function serializeForLog(obj: KubeObject, canonical?: (o: KubeObject) => KubeObject): Buffer {
   const c = canonical ? canonical(obj) : obj;
   const { kind, apiVersion, metadata, ...rest } = c;
-  return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: metaWithRv(metadata, ''), ...rest }));
+  return Buffer.from(goJson({ kind, apiVersion, metadata: metaWithRv(metadata, ''), ...rest }));
 }
 
 /** The object as a client sees it before storage: metadata.resourceVersion set to `rv`. */

@@ -20,7 +20,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdat
 import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
-import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
+import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { applyPatch, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
@@ -218,7 +218,7 @@ export class GenericStore {
           throw storageFailure(e);
         });
         if (existing) throw alreadyExists(this.gr, meta.name!);
-        return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
+        return { body: Buffer.from(goJson(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
       }
       const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
       if (!verdict.accepted) throw rejection(verdict, this.gr, meta.name!, namespace);
@@ -368,7 +368,7 @@ export class GenericStore {
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
     if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
     const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', next, Number(currentRv), name, namespace, verb);
     if (verdict.accepted) {
       if (finalize) await this.hooks.afterDelete?.(next);
@@ -454,7 +454,7 @@ export class GenericStore {
       } else {
         // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
         if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
-        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(this.canonical(next), current.metadata.resourceVersion))), code: markedCode, warnings: [] };
+        if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), current.metadata.resourceVersion))), code: markedCode, warnings: [] };
         verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
       if (verdict.accepted) {
