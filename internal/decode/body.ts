@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { badRequest } from '../api/errors.ts';
+import { ApiError, failure } from '../api/errors.ts';
 import { generatedSource } from '../schema/registry.ts';
 import type { GroupVersionKind } from '../schema/types.ts';
 import { GoDecodeError, SchemaDecoder } from './decode.ts';
@@ -62,7 +62,7 @@ function summarize(body: Buffer): string {
  * json parse error: … (<summary>)`.
  */
 export function unrecognizedBody(kind: string, why: string, body: Buffer): Error {
-  return badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why} (${summarize(body)})`);
+  return new ApiError(failure(400, 'BadRequest', `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why} (${summarize(body)})`));
 }
 
 /**
@@ -84,6 +84,16 @@ export function findKindError(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A body the decoder refused (400 `X in version "v" cannot be handled as a Y: <why>`); `why` is
+ * the decoder's own error, which a patch reports in its 422 instead.
+ */
+export class BodyDecodeError extends ApiError {
+  constructor(readonly why: string, message: string) {
+    super(failure(400, 'BadRequest', message));
+  }
+}
+
 /** Internal package name of a group in conversion messages (core for the legacy group). */
 const internalPackage = (group: string): string => (group ? group.split('.')[0] : 'core');
 
@@ -99,7 +109,7 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
   const group = apiVersion ? (slash >= 0 ? apiVersion.slice(0, slash) : '') : target.group;
   const version = apiVersion ? apiVersion.slice(slash + 1) : target.versions[0];
   const fail = (why: string): never => {
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${target.kind}: ${why}`);
+    throw new BodyDecodeError(why, `${kind} in version "${version}" cannot be handled as a ${target.kind}: ${why}`);
   };
   const gvk = { group, version, kind };
   const def = definitionOf(gvk);

@@ -201,6 +201,29 @@ test('stored and echoed JSON escapes <, >, & and U+2028 as Go does', async () =>
   assert.ok(dry.text.includes('"data":{"k":"\\u003c"}'), dry.text);
 });
 
+test('merge and JSON patches whose result does not decode: 422 on the patched document', async () => {
+  const name = `pu${++n}`;
+  assert.is((await post('configmaps', JSON.stringify({ metadata: { name } }))).status, 201);
+  const path = `/api/v1/namespaces/${ns}/configmaps/${name}`;
+  const doc = (extra: string, top = '"apiVersion":"v1"', kind = 'ConfigMap'): string =>
+    `{${top},${extra}"kind":"${kind}","metadata":{"name":"${name}","namespace":"NS","uid":"UID","resourceVersion":"RV","creationTimestamp":"TS"}}`;
+  const cases: Array<[string, string, string, string]> = [
+    ['application/merge-patch+json', '{"data":{"x":1}}', doc('"data":{"x":1},'), 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+    ['application/json-patch+json', '[{"op":"add","path":"/data","value":{"x":1}}]', doc('"data":{"x":1},'), 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+    ['application/merge-patch+json', '{"kind":"Secret"}', doc('', '"apiVersion":"v1"', 'Secret'), 'converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+    ['application/merge-patch+json', '{"apiVersion":"v2"}', doc('', '"apiVersion":"v2"'), 'no kind "ConfigMap" is registered for version "v2" in scheme "pkg/runtime/scheme.go:100"'],
+  ];
+  for (const [contentType, raw, document, why] of cases) {
+    const r = await t.client.request('PATCH', path, { raw, contentType });
+    assert.is(r.status, 422, show(r));
+    const norm = (m: string): string =>
+      m.replaceAll(ns, 'NS').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'UID').replace(/\\"resourceVersion\\":\\"\d+\\"/g, '\\"resourceVersion\\":\\"RV\\"').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, 'TS');
+    const body = `Invalid value: ${JSON.stringify(document)}: ${why}`;
+    assert.is(norm(r.json.message), ` "" is invalid: patch: ${body}`, `${contentType} ${raw}`);
+    assert.equal(r.json.details.causes.map((c: { message: string }) => norm(c.message)), [body]);
+  }
+});
+
 /** A response body with volatile values blanked and the run's namespace as NS, keys as served. */
 function blank(text: string): string {
   const o = JSON.parse(text);

@@ -22,12 +22,12 @@ import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
-import { applyPatch, type PatchType } from './patch.ts';
+import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
-import { decodeRequestBody, canonicalObject, type FieldValidation } from '../../decode/body.ts';
+import { decodeRequestBody, canonicalObject, BodyDecodeError, type FieldValidation } from '../../decode/body.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
 /**
@@ -276,8 +276,14 @@ export class GenericStore {
         const n = objectResourceVersion(String(rv));
         if (n) preconditionRv = String(n);
       }
-      // The patched object is decoded again, as kube decodes the patch result into the Go type.
-      return this.checkBody(patched, namespace, name, ctx, decodeWarnings);
+      // The patched object is decoded again, as kube decodes the patch result into the Go type;
+      // for merge and JSON patches kube reports a failure as a 422 on the patched document.
+      try {
+        return this.checkBody(patched, namespace, name, ctx, decodeWarnings);
+      } catch (e) {
+        if (e instanceof BodyDecodeError && type !== 'strategic') throw patchedUndecodable(current, patched, e.why);
+        throw e;
+      }
     };
     const r = await this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
     return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
