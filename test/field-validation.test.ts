@@ -57,15 +57,17 @@ test('Ignore: silent', async () => {
   assert.equal(r.json.data, { a: '1', b: '2' });
 });
 
-test('Strict on update and patch (the patched result is decoded again)', async () => {
+test('Strict on update (400) and merge patch (422 on the patched document, decoded again)', async () => {
   const base = `/api/v1/namespaces/${ns}/configmaps`;
   assert.is((await post('', '{"metadata":{"name":"p1"}}')).status, 201);
   const put = await s.client.request('PUT', `${base}/p1?fieldValidation=Strict`, { raw: '{"metadata":{"name":"p1"},"x":{"y":1}}', contentType: 'application/json' });
   assert.is(put.status, 400, show(put));
   assert.is(put.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "x"');
   const patch = await s.client.request('PATCH', `${base}/p1?fieldValidation=Strict`, { raw: '{"metadata":{"labels":{"a":"b"},"zz":1}}', contentType: 'application/merge-patch+json' });
-  assert.is(patch.status, 400, show(patch));
-  assert.is(patch.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.zz"');
+  // A patch reports it on the patched document, 422 (handlers/patch.go applyPatch).
+  assert.is(patch.status, 422, show(patch));
+  assert.match(patch.json.message, /^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: unknown field "metadata.zz"$/);
+  assert.equal(patch.json.details.causes.map((c: { field: string }) => c.field), ['patch']);
   const ok = await s.client.request('PATCH', `${base}/p1?fieldValidation=Warn`, { raw: '{"metadata":{"labels":{"a":"b"},"zz":1}}', contentType: 'application/merge-patch+json' });
   assert.is(ok.status, 200, show(ok));
   assert.equal(warnings(ok.headers), ['299 - "unknown field \\"metadata.zz\\""']);
