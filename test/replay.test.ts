@@ -201,7 +201,7 @@ test('verify fails with exit 1 and names the key after a value is tampered with'
   cpSync(join(dataDir, 'db'), join(copy, 'db'), { recursive: true });
   const db = new ClassicLevel<string, Buffer>(join(copy, 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
   await db.open();
-  const key = `o/core/configmaps/${NS}/late-2/`;
+  const key = `o/core/configmaps/${NS}/late-2`;
   const obj = JSON.parse((await db.get(key))!.toString());
   obj.data.i = 'tampered';
   await db.put(key, Buffer.from(JSON.stringify(obj)));

@@ -16,6 +16,7 @@ import { parseLogLocation } from '../storage/log/uri.ts';
 import { logKey, fromHex16 } from '../storage/keys.ts';
 import { lastLogOffset } from '../storage/log/level-log.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
+import { ensureKeyFormat } from '../storage/format.ts';
 
 /** Where a tool reads the log from. */
 export type ReplaySource = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; topic: string };
@@ -69,7 +70,9 @@ export function formatReplaySource(s: ReplaySource): string {
 /**
  * Open `<dataDir>/db`. `create: false` (tools reading a server's dir) fails when it does not exist;
  * `create: true` makes a fresh one and fails when one is already there (a rebuild never merges
- * into an old store). Neither mode writes anything itself.
+ * into an old store). Neither mode writes anything itself, except the key format (storage/format.ts):
+ * a new store gets the m/format marker, and a store an older version wrote is upgraded in place as
+ * the server would at its next start, so hashes and comparisons read one key order.
  */
 export async function openDataDirDb(dataDir: string, mode: { create: boolean }): Promise<Db> {
   const location = join(dataDir, 'db');
@@ -92,6 +95,12 @@ export async function openDataDirDb(dataDir: string, mode: { create: boolean }):
       : /error_if_exists/.test(text) ? ' — the output store must not exist yet'
       : /No such file/i.test(text) ? ' — no store there; is it a data dir?' : '';
     throw new Error(`cannot open ${location}: ${text}${hint}`);
+  }
+  try {
+    await ensureKeyFormat(db);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
   }
   return db;
 }

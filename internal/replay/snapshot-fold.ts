@@ -21,7 +21,7 @@
  *   x@70 supersedes x@20   pending [x@5 (o=20), x@20 (o=70)]
  *   later events move C_now to 30        → x@5 dropped (superseded at 20 < 30)
  *   end: C = 60           x@20 written (o=70 ≥ 60: a read at rv 60..69 needs it);
- *                         x@70 is the last version → h/x/70, o/x, i/x written; m/compacted = 60
+ *                         x@70 is the last version → h/x\0…70, o/x, i/x written; m/compacted = 60
  *
  * Memory: the bytes of last versions and pending history are bounded by `cacheBytes`; past it
  * the newest pending history is written (it is the most likely to be needed) and then the least
@@ -50,7 +50,7 @@ interface Slot extends IndexEntry {
   live: boolean;
   /** Bytes of the live last version while held in memory; null for a tombstone or once written out. */
   object: Buffer | null;
-  /** h/<path>/<rv> of the last version is written (an eviction wrote it). */
+  /** h/<path>\0<rv> of the last version is written (an eviction wrote it). */
   historyWritten: boolean;
   /** rv and kind of the newest h/ entry written for the path (-1: none), and the oldest's rv. */
   diskTailRv: number;

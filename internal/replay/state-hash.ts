@@ -1,19 +1,23 @@
 /**
- * A state hash of a snapshot store: sha256 over the `o/` entries (current objects) in key order,
+ * A state hash of a snapshot store: sha256 over the `o/` entries (current objects) in key order
+ * (byte order of object paths, storage/keys.ts),
  * each value in canonical JSON (object keys sorted, no whitespace). Two stores with the same
  * objects hash the same even if a serializer one day orders fields differently; a changed byte of
  * any value or a missing/extra object changes it. History (h/), index (i/), log (l/) and
  * time markers are not part of it: the state a client can read "now" is what it names.
  *
- * Framing, per object:  JSON.stringify(key) TAB canonical-json NL. The key is quoted and canonical
- * JSON never holds a raw TAB or NL, so no two different states give the same byte stream.
+ * Framing, per object:  JSON.stringify(objectPath) TAB canonical-json NL. The path is quoted and
+ * canonical JSON never holds a raw TAB or NL, so no two different states give the same byte stream.
+ * The hash names object paths, not LevelDB keys, so a future key encoding keeps it; hashes printed
+ * before key format 2 (storage/format.ts, which changed the order of names such as `app` and
+ * `app-x` and framed `o/<path>/` keys) are not comparable with today's.
  *
  * compareStates walks two stores side by side (both iterate in key order, a merge join) and
  * returns both hashes plus the keys that differ, in one pass.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Db } from '../storage/mvcc/materializer.ts';
-import { META_FOLDED, fromHex16 } from '../storage/keys.ts';
+import { META_FOLDED, fromHex16, pathOfCurrentKey } from '../storage/keys.ts';
 
 /** LevelDB entries per iterator round trip. */
 const SCAN_CHUNK = 1024;
@@ -80,7 +84,7 @@ export async function stateHash(db: Db): Promise<StateHash> {
   const h = createHash('sha256');
   let n = 0;
   for await (const [k, c] of objects(db)) {
-    h.update(frame(k, c));
+    h.update(frame(pathOfCurrentKey(k), c));
     n++;
   }
   return { hash: digest(h), objects: n, folded: await foldedOf(db) };
@@ -131,11 +135,11 @@ export async function compareStates(expected: Db, actual: Db, maxDifferences = D
       // LevelDB orders keys bytewise (UTF-8), so compare bytes, not UTF-16 code units.
       const cmp = !e ? 1 : !a ? -1 : Buffer.compare(Buffer.from(e[0]), Buffer.from(a[0]));
       if (e && cmp <= 0) {
-        he.update(frame(e[0], e[1]));
+        he.update(frame(pathOfCurrentKey(e[0]), e[1]));
         ne++;
       }
       if (a && cmp >= 0) {
-        ha.update(frame(a[0], a[1]));
+        ha.update(frame(pathOfCurrentKey(a[0]), a[1]));
         na++;
       }
       if (e && cmp < 0) note(e[0], 'onlyInExpected');

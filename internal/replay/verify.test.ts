@@ -44,21 +44,21 @@ test('an untouched store verifies against its log; the scratch dir is removed', 
 test('a changed, removed or added object is reported by key', async () => {
   const dataDir = await store();
   const db = await openDataDirDb(dataDir, { create: false });
-  const k = 'o/core/configmaps/a/c1/';
+  const k = 'o/core/configmaps/a/c1';
   const v = JSON.parse((await db.get(k))!.toString());
   v.data.i = 'tampered';
   await db.batch([
     { type: 'put', key: k, value: Buffer.from(JSON.stringify(v)) },
-    { type: 'del', key: 'o/core/configmaps/a/c2/' },
-    { type: 'put', key: 'o/core/configmaps/a/zz/', value: Buffer.from('{}') },
+    { type: 'del', key: 'o/core/configmaps/a/c2' },
+    { type: 'put', key: 'o/core/configmaps/a/zz', value: Buffer.from('{}') },
   ]);
   await db.close();
   const r = await verifyOwn(dataDir, dirs.make());
   assert.not.ok(r.comparison.equal);
   assert.equal(r.comparison.differences, [
     { key: k, kind: 'valueDiffers' },
-    { key: 'o/core/configmaps/a/c2/', kind: 'onlyInExpected' },
-    { key: 'o/core/configmaps/a/zz/', kind: 'onlyInActual' },
+    { key: 'o/core/configmaps/a/c2', kind: 'onlyInExpected' },
+    { key: 'o/core/configmaps/a/zz', kind: 'onlyInActual' },
   ]);
 });
 

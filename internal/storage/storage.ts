@@ -17,6 +17,7 @@ import type { Verdict, IndexEntry } from './mvcc/fold.ts';
 import { currentKey, historyKey, historyPrefix, fromHex16, META_FOLDED, type ObjectKey } from './keys.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
+import { ensureKeyFormat } from './format.ts';
 
 export interface StorageOptions {
   dataDir: string;
@@ -77,6 +78,12 @@ export class Storage {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const db: Db = new ClassicLevel<string, Buffer>(`${dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
     await db.open();
+    try {
+      await ensureKeyFormat(db); // a store written before format 2 (or a restored checkpoint) is upgraded once
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw err;
+    }
     return db;
   }
 

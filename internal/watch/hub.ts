@@ -248,7 +248,7 @@ export class WatchHub {
 
   /**
    * The Change the materializer published for the event at `offset`, rebuilt from history: an
-   * accepted event wrote h/<key>/<offset> (the object, or '' for a delete); a rejected one wrote
+   * accepted event wrote h/<key>\0<offset> (the object, or '' for a delete); a rejected one wrote
    * nothing and yields null. A delete's object is the event's object stamped with the offset, as
    * the fold stamped it.
    */

@@ -30,7 +30,7 @@ import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/f
 import type { KindDescriptor } from '../rest/strategy.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { Db } from '../../storage/mvcc/materializer.ts';
-import { currentPrefix, fromHex16, META_FOLDED } from '../../storage/keys.ts';
+import { currentPrefix, currentKeyOf, historyEndOf, pathOfCurrentKey, pathOfHistoryKey, rvOfHistoryKey, fromHex16, META_FOLDED } from '../../storage/keys.ts';
 import { parseLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
@@ -331,7 +331,7 @@ export class GenericReader {
       // The count reads keys only: no value leaves LevelDB for objects after the page.
       const count = async (last: string): Promise<number> => {
         let n = 0;
-        for await (const _ of db.keys({ gt: `o/${last}/`, lt: prefixEnd(prefix), snapshot })) n++;
+        for await (const _ of db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot })) n++;
         return n;
       };
       return await finish(rv, base, taken, page, undefined, count);
@@ -423,20 +423,23 @@ async function finish(rv: number, base: string, t: Taken, page: Page, known: num
 
 /** Live objects of a snapshot's o/ keys under `prefix`, in key order, after object path `after`. */
 async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after?: string): AsyncGenerator<[string, Buffer]> {
-  const range = after !== undefined ? { gt: `o/${after}/` } : { gte: prefix };
-  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) yield [k.slice(2, -1), v];
+  const range = after !== undefined ? { gt: currentKeyOf(after) } : { gte: prefix };
+  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) yield [pathOfCurrentKey(k), v];
 }
 
 /**
  * Objects under the o/ `prefix` as they were at `rv`, from the h/ keys: per object the newest
  * version ≤ rv, skipping tombstones and objects created later. Versions above rv are skipped with a seek past the object.
  *
- *   h/…/a/…05 (v1)  h/…/a/…09 (v2)  h/…/a/…20 (v3)   at rv 10 → a = v2 (seek past …20)
- *   h/…/b/…03 (v1)  h/…/b/…08 ('')                    at rv 10 → b deleted, skipped
+ *   h/…/a\0…05 (v1)  h/…/a\0…09 (v2)  h/…/a\0…20 (v3)   at rv 10 → a = v2 (seek past …20)
+ *   h/…/b\0…03 (v1)  h/…/b\0…08 ('')                     at rv 10 → b deleted, skipped
+ *
+ * The h/ keys of the objects come in the same order as their o/ keys (storage/keys.ts), so a
+ * continue token from either read resumes the other.
  */
 async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, after?: string): AsyncGenerator<[string, Buffer]> {
   const history = 'h' + prefix.slice(1); // prefix is the list's o/ prefix; h/ keys share its path
-  const it = db.iterator({ gte: after !== undefined ? `h/${after}/g` : history, lt: prefixEnd(history), snapshot });
+  const it = db.iterator({ gte: after !== undefined ? historyEndOf(after) : history, lt: prefixEnd(history), snapshot });
   let path = '';
   let best: Buffer | null = null;
   try {
@@ -444,14 +447,14 @@ async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number
       const e = await it.next();
       if (!e) break;
       const [k, v] = e;
-      const p = k.slice(2, -17);
+      const p = pathOfHistoryKey(k);
       if (p !== path) {
         if (best && best.length) yield [path, best];
         path = p;
         best = null;
       }
-      if (fromHex16(k.slice(-16)) <= rv) best = v;
-      else it.seek(`h/${p}/g`); // 'g' sorts after every hex digit: the next object's first version
+      if (rvOfHistoryKey(k) <= rv) best = v;
+      else it.seek(historyEndOf(p)); // the next object's first version
     }
     if (best && best.length) yield [path, best];
   } finally {

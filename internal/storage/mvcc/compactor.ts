@@ -12,7 +12,7 @@
  * readers see 410 early, never a wrong version.
  */
 import type { Db, BatchOp, Materializer } from './materializer.ts';
-import { hex16, fromHex16, META_COMPACTED } from '../keys.ts';
+import { hex16, fromHex16, pathOfHistoryKey, rvOfHistoryKey, META_COMPACTED } from '../keys.ts';
 
 /** Deletes per batch: small batches keep compaction from holding the write path. */
 const DELETE_BATCH = 1000;
@@ -71,8 +71,8 @@ export class Compactor {
         candidate = null;
       };
       for await (const [k, v] of this.db.iterator({ gte: 'h/', lt: 'h0' })) {
-        const g = k.slice(0, -17);
-        const rv = fromHex16(k.slice(-16));
+        const g = pathOfHistoryKey(k);
+        const rv = rvOfHistoryKey(k);
         if (g !== group) {
           settle();
           group = g;
