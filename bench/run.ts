@@ -13,6 +13,8 @@
  *     baseline);
  *  3. full LIST of --objects (default 10,000) 1 KiB ConfigMaps in namespace bench-list, 5 times;
  *  4. cold start: restart on the same data dir, spawn → first 200 from /readyz, --restarts times;
+ *     then, restarted with --feature-gates=ServerSideFieldValidation=true, creates/s with the
+ *     default field validation and with ?fieldValidation=Strict;
  *  5. server RSS after the list;
  *  6. ceilings: a bare node:https server doing the same JSON round-trip under the same load
  *     (and, informative, the same on node:http2 with allowHTTP1 — the server's kind), and
@@ -357,6 +359,33 @@ try {
     medianStartupMs: round(median(restarts.map((r) => r.startupMs ?? NaN)), 1),
   };
 
+  // --- 4b. field validation: creates/s with fieldValidation=Strict next to the default, on a
+  // server with the ServerSideFieldValidation gate on (off by default in 1.24, where the
+  // parameter has no effect), same data dir, same load.
+  {
+    await server.stop('SIGTERM');
+    server = await spawnApiServer(dataDir, server.port, ['--feature-gates=ServerSideFieldValidation=true']);
+    await pollReadyz(server.port, join(dataDir, 'pki'), server.spawnedAt);
+    const fvPool = makePool(server.origin, tls, cfg.connections);
+    const fv: Record<string, LoadResult> = {};
+    for (const [label, query] of [['default', ''], ['strict', '?fieldValidation=Strict']] as const) {
+      log(`API server: creates with ${label} field validation (gate on), ${cfg.warmupS}+${cfg.durationS} s`);
+      fv[label] = await runLoad({
+        pool: fvPool,
+        connections: cfg.connections,
+        warmupMs: cfg.warmupS * 1000,
+        durationMs: cfg.durationS * 1000,
+        expectStatus: 201,
+        next: (w, seq) => {
+          const spec = createSpec('default', `fv-${label}-${runId}`)(w, seq);
+          return { ...spec, path: spec.path + query };
+        },
+      });
+    }
+    await fvPool.close().catch(() => undefined);
+    results.fieldValidation = { defaultCreatesPerSec: fv.default.okPerSec, strictCreatesPerSec: fv.strict.okPerSec, strictOverDefault: round(fv.strict.okPerSec / fv.default.okPerSec, 3) };
+  }
+
   // --- 7. ratios and report.
   const createsPerSec = creates.okPerSec;
   const ratios = {
@@ -427,6 +456,10 @@ try {
   L.push(`  2. GET latency under load   ${lat(getUnderLoad.latencyMs)}`);
   L.push(`     GET latency idle         ${lat((results.getIdle as ProbeResult).latencyMs)}`);
   L.push(`  3. LIST ${cfg.objects} × 1 KiB       median ${ms((results.list as { medianMs: number }).medianMs)}  runs ${listMs.map((v) => fmt(v, 0)).join(', ')} ms  body ${fmt(listBytes / 2 ** 20, 2)} MiB, ${listItems} items`);
+  {
+    const f = results.fieldValidation as { defaultCreatesPerSec: number; strictCreatesPerSec: number; strictOverDefault: number };
+    L.push(`     field validation (gate on): default ${fmt(f.defaultCreatesPerSec)} creates/s, Strict ${fmt(f.strictCreatesPerSec)} creates/s (× ${f.strictOverDefault})`);
+  }
   L.push(`     (bulk create of ${cfg.objects}: ${fmt(fill.ms / 1000, 1)} s, ${fmt(fill.perSec)} creates/s)`);
   L.push(`  4. cold start (${fmt(fill.ok + creates.ok + cfg.probeObjects, 0)}+ objects)  median spawn → /readyz 200 ${ms(coldMedian)};  spawn → "API server ready" log ${ms((results.coldStart as { medianReadyLogMs: number }).medianReadyLogMs)};  startServer() itself ${ms((results.coldStart as { medianStartupMs: number }).medianStartupMs)}`);
   L.push(`     runs (readyz / log / startupMs / SIGTERM stop): ${restarts.map((r) => `${fmt(r.readyzMs, 0)}/${fmt(r.readyLogMs, 0)}/${r.startupMs ?? '?'}/${fmt(r.stopMs, 0)}`).join(';  ')}`);

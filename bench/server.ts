@@ -42,10 +42,10 @@ export interface ApiServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function spawnApiServer(dataDir: string, port?: number): Promise<ApiServer> {
+export async function spawnApiServer(dataDir: string, port?: number, extraArgs: string[] = []): Promise<ApiServer> {
   port ??= await freePort();
   const spawnedAt = performance.now();
-  const proc = spawnTracked(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'], {
+  const proc = spawnTracked(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -6,6 +6,7 @@
  *        [--secure-port 6443] [--history-window 5m] [--token-auth-file F] [--log-level info]
  *        [--log embedded | kafka://host:port[,host:port]/topic]
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
+ *        [--feature-gates A=true,B=false]
  *        [--pki-dir <data-dir>/pki]   (replicas of one cluster share a CA by sharing this)
  *        [--service-cluster-ip-range 10.0.0.0/24] [--service-node-port-range 30000-32767]
  *        [--advertise-address <bind-address>]
@@ -15,6 +16,7 @@
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
  */
 import { parseArgs } from 'node:util';
+import { FeatureGates } from '../internal/features/gates.ts';
 import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     'kafka-min-insync-replicas': { type: 'string', default: '1' },
     'checkpoint-dir': { type: 'string' },
     'pki-dir': { type: 'string' },
+    'feature-gates': { type: 'string', default: '' },
     'service-cluster-ip-range': { type: 'string', default: '10.0.0.0/24' },
     'service-node-port-range': { type: 'string', default: '30000-32767' },
     'advertise-address': { type: 'string' },
@@ -41,7 +44,16 @@ const { values } = parseArgs({
   strict: true,
 });
 
+let featureGates: FeatureGates;
+try {
+  featureGates = new FeatureGates(values['feature-gates']!);
+} catch (e) {
+  console.error(`Error: invalid argument "${values['feature-gates']}" for "--feature-gates" flag: ${(e as Error).message}`);
+  process.exit(1);
+}
+
 const app = await startServer({
+  featureGates,
   dataDir: values['data-dir']!,
   bindAddress: values['bind-address']!,
   securePort: Number(values['secure-port']),

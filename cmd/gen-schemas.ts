@@ -116,6 +116,8 @@ function goPackageDir(modRoot: string, defName: string): string | undefined {
 interface GoField {
   type: string;
   omitempty: boolean;
+  /** The type as Go's reflect prints it in decode errors (`v1.ServiceType`, `[]v1.Container`). */
+  reflect: string;
   /** The field's doc comment lines (`//` and one space stripped), for `+default=` and enum types. */
   comments: string[];
 }
@@ -196,20 +198,57 @@ export function enumDescription(fieldDescription: string | undefined, lines: str
   return text ? `${text}\n\n${suffix}` : suffix;
 }
 
-/** A package's structs (struct name → json field name → Go field; inline structs expanded) and enums. */
-function goPackage(dir: string): GoPackage {
+const GO_BUILTINS = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune', 'interface{}']);
+
+/**
+ * A Go type expression from source → reflect.Type.String(): local names qualified with the
+ * package name, import aliases replaced by the imported package's name, byte → uint8.
+ */
+function reflectTypeName(expr: string, pkgName: string, imports: Map<string, string>): string {
+  if (expr.startsWith('*')) return '*' + reflectTypeName(expr.slice(1), pkgName, imports);
+  if (expr.startsWith('[]')) return '[]' + reflectTypeName(expr.slice(2), pkgName, imports);
+  if (expr.startsWith('map[')) {
+    let depth = 0;
+    let i = 3;
+    for (; i < expr.length; i++) {
+      if (expr[i] === '[') depth++;
+      else if (expr[i] === ']' && --depth === 0) break;
+    }
+    return `map[${reflectTypeName(expr.slice(4, i), pkgName, imports)}]${reflectTypeName(expr.slice(i + 1), pkgName, imports)}`;
+  }
+  if (expr === 'byte') return 'uint8';
+  if (GO_BUILTINS.has(expr)) return expr;
+  const dot = expr.indexOf('.');
+  if (dot > 0) {
+    const path = imports.get(expr.slice(0, dot));
+    const name = path ? path.slice(path.lastIndexOf('/') + 1) : expr.slice(0, dot);
+    return `${name}.${expr.slice(dot + 1)}`;
+  }
+  return `${pkgName}.${expr}`;
+}
+
+/** A struct's declared entries: a field, or an inline struct to expand in place. */
+type GoDecl = { json: string; field: GoField } | { inline: string; importPath?: string };
+
+/**
+ * A package's structs (struct name → json field name → Go field, in declaration order: the
+ * order encoding/json writes fields; inline structs expanded where they are declared,
+ * `resolveForeign` finding one of another package such as metav1.TypeMeta) and enums.
+ */
+function goPackage(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined): GoPackage {
   const out = new Map<string, Map<string, GoField>>();
-  const inlines = new Map<string, string[]>();
+  const decls = new Map<string, GoDecl[]>();
   if (!existsSync(dir)) return { structs: out, enums: new Map() };
   const sources: string[] = [];
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
     const src = readFileSync(join(dir, f), 'utf8');
     sources.push(src);
+    const imports = new Map<string, string>();
+    for (const m of src.matchAll(/^\s*(\w+)\s+"([^"]+)"/gm)) imports.set(m[1]!, m[2]!);
     const structRe = /^type (\w+) struct \{\n([\s\S]*?)^\}/gm;
     for (const s of src.matchAll(structRe)) {
-      const fields = new Map<string, GoField>();
-      const inl: string[] = [];
+      const list: GoDecl[] = [];
       let comments: string[] = [];
       for (const line of s[2].split('\n')) {
         if (/^\s*\/\//.test(line)) {
@@ -221,22 +260,33 @@ function goPackage(dir: string): GoPackage {
         comments = [];
         if (!fm) continue;
         const [name, ...opts] = fm[3].split(',');
-        if (!name && opts.includes('inline')) inl.push(fm[2].replace(/^\*/, ''));
-        else if (name && name !== '-') fields.set(name, { type: fm[2], omitempty: opts.includes('omitempty'), comments: fieldComments });
+        if (!name && opts.includes('inline')) {
+          const t = fm[2].replace(/^\*/, '');
+          const dot = t.indexOf('.');
+          list.push(dot > 0 ? { inline: t, importPath: imports.get(t.slice(0, dot)) } : { inline: t });
+        } else if (name && name !== '-') {
+          const reflect = reflectTypeName(fm[2], dir.slice(dir.lastIndexOf('/') + 1), imports);
+          list.push({ json: name, field: { type: fm[2], omitempty: opts.includes('omitempty'), comments: fieldComments, reflect } });
+        }
       }
-      out.set(s[1], fields);
-      inlines.set(s[1], inl);
+      decls.set(s[1]!, list);
     }
   }
-  const expand = (name: string, seen: Set<string>): void => {
-    for (const inner of inlines.get(name) ?? []) {
-      if (seen.has(inner) || !out.has(inner)) continue;
-      seen.add(inner);
-      expand(inner, seen);
-      for (const [k, v] of out.get(inner)!) if (!out.get(name)!.has(k)) out.get(name)!.set(k, v);
+  const expand = (name: string, seen: Set<string>): Map<string, GoField> => {
+    const fields = new Map<string, GoField>();
+    for (const d of decls.get(name) ?? []) {
+      if ('json' in d) {
+        if (!fields.has(d.json)) fields.set(d.json, d.field);
+        continue;
+      }
+      let inner: Map<string, GoField> | undefined;
+      if (d.importPath) inner = resolveForeign?.(d.inline, d.importPath);
+      else if (!seen.has(d.inline) && decls.has(d.inline)) inner = expand(d.inline, new Set([...seen, d.inline]));
+      for (const [k, v] of inner ?? []) if (!fields.has(k)) fields.set(k, v);
     }
+    return fields;
   };
-  for (const name of out.keys()) expand(name, new Set([name]));
+  for (const name of decls.keys()) out.set(name, expand(name, new Set([name])));
   return { structs: out, enums: goEnums(sources) };
 }
 
@@ -328,22 +378,42 @@ function main(): void {
 
   // Go field types, to mark non-pointer struct fields (see the header comment).
   const goCache = new Map<string, GoPackage>();
+  // An inline struct of another package (k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta).
+  const foreign = (qualified: string, importPath: string): Map<string, GoField> | undefined => {
+    const m = importPath.match(/^k8s\.io\/(api|apimachinery)\/(.+)$/);
+    if (!m) return undefined;
+    const dir = join(modRoot, 'k8s.io', `${m[1]}@${STAGING_VERSION}`, ...m[2]!.split('/'));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
+    return goCache.get(dir)!.structs.get(qualified.slice(qualified.indexOf('.') + 1));
+  };
   const goPkg = (defName: string): GoPackage | undefined => {
     const dir = goPackageDir(modRoot, defName);
     if (!dir) return undefined;
-    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
     return goCache.get(dir)!;
   };
   const goFields = (defName: string): Map<string, GoField> | undefined => goPkg(defName)?.structs.get(defName.slice(defName.lastIndexOf('.') + 1));
   const isStruct = (defName: string): boolean => defs[defName]?.type === 'object' && !!defs[defName].properties;
 
   const files = new Map<string, Record<string, Json>>();
+  /** definition → JSON field → reflect type name (internal/decode's error messages). */
+  const goTypes: Record<string, Record<string, string>> = {};
   const descFiles = new Map<string, Record<string, Record<string, string>>>();
   for (const n of [...wanted].sort()) {
     const file = fileOf(n);
     const desc: Record<string, string> = {};
     const def = compact(defs[n], desc, '');
     const go = goFields(n);
+    // Properties in Go declaration order: encoding/json writes fields in that order, and the
+    // decoder (internal/decode) emits objects the way kube-apiserver writes them. Properties
+    // without a Go field keep their place at the front (alphabetical, as published).
+    if (go && def.properties) {
+      const props = def.properties as Record<string, Json>;
+      const ordered: Record<string, Json> = {};
+      for (const pn of Object.keys(props)) if (!go.has(pn)) ordered[pn] = props[pn];
+      for (const pn of go.keys()) if (pn in props) ordered[pn] = props[pn];
+      def.properties = ordered;
+    }
     for (const [pn, pv] of Object.entries((def.properties ?? {}) as Record<string, Json>)) {
       const gf = go?.get(pn);
       if (!gf) continue;
@@ -355,6 +425,7 @@ function main(): void {
       else if (pv.type === 'array' || (pv.type === 'object' && pv.additionalProperties)) code = 'l';
       else code = 'v';
       pv['x-go'] = code + (gf.omitempty ? 'o' : '');
+      (goTypes[n] ??= {})[pn] = gf.reflect;
       // The served OpenAPI (not the published swagger.json) carries enums and `+default=` markers.
       // kube-openapi marks a field an enum only when its declared type is the enum type itself
       // (not a pointer or slice of it); types of another package are not resolved here (no
@@ -377,6 +448,8 @@ function main(): void {
   rmSync(OUT_DIR, { recursive: true, force: true });
   mkdirSync(join(OUT_DIR, 'descriptions'), { recursive: true });
   for (const [file, content] of files) writeFileSync(join(OUT_DIR, `${file}.json`), JSON.stringify({ definitions: content }) + '\n');
+  mkdirSync(join(OUT_DIR, 'go'), { recursive: true });
+  writeFileSync(join(OUT_DIR, 'go', 'types.json'), JSON.stringify(goTypes) + '\n');
   for (const [file, content] of descFiles) writeFileSync(join(OUT_DIR, 'descriptions', `${file}.json`), JSON.stringify(content, null, 1) + '\n');
   const manifest: Manifest = { source: `${KUBE_MODULE}/api/openapi-spec/swagger.json`, kinds, metaTypes };
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');

@@ -2,6 +2,7 @@
  * Wiring of one API server process: PKI, storage, registry, admission, controllers, HTTPS.
  * Used by cmd/apiserver.ts and by tests that need a server in-process.
  */
+import type { FeatureGates } from '../features/gates.ts';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +54,8 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /** `--feature-gates` (1.24 defaults when absent). */
+  featureGates?: FeatureGates;
   /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
@@ -85,7 +88,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kinds,
     storage,
     admission,
-    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange },
+    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates },
     { authorizer },
   );
   await bootstrap(registry, kinds);

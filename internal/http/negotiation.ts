@@ -16,6 +16,8 @@
 import YAML from 'yaml';
 import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
+import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
+import { noteParsed, findKindError, unrecognizedBody } from '../decode/body.ts';
 
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
@@ -153,19 +155,34 @@ export function bodyMediaType(contentType: string | undefined): string {
   return ct;
 }
 
-/** Decode a request body by Content-Type: JSON (default), YAML or Protobuf. */
-export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
+/**
+ * Decode a request body by Content-Type: JSON (default), YAML or Protobuf. With `kind` (the
+ * endpoint's kind), a JSON body whose version/kind cannot be read is refused as kube-apiserver
+ * refuses it ("the object provided is unrecognized (must be of type <kind>)…").
+ */
+export function decodeBody(contentType: string | undefined, body: Buffer, kind?: string): unknown {
   const ct = bodyMediaType(contentType);
   if (ct === 'application/json' || ct === '') {
     try {
-      return JSON.parse(body.toString('utf8'));
+      // Duplicate keys resolve as Go's decoder resolves them (objects merge) and are noted for
+      // fieldValidation (internal/decode).
+      const { value, duplicates, literals } = parseJson(body.toString('utf8'));
+      if (kind) {
+        const why = findKindError(value);
+        if (why) throw unrecognizedBody(kind, why, body);
+      }
+      noteParsed(value, duplicates, literals);
+      return value;
     } catch (e) {
+      if (e instanceof GoSyntaxError && kind) throw unrecognizedBody(kind, e.message, body);
+      if (!(e instanceof GoSyntaxError)) throw e;
       throw badRequest(`error decoding request body: ${(e as Error).message}`);
     }
   }
   if (ct === 'application/yaml') {
     try {
-      return YAML.parse(body.toString('utf8'));
+      // sigs.k8s.io/yaml (non-strict) lets a later duplicate key win.
+      return YAML.parse(body.toString('utf8'), { uniqueKeys: false });
     } catch (e) {
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }

@@ -43,12 +43,19 @@ const header = (h: ResourceRequest['headers'], name: string): string | undefined
  */
 function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): RequestContext {
   const ua = header(r.headers, 'user-agent');
-  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true' };
+  const fv = r.query.get('fieldValidation');
+  const fieldValidation = fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? fv : undefined;
+  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true', fieldValidation };
 }
 
-/** Decode an object body whose media type `bodyMediaType` has already accepted. */
-function decodeObject(r: ResourceRequest, body: Buffer): KubeObject {
-  const v = decodeBody(header(r.headers, 'content-type'), body);
+/**
+ * Decode an object body whose media type `bodyMediaType` has already accepted, for an endpoint of
+ * `kind` (its name appears in kube's "object provided is unrecognized" 400). A JSON `null` is an
+ * empty object, as Go decodes it.
+ */
+function decodeObject(r: ResourceRequest, body: Buffer, kind: string): KubeObject {
+  const v = decodeBody(header(r.headers, 'content-type'), body, kind);
+  if (v === null) return {} as KubeObject;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
   return v as KubeObject;
 }
@@ -130,7 +137,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);
-        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body));
+        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body, store.kind.kind));
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'update': {
@@ -139,7 +146,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = updateOptions(r.query);
-        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body), info.subresource || undefined);
+        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body, store.kind.kind), info.subresource || undefined);
         return this.sendWritten(res, served, out, r.query, result);
       }
       case 'patch': {

@@ -31,7 +31,7 @@ export class Registry {
     for (const d of descriptors) {
       const hooks = d.hooks?.({ storage, options });
       const virtual = d.virtual?.(virtualDeps);
-      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, virtual), reader: new GenericReader(d, storage), virtual };
+      const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, virtual, options.featureGates), reader: new GenericReader(d, storage), virtual };
       for (const v of d.versions) {
         const k = `${d.group}/${v}/${d.resource}`;
         if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);

@@ -7,6 +7,7 @@
  * `data[key]` even for keys that came from stringData, and `canonicalize` performs the merge for
  * storage.
  */
+import { goSyntaxError } from '../../decode/json-parse.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, forbidden, invalid, required, tooLong } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
@@ -77,15 +78,8 @@ function goJSONObjectError(bytes: Buffer): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (e) {
-    const trimmed = text.trim();
-    if (trimmed.length === 0 || /end of JSON input/i.test(String((e as Error).message))) return 'unexpected end of JSON input';
-    // Go names the offending character; V8 gives either the token or its position.
-    const msg = String((e as Error).message);
-    const pos = /at position (\d+)/.exec(msg);
-    const tok = /Unexpected token '?(.)/.exec(msg);
-    const ch = (pos ? text[Number(pos[1])] : undefined) ?? tok?.[1] ?? trimmed[0]!;
-    return `invalid character '${ch}' looking for beginning of value`;
+  } catch {
+    return goSyntaxError(text) || 'unexpected end of JSON input';
   }
   if (parsed === null || isPlainObject(parsed)) return '';
   const kind = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;

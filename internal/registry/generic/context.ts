@@ -8,6 +8,8 @@ export interface RequestContext {
   fieldManager: string;
   userAgent?: string;
   requestId: string;
+  /** The fieldValidation directive (effective only with the ServerSideFieldValidation gate). */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** `?force=true` on apply. */
   force?: boolean;
 }

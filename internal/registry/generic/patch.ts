@@ -7,6 +7,9 @@
  *   directives kubectl sends.
  */
 import jsonpatch from 'fast-json-patch';
+import { goSyntaxError } from '../../decode/json-parse.ts';
+import { goJson, jsonEqual } from './serialize.ts';
+import type { KubeObject } from '../../api/types.ts';
 import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -96,6 +99,40 @@ function patchedNotAnObject(doc: unknown): ApiError {
   return new ApiError(failure(422, 'Invalid', ` "" is invalid: patch: ${body}`, { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }));
 }
 
+const sortedKeys = (o: Record<string, unknown>): string[] => Object.keys(o).filter((k) => o[k] !== undefined).sort();
+
+/**
+ * The patched document as kube-apiserver prints it when it cannot be decoded: json-patch (evanphx)
+ * keeps the bytes of every untouched subdocument (in the stored, Go order) and re-marshals what
+ * the patch touched as Go maps (keys sorted). The patcher works on the object without
+ * metadata.managedFields.
+ */
+function renderPatched(patched: unknown, current: unknown): string {
+  if (jsonEqual(patched, current)) return goJson(current);
+  if (isObj(patched)) {
+    const cur = isObj(current) ? current : undefined;
+    return `{${sortedKeys(patched).map((k) => `${goJson(k)}:${renderPatched(patched[k], cur?.[k])}`).join(',')}}`;
+  }
+  if (Array.isArray(patched)) return `[${patched.map((x) => renderPatched(x, undefined)).join(',')}]`;
+  return goJson(patched);
+}
+
+/**
+ * A merge or JSON patch whose result does not decode: kube reports NewInvalid(GroupKind{}, "",
+ * patch: Invalid value: <patched document>: <the decoder's error>), 422.
+ */
+export function patchedUndecodable(current: KubeObject, patched: KubeObject, why: string): ApiError {
+  const strip = (o: KubeObject): KubeObject => {
+    if (!isObj(o.metadata) || !('managedFields' in o.metadata)) return o;
+    const { managedFields: _m, ...metadata } = o.metadata;
+    return { ...o, metadata } as KubeObject;
+  };
+  const cur = strip(current);
+  const pat = isObj(patched.metadata) && jsonEqual(patched.metadata.managedFields, current.metadata?.managedFields) ? strip(patched) : patched;
+  const body = `Invalid value: ${JSON.stringify(renderPatched(pat, cur))}: ${why}`;
+  return new ApiError(failure(422, 'Invalid', ` "" is invalid: patch: ${body}`, { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }));
+}
+
 /**
  * Apply a non-apply patch, answering malformed patches as kube-apiserver 1.24 does:
  * - merge: not JSON, null or a scalar → 400 "Invalid JSON Patch"; an array replaces the document,
@@ -108,9 +145,11 @@ export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, 
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
-  } catch (e) {
+  } catch {
     if (type === 'merge') throw badMergePatch();
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    // json.Unmarshal's scanner error, as kube answers it (duplicate keys in a patch resolve as in
+    // a map[string]interface{}: the last wins, which JSON.parse does).
+    throw badRequest(goSyntaxError(body.toString('utf8')) || 'unexpected end of JSON input');
   }
   if (type === 'json') {
     if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${patch === null ? 'null' : goJsonType(patch)} into Go value of type jsonpatch.Patch`);

@@ -1,21 +1,53 @@
 /**
- * Canonical object bytes for the log. `kind`, `apiVersion`, `metadata` come first and
- * metadata.resourceVersion is left out: the fold stamps it (see storage/mvcc/fold.ts).
+ * Canonical object bytes for the log. Objects are written the way kube-apiserver's Go encoder
+ * writes them (the kind's canonicalizer: internal/decode, Go field order, omitempty), with
+ * metadata.resourceVersion as an empty placeholder at its Go position (after uid): the fold
+ * fills it in without re-parsing (see storage/mvcc/fold.ts), so stored bytes are already in
+ * kube's order and reads serve them as they are.
  */
 import type { KubeObject } from '../../api/types.ts';
 
-export function serializeForLog(obj: KubeObject): Buffer {
-  const { kind, apiVersion, metadata, ...rest } = obj;
-  const { resourceVersion: _rv, ...meta } = metadata ?? {};
-  return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }));
+/** ObjectMeta fields that Go writes after resourceVersion (the placeholder goes before them). */
+const AFTER_RESOURCE_VERSION = new Set(['generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'clusterName', 'managedFields']);
+
+/** metadata with resourceVersion `rv` at its ObjectMeta position (other keys keep their order). */
+function metaWithRv(metadata: KubeObject['metadata'] | undefined, rv: string | undefined): KubeObject['metadata'] {
+  const out: Record<string, unknown> = {};
+  let placed = rv === undefined;
+  for (const [k, v] of Object.entries(metadata ?? {})) {
+    if (k === 'resourceVersion') continue;
+    if (!placed && AFTER_RESOURCE_VERSION.has(k)) {
+      out.resourceVersion = rv;
+      placed = true;
+    }
+    out[k] = v;
+  }
+  if (!placed) out.resourceVersion = rv;
+  return out as KubeObject['metadata'];
+}
+
+const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * JSON text as Go's encoding/json writes it (kube-apiserver's serializer): JSON.stringify plus
+ * the HTML-safe escapes of <, >, & and U+2028/U+2029 (`"x<y"` is written `"x\u003cy"`).
+ */
+export function goJson(value: unknown): string {
+  const s = JSON.stringify(value);
+  return /[<>&\u2028\u2029]/.test(s) ? s.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!) : s;
+}
+
+/** Log bytes of an object (already canonical, or `canonical` makes it so); rv left for the fold. */
+export function serializeForLog(obj: KubeObject, canonical?: (o: KubeObject) => KubeObject): Buffer {
+  const c = canonical ? canonical(obj) : obj;
+  const { kind, apiVersion, metadata, ...rest } = c;
+  return Buffer.from(goJson({ kind, apiVersion, metadata: metaWithRv(metadata, ''), ...rest }));
 }
 
 /** The object as a client sees it before storage: metadata.resourceVersion set to `rv`. */
 export function withResourceVersion(obj: KubeObject, rv: string | undefined): KubeObject {
   const { kind, apiVersion, metadata, ...rest } = obj;
-  const meta = { ...metadata };
-  if (rv !== undefined) meta.resourceVersion = rv;
-  return { kind, apiVersion, metadata: meta, ...rest };
+  return { kind, apiVersion, metadata: metaWithRv(metadata, rv), ...rest };
 }
 
 export const parseObject = (b: Buffer): KubeObject => JSON.parse(b.toString('utf8')) as KubeObject;

@@ -20,13 +20,15 @@ import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdat
 import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
-import { serializeForLog, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
+import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
-import { applyPatch, type PatchType } from './patch.ts';
+import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
+import { decodeRequestBody, canonicalObject, BodyDecodeError, type FieldValidation } from '../../decode/body.ts';
+import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
 /**
  * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
@@ -119,6 +121,7 @@ export class GenericStore {
     private readonly admission: AdmissionChain,
     private readonly hooks: WriteHooks = {},
     private readonly virtual?: VirtualKind,
+    private readonly gates: FeatureGates = DEFAULT_GATES,
   ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
@@ -157,7 +160,16 @@ export class GenericStore {
   // ---------------------------------------------------------------- create
 
   async create(ctx: RequestContext, namespace: string, body: KubeObject): Promise<WriteResult> {
-    const obj = this.checkBody(body, namespace, undefined);
+    const decodeWarnings: string[] = [];
+    const obj = this.checkBody(body, namespace, undefined, ctx, decodeWarnings);
+    if (decodeWarnings.length) {
+      const r = await this.createDecoded(ctx, namespace, obj);
+      return { ...r, warnings: [...decodeWarnings, ...r.warnings] };
+    }
+    return this.createDecoded(ctx, namespace, obj);
+  }
+
+  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare.
     setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
@@ -221,7 +233,7 @@ export class GenericStore {
           throw storageFailure(e);
         });
         if (existing) throw alreadyExists(this.gr, meta.name!);
-        return { body: Buffer.from(JSON.stringify(withResourceVersion(obj, undefined))), code: 201, warnings };
+        return { body: Buffer.from(goJson(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
       }
       const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
       if (!verdict.accepted) {
@@ -255,16 +267,18 @@ export class GenericStore {
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
-    const obj = this.checkBody(body, namespace, name);
-    return this.guaranteedUpdate(ctx, namespace, name, {
+    const decodeWarnings: string[] = [];
+    const obj = this.checkBody(body, namespace, name, ctx, decodeWarnings);
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
       sub,
       wantRv: obj.metadata.resourceVersion || undefined,
       uidPrecondition: obj.metadata.uid || undefined,
       requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
       verb: 'update',
-      createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.create(ctx, namespace, obj) : null),
+      createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.createDecoded(ctx, namespace, obj) : null),
     });
+    return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
   }
 
   /** PATCH with a merge, JSON or strategic-merge patch. */
@@ -272,8 +286,10 @@ export class GenericStore {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
+    let decodeWarnings: string[] = [];
     const mutate: Mutation = (current) => {
       preconditionRv = undefined;
+      decodeWarnings = [];
       const patched = applyPatch(type, current, patchBody) as KubeObject;
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
       if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
@@ -283,9 +299,17 @@ export class GenericStore {
         const n = objectResourceVersion(String(rv));
         if (n) preconditionRv = String(n);
       }
-      return this.checkBody(patched, namespace, name);
+      // The patched object is decoded again, as kube decodes the patch result into the Go type;
+      // for merge and JSON patches kube reports a failure as a 422 on the patched document.
+      try {
+        return this.checkBody(patched, namespace, name, ctx, decodeWarnings);
+      } catch (e) {
+        if (e instanceof BodyDecodeError && type !== 'strategic') throw patchedUndecodable(current, patched, e.why);
+        throw e;
+      }
     };
-    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
+    const r = await this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
+    return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
   }
 
   /**
@@ -373,7 +397,7 @@ export class GenericStore {
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
     if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-    if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+    if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
     // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
     // DELETED as it last was, and the caller gets the updated object at its old version.
@@ -383,7 +407,7 @@ export class GenericStore {
     if (verdict.accepted) {
       if (!finalize) return { body: verdict.object, code: 200, warnings };
       await this.hooks.afterDelete?.(next);
-      return { body: Buffer.from(JSON.stringify(withResourceVersion(next, currentRv))), code: 200, warnings };
+      return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
     }
     if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
     throw rejection(verdict, this.gr, name, namespace);
@@ -472,7 +496,7 @@ export class GenericStore {
       } else {
         // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
         if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
-        if (ctx.dryRun) return { body: Buffer.from(JSON.stringify(withResourceVersion(next, current.metadata.resourceVersion))), code: markedCode, warnings: [] };
+        if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), current.metadata.resourceVersion))), code: markedCode, warnings: [] };
         verdict = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
       }
       if (verdict.accepted) {
@@ -515,7 +539,7 @@ export class GenericStore {
       requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
       uid: obj.metadata.uid ?? '',
       deleting: Boolean(obj.metadata.deletionTimestamp),
-      object: serializeForLog(this.codec.encode(obj)),
+      object: serializeForLog(this.codec.encode(obj), (o) => this.canonical(o)),
       time: Date.now(),
       verb,
       user: ctx.user.username,
@@ -553,22 +577,30 @@ export class GenericStore {
   }
 
   /**
-   * Checks every decoded body must pass (400 otherwise): an object with metadata, a matching
-   * kind/apiVersion (filled in when absent, as the decoder defaults them), name and namespace
-   * agreeing with the URL. Returns the body with TypeMeta set.
+   * The object as Go encodes it (field order, omitempty), after the server changed it; by the
+   * object's own apiVersion/kind (a view's storage form is encoded as the storage kind).
    */
-  checkBody(body: KubeObject, namespace: string, urlName: string | undefined): KubeObject {
+  private canonical(obj: KubeObject): KubeObject {
+    const av = typeof obj.apiVersion === 'string' ? obj.apiVersion : this.apiVersion;
+    const slash = av.lastIndexOf('/');
+    return canonicalObject(obj, { group: slash >= 0 ? av.slice(0, slash) : '', version: av.slice(slash + 1), kind: typeof obj.kind === 'string' ? obj.kind : this.kind.kind });
+  }
+
+  /**
+   * The decode step and the checks every decoded body must pass (400 otherwise): TypeMeta
+   * matching the endpoint (filled in when absent, as the decoder defaults it), the body decoded
+   * into the kind's Go shape (internal/decode: unknown fields dropped, wrong types refused with
+   * Go's message), name and namespace agreeing with the URL. fieldValidation applies only with
+   * the ServerSideFieldValidation gate (1.24: alpha, off — the parameter is ignored); Warn adds
+   * one warning per unknown or duplicate field to `warnings`.
+   */
+  checkBody(body: KubeObject, namespace: string, urlName: string | undefined, ctx?: RequestContext, warnings?: string[]): KubeObject {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
-    if (body.metadata === undefined || body.metadata === null) body.metadata = {};
-    if (typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata must be an object');
-    if (body.apiVersion !== undefined && !this.kind.versions.some((v) => (this.kind.group ? `${this.kind.group}/${v}` : v) === body.apiVersion)) {
-      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${this.apiVersion})`);
-    }
-    if (body.kind !== undefined && body.kind !== this.kind.kind) {
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.kind.kind})`);
-    }
-    const { kind: _k, apiVersion: _a, metadata, ...rest } = body;
-    const obj: KubeObject = { kind: this.kind.kind, apiVersion: this.apiVersion, metadata, ...rest };
+    const validation: FieldValidation = this.gates.enabled('ServerSideFieldValidation') ? ctx?.fieldValidation ?? 'Warn' : 'Ignore';
+    const decoded = decodeRequestBody(body, this.kind, validation);
+    if (validation === 'Warn') warnings?.push(...decoded.warnings);
+    const obj = decoded.object as KubeObject;
+    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     const m = obj.metadata;
     for (const f of ['name', 'namespace', 'generateName', 'resourceVersion', 'uid'] as const) {
       if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw badRequest(`metadata.${f} must be a string`);

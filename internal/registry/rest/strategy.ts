@@ -9,6 +9,7 @@
  * All methods may mutate the object they are given (it is the request's private copy) and must
  * be deterministic and free of I/O: they run before the log append, never in the fold.
  */
+import type { FeatureGates } from '../../features/gates.ts';
 import type { KubeObject, UserInfo } from '../../api/types.ts';
 import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
@@ -109,6 +110,8 @@ export interface KindOptions {
   serviceClusterIPRange?: string;
   /** `--service-node-port-range` (default 30000-32767). */
   serviceNodePortRange?: string;
+  /** `--feature-gates` (1.24 defaults when absent): decoding, and gated fields of a kind. */
+  featureGates?: FeatureGates;
 }
 
 /** What a kind's hooks are built from, once per server, when the registry is built. */

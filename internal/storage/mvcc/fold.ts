@@ -27,16 +27,25 @@ export type Verdict =
 export type NamespaceLookup = (namespace: string) => IndexEntry | undefined;
 
 const RV_PROBE = Buffer.from('"metadata":{');
+const RV_PLACEHOLDER = Buffer.from('"resourceVersion":""');
+const RV_PLACEHOLDER_VALUE = RV_PLACEHOLDER.length - 1; // offset of the closing quote
 
 /**
- * Insert `"resourceVersion":"<rv>"` as the first field of metadata. Writers serialize objects
- * without a resourceVersion and with `metadata` as an object, so the first `"metadata":{` outside a
- * string is the object's own (a string value can only contain it with escaped quotes).
+ * Fill in metadata.resourceVersion. Writers serialize objects with `"resourceVersion":""` at its
+ * Go position (after name, namespace, uid: string fields, so the placeholder's unescaped quotes
+ * cannot occur before it inside a value); the first one after the object's own `"metadata":{`
+ * is the object's. Events written before the placeholder existed get the field inserted first
+ * in metadata, as they used to.
  */
 export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
   const at = json.indexOf(RV_PROBE);
   if (at < 0) return null;
   const cut = at + RV_PROBE.length;
+  const ph = json.indexOf(RV_PLACEHOLDER, cut);
+  if (ph >= 0) {
+    const v = ph + RV_PLACEHOLDER_VALUE;
+    return Buffer.concat([json.subarray(0, v), Buffer.from(String(rv)), json.subarray(v)]);
+  }
   const empty = json[cut] === 0x7d; // '}' → metadata was {}
   const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? '' : ','}`);
   return Buffer.concat([json.subarray(0, cut), insert, json.subarray(cut)]);

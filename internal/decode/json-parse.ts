@@ -1,0 +1,213 @@
+/**
+ * A JSON parser that resolves duplicate object keys the way Go's encoding/json (and
+ * sigs.k8s.io/json, kube-apiserver's decoder) does when it decodes into a Go value: a later
+ * object for the same key is decoded into the earlier one (objects merge: `"data":{"x":"1"},
+ * "data":{"y":"2"}` is `{x, y}`), anything else replaces it. The duplicates are reported by path
+ * (`data`, `metadata.labels.a`, `spec.ports[0].name`), as the strict decoder names them.
+ *
+ * Syntax errors carry encoding/json's scanner messages. About 4× JSON.parse's time on a 1 KiB
+ * body (a few µs), which a write can afford.
+ */
+
+/** A parsed body and the duplicate keys it had (paths, in document order). */
+export interface Parsed {
+  value: unknown;
+  duplicates: string[];
+  /**
+   * Number literals a JS number does not spell back (`1.0`, `1e3`, `9007199254740993`), by
+   * path: Go decodes the literal text (`cannot unmarshal number 1.0 into … of type int64`).
+   */
+  literals: Map<string, string>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function mergeInto(prev: unknown, next: unknown): unknown {
+  if (!isObj(prev) || !isObj(next)) return next;
+  const out: Obj = { ...prev };
+  for (const [k, v] of Object.entries(next)) out[k] = k in out ? mergeInto(out[k], v) : v;
+  return out;
+}
+
+/** A syntax error with encoding/json's message (`invalid character 'x' after object key`). */
+export class GoSyntaxError extends Error {}
+
+/** encoding/json's quoteChar. */
+function quoteChar(c: string): string {
+  if (c === "'") return `'\\''`;
+  if (c === '"') return `'"'`;
+  const q = JSON.stringify(c);
+  return `'${q.slice(1, -1)}'`;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+class Parser {
+  i = 0;
+  readonly duplicates: string[] = [];
+  readonly literals = new Map<string, string>();
+  constructor(private readonly s: string) {}
+
+  /** Go's scanner error at the current character (or the end of input). */
+  fail(context: string): never {
+    if (this.i >= this.s.length) throw new GoSyntaxError('unexpected end of JSON input');
+    throw new GoSyntaxError(`invalid character ${quoteChar(String.fromCodePoint(this.s.codePointAt(this.i)!))} ${context}`);
+  }
+  ws(): void {
+    const s = this.s;
+    while (this.i < s.length && isSpace(s.charCodeAt(this.i))) this.i++;
+  }
+  value(path: string): unknown {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '{') return this.object(path);
+    if (c === '[') return this.array(path);
+    if (c === '"') return this.string();
+    if (c === '-' || isDigit(c)) return this.number(path);
+    if (c === 't') return this.word('true', true);
+    if (c === 'f') return this.word('false', false);
+    if (c === 'n') return this.word('null', null);
+    return this.fail('looking for beginning of value');
+  }
+  word(w: string, v: unknown): unknown {
+    for (let k = 1; k < w.length; k++) {
+      this.i++;
+      if (this.s[this.i] !== w[k]) this.fail(`in literal ${w} (expecting ${quoteChar(w[k])})`);
+    }
+    this.i++;
+    return v;
+  }
+  number(path: string): number {
+    const s = this.s;
+    const start = this.i;
+    if (s[this.i] === '-') {
+      this.i++;
+      if (!isDigit(s[this.i])) this.fail('in numeric literal');
+    }
+    if (s[this.i] === '0') this.i++;
+    else while (isDigit(s[this.i])) this.i++;
+    if (s[this.i] === '.') {
+      this.i++;
+      if (!isDigit(s[this.i])) this.fail('after decimal point in numeric literal');
+      while (isDigit(s[this.i])) this.i++;
+    }
+    if (s[this.i] === 'e' || s[this.i] === 'E') {
+      this.i++;
+      if (s[this.i] === '+' || s[this.i] === '-') this.i++;
+      if (!isDigit(s[this.i])) this.fail('in exponent of numeric literal');
+      while (isDigit(s[this.i])) this.i++;
+    }
+    const raw = s.slice(start, this.i);
+    const n = Number(raw);
+    if (String(n) !== raw) this.literals.set(path, raw);
+    return n;
+  }
+  string(): string {
+    const s = this.s;
+    const start = this.i;
+    this.i++;
+    let escaped = false;
+    for (;;) {
+      if (this.i >= s.length) this.fail('');
+      const ch = s.charCodeAt(this.i);
+      if (ch === 0x5c) {
+        escaped = true;
+        this.i++;
+        const e = s[this.i];
+        if (e === 'u') {
+          for (let k = 0; k < 4; k++) {
+            this.i++;
+            if (!/[0-9a-fA-F]/.test(s[this.i] ?? '')) this.fail('in \\u hexadecimal character escape');
+          }
+        } else if (e === undefined || !'"\\/bfnrt'.includes(e)) this.fail('in string escape code');
+        this.i++;
+        continue;
+      }
+      if (ch < 0x20) this.fail('in string literal');
+      this.i++;
+      if (ch === 0x22) break;
+    }
+    const raw = s.slice(start, this.i);
+    return escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+  }
+  object(path: string): Obj {
+    this.i++;
+    const out: Obj = {};
+    this.ws();
+    if (this.s[this.i] === '}') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] !== '"') this.fail('looking for beginning of object key string');
+      const key = this.string();
+      this.ws();
+      if (this.s[this.i] !== ':') this.fail('after object key');
+      this.i++;
+      const p = path ? `${path}.${key}` : key;
+      const v = this.value(p);
+      if (Object.prototype.hasOwnProperty.call(out, key)) {
+        this.duplicates.push(p);
+        out[key] = mergeInto(out[key], v);
+      } else if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+      this.ws();
+      const c = this.s[this.i];
+      if (c === '}') {
+        this.i++;
+        return out;
+      }
+      if (c !== ',') this.fail('after object key:value pair');
+      this.i++;
+    }
+  }
+  array(path: string): unknown[] {
+    this.i++;
+    const out: unknown[] = [];
+    this.ws();
+    if (this.s[this.i] === ']') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(`${path}[${out.length}]`));
+      this.ws();
+      const c = this.s[this.i];
+      if (c === ']') {
+        this.i++;
+        return out;
+      }
+      if (c !== ',') this.fail('after array element');
+      this.i++;
+    }
+  }
+}
+
+/**
+ * Parse JSON text with Go's duplicate-key resolution. Syntax errors throw GoSyntaxError with
+ * encoding/json's message (the whole text is checked first, as json.Unmarshal does).
+ */
+export function parseJson(text: string): Parsed {
+  const p = new Parser(text);
+  const value = p.value('');
+  p.ws();
+  if (p.i !== text.length) p.fail('after top-level value');
+  return { value, duplicates: p.duplicates, literals: p.literals };
+}
+
+/**
+ * encoding/json's syntax error for a text JSON.parse refused (json.Unmarshal checks the whole
+ * text first), e.g. `invalid character 'o' in literal null (expecting 'u')`.
+ */
+export function goSyntaxError(text: string): string {
+  try {
+    parseJson(text);
+  } catch (e) {
+    if (e instanceof GoSyntaxError) return e.message;
+    throw e;
+  }
+  return '';
+}
