@@ -6,36 +6,11 @@
  * parameters and responses become their oneof variants, and vendor extensions (`x-…`) carry
  * their value as YAML text in `Any.yaml`.
  */
-import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
-import YAML from 'yaml';
+import type protobuf from 'protobufjs';
 import type { Json } from './v2.ts';
+import { gnosticType, anyOf, vendorExtensions, type Obj } from './gnostic.ts';
 
-let documentType: protobuf.Type | undefined;
-
-function docType(): protobuf.Type {
-  if (!documentType) {
-    const text = readFileSync(new URL('../../../proto/OpenAPIv2.proto', import.meta.url), 'utf8');
-    const root = new protobuf.Root();
-    // The only import is google/protobuf/any.proto, which protobufjs ships as a common type.
-    const any = (protobuf.common as unknown as Record<string, protobuf.INamespace>)['google/protobuf/any.proto'];
-    if (any?.nested) root.addJSON(any.nested);
-    protobuf.parse(text.replace(/^import .*$/m, ''), root, { keepCase: true });
-    root.resolveAll();
-    documentType = root.lookupType('openapi.v2.Document');
-  }
-  return documentType;
-}
-
-type Obj = Record<string, unknown>;
-
-/** gnostic keeps an extension's value as the YAML it marshals (`yaml.Marshal` of the node). */
-const anyOf = (v: unknown): Obj => ({ yaml: YAML.stringify(v) });
-
-const vendorExtensions = (o: Obj): Obj[] =>
-  Object.keys(o)
-    .filter((k) => k.startsWith('x-'))
-    .map((k) => ({ name: k, value: anyOf(o[k]) }));
+const docType: () => protobuf.Type = gnosticType('OpenAPIv2.proto', 'openapi.v2.Document');
 
 function schema(s: Obj): Obj {
   const out: Obj = {};

@@ -5,33 +5,11 @@
  * document order, `$ref` nodes become `Reference`s, `default` a `DefaultType` (scalars only),
  * `x-…` extensions `NamedAny` with YAML text.
  */
-import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
-import YAML from 'yaml';
+import type protobuf from 'protobufjs';
 import type { Json } from './v2.ts';
+import { gnosticType, anyOf, vendorExtensions, type Obj } from './gnostic.ts';
 
-let documentType: protobuf.Type | undefined;
-
-function docType(): protobuf.Type {
-  if (!documentType) {
-    const text = readFileSync(new URL('../../../proto/OpenAPIv3.proto', import.meta.url), 'utf8');
-    const root = new protobuf.Root();
-    const any = (protobuf.common as unknown as Record<string, protobuf.INamespace>)['google/protobuf/any.proto'];
-    if (any?.nested) root.addJSON(any.nested);
-    protobuf.parse(text.replace(/^import .*$/m, ''), root, { keepCase: true });
-    root.resolveAll();
-    documentType = root.lookupType('openapi.v3.Document');
-  }
-  return documentType;
-}
-
-type Obj = Record<string, unknown>;
-
-const anyOf = (v: unknown): Obj => ({ yaml: YAML.stringify(v) });
-const extensions = (o: Obj): Obj[] =>
-  Object.keys(o)
-    .filter((k) => k.startsWith('x-'))
-    .map((k) => ({ name: k, value: anyOf(o[k]) }));
+const docType: () => protobuf.Type = gnosticType('OpenAPIv3.proto', 'openapi.v3.Document');
 
 function schemaOrRef(s: Obj): Obj {
   if (typeof s.$ref === 'string') return { reference: { _ref: s.$ref } };
@@ -63,7 +41,7 @@ function schema(s: Obj): Obj {
   if (s.default !== undefined) out.default = defaultType(s.default);
   if (s.description !== undefined) out.description = s.description;
   if (s.format !== undefined) out.format = s.format;
-  const ext = extensions(s);
+  const ext = vendorExtensions(s);
   if (ext.length) out.specification_extension = ext;
   return out;
 }
@@ -102,7 +80,7 @@ function operation(op: Obj): Obj {
       }),
     };
   }
-  const ext = extensions(op);
+  const ext = vendorExtensions(op);
   if (ext.length) out.specification_extension = ext;
   return out;
 }

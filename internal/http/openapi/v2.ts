@@ -78,8 +78,8 @@ export function definitionsClosure(roots: Iterable<string>, provider: Definition
   return out;
 }
 
-const paramKey = (p: Parameter): string => `${p.name}\u0000${p.in}`;
-const byNameIn = (a: Parameter, b: Parameter): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.in < b.in ? -1 : a.in > b.in ? 1 : 0);
+export const paramKey = (p: Parameter): string => `${p.name}\u0000${p.in}`;
+export const byNameIn = (a: Parameter, b: Parameter): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.in < b.in ? -1 : a.in > b.in ? 1 : 0);
 
 function renderParam(p: Parameter): Json {
   if (p.in === 'body') return { name: p.name, in: p.in, ...(p.required ? { required: true } : {}), schema: { $ref: REF_PREFIX + p.schema.$ref } };
@@ -97,21 +97,26 @@ function routeRefs(r: Route): string[] {
 const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'patch'];
 
 /** Path items keyed by path (sorted), as kube-openapi's buildPaths groups routes. */
-export function buildPaths(routes: Route[]): Json {
+/**
+ * Routes grouped by path, paths sorted, with the parameters every operation of a path shares
+ * (never the body): both OpenAPI versions declare those once on the path item.
+ */
+export function pathGroups(routes: Route[]): { path: string; rs: Route[]; common: Map<string, Parameter> }[] {
   const byPath = new Map<string, Route[]>();
-  for (const r of routes) {
-    const list = byPath.get(r.path) ?? [];
-    list.push(r);
-    byPath.set(r.path, list);
-  }
-  const paths: Json = {};
-  for (const path of [...byPath.keys()].sort()) {
+  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  return [...byPath.keys()].sort().map((path) => {
     const rs = byPath.get(path)!;
-    // Parameters every operation of the path shares (never the body) are declared once on the path.
     const counts = new Map<string, number>();
     for (const r of rs) for (const p of r.parameters) counts.set(paramKey(p), (counts.get(paramKey(p)) ?? 0) + 1);
     const common = new Map<string, Parameter>();
     for (const r of rs) for (const p of r.parameters) if (p.in !== 'body' && counts.get(paramKey(p)) === rs.length) common.set(paramKey(p), p);
+    return { path, rs, common };
+  });
+}
+
+export function buildPaths(routes: Route[]): Json {
+  const paths: Json = {};
+  for (const { path, rs, common } of pathGroups(routes)) {
     const item: Json = {};
     for (const m of METHOD_ORDER) {
       const r = rs.find((x) => x.method === m);

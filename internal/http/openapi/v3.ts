@@ -8,14 +8,12 @@
 import type { Registry } from '../../registry/registry.ts';
 import type { Route, Parameter, Method } from './routes.ts';
 import { operationIdAndTags } from './routes.ts';
-import { servedRoutes, type DefinitionProvider, type Json } from './v2.ts';
+import { servedRoutes, pathGroups, paramKey, byNameIn, type DefinitionProvider, type Json } from './v2.ts';
 import { renderV3Definition } from './v3schema.ts';
 
 const REF_PREFIX = '#/components/schemas/';
 const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'patch'];
 
-const paramKey = (p: Parameter): string => `${p.name}\u0000${p.in}`;
-const byNameIn = (a: Parameter, b: Parameter): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.in < b.in ? -1 : a.in > b.in ? 1 : 0);
 
 function renderParam(p: Parameter): Json {
   if (p.in === 'body') throw new Error('openapi v3: a body is a requestBody');
@@ -32,15 +30,8 @@ const content = (mimes: string[], def: string): Json => {
 };
 
 function buildPathsV3(routes: Route[], refs: Set<string>): Json {
-  const byPath = new Map<string, Route[]>();
-  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   const paths: Json = {};
-  for (const path of [...byPath.keys()].sort()) {
-    const rs = byPath.get(path)!;
-    const counts = new Map<string, number>();
-    for (const r of rs) for (const p of r.parameters) counts.set(paramKey(p), (counts.get(paramKey(p)) ?? 0) + 1);
-    const common = new Map<string, Parameter>();
-    for (const r of rs) for (const p of r.parameters) if (p.in !== 'body' && counts.get(paramKey(p)) === rs.length) common.set(paramKey(p), p);
+  for (const { path, rs, common } of pathGroups(routes)) {
     const item: Json = {};
     for (const m of METHOD_ORDER) {
       const r = rs.find((x) => x.method === m);
