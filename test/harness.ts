@@ -42,15 +42,22 @@ export function clientFor(url: string, pkiDir: string, cert?: { certPem: string;
     connect.cert = cert?.certPem ?? readFileSync(join(pkiDir, 'admin.crt'), 'utf8');
     connect.key = cert?.keyPem ?? readFileSync(join(pkiDir, 'admin.key'), 'utf8');
   }
-  const agent = new Agent({ connect, connections: 128, pipelining: 1 });
+  return agentClient(url, new Agent({ connect, connections: 128, pipelining: 1 }));
+}
+
+/**
+ * A Client over an undici Agent at `baseUrl`; `auth` headers (e.g. a bearer token) go on every
+ * request. Closing the client closes the agent.
+ */
+export function agentClient(baseUrl: string, agent: Agent, auth: Record<string, string> = {}): Client {
   return {
     async request(method, path, opts = {}) {
-      const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+      const headers: Record<string, string> = { accept: 'application/json', ...auth, ...opts.headers };
       let body: string | Buffer | undefined;
       if (opts.raw !== undefined) body = opts.raw;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
       if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-      const r = await undiciRequest(url + path, { method: method as 'GET', headers, body, dispatcher: agent });
+      const r = await undiciRequest(baseUrl + path, { method: method as 'GET', headers, body, dispatcher: agent });
       const text = await r.body.text();
       let json: unknown;
       try {

@@ -16,8 +16,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { Agent, request as undiciRequest } from 'undici';
-import { startTestServer, type Client, type HttpResult, type RequestOptions, type TestServer } from './harness.ts';
+import { Agent } from 'undici';
+import { startTestServer, agentClient, type Client, type TestServer } from './harness.ts';
 import type { ServerOptions } from '../internal/app/app.ts';
 
 export interface Target {
@@ -69,26 +69,7 @@ export function readKubeconfig(path: string): KubeconfigCreds {
 export function clientForKubeconfig(path: string): { url: string; client: Client } {
   const k = readKubeconfig(path);
   const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key }, connections: 64, pipelining: 1 });
-  const client: Client = {
-    async request(method: string, p: string, opts: RequestOptions = {}): Promise<HttpResult> {
-      const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
-      if (k.token) headers.authorization = `Bearer ${k.token}`;
-      let body: string | Buffer | undefined;
-      if (opts.raw !== undefined) body = opts.raw;
-      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-      if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-      const r = await undiciRequest(k.server + p, { method: method as 'GET', headers, body, dispatcher: agent });
-      const text = await r.body.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: r.statusCode, headers: r.headers as HttpResult['headers'], text, json };
-    },
-    close: () => agent.close(),
-  };
+  const client = agentClient(k.server, agent, k.token ? { authorization: `Bearer ${k.token}` } : {});
   return { url: k.server, client };
 }
 
