@@ -1,0 +1,95 @@
+/**
+ * Small answers found by the fidelity bench, byte for byte as kube-apiserver 1.24 writes them:
+ *   - the pretty serializer (`?pretty=true|1`, or a curl/Wget/browser User-Agent) is
+ *     json.MarshalIndent: two-space indent and no trailing newline, for objects, lists and Status;
+ *     `pretty=false` (or any non-empty value ParseBool does not read as true) is compact + newline;
+ *   - an undecodable continue token reports encoding/json's syntax error;
+ *   - a strategic merge patch with an unknown `$patch` directive is a 500 without a reason;
+ *   - a merge patch that changes `kind` fails decoding: 422 naming the patched document (its
+ *     managedFields included) and the unknown conversion (the data is valid base64, so decoding
+ *     as a Secret succeeds and only the conversion fails).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTarget, type Target } from '../target.ts';
+import type { HttpResult } from '../harness.ts';
+
+let t: Target;
+let ns: string;
+let CM: string;
+
+const show = (r: HttpResult): string => `HTTP ${r.status}: ${r.text.slice(0, 800)}`;
+
+test.before(async () => {
+  t = await startTarget();
+  ns = await t.createNamespace('details');
+  CM = `/api/v1/namespaces/${ns}/configmaps`;
+  const r = await t.client.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { x: '1' } }, data: { a: 'b25l', b: 'dHdv' } } });
+  assert.is(r.status, 201, show(r));
+});
+
+test.after(async () => {
+  await t?.close();
+});
+
+test('pretty=true / pretty=1: indented JSON without a trailing newline', async () => {
+  for (const q of ['pretty=true', 'pretty=1', 'pretty=True']) {
+    for (const path of [`${CM}/c?${q}`, `${CM}?${q}`]) {
+      const r = await t.client.request('GET', path);
+      assert.is(r.status, 200, show(r));
+      assert.is(r.text, JSON.stringify(r.json, null, 2), `${path}: MarshalIndent bytes`);
+    }
+  }
+  // Errors go through the same serializer.
+  const e = await t.client.request('GET', `${CM}/nope?pretty=true`);
+  assert.is(e.status, 404);
+  assert.is(e.text, JSON.stringify(e.json, null, 2));
+  assert.ok(e.text.includes('\n  "kind": "Status"'), e.text);
+});
+
+test('pretty=false and unparsable values: compact JSON with a newline', async () => {
+  for (const q of ['pretty=false', 'pretty=0', 'pretty=yes', 'pretty=']) {
+    const r = await t.client.request('GET', `${CM}/c?${q}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(r.text, JSON.stringify(r.json) + '\n', q);
+  }
+});
+
+test('a curl User-Agent gets pretty output unless pretty says otherwise', async () => {
+  const r = await t.client.request('GET', `${CM}/c`, { headers: { 'User-Agent': 'curl/8.5.0' } });
+  assert.is(r.text, JSON.stringify(r.json, null, 2));
+  const c = await t.client.request('GET', `${CM}/c?pretty=false`, { headers: { 'User-Agent': 'curl/8.5.0' } });
+  assert.is(c.text, JSON.stringify(c.json) + '\n');
+});
+
+test('continue token that is not JSON: encoding/json syntax error text', async () => {
+  const token = Buffer.from('not-a-token').toString('base64url');
+  const r = await t.client.request('GET', `${CM}?limit=2&continue=${token}`);
+  assert.is(r.status, 400, show(r));
+  assert.is(r.json.message, "invalid continue token: continue key is not valid: invalid character 'o' in literal null (expecting 'u')");
+});
+
+test('strategic merge patch with an unknown $patch directive: 500, no reason', async () => {
+  for (const [patch, map] of [
+    [{ data: { $patch: 'explode' } }, 'map[$patch:explode]'],
+    [{ data: { z: '1', $patch: 'explode' } }, 'map[$patch:explode z:1]'],
+    [{ $patch: 'explode' }, 'map[$patch:explode]'],
+  ] as const) {
+    const r = await t.client.request('PATCH', `${CM}/c`, { body: patch, contentType: 'application/strategic-merge-patch+json' });
+    assert.is(r.text, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `unknown patch type: explode in map: ${map}`, code: 500 }) + '\n', show(r));
+  }
+  const g = await t.client.request('GET', `${CM}/c`);
+  assert.equal(g.json.data, { a: 'b25l', b: 'dHdv' }, 'nothing written');
+});
+
+test('merge patch that sets kind: 422 naming the patched document with its managedFields', async () => {
+  const cur = (await t.client.request('GET', `${CM}/c`)).json;
+  assert.ok(cur.metadata.managedFields?.length, 'the object has managedFields');
+  const doc = `{"apiVersion":"v1","data":${JSON.stringify(cur.data)},"kind":"Secret","metadata":${JSON.stringify(cur.metadata)}}`;
+  const body = `Invalid value: ${JSON.stringify(doc)}: converting (v1.Secret) to (core.ConfigMap): unknown conversion`;
+  const r = await t.client.request('PATCH', `${CM}/c`, { body: { kind: 'Secret' }, contentType: 'application/merge-patch+json' });
+  assert.is(r.status, 422, show(r));
+  assert.equal(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${body}`, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }, code: 422 });
+});
+
+test.run();
