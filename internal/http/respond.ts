@@ -14,6 +14,8 @@ export interface ResponseOptions {
   code?: number;
   headers?: Record<string, string | string[]>;
   yaml?: boolean;
+  /** kube writes this document with WriteRawJSON (json.MarshalIndent, no trailing newline). */
+  rawJson?: boolean;
 }
 
 function send(res: Res, code: number, contentType: string, body: Buffer | string | Buffer[], headers: Record<string, string | string[]> = {}): void {
@@ -44,11 +46,16 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
   }
   const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
   // kube's pretty serializer is json.MarshalIndent (two spaces, no trailing newline).
-  if (prettyPrint(res)) return send(res, code, 'application/json', goJsonEscape(indentJson(json)), opts.headers);
+  if (opts.rawJson || prettyPrint(res)) return send(res, code, 'application/json', goJsonEscape(indentJson(json)), opts.headers);
   // kube's JSON serializer is a json.Encoder: every body ends with a newline.
   send(res, code, 'application/json', [goJsonEscape(json), NEWLINE], opts.headers);
 }
 const NEWLINE = Buffer.from('\n');
+
+/** Send a JSON object (with kind/apiVersion) as kube's protobuf body ("k8s\0" + runtime.Unknown). */
+export function sendProtobuf(res: Res, value: unknown, opts: ResponseOptions = {}): void {
+  send(res, opts.code ?? 200, PROTOBUF, encodeProtobuf(value), opts.headers);
+}
 
 /**
  * Re-indent compact JSON bytes as json.MarshalIndent(v, "", "  ") writes them (Go's json.Indent):

@@ -7,12 +7,17 @@
  *   - a strategic merge patch with an unknown `$patch` directive is a 500 without a reason;
  *   - a merge patch that changes `kind` fails decoding: 422 naming the patched document (its
  *     managedFields included) and the unknown conversion (the data is valid base64, so decoding
- *     as a Secret succeeds and only the conversion fails).
+ *     as a Secret succeeds and only the conversion fails);
+ *   - discovery documents in Protobuf (meta/v1 APIVersions, APIGroupList, APIGroup,
+ *     APIResourceList) when the client accepts it first, JSON when JSON comes first;
+ *   - /version and the / index are written with json.MarshalIndent (no trailing newline).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
+import { request, Agent } from 'undici';
+import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import type { HttpResult } from '../harness.ts';
+import { PROTOBUF, encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 let t: Target;
 let ns: string;
@@ -90,6 +95,40 @@ test('merge patch that sets kind: 422 naming the patched document with its manag
   const r = await t.client.request('PATCH', `${CM}/c`, { body: { kind: 'Secret' }, contentType: 'application/merge-patch+json' });
   assert.is(r.status, 422, show(r));
   assert.equal(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${body}`, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }, code: 422 });
+});
+
+/** A raw GET (bytes and content type) with the target's admin credentials. */
+async function rawGet(path: string, accept: string): Promise<{ status: number; body: Buffer; type: string }> {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const r = await request(k.server + path, { headers: { accept }, dispatcher: agent });
+    return { status: r.statusCode, body: Buffer.from(await r.body.arrayBuffer()), type: String(r.headers['content-type'] ?? '') };
+  } finally {
+    await agent.close();
+  }
+}
+
+test('discovery in Protobuf: the meta/v1 message of the JSON document, byte for byte', async () => {
+  for (const path of ['/api', '/api/v1', '/apis', '/apis/events.k8s.io', '/apis/events.k8s.io/v1']) {
+    const json = await rawGet(path, 'application/json');
+    for (const accept of [PROTOBUF, `${PROTOBUF}, application/json`]) {
+      const pb = await rawGet(path, accept);
+      assert.is(pb.status, 200, path);
+      assert.is(pb.type, PROTOBUF, `${path} [${accept}]`);
+      assert.equal(pb.body, encodeProtobuf(JSON.parse(json.body.toString('utf8'))), `${path}: protobuf bytes`);
+    }
+    const j = await rawGet(path, `application/json, ${PROTOBUF}`);
+    assert.is(j.type, 'application/json', `${path}: JSON first`);
+  }
+});
+
+test('/version and / are indented JSON without a trailing newline', async () => {
+  for (const path of ['/version', '/']) {
+    const r = await t.client.request('GET', path);
+    assert.is(r.status, 200);
+    assert.is(r.text, JSON.stringify(r.json, null, 2), path);
+  }
 });
 
 test.run();
