@@ -97,6 +97,15 @@ test('merge patch that sets kind: 422 naming the patched document with its manag
   assert.equal(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${body}`, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }, code: 422 });
 });
 
+test('merge patch that sets kind on data that is not base64: the Secret decode error comes first', async () => {
+  const name = 'plain';
+  const c = await t.client.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'one' } } });
+  assert.is(c.status, 201, show(c));
+  const r = await t.client.request('PATCH', `${CM}/${name}`, { body: { kind: 'Secret' }, contentType: 'application/merge-patch+json' });
+  assert.is(r.status, 422, show(r));
+  assert.ok(r.json.message.endsWith('}}": illegal base64 data at input byte 0'), r.json.message);
+});
+
 /** A raw GET (bytes and content type) with the target's admin credentials. */
 async function rawGet(path: string, accept: string): Promise<{ status: number; body: Buffer; type: string }> {
   const k = readKubeconfig(t.kubeconfig);
