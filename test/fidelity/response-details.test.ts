@@ -10,7 +10,9 @@
  *     as a Secret succeeds and only the conversion fails);
  *   - discovery documents in Protobuf (meta/v1 APIVersions, APIGroupList, APIGroup,
  *     APIResourceList) when the client accepts it first, JSON when JSON comes first;
- *   - /version and the / index are written with json.MarshalIndent (no trailing newline).
+ *   - /version and the / index are written with json.MarshalIndent (no trailing newline);
+ *   - YAML request bodies are read as go-yaml v2 reads them (YAML 1.1 booleans, timestamps kept
+ *     as strings).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -104,6 +106,16 @@ test('merge patch that sets kind on data that is not base64: the Secret decode e
   const r = await t.client.request('PATCH', `${CM}/${name}`, { body: { kind: 'Secret' }, contentType: 'application/merge-patch+json' });
   assert.is(r.status, 422, show(r));
   assert.ok(r.json.message.endsWith('}}": illegal base64 data at input byte 0'), r.json.message);
+});
+
+test('YAML bodies resolve plain scalars as go-yaml v2 (YAML 1.1): y/on keys are booleans', async () => {
+  const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml11\ndata:\n  y: "1"\n  off: "2"\n  t: 2001-12-14\n  s: "1:20"\n  plain: 1:20\n';
+  const r = await t.client.request('POST', CM, { raw: yaml, contentType: 'application/yaml' });
+  assert.is(r.status, 201, show(r));
+  assert.equal(r.json.data, { false: '2', plain: '1:20', s: '1:20', t: '2001-12-14', true: '1' });
+  const bad = await t.client.request('POST', CM, { raw: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml11b\ndata:\n  k: yes\n', contentType: 'application/yaml' });
+  assert.is(bad.status, 400, show(bad));
+  assert.ok(bad.json.message.includes('cannot unmarshal bool into Go struct field ConfigMap.data of type string'), bad.json.message);
 });
 
 /** A raw GET (bytes and content type) with the target's admin credentials. */
