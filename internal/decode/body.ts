@@ -119,7 +119,8 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
     // A kind without a generated schema: the body is kept as written.
     return { object: { ...obj, kind: target.kind, apiVersion: target.group ? `${target.group}/${version}` : version }, warnings: [] };
   }
-  if (!sameKind) fail(`converting (${version}.${kind}) to (${internalPackage(target.group)}.${target.kind}): unknown conversion`);
+  // The body is decoded into the Go type it names first (its errors win, e.g. a ConfigMap's data
+  // patched into a Secret fails on base64), then converted: another kind fails there.
   let decoded;
   try {
     decoded = shared().decode(obj, def, 'decode', parsedFacts.get(obj)?.literals);
@@ -127,6 +128,7 @@ export function decodeRequestBody(body: unknown, target: DecodeTarget, validatio
     if (e instanceof GoDecodeError) fail(e.message);
     throw e;
   }
+  if (!sameKind) fail(`converting (${version}.${kind}) to (${internalPackage(target.group)}.${target.kind}): unknown conversion`);
   const out = decoded.value as Record<string, unknown>;
   out.kind = target.kind;
   out.apiVersion = target.group ? `${target.group}/${version}` : version;

@@ -19,6 +19,9 @@ import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
 import { noteParsed, findKindError, unrecognizedBody } from '../decode/body.ts';
 
+/** The YAML 1.1 tags go-yaml v2 resolves when decoding into interface{} (no timestamps, no base-60 numbers). */
+const GO_YAML_V2_TAGS = (tags: YAML.Tags): YAML.Tags => tags.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME')));
+
 export type Representation = 'json' | 'yaml' | 'table' | 'metadata' | 'protobuf';
 
 /** The serializers of the API, in kube's order (it lists them in this order in its 406). */
@@ -181,8 +184,11 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
   }
   if (ct === 'application/yaml') {
     try {
-      // sigs.k8s.io/yaml (non-strict) lets a later duplicate key win.
-      return YAML.parse(body.toString('utf8'), { uniqueKeys: false });
+      // sigs.k8s.io/yaml (non-strict) lets a later duplicate key win. It reads with go-yaml v2,
+      // which resolves plain scalars by YAML 1.1 (y/yes/on/off are booleans, 0777 is octal; a
+      // bool key becomes "true"/"false"), except that timestamps stay strings and there are no
+      // sexagesimal (1:20) numbers.
+      return YAML.parse(body.toString('utf8'), { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
     } catch (e) {
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }

@@ -46,9 +46,9 @@ const INTSTR = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
  * Named Go slice types (`type ExtraValue []string`): a message with one repeated `items` field on
  * the wire, the bare array in JSON.
  */
-const WRAPPED_LISTS = new Set(['k8s.io.api.authorization.v1.ExtraValue']);
+const WRAPPED_LISTS = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs']);
 
-/** (group/version/kind) → message. Status, DeleteOptions and WatchEvent are valid in every group version. */
+/** (group/version/kind) → message. Status, DeleteOptions, WatchEvent and the discovery kinds are valid in every group version. */
 const KINDS = new Map<string, string>([
   ...['ConfigMap', 'ConfigMapList', 'Secret', 'SecretList', 'Namespace', 'NamespaceList', 'PersistentVolume', 'PersistentVolumeList', 'PersistentVolumeClaim', 'PersistentVolumeClaimList'].map(
     (k): [string, string] => [`/v1/${k}`, C + k],
@@ -64,6 +64,11 @@ const ANY_GROUP_KINDS = new Map<string, string>([
   ['Status', M + 'Status'],
   ['DeleteOptions', M + 'DeleteOptions'],
   ['WatchEvent', M + 'WatchEvent'],
+  // Discovery documents (meta/v1, served under /api and /apis).
+  ['APIVersions', M + 'APIVersions'],
+  ['APIGroupList', M + 'APIGroupList'],
+  ['APIGroup', M + 'APIGroup'],
+  ['APIResourceList', M + 'APIResourceList'],
 ]);
 
 /**

@@ -14,6 +14,8 @@ export interface ResponseOptions {
   code?: number;
   headers?: Record<string, string | string[]>;
   yaml?: boolean;
+  /** kube writes this document with WriteRawJSON (json.MarshalIndent, no trailing newline). */
+  rawJson?: boolean;
 }
 
 function send(res: Res, code: number, contentType: string, body: Buffer | string | Buffer[], headers: Record<string, string | string[]> = {}): void {
@@ -42,11 +44,74 @@ export function sendJson(res: Res, value: Buffer | unknown, opts: ResponseOption
     send(res, code, 'application/yaml', kubeYaml(v), opts.headers);
     return;
   }
-  // kube's JSON serializer is a json.Encoder: every body ends with a newline.
   const json = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
+  // kube's pretty serializer is json.MarshalIndent (two spaces, no trailing newline).
+  if (opts.rawJson || prettyPrint(res)) return send(res, code, 'application/json', goJsonEscape(indentJson(json)), opts.headers);
+  // kube's JSON serializer is a json.Encoder: every body ends with a newline.
   send(res, code, 'application/json', [goJsonEscape(json), NEWLINE], opts.headers);
 }
 const NEWLINE = Buffer.from('\n');
+
+/** Send a JSON object (with kind/apiVersion) as kube's protobuf body ("k8s\0" + runtime.Unknown). */
+export function sendProtobuf(res: Res, value: unknown, opts: ResponseOptions = {}): void {
+  send(res, opts.code ?? 200, PROTOBUF, encodeProtobuf(value), opts.headers);
+}
+
+/**
+ * Re-indent compact JSON bytes as json.MarshalIndent(v, "", "  ") writes them (Go's json.Indent):
+ * a byte scan, so key order and number text stay exactly as stored; empty `{}`/`[]` stay closed.
+ */
+export function indentJson(json: Buffer): Buffer {
+  const out: string[] = [];
+  const text = json.toString('utf8');
+  let depth = 0;
+  const nl = (): string => '\n' + '  '.repeat(depth);
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out.push(text.slice(i, j + 1));
+      i = j;
+    } else if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      if (text[i + 1] === close) {
+        out.push(c + close);
+        i++;
+      } else {
+        depth++;
+        out.push(c + nl());
+      }
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out.push(nl() + c);
+    } else if (c === ',') out.push(',' + nl());
+    else if (c === ':') out.push(': ');
+    else if (c !== ' ' && c !== '\n' && c !== '\t' && c !== '\r') out.push(c);
+  }
+  return Buffer.from(out.join(''));
+}
+
+/** The values Go's strconv.ParseBool reads as true. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * Whether kube's negotiation picks the pretty JSON serializer (isPrettyPrint): a non-empty
+ * `pretty` query value decides (strconv.ParseBool, anything unparsable is false); otherwise
+ * User-Agents of browsers and CLI HTTP tools (curl, Wget, Mozilla/5.0) get it.
+ */
+export function prettyPrint(res: Res): boolean {
+  const req = (res as { req?: { url?: string; headers: Record<string, string | string[] | undefined> } }).req;
+  if (!req) return false;
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q >= 0 && url.includes('pretty', q)) {
+    const v = new URLSearchParams(url.slice(q + 1)).get('pretty');
+    if (v) return GO_TRUE.has(v);
+  }
+  const ua = req.headers['user-agent'];
+  return typeof ua === 'string' && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0'));
+}
 
 const LS = Buffer.from('\u2028');
 const PS = Buffer.from('\u2029');
@@ -94,6 +159,7 @@ export function sendError(res: Res, err: ApiError, headers: Record<string, strin
   if (rep === 'yaml') return send(res, err.code, 'application/yaml', kubeYaml(err.status), h);
   // Nothing acceptable: kube's WriteRawJSON (json.MarshalIndent, two spaces, no newline).
   if (rep === 'raw') return send(res, err.code, 'application/json', goJsonEscape(Buffer.from(JSON.stringify(err.status, null, 2))), h);
+  if (prettyPrint(res)) return send(res, err.code, 'application/json', goJsonEscape(indentJson(Buffer.from(JSON.stringify(err.status)))), h);
   send(res, err.code, 'application/json', Buffer.concat([goJsonEscape(Buffer.from(JSON.stringify(err.status))), NEWLINE]), h);
 }
 

@@ -18,7 +18,7 @@ import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { PROTOBUF } from './protobuf.ts';
-import { sendError, sendJson, sendText, sendPageNotFound, type Res } from './respond.ts';
+import { sendError, sendJson, sendProtobuf, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
@@ -164,7 +164,7 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
     return;
   }
   if (path === '/' && (method === 'GET' || method === 'HEAD')) {
-    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] });
+    return sendJson(res, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...[...deps.registry.groups().entries()].filter(([g]) => g).flatMap(([g, vs]) => [`/apis/${g}`, ...vs.map((v) => `/apis/${g}/${v}`)])] }, { rawJson: true });
   }
   sendPageNotFound(res);
 }
@@ -190,17 +190,20 @@ async function nonResource(deps: ServerDeps, method: string, accept: string | un
   // go-restful's method routing); the rest are GET routes.
   const anyMethod = info.apiPrefix === 'apis' && !info.version;
   if (!anyMethod && method !== 'GET') throw methodNotAllowed();
-  return sendJson(res, doc, { yaml: discoveryRepresentation(accept, info, anyMethod) === 'yaml' });
+  const rep = discoveryRepresentation(accept, info, anyMethod);
+  if (rep === 'protobuf') return sendProtobuf(res, doc);
+  // /version is written with WriteRawJSON; the discovery documents with the negotiated serializer.
+  return sendJson(res, doc, { yaml: rep === 'yaml', rawJson: p === '/version' });
 }
 
 /**
  * How kube answers an Accept header on discovery and /version: /version is a go-restful route
  * producing JSON only; /api, /api/v1 and /apis/<g>/<v> go-restful routes producing JSON, YAML and
  * Protobuf; /apis and /apis/<g> plain handlers that negotiate themselves. Ranges with `as=`
- * (aggregated discovery) are skipped, as kube's negotiation skips them. Protobuf discovery
- * documents are not encoded here: a client accepting only Protobuf gets JSON.
+ * (aggregated discovery) are skipped, as kube's negotiation skips them. Protobuf is the meta/v1
+ * discovery message (APIVersions, APIGroupList, APIGroup, APIResourceList).
  */
-function discoveryRepresentation(accept: string | undefined, info: RequestInfo, plainHandler: boolean): 'json' | 'yaml' {
+function discoveryRepresentation(accept: string | undefined, info: RequestInfo, plainHandler: boolean): 'json' | 'yaml' | 'protobuf' {
   if (!accept || !accept.trim()) return 'json';
   const ranges = accept.split(',').map((part) => {
     const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
@@ -213,7 +216,8 @@ function discoveryRepresentation(accept: string | undefined, info: RequestInfo, 
   }
   for (const r of ranges) {
     if (r.conversion) continue;
-    if (anyJson(r.type) || r.type === PROTOBUF) return 'json';
+    if (anyJson(r.type)) return 'json';
+    if (r.type === PROTOBUF) return 'protobuf';
     if (r.type === 'application/yaml') return 'yaml';
   }
   throw plainHandler ? notAcceptableTypes() : notAcceptable(accept);

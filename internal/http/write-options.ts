@@ -21,6 +21,7 @@ import type { FieldErrorType } from '../api/field-errors.ts';
 import type { DeleteOptions } from '../registry/generic/store.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { bodyMediaType } from './negotiation.ts';
+import { goSyntaxError } from '../decode/json-parse.ts';
 
 /** The only dryRun value kube accepts (metav1.DryRunAll). */
 const DRY_RUN_ALL = 'All';
@@ -282,8 +283,9 @@ function decodeDeleteOptionsBody(contentType: string | undefined, raw: Buffer): 
     let v: unknown;
     try {
       v = JSON.parse(raw.toString('utf8'));
-    } catch (e) {
-      throw decodeFailure(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    } catch {
+      // kube reads the version/kind with encoding/json: its syntax error text.
+      throw decodeFailure(`couldn't get version/kind; json parse error: ${goSyntaxError(raw.toString('utf8')) || 'unexpected end of JSON input'}`);
     }
     return deleteOptionsFromJson(v);
   }

@@ -157,7 +157,8 @@ const DELETE_CASES: DeleteCase[] = [
     deleted: false,
     expect: () => decodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`),
   },
-  { name: 'body not JSON', raw: 'xx', status: 500, deleted: false },
+  { name: 'body not JSON', raw: 'xx', status: 500, deleted: false, expect: () => decodeError("couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value") },
+  { name: 'body invalid JSON object', raw: '{nope}', status: 500, deleted: false, expect: () => decodeError("couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string") },
   { name: 'body of an unsupported media type', raw: 'dryRun=All', contentType: 'text/plain', status: 415, deleted: false },
   // Preconditions reach the store (their Conflict wording is the store's, checked for code/reason).
   { name: 'body preconditions uid mismatch', json: { dryRun: ['All'], preconditions: { uid: 'nope' } }, status: 409, deleted: false },

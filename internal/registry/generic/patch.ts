@@ -10,7 +10,7 @@ import jsonpatch from 'fast-json-patch';
 import { goSyntaxError } from '../../decode/json-parse.ts';
 import { goJson, jsonEqual } from './serialize.ts';
 import type { KubeObject } from '../../api/types.ts';
-import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
+import { badRequest, unsupportedMediaTypeRoute, ApiError, failure, unknownError } from '../../api/errors.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
@@ -53,6 +53,7 @@ export function strategicMergePatch(target: unknown, patch: unknown, path = ''):
     return rest;
   }
   if (patch.$patch === 'delete') return undefined;
+  if ('$patch' in patch) throw badPatchType(patch.$patch, patch);
   const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k.startsWith('$setElementOrder/') || k === '$retainKeys') continue;
@@ -74,6 +75,26 @@ export function strategicMergePatch(target: unknown, patch: unknown, path = ''):
     }
   }
   return out;
+}
+
+/**
+ * Go's %v of a decoded JSON value (maps print as map[k:v …] with sorted keys, slices as [a b],
+ * null as <nil>), as strategicpatch's errors show patches.
+ */
+function goFormat(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
+  if (isObj(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
+  return String(v);
+}
+
+/**
+ * mergepatch.ErrBadPatchType: a `$patch` directive in a map that is neither replace nor delete.
+ * kube passes this plain error through, so it leaves as a 500 without a reason.
+ */
+function badPatchType(directive: unknown, patch: Record<string, unknown>): ApiError {
+  const t = typeof directive === 'string' ? directive : directive === null ? '%!s(<nil>)' : `%!s(${typeof directive === 'number' ? 'float64' : 'bool'}=${goFormat(directive)})`;
+  return unknownError(`unknown patch type: ${t} in map: ${goFormat(patch)}`);
 }
 
 const goJsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v);
@@ -104,8 +125,8 @@ const sortedKeys = (o: Record<string, unknown>): string[] => Object.keys(o).filt
 /**
  * The patched document as kube-apiserver prints it when it cannot be decoded: json-patch (evanphx)
  * keeps the bytes of every untouched subdocument (in the stored, Go order) and re-marshals what
- * the patch touched as Go maps (keys sorted). The patcher works on the object without
- * metadata.managedFields.
+ * the patch touched as Go maps (keys sorted). metadata.managedFields are part of it (the patcher
+ * works on the stored object; the field manager runs later).
  */
 function renderPatched(patched: unknown, current: unknown): string {
   if (jsonEqual(patched, current)) return goJson(current);
@@ -122,14 +143,7 @@ function renderPatched(patched: unknown, current: unknown): string {
  * patch: Invalid value: <patched document>: <the decoder's error>), 422.
  */
 export function patchedUndecodable(current: KubeObject, patched: KubeObject, why: string): ApiError {
-  const strip = (o: KubeObject): KubeObject => {
-    if (!isObj(o.metadata) || !('managedFields' in o.metadata)) return o;
-    const { managedFields: _m, ...metadata } = o.metadata;
-    return { ...o, metadata } as KubeObject;
-  };
-  const cur = strip(current);
-  const pat = isObj(patched.metadata) && jsonEqual(patched.metadata.managedFields, current.metadata?.managedFields) ? strip(patched) : patched;
-  const body = `Invalid value: ${JSON.stringify(renderPatched(pat, cur))}: ${why}`;
+  const body = `Invalid value: ${JSON.stringify(renderPatched(patched, current))}: ${why}`;
   return new ApiError(failure(422, 'Invalid', ` "" is invalid: patch: ${body}`, { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] }));
 }
 

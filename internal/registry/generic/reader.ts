@@ -36,6 +36,7 @@ import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '.
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
+import { goSyntaxError } from '../../decode/json-parse.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -124,8 +125,9 @@ export function decodeContinue(text: string): ContinueToken {
   let j: unknown;
   try {
     j = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch (e) {
-    fail((e as Error).message);
+  } catch {
+    // kube unmarshals the token with encoding/json: report its syntax error text.
+    fail(goSyntaxError(Buffer.from(text, 'base64url').toString('utf8')));
   }
   if (!j || typeof j !== 'object' || Array.isArray(j)) return fail('the token is not a JSON object');
   const t = j as Record<string, unknown>;
