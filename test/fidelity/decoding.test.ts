@@ -289,8 +289,7 @@ data:
   k: YR==
 stringData: {}
 `;
-  // --validate=false: OpenAPI is served by another change (issue 9 §2).
-  const applied = await kubectl(['apply', '--validate=false', '-f', '-'], manifest);
+  const applied = await kubectl(['apply', '-f', '-'], manifest);
   assert.is(applied.code, 0, applied.err);
   const diff = await kubectl(['diff', '-f', '-'], manifest);
   // The Secret's data is shown masked; a canonicalized base64 value is not a change kube reports.

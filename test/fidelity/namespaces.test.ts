@@ -221,7 +221,7 @@ test('kubectl delete -f of a namespace and the objects in it exits 0', async () 
     `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: ${ns}\ndata:\n  a: "1"\n`,
     `apiVersion: v1\nkind: Secret\nmetadata:\n  name: sec\n  namespace: ${ns}\nstringData:\n  a: "1"\n`,
   ].join('---\n'));
-  const created = await kubectl(['create', '--validate=false', '-f', file]);
+  const created = await kubectl(['create', '-f', file]);
   assert.is(created.code, 0, created.stderr);
   // The reference never finishes deleting a namespace (no controller-manager): don't wait there.
   const del = await kubectl(['delete', '-f', file, `--wait=${t.reference ? 'false' : 'true'}`]);
