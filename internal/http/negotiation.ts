@@ -202,3 +202,38 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
   }
   throw unsupportedMediaType(ct);
 }
+
+/** encoding/json's name of a decoded value's type, for "cannot unmarshal X into ..." messages. */
+const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'number' ? 'number' : typeof v);
+
+/**
+ * The body of an apply patch (applyPatcher: sigs.k8s.io/yaml into a map): YAML 1.1 as go-yaml v2
+ * reads it, JSON being YAML (parsed as JSON when it is, which is the common and faster case).
+ * Empty or null is an empty object; anything but a map is a 400, as kube answers.
+ */
+export function decodeApplyBody(body: Buffer): Record<string, unknown> {
+  const text = body.toString('utf8');
+  let v: unknown;
+  const trimmed = text.trimStart();
+  let parsed = false;
+  if (trimmed.startsWith('{')) {
+    try {
+      v = JSON.parse(text);
+      parsed = true;
+    } catch {
+      // not strict JSON (comments, flow YAML): read as YAML below
+    }
+  }
+  if (!parsed) {
+    try {
+      v = YAML.parse(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
+    } catch (e) {
+      throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (v === null || v === undefined) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(v)} into Go value of type map[string]interface {}`);
+  }
+  return v as Record<string, unknown>;
+}

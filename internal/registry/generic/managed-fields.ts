@@ -39,7 +39,7 @@ const ANCIENT_CHANGES = 'ancient-changes';
 const FIELD_MANAGER_MAX_LENGTH = 128;
 
 /** Paths never owned by anyone (fieldmanager stripmeta.go); removed exactly, not recursively. */
-const STRIPPED = FieldSet.of(
+export const STRIPPED = FieldSet.of(
   [{ field: 'apiVersion' }],
   [{ field: 'kind' }],
   [{ field: 'metadata' }],
@@ -170,17 +170,19 @@ function startingManaged(live: KubeObject | null, next: KubeObject, subresource:
  * kind's schema and the fields its strategies reset.
  */
 export class FieldManager {
-  private readonly apiVersions: Set<string>;
-  private readonly preferred: string;
+  /** The apiVersions this kind is served in (managers of other versions are dropped). */
+  readonly apiVersions: Set<string>;
+  /** The apiVersion new entries are written in (the endpoint's group/version). */
+  readonly preferred: string;
 
-  constructor(private readonly kind: KindDescriptor) {
+  constructor(readonly kind: KindDescriptor) {
     const gv = (v: string): string => (kind.group ? `${kind.group}/${v}` : v);
     this.apiVersions = new Set(kind.versions.map(gv));
     this.preferred = gv(kind.versions[0]);
   }
 
   /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
-  private get type(): TypeRef | undefined {
+  get type(): TypeRef | undefined {
     return schemas().typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
   }
 
@@ -190,7 +192,7 @@ export class FieldManager {
    * paths); otherwise, for kinds with a status subresource, they are `status` on the main
    * resource and other subresources and `spec` on /status (Namespace, Service, PV, PVC in 1.24).
    */
-  private resetFields(subresource: string | undefined): FieldSet | undefined {
+  resetFields(subresource: string | undefined): FieldSet | undefined {
     const strategy = (subresource ? this.kind.subresources?.find((s) => s.name === subresource)?.strategy : this.kind.strategy) as ResetFieldsStrategy | undefined;
     if (strategy?.resetFields) return FieldSet.fromPaths(strategy.resetFields.map((p) => p.split('.').map((field) => ({ field }))));
     if (!this.kind.subresources?.some((s) => s.name === 'status')) return undefined;
@@ -201,7 +203,7 @@ export class FieldManager {
    * The object as kube's handler decodes the request: defaults applied and the strategy's
    * canonical form (e.g. Secret stringData folded into data), before admission and prepare.
    */
-  private decoded(obj: KubeObject): KubeObject {
+  decoded(obj: KubeObject): KubeObject {
     const view = deepCopy(obj);
     this.kind.strategy.defaults?.(view);
     this.kind.strategy.canonicalize?.(view);
@@ -234,7 +236,8 @@ export class FieldManager {
     return encodeManaged(managed);
   }
 
-  private updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
+  /** The Update step on decoded entries (see `update`); server-side apply reuses it. */
+  updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
     const ignored = this.resetFields(subresource);
     const cmp = excludeFields(compare(live, next, type), ignored);
     const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
@@ -266,7 +269,7 @@ export class FieldManager {
 }
 
 /** Merge the oldest Update entries into `ancient-changes` until at most 10 remain (capmanagers.go). */
-function capUpdateManagers(managed: Managed): Managed {
+export function capUpdateManagers(managed: Managed): Managed {
   const updaters = [...managed.values()].filter((e) => e.operation === 'Update');
   if (updaters.length <= MAX_UPDATE_MANAGERS) return managed;
   updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(a.id, b.id));

@@ -22,6 +22,8 @@ import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
+import { serverSideApply } from './apply.ts';
+import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
@@ -94,6 +96,11 @@ interface UpdatePlan {
   uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
+  /**
+   * managedFields `mutate` computed itself (server-side apply); the Update field manager runs
+   * when absent.
+   */
+  managedFields?: () => ManagedFieldsEntry[] | undefined;
 }
 
 /** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
@@ -169,10 +176,11 @@ export class GenericStore {
     return this.createDecoded(ctx, namespace, obj);
   }
 
-  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject, applied?: { managedFields: ManagedFieldsEntry[] | undefined }): Promise<WriteResult> {
     const meta = obj.metadata;
-    // kube manages fields on the decoded request, before generateName, admission and prepare.
-    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    // kube manages fields on the decoded request, before generateName, admission and prepare
+    // (an apply that creates the object brings the ones the apply computed).
+    setManagedFields(obj, applied ? applied.managedFields : this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
@@ -313,6 +321,60 @@ export class GenericStore {
   }
 
   /**
+   * PATCH application/apply-patch+yaml (server-side apply, see apply.ts) with the decoded applied
+   * object. A missing object is created (201) unless the path is a subresource of a kind whose
+   * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
+   */
+  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    let managed: ManagedFieldsEntry[] | undefined;
+    let preconditionRv: string | undefined;
+    const run = (live: KubeObject | null): KubeObject => {
+      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      managed = r.managedFields;
+      const merged = r.object;
+      const m = merged.metadata && typeof merged.metadata === 'object' ? merged.metadata : (merged.metadata = {});
+      // handlers.checkName on the applied result (kube fills neither the name nor checks it twice).
+      if (typeof m.name !== 'string' || !m.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      if (m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      // The merged object is decoded into the kind's Go type and defaulted (structuredMerge Apply).
+      const obj = this.checkBody(merged, namespace, name, ctx);
+      delete obj.metadata.managedFields;
+      this.kind.strategy.defaults?.(obj);
+      return obj;
+    };
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      const next = run(current);
+      // A resourceVersion in the applied object is a precondition, as for other patches.
+      const rv = next.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
+      return next;
+    };
+    const createInstead = (): Promise<WriteResult> | null => {
+      if (sub && !this.kind.strategy.allowCreateOnUpdate) return null;
+      return (async () => {
+        const obj = run(null);
+        if (obj.metadata.uid) throw conflict(this.gr, name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+        return this.createDecoded(ctx, namespace, obj, { managedFields: managed });
+      })();
+    };
+    return this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: undefined,
+      mutate,
+      verb: 'patch',
+      createInstead,
+      dynamicPrecondition: () => preconditionRv,
+      managedFields: () => managed,
+    });
+  }
+
+  /**
    * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
    */
   private async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
@@ -352,7 +414,7 @@ export class GenericStore {
       const now = new Date();
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
-      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
         sub.strategy.prepareForUpdate(next, current);
