@@ -237,3 +237,24 @@ export function decodeApplyBody(body: Buffer): Record<string, unknown> {
   }
   return v as Record<string, unknown>;
 }
+
+/**
+ * Duplicate keys of an apply body, as go-yaml's strict decoding reports them (`line N: key "k"
+ * already set in map`), for fieldValidation Strict (400) and Warn (warnings). Parsed only when asked.
+ */
+export function applyBodyDuplicates(body: Buffer): string[] {
+  const text = body.toString('utf8');
+  let doc: YAML.Document.Parsed;
+  try {
+    doc = YAML.parseDocument(text, { uniqueKeys: true, version: '1.1', customTags: GO_YAML_V2_TAGS });
+  } catch {
+    return [];
+  }
+  return doc.errors
+    .filter((e) => e.code === 'DUPLICATE_KEY')
+    .map((e) => {
+      const raw = text.slice(e.pos[0]).match(/^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^:,}\s]+)/)?.[1] ?? '';
+      const key = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw.startsWith("'") ? raw.slice(1, -1) : raw;
+      return `line ${e.linePos?.[0].line ?? 0}: key ${JSON.stringify(key)} already set in map`;
+    });
+}

@@ -12,7 +12,7 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiateOutput, decodeBody, decodeApplyBody, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
+import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
@@ -158,7 +158,8 @@ export class ResourceHandlers {
         const opts = patchOptions(r.query, type === 'apply');
         if (type === 'apply') {
           const applied = decodeApplyBody(body);
-          const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined);
+          const duplicates = (): string[] => applyBodyDuplicates(body);
+          const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
           return this.sendWritten(res, served, out, r.query, result);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);

@@ -322,16 +322,24 @@ export class GenericStore {
 
   /**
    * PATCH application/apply-patch+yaml (server-side apply, see apply.ts) with the decoded applied
-   * object. A missing object is created (201) unless the path is a subresource of a kind whose
+   * object (`duplicatesOf`: the body's duplicate keys, read only for fieldValidation). A missing
+   * object is created (201) unless the path is a subresource of a kind whose
    * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
    */
-  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string): Promise<WriteResult> {
+  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let managed: ManagedFieldsEntry[] | undefined;
     let preconditionRv: string | undefined;
+    // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
+    const validation = this.gates.enabled('ServerSideFieldValidation') ? ctx.fieldValidation ?? 'Warn' : 'Ignore';
+    const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
+    const warnings = validation === 'Warn' ? duplicates : [];
     const run = (live: KubeObject | null): KubeObject => {
       const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      if (validation === 'Strict' && duplicates.length) {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
+      }
       managed = r.managedFields;
       const merged = r.object;
       const m = merged.metadata && typeof merged.metadata === 'object' ? merged.metadata : (merged.metadata = {});
@@ -363,7 +371,7 @@ export class GenericStore {
         return this.createDecoded(ctx, namespace, obj, { managedFields: managed });
       })();
     };
-    return this.guaranteedUpdate(ctx, namespace, name, {
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
       sub,
       wantRv: undefined,
       mutate,
@@ -372,6 +380,7 @@ export class GenericStore {
       dynamicPrecondition: () => preconditionRv,
       managedFields: () => managed,
     });
+    return warnings.length ? { ...r, warnings: [...warnings, ...r.warnings] } : r;
   }
 
   /**
