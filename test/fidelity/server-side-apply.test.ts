@@ -235,6 +235,13 @@ test('dry-run apply: the answer of the real apply, nothing stored', async () => 
   const now = await ok(t.client.request('GET', p));
   assert.is(now.data.a, '1');
   assert.is(now.metadata.resourceVersion, real.metadata.resourceVersion);
+  // A watch sees no event for a dry run: the first event after it is the next real write.
+  const watch = t.client.request('GET', `${CM()}?watch=1&resourceVersion=${real.metadata.resourceVersion}&fieldSelector=metadata.name%3Dc-dry&timeoutSeconds=2`);
+  await new Promise((r) => setTimeout(r, 300));
+  await ok(apply(p, cm('c-dry', { a: '3' }), 'mgr1', 'dryRun=All'));
+  await ok(apply(p, cm('c-dry', { a: 'real' }), 'mgr1'));
+  const events = (await watch).text.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(events.map((e: any) => [e.type, e.object.data.a]), [['MODIFIED', 'real']]);
 });
 
 test('errors: fieldManager required (422), managedFields in the applied object (400), version, typed object, names', async () => {
@@ -323,6 +330,37 @@ test('cluster-scoped kinds: a Namespace applied (labels, spec.finalizers ignored
   assert.equal(o.metadata.labels, { 'kubernetes.io/metadata.name': name, team: 'a' });
   assert.equal(mf(o), [ap('mgr1', { 'f:metadata': { 'f:labels': { 'f:team': {} } } })]);
   await t.client.request('DELETE', `/api/v1/namespaces/${name}`);
+});
+
+test('other kinds: Secret stringData, Endpoints (atomic subsets), Events in both groups, resourceVersion precondition', async () => {
+  const sp = `/api/v1/namespaces/${ns}/secrets/s-apply`;
+  let o = await ok(apply(sp, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's-apply' }, stringData: { a: 'x' }, data: { b: 'eA==' } }, 'mgr1'), 201);
+  assert.equal([o.data, o.type], [{ a: 'eA==', b: 'eA==' }, 'Opaque']);
+  assert.equal(mf(o), [ap('mgr1', { 'f:data': { 'f:b': {} }, 'f:stringData': { 'f:a': {} } })]);
+  o = await ok(apply(sp, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's-apply' }, data: { b: 'eQ==' } }, 'mgr1'));
+  assert.equal(o.data, { a: 'eA==', b: 'eQ==' });
+  assert.equal(mf(o), [ap('mgr1', { 'f:data': { 'f:b': {} } })]);
+  const stale = await apply(sp, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's-apply', resourceVersion: '1' }, data: { b: 'eQ==' } }, 'mgr1');
+  assert.is(stale.status, 409);
+  assert.is(stale.json.message, 'Operation cannot be fulfilled on secrets "s-apply": the object has been modified; please apply your changes to the latest version and try again');
+
+  const ep = `/api/v1/namespaces/${ns}/endpoints/e-apply`;
+  o = await ok(apply(ep, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'e-apply' }, subsets: [{ addresses: [{ ip: '10.1.1.1' }], ports: [{ port: 80 }] }] }, 'mgr1'), 201);
+  assert.equal(mf(o), [ap('mgr1', { 'f:subsets': {} })]);
+  const c = conflictOf(await apply(ep, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'e-apply' }, subsets: [{ addresses: [{ ip: '10.1.1.2' }] }] }, 'mgr2'));
+  assert.is(c.message, 'Apply failed with 1 conflict: conflict with "mgr1": .subsets');
+
+  const ev = `/api/v1/namespaces/${ns}/events/ev-apply`;
+  o = await ok(apply(ev, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ev-apply' }, involvedObject: { kind: 'ConfigMap', name: 'x', namespace: ns }, reason: 'R', message: 'hello', type: 'Normal', count: 1 }, 'mgr1'), 201);
+  assert.equal(mf(o), [ap('mgr1', { 'f:count': {}, 'f:involvedObject': {}, 'f:message': {}, 'f:reason': {}, 'f:type': {} })]);
+  const imm = await apply(`/apis/events.k8s.io/v1/namespaces/${ns}/events/ev-apply`, { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev-apply' }, note: 'changed' }, 'mgr2');
+  assert.is(imm.status, 422);
+  assert.is(imm.json.message, 'Event "ev-apply" is invalid: message: Invalid value: "changed": field is immutable');
+  const wrong = await apply(`${CM()}/c-group`, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'c-group' } }, 'mgr1');
+  assert.is(wrong.status, 400);
+  assert.is(wrong.json.message, 'Incorrect version specified in apply patch. Specified patch version: apps/v1, expected: v1');
+  const noStatus = await apply(`${CM()}/c-create/status`, cm('c-create'), 'mgr1');
+  assert.is(noStatus.status, 404);
 });
 
 test.run();
