@@ -22,7 +22,7 @@
  * before the strategy's prepareForCreate/prepareForUpdate.
  *
  * The field-set machinery lives in internal/schema (compare, toFieldSet, FieldsV1); server-side
- * apply reuses it together with `decodeManaged`/`encodeManaged` below.
+ * apply (apply.ts) reuses it together with `decodeManaged`/`encodeManaged` and `updateManaged` below.
  */
 import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
