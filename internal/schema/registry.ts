@@ -113,6 +113,12 @@ deduced.scalar = 'untyped';
 deduced.list = { elementType: UNTYPED_REF, relationship: 'atomic', keys: [] };
 deduced.map = { fields: new Map(), elementType: DEDUCED_REF, relationship: 'separable' };
 
+/**
+ * SMD's DeducedParseableType: the type of an object without a schema (a custom resource without
+ * one): every map granular, every list atomic, scalars untyped.
+ */
+export const DEDUCED_TYPE: TypeRef = DEDUCED_REF;
+
 /** kube-openapi special-cases these definitions. */
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
