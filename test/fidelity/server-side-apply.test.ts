@@ -270,6 +270,10 @@ test('errors: fieldManager required (422), managedFields in the applied object (
   const arr = await apply(p, '[1]', 'm');
   assert.is(arr.status, 400);
   assert.is(arr.json.message, 'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}');
+  // A map-list item without its key field: the key's Go zero value (port 0), then validation.
+  const noKey = await apply(`${SVC()}/s-nokey`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 's-nokey' }, spec: { ports: [{ name: 'x' }] } }, 'm');
+  assert.is(noKey.status, 422, noKey.text);
+  assert.equal(noKey.json.details.causes.map((c: any) => c.field), ['spec.ports[0].port', 'spec.ports[0].targetPort']);
   const inv = await apply(p, cm('c-err', { 'a b': '1' }), 'm');
   assert.is(inv.status, 422);
   assert.is(inv.json.details.causes[0].field, 'data[a b]');
