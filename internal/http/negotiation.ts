@@ -225,11 +225,12 @@ export function decodeApplyBody(body: Buffer): Record<string, unknown> {
     }
   }
   if (!parsed) {
-    try {
-      v = YAML.parse(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
-    } catch (e) {
-      throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
-    }
+    // go-yaml reads the first document of a multi-document stream and ignores the rest.
+    const docs = YAML.parseAllDocuments(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
+    const doc = docs[0];
+    const err = doc?.errors[0];
+    if (err) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message.split('\n')[0]}`);
+    v = doc ? doc.toJS() : null;
   }
   if (v === null || v === undefined) return {};
   if (typeof v !== 'object' || Array.isArray(v)) {
