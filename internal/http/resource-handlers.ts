@@ -45,7 +45,7 @@ function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): Reques
   const ua = header(r.headers, 'user-agent');
   const fv = r.query.get('fieldValidation');
   const fieldValidation = fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? fv : undefined;
-  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true', fieldValidation };
+  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: queryBool(r.query, 'force'), fieldValidation };
 }
 
 /**
@@ -58,6 +58,15 @@ function decodeObject(r: ResourceRequest, body: Buffer, kind: string): KubeObjec
   if (v === null) return {} as KubeObject;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
   return v as KubeObject;
+}
+
+/**
+ * A boolean query parameter as kube's query conversion reads it (Convert_Slice_string_To_bool):
+ * absent is false, "0" and "false" (any case) are false, anything else (also "", "yes") is true.
+ */
+function queryBool(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 /** A query parameter's first value, '' when absent. */

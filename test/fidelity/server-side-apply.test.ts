@@ -107,6 +107,12 @@ test('ownership table: force=true gives the field to B alone and changes the val
   const o = await ok(apply(p, cm('c-force', { key: 'b' }), 'mgr2', 'force=true'));
   assert.equal(o.data, { key: 'b', keep: 'k' });
   assert.equal(mf(o), [ap('mgr1', { 'f:data': { 'f:keep': {} } }), ap('mgr2', { 'f:data': { 'f:key': {} } })]);
+  // force is read as kube reads boolean query parameters: only "0" and "false" are false.
+  for (const [i, q] of ['force=1', 'force=yes', 'force'].entries()) {
+    const f = await ok(apply(p, cm('c-force', { key: `v${i}` }), `mgr-${i}`, q));
+    assert.is(f.data.key, `v${i}`, q);
+  }
+  assert.is((await apply(p, cm('c-force', { key: 'no' }), 'mgr-x', 'force=False')).status, 409);
 });
 
 test('ownership table: the same value applied by B is shared; a later change by either sharer conflicts', async () => {
