@@ -81,7 +81,7 @@ if (!available) {
     await t?.close();
   });
 
-  test('apply --server-side: create, change, unchanged', async () => {
+  test('apply --server-side: create, then change', async () => {
     assert.is(await ok('apply', '--server-side', '-f', manifest('k1', { a: '1' })), 'configmap/k1 serverside-applied\n');
     assert.is(await ok('apply', '--server-side', '-f', manifest('k1', { a: '2', b: '1' })), 'configmap/k1 serverside-applied\n');
     const o = JSON.parse(await ok('get', 'cm', 'k1', '-o', 'json', '--show-managed-fields'));

@@ -225,7 +225,8 @@ test('apply on /status owns status only, with subresource "status"', async () =>
   // The main resource ignores status in an apply (the strategy resets it) and owns none of it.
   const main = await ok(apply(p, { apiVersion: 'v1', kind: 'Service', metadata: { name: 's-status' }, spec: { type: 'LoadBalancer', ports: [{ name: 'x', port: 80 }] }, status: { loadBalancer: {} } }, 'mgr1'));
   assert.equal(main.status, { loadBalancer: { ingress: [{ ip: '192.0.2.9' }] } });
-  // A kind whose updates may not create: /status of a missing ConfigMap-like object is a 404.
+  // Service updates may create (AllowCreateOnUpdate), so an apply on the /status of a missing
+  // Service creates it as the main resource would, and fails validation here (no ports).
   const missing = await apply(`/api/v1/namespaces/${ns}/services/nope-missing/status`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'nope-missing' } }, 'lb');
   assert.is(missing.status, 422, 'Service may be created by an update: it is, and fails validation');
 });
