@@ -229,6 +229,10 @@ test('apply on /status owns status only, with subresource "status"', async () =>
   // Service creates it as the main resource would, and fails validation here (no ports).
   const missing = await apply(`/api/v1/namespaces/${ns}/services/nope-missing/status`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'nope-missing' } }, 'lb');
   assert.is(missing.status, 422, 'Service may be created by an update: it is, and fails validation');
+  // Created through /status: the status storage has no allocation hooks in kube (no cluster IP),
+  // and the applier owns nothing (status only is tracked there, and it applied none).
+  const made = await ok(apply(`/api/v1/namespaces/${ns}/services/via-status/status`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'via-status' }, spec: { ports: [{ port: 80 }] } }, 'lb'), 201);
+  assert.equal([made.spec.clusterIP, made.spec.type, made.metadata.managedFields], [undefined, 'ClusterIP', undefined]);
 });
 
 test('dry-run apply: the answer of the real apply, nothing stored', async () => {

@@ -176,7 +176,12 @@ export class GenericStore {
     return this.createDecoded(ctx, namespace, obj);
   }
 
-  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject, applied?: { managedFields: ManagedFieldsEntry[] | undefined }): Promise<WriteResult> {
+  private async createDecoded(
+    ctx: RequestContext,
+    namespace: string,
+    obj: KubeObject,
+    applied?: { managedFields: ManagedFieldsEntry[] | undefined; viaSubresource?: boolean },
+  ): Promise<WriteResult> {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare
     // (an apply that creates the object brings the ones the apply computed).
@@ -194,7 +199,7 @@ export class GenericStore {
         }
       }
     }
-    return this.createPrepared(ctx, namespace, obj);
+    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource);
   }
 
   /**
@@ -210,7 +215,12 @@ export class GenericStore {
     return { body: Buffer.from(JSON.stringify(out)), code: 201, warnings: [] };
   }
 
-  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  /**
+   * `noHooks`: a create through a subresource (an apply on the /status of a missing object of a
+   * kind whose updates may create) runs no write hooks: kube's subresource stores are copies of
+   * the main store taken before its BeginCreate hook is set (a Service created so gets no IPs).
+   */
+  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject, noHooks = false): Promise<WriteResult> {
     const now = new Date();
     const meta = obj.metadata;
     const strategy = this.kind.strategy;
@@ -226,7 +236,7 @@ export class GenericStore {
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
     // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
-    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    const finish = (noHooks ? undefined : await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
     let accepted = false;
     try {
       strategy.prepareForCreate?.(obj);
@@ -368,7 +378,7 @@ export class GenericStore {
       return (async () => {
         const obj = run(null);
         if (obj.metadata.uid) throw conflict(this.gr, name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
-        return this.createDecoded(ctx, namespace, obj, { managedFields: managed });
+        return this.createDecoded(ctx, namespace, obj, { managedFields: managed, viaSubresource: Boolean(sub) });
       })();
     };
     const r = await this.guaranteedUpdate(ctx, namespace, name, {
