@@ -378,4 +378,17 @@ test('other kinds: Secret stringData, Endpoints (atomic subsets), Events in both
   assert.is(noStatus.status, 404);
 });
 
+test('versions: entries of another version of the group are kept and conflict; another group\'s are dropped', async () => {
+  const ev = (v: string): string => `/apis/events.k8s.io/${v}/namespaces/${ns}/events/ev-versions`;
+  const base = { eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'a/b', reportingInstance: 'i', action: 'A', reason: 'R', type: 'Normal', regarding: { kind: 'ConfigMap', name: 'x', namespace: ns } };
+  await ok(apply(ev('v1'), { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev-versions', labels: { a: '1' } }, ...base }, 'm1'), 201);
+  let o = await ok(apply(ev('v1beta1'), { apiVersion: 'events.k8s.io/v1beta1', kind: 'Event', metadata: { name: 'ev-versions', labels: { b: '1' } } }, 'm2'));
+  assert.equal(o.metadata.managedFields.map((e: Entry) => `${e.manager}/${e.apiVersion}`).sort(), ['m1/events.k8s.io/v1', 'm2/events.k8s.io/v1beta1']);
+  const c = conflictOf(await apply(ev('v1beta1'), { apiVersion: 'events.k8s.io/v1beta1', kind: 'Event', metadata: { name: 'ev-versions', labels: { a: '2' } } }, 'm2'));
+  assert.is(c.message, 'Apply failed with 1 conflict: conflict with "m1": .metadata.labels.a');
+  // A write through core/v1 (another group) cannot convert them: they are dropped.
+  o = await ok(t.client.request('PATCH', `/api/v1/namespaces/${ns}/events/ev-versions?fieldManager=m3`, { body: { metadata: { labels: { d: '1' } } }, contentType: MERGE }));
+  assert.equal(mf(o), [upd('m3', { 'f:metadata': { 'f:labels': { 'f:d': {} } } })]);
+});
+
 test.run();

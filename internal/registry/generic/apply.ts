@@ -202,7 +202,7 @@ function structuredApply(
     const conflicts: Array<{ id: string; set: FieldSet }> = [];
     for (const [k, e] of managers) {
       if (k === applier.id) continue;
-      if (!fm.apiVersions.has(e.apiVersion)) {
+      if (!fm.convertible(e.apiVersion)) {
         managers.delete(k);
         continue;
       }
@@ -236,7 +236,7 @@ function prune(fm: FieldManager, type: TypeRef, merged: unknown, managers: Manag
   const ens = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, type);
   let pruned = removeItems(merged, ens(lastSet), type);
   let owned = FieldSet.empty();
-  for (const e of managers.values()) if (fm.apiVersions.has(e.apiVersion)) owned = owned.union(e.set);
+  for (const e of managers.values()) if (fm.convertible(e.apiVersion)) owned = owned.union(e.set);
   const mergedSet = ens(toFieldSet(merged, type));
   pruned = removeItems(merged, mergedSet.difference(ens(toFieldSet(pruned, type)).union(ens(owned))), type);
   const prunedSet = ens(toFieldSet(pruned, type));

@@ -170,8 +170,10 @@ function startingManaged(live: KubeObject | null, next: KubeObject, subresource:
  * kind's schema and the fields its strategies reset.
  */
 export class FieldManager {
-  /** The apiVersions this kind is served in (managers of other versions are dropped). */
+  /** The apiVersions this kind is served in. */
   readonly apiVersions: Set<string>;
+  /** convertible() answers, by apiVersion. */
+  private readonly convertibleCache = new Map<string, boolean>();
   /** The apiVersion new entries are written in (the endpoint's group/version). */
   readonly preferred: string;
 
@@ -179,6 +181,24 @@ export class FieldManager {
     const gv = (v: string): string => (kind.group ? `${kind.group}/${v}` : v);
     this.apiVersions = new Set(kind.versions.map(gv));
     this.preferred = gv(kind.versions[0]);
+  }
+
+  /**
+   * Can an entry of this apiVersion be compared with this kind's objects? kube converts objects
+   * to each manager's version and drops the managers whose version it cannot convert to: another
+   * version of the same group converts (events.k8s.io v1beta1 ↔ v1), another group does not
+   * (core v1 Event entries are dropped by an events.k8s.io write, and the reverse). Field names
+   * are the same across the versions of a group here, so sets are compared as they are.
+   */
+  convertible(apiVersion: string): boolean {
+    let ok = this.convertibleCache.get(apiVersion);
+    if (ok === undefined) {
+      const slash = apiVersion.lastIndexOf('/');
+      const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
+      ok = this.apiVersions.has(apiVersion) || (group === this.kind.group && schemas().typeOf({ group, version: apiVersion.slice(slash + 1), kind: this.kind.kind }) !== undefined);
+      this.convertibleCache.set(apiVersion, ok);
+    }
+    return ok;
   }
 
   /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
@@ -247,7 +267,7 @@ export class FieldManager {
     const taken = cmp.modified.union(cmp.added);
     for (const [k, e] of managed) {
       // A manager of a version this server cannot convert to is dropped (SMD: missing version).
-      if (!this.apiVersions.has(e.apiVersion)) continue;
+      if (!this.convertible(e.apiVersion)) continue;
       const set = e.set.difference(e.set.intersection(taken)).difference(cmp.removed);
       if (!set.isEmpty()) out.set(k, { ...e, set });
     }
