@@ -24,6 +24,7 @@ import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } fro
 import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
 import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
+import type { InflightRequests } from './inflight.ts';
 import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
@@ -44,6 +45,8 @@ export interface ServerDeps {
   advertiseAddress: string;
   /** `/metrics` and the request instrumentation (absent: neither). */
   metrics?: ApiMetrics;
+  /** Short requests in flight, which graceful shutdown waits for. */
+  inflight?: InflightRequests;
 }
 
 /** Paths that answer without credentials (kube-apiserver's system:public-info-viewer). */
@@ -84,6 +87,10 @@ export function createHandler(deps: ServerDeps) {
   return async function handle(req: Req, res: Res): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('Audit-Id', requestId);
+    // Graceful shutdown waits for short requests; a watch leaves the count once it is known to be
+    // one (shutdown ends watches itself).
+    const inflightEnd = deps.inflight?.begin();
+    if (inflightEnd) res.once('close', inflightEnd);
     const url = new URL(req.url ?? '/', 'https://localhost');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
@@ -102,6 +109,7 @@ export function createHandler(deps: ServerDeps) {
         sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
         return;
       }
+      if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
       if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
       // Authorization
       if (user) {
