@@ -14,6 +14,7 @@
  *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
  *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
  *        [--livez-grace-period 0s]
+ *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -50,6 +51,11 @@ const { values } = parseArgs({
     // start-up step of this server finishes before it listens, so no check is ever pending; the
     // flag is accepted (and validated) for command-line compatibility.
     'livez-grace-period': { type: 'string', default: '0s' },
+    'audit-log-path': { type: 'string' },
+    'audit-policy-file': { type: 'string' },
+    'audit-log-maxage': { type: 'string', default: '0' },
+    'audit-log-maxbackup': { type: 'string', default: '0' },
+    'audit-log-maxsize': { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -91,7 +97,26 @@ const app = await startServer({
   eventTtlMs: parseDuration(values['event-ttl']!),
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
   shutdownDelayMs,
+  auditLogPath: values['audit-log-path'],
+  auditPolicyFile: values['audit-policy-file'],
+  auditLogMaxAge: intFlag('audit-log-maxage'),
+  auditLogMaxBackup: intFlag('audit-log-maxbackup'),
+  auditLogMaxSize: intFlag('audit-log-maxsize'),
+}).catch((err: unknown) => {
+  // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
+  console.error(`Error: ${(err as Error).message}`);
+  process.exit(1);
 });
+
+/** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */
+function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize'): number {
+  const text = values[flag]!;
+  if (!/^[+-]?\d+$/.test(text)) {
+    console.error(`Error: invalid argument "${text}" for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    process.exit(1);
+  }
+  return Number(text);
+}
 
 /** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
 function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period'): number {

@@ -30,6 +30,10 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
+import { readFileSync } from 'node:fs';
+import { Auditor } from '../audit/auditor.ts';
+import { AuditLogWriter } from '../audit/log-writer.ts';
+import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
 
 export interface ServerOptions {
@@ -73,6 +77,14 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
+  auditLogPath?: string;
+  /** --audit-policy-file: without it nothing is audited (as kube-apiserver). */
+  auditPolicyFile?: string;
+  /** --audit-log-maxage (days), --audit-log-maxbackup (files), --audit-log-maxsize (MB). */
+  auditLogMaxAge?: number;
+  auditLogMaxBackup?: number;
+  auditLogMaxSize?: number;
 }
 
 export interface RunningServer {
@@ -88,6 +100,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
+  const auditor = openAuditor(opts);
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
@@ -142,6 +156,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
     metrics,
     inflight,
+    audit: auditor,
   };
   const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
@@ -184,6 +199,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await gc.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
+        auditor?.close();
       })();
       return closing;
     },
@@ -280,6 +296,19 @@ async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: L
     logger: log,
     instruments,
   });
+}
+
+/** The audit log and policy, when both flags are given (kube audits nothing without a policy). */
+function openAuditor(opts: ServerOptions): Auditor | undefined {
+  if (!opts.auditLogPath || !opts.auditPolicyFile) return undefined;
+  let policy;
+  try {
+    policy = parsePolicy(readFileSync(opts.auditPolicyFile, 'utf8'));
+  } catch (err) {
+    throw new Error(`loading audit policy file: ${(err as Error).message}`);
+  }
+  const writer = AuditLogWriter.open(opts.auditLogPath, { maxAgeDays: opts.auditLogMaxAge, maxBackups: opts.auditLogMaxBackup, maxSizeMB: opts.auditLogMaxSize });
+  return new Auditor(policy, writer);
 }
 
 /**
