@@ -30,6 +30,7 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
+import { runtimeConfig, servedKinds } from './runtime-config.ts';
 import { readFileSync } from 'node:fs';
 import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
@@ -77,6 +78,8 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /** --runtime-config: API versions and resources switched on or off (kube's syntax). */
+  runtimeConfig?: string;
   /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
   auditLogPath?: string;
   /** --audit-policy-file: without it nothing is audited (as kube-apiserver). */
@@ -109,7 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const lifecycle = namespaceLifecycle(storage);
   const admission = new AdmissionChain([lifecycle], [lifecycle]);
-  const kinds = opts.kinds ?? [...defaultKinds];
+  const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
   const registry = new Registry(
