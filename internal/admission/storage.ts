@@ -14,6 +14,7 @@ import { forbidden } from '../api/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { currentPrefix } from '../storage/keys.ts';
 import { compareQuantities } from '../registry/core/volumes/quantity.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
 
 /** volumeutil.PVProtectionFinalizer. */
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
@@ -59,7 +60,7 @@ const claimHasClass = (pvc: KubeObject): boolean => {
 async function getStorageClass(storage: Storage, name: string): Promise<KubeObject | undefined> {
   if (!name) return undefined;
   const b = await storage.get({ group: 'storage.k8s.io', resource: 'storageclasses', namespace: '', name });
-  return b && b.length ? (JSON.parse(b.toString()) as KubeObject) : undefined;
+  return b && b.length ? parseObject(b) : undefined;
 }
 
 /** DefaultStorageClass. */
@@ -74,7 +75,7 @@ export function defaultStorageClass(storage: Storage): MutatingPlugin {
       try {
         const prefix = currentPrefix('storage.k8s.io', 'storageclasses', '');
         for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) {
-          const sc = JSON.parse(b.toString()) as KubeObject;
+          const sc = parseObject(b);
           const ann = sc.metadata.annotations ?? {};
           if (ann[IS_DEFAULT_CLASS] === 'true' || ann[BETA_IS_DEFAULT_CLASS] === 'true') defaults.push(sc.metadata.name ?? '');
         }

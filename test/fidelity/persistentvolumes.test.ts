@@ -273,7 +273,7 @@ test('update: the source, volumeMode and a set nodeAffinity are immutable; capac
       capacity: { storage: '2Gi' },
       nfs: { server: 's', path: '/p' },
       accessModes: ['ReadWriteOnce'],
-      claimRef,
+      claimRef: { ...claimRef, uid: '<uid>' },
       persistentVolumeReclaimPolicy: 'Delete',
       storageClassName: 'gold',
       volumeMode: 'Filesystem',
