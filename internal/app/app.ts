@@ -16,6 +16,7 @@ import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { StorageProtectionController } from '../controllers/storage-protection.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
@@ -102,6 +103,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  // kube-controller-manager's pv-protection and pvc-protection controllers.
+  const storageProtection = new StorageProtectionController(storage, registry, log);
+  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
@@ -148,6 +152,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
         hub.close(); // ends every watch stream so the server can close
@@ -158,6 +163,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await storageProtection.idle().catch(() => undefined);
         await storage.close();
       })();
       return closing;
