@@ -6,7 +6,8 @@ import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
+import { podKind } from './pod.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind];
