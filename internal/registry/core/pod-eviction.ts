@@ -7,7 +7,7 @@
  *
  * Worked example: POST /api/v1/namespaces/ns/pods/web/eviction {"apiVersion":"policy/v1",
  * "kind":"Eviction","metadata":{"name":"web"}} → 201 {"kind":"Status","apiVersion":"v1",
- * "metadata":{},"status":"Success"}; the Pod is deleted as a DELETE without options would.
+ * "metadata":{},"status":"Success","code":201}; the Pod is deleted as a DELETE without options would.
  */
 import { badRequest } from '../../api/errors.ts';
 import type { SubresourceCreateContext, SubresourceDeleteOptions, SubresourceDescriptor } from '../rest/strategy.ts';
@@ -45,7 +45,7 @@ async function evict(ctx: SubresourceCreateContext, eviction: KubeObject): Promi
   const enforce = !(phase === 'Succeeded' || phase === 'Failed' || deleting);
   const run = enforce && rvUnset ? { ...opts, preconditions: { ...opts.preconditions, resourceVersion: pod.metadata.resourceVersion } } : opts;
   await ctx.delete(run);
-  return { code: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' } };
+  return { code: 201, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
 
 /** The `eviction` subresource of pods (create only, policy/v1 Eviction). */

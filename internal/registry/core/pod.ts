@@ -96,7 +96,18 @@ function applySeccompVersionSkew(pod: KubeObject): void {
 export const podStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
-  defaults: (pod) => defaultPod(pod),
+  defaults(pod) {
+    // Convert_v1_PodSpec_To_core_PodSpec: the deprecated serviceAccount fills an empty serviceAccountName.
+    const spec = specOf(pod);
+    if (!s(spec.serviceAccountName) && s(spec.serviceAccount)) spec.serviceAccountName = spec.serviceAccount;
+    defaultPod(pod);
+  },
+  canonicalize(pod) {
+    // Convert_core_PodSpec_To_v1_PodSpec writes serviceAccountName back into serviceAccount.
+    const spec = specOf(pod);
+    if (s(spec.serviceAccountName)) spec.serviceAccount = spec.serviceAccountName;
+    else delete spec.serviceAccount;
+  },
   prepareForCreate(pod) {
     pod.status = { phase: 'Pending', qosClass: podQOS(specOf(pod)) };
     dropDisabledPodFields(pod);
