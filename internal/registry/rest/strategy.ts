@@ -280,4 +280,15 @@ export interface KindDescriptor {
    * ['create'] and it has no list kind, table, watch or storage version.
    */
   virtual?: (deps: VirtualDeps) => VirtualKind;
+  /**
+   * The descriptor this server serves given its options, for kinds whose strategy depends on
+   * them (feature gates: e.g. CSIDriver drops gated fields, as kube's strategies read
+   * utilfeature). Called once when the registry is built; absent: the descriptor as it is.
+   */
+  forOptions?: (options: KindOptions) => KindDescriptor;
+  /**
+   * The version objects are stored in when it is not the first served one (discovery's
+   * storageVersionHash names it): 1.24 stores CSIStorageCapacity as storage.k8s.io/v1beta1.
+   */
+  storageVersion?: string;
 }
