@@ -138,6 +138,25 @@ test('create: 422 with kube field paths and messages', async () => {
   ]);
 });
 
+test('volumes: defaults of the volumes module, mounts checked against valid volumes', async () => {
+  const r = await post(
+    P,
+    pod('v', {
+      volumes: [{ name: 'cm', configMap: { name: 'x' } }, { name: 'e' }, { name: 'bad', secret: { secretName: 's', defaultMode: 1000 } }],
+      containers: [{ name: 'c', image: 'nginx:1.25', volumeMounts: [{ name: 'cm', mountPath: '/a' }, { name: 'bad', mountPath: '/b' }] }],
+    }),
+  );
+  assert.is(r.status, 422, show(r));
+  const causes = (r.json as any).details.causes.map((c: any) => `${c.reason} ${c.field}: ${c.message}`);
+  assert.equal(causes, [
+    'FieldValueInvalid spec.volumes[2].secret.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive',
+    'FieldValueNotFound spec.containers[0].volumeMounts[1].name: Not found: "bad"',
+  ]);
+  const ok = await post(P, pod('v', { volumes: [{ name: 'cm', configMap: { name: 'x' } }, { name: 'e' }], containers: [{ name: 'c', image: 'nginx:1.25', volumeMounts: [{ name: 'cm', mountPath: '/a' }] }] }));
+  assert.is(ok.status, 201, show(ok));
+  assert.equal((ok.json as any).spec.volumes, [{ name: 'cm', configMap: { name: 'x', defaultMode: 420 } }, { name: 'e', emptyDir: {} }]);
+});
+
 test('update: only images and a few fields may change (kube message)', async () => {
   assert.is((await post(P, pod('u'))).status, 201);
   const g = (await t.client.request('GET', `${P}/u`)).json as any;

@@ -11,8 +11,8 @@ import { SUPPORTED_PROTOCOLS, isValidPortName, isValidPortNum } from '../../vali
 import { validateResourceRequirements } from './pod-resources.ts';
 import { type J, list, n, obj, s } from './pod-util.ts';
 
-/** Volume name → its source object (ValidateVolumes' map; only the source kind matters here). */
-export type VolumeMap = Map<string, J>;
+/** Volume name → its source member (`persistentVolumeClaim`, `emptyDir`, …): ValidateVolumes' map of valid volumes. */
+export type VolumeMap = Map<string, string>;
 
 /** PodValidationOptions (pkg/api/pod GetValidationOptionsFromPodSpecAndMeta), 1.24 defaults. */
 export interface PodValidationOptions {
@@ -318,7 +318,7 @@ function validateVolumeDevices(devices: J[], mounts: Map<string, string>, volume
     const name = s(d.name);
     const devPath = s(d.devicePath);
     const source = volumes.get(name);
-    const isPVC = Boolean(source && (obj(source.persistentVolumeClaim) || obj(source.ephemeral)));
+    const isPVC = source === 'persistentVolumeClaim' || source === 'ephemeral';
     if (!name) errs.push(required(ip.child('name')));
     if (names.has(name)) errs.push(invalid(ip.child('name'), name, 'must be unique'));
     if (source && !isPVC) errs.push(invalid(ip.child('name'), name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));

@@ -23,6 +23,7 @@ import {
   validateSeccompProfile,
 } from './pod-validation-containers.ts';
 import { validateResourceRequirements } from './pod-resources.ts';
+import { validateVolumes } from './volumes/index.ts';
 import { type J, entries, list, n, obj, s } from './pod-util.ts';
 
 /** 1.24's options for a new Pod (feature gates at their defaults). */
@@ -42,8 +43,9 @@ export const DEFAULT_POD_VALIDATION_OPTIONS: PodValidationOptions = {
  */
 export type VolumesValidator = (volumes: J[], podMeta: J | undefined, p: FieldPath, opts: PodValidationOptions) => { errors: FieldError[]; volumes: VolumeMap };
 
-/** Until a volumes validator is plugged in: every named volume is known, no source checks. */
-export const namesOnlyVolumes: VolumesValidator = (volumes) => ({ errors: [], volumes: new Map(volumes.filter((v) => s(v.name)).map((v) => [s(v.name), v])) });
+/** ValidateVolumes of the volumes module, with the pod's name (ephemeral claims) and the options. */
+export const podVolumes: VolumesValidator = (volumes, podMeta, p, opts) =>
+  validateVolumes(volumes, p, { podName: s(podMeta?.name), allowDownwardAPIHugePages: opts.allowDownwardAPIHugePages });
 
 const specPath = new FieldPath('spec');
 
