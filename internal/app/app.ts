@@ -15,7 +15,7 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
-import { defaultTolerationSeconds, priorityAdmission } from '../admission/pod-defaults.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
@@ -82,7 +82,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
   // kube's default order: NamespaceLifecycle … Priority, DefaultTolerationSeconds … (mutating first).
-  const admission = new AdmissionChain([lifecycle, priorityAdmission, defaultTolerationSeconds], [lifecycle]);
+  const admission = new AdmissionChain([lifecycle, runtimeClassAdmission, priorityAdmission, defaultTolerationSeconds], [lifecycle, runtimeClassAdmission]);
   const kinds = opts.kinds ?? [...defaultKinds];
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;

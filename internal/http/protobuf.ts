@@ -22,7 +22,8 @@
  * are written only when non-empty; map entries go in Go's order (keys sorted bytewise).
  *
  * Special messages: meta/v1 Time ⇄ RFC3339 (seconds; Go writes nanos 0 and ignores them on read),
- * MicroTime ⇄ RFC3339 with microseconds, zero Time ⇄ empty message (omitted from JSON),
+ * MicroTime ⇄ RFC3339 with microseconds, zero Time ⇄ empty message (`null` in JSON for a Time held by
+ * value, omitted for a pointer),
  * resource.Quantity ⇄ its string, intstr.IntOrString ⇄ number | string, FieldsV1 raw ⇄ the JSON
  * object, bytes ⇄ base64 strings, int64 → number.
  */
@@ -53,7 +54,9 @@ const KINDS = new Map<string, string>([
   ...['ConfigMap', 'ConfigMapList', 'Secret', 'SecretList', 'Namespace', 'NamespaceList', 'PersistentVolume', 'PersistentVolumeList', 'PersistentVolumeClaim', 'PersistentVolumeClaimList'].map(
     (k): [string, string] => [`/v1/${k}`, C + k],
   ),
-  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList', 'Pod', 'PodList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  // pods/eviction bodies.
+  ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   ...['v1', 'v1beta1'].flatMap((v) => ['Event', 'EventList'].map((k): [string, string] => [`events.k8s.io/${v}/${k}`, `k8s.io.api.events.${v}.${k}`])),
   ...['StorageClass', 'StorageClassList', 'VolumeAttachment', 'VolumeAttachmentList', 'CSIDriver', 'CSIDriverList', 'CSINode', 'CSINodeList', 'CSIStorageCapacity', 'CSIStorageCapacityList'].map(
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
@@ -79,15 +82,21 @@ const PTR: [string, string][] = [
   [R + 'RawExtension', 'raw'],
   [R + 'Unknown', 'raw'],
   [M + 'FieldsV1', 'Raw'],
-  // Not generated into internal/schema yet (the storage kinds issue adds it).
-  [S + 'CSIStorageCapacity', 'nodeTopology capacity maximumVolumeSize'],
 ];
 
 /** Plain (non-pointer) scalar fields without `omitempty` of types outside the generated schema. */
-const KEEP: [string, string][] = [[S + 'CSIStorageCapacity', 'storageClassName']];
+const KEEP: [string, string][] = [];
 
 /** `json:",inline"` members: their fields sit in the parent's JSON object. */
-const INLINE: [string, string][] = [[C + 'PersistentVolumeSpec', 'persistentVolumeSource']];
+const INLINE: [string, string][] = [
+  [C + 'PersistentVolumeSpec', 'persistentVolumeSource'],
+  [C + 'Volume', 'volumeSource'],
+  [C + 'Probe', 'handler'],
+  [C + 'EphemeralContainer', 'ephemeralContainerCommon'],
+  ...['SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map(
+    (m): [string, string] => [C + m, 'localObjectReference'],
+  ),
+];
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -555,7 +564,12 @@ function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): u
     if (!present && f.ptr) continue;
     if (f.message) {
       const v = fromProto(f.message, present ? (msg![f.name] as Json) : undefined, p);
-      if (v === undefined) continue;
+      if (v === undefined) {
+        // A zero metav1.Time/MicroTime held by value (not a pointer): Go's JSON writes `null`
+        // (omitempty never drops a struct), e.g. PodCondition.lastProbeTime, core/v1 Event.eventTime.
+        if (!f.ptr && (f.message.fullName === M + 'Time' || f.message.fullName === M + 'MicroTime')) out[f.name] = null;
+        continue;
+      }
       if (f.inline && isObject(v)) Object.assign(out, v);
       else out[f.name] = v;
       continue;
