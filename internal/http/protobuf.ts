@@ -22,8 +22,7 @@
  * are written only when non-empty; map entries go in Go's order (keys sorted bytewise).
  *
  * Special messages: meta/v1 Time ⇄ RFC3339 (seconds; Go writes nanos 0 and ignores them on read),
- * MicroTime ⇄ RFC3339 with microseconds, zero Time ⇄ empty message (`null` in JSON for a Time held by
- * value, omitted for a pointer),
+ * MicroTime ⇄ RFC3339 with microseconds, zero Time ⇄ empty message (omitted from JSON),
  * resource.Quantity ⇄ its string, intstr.IntOrString ⇄ number | string, FieldsV1 raw ⇄ the JSON
  * object, bytes ⇄ base64 strings, int64 → number.
  */
@@ -564,12 +563,7 @@ function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): u
     if (!present && f.ptr) continue;
     if (f.message) {
       const v = fromProto(f.message, present ? (msg![f.name] as Json) : undefined, p);
-      if (v === undefined) {
-        // A zero metav1.Time/MicroTime held by value (not a pointer): Go's JSON writes `null`
-        // (omitempty never drops a struct), e.g. PodCondition.lastProbeTime, core/v1 Event.eventTime.
-        if (!f.ptr && (f.message.fullName === M + 'Time' || f.message.fullName === M + 'MicroTime')) out[f.name] = null;
-        continue;
-      }
+      if (v === undefined) continue;
       if (f.inline && isObject(v)) Object.assign(out, v);
       else out[f.name] = v;
       continue;
