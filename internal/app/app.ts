@@ -15,6 +15,7 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { StorageProtectionController } from '../controllers/storage-protection.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
@@ -82,10 +83,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
-  // kube-apiserver 1.24's default plugin order, for the plugins this server has.
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
   const admission = new AdmissionChain(
-    [lifecycle, defaultStorageClass(storage), storageObjectInUseProtection()],
-    [lifecycle, persistentVolumeClaimResize(storage)],
+    [lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
   );
   const kinds = opts.kinds ?? [...defaultKinds];
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).

@@ -8,8 +8,9 @@ import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
 import { persistentVolumeKind } from './persistentvolume.ts';
 import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
+import { podKind } from './pod.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -20,4 +21,5 @@ export const coreKinds: KindDescriptor[] = [
   eventKind,
   persistentVolumeKind,
   persistentVolumeClaimKind,
+  podKind,
 ];
