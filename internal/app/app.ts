@@ -15,7 +15,10 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { StorageProtectionController } from '../controllers/storage-protection.ts';
+import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -80,7 +83,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
-  const admission = new AdmissionChain([lifecycle], [lifecycle]);
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
+  const admission = new AdmissionChain(
+    [lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+  );
   const kinds = opts.kinds ?? [...defaultKinds];
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
@@ -97,6 +104,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  // kube-controller-manager's pv-protection and pvc-protection controllers.
+  const storageProtection = new StorageProtectionController(storage, registry, log);
+  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
@@ -143,6 +153,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         controller.stop();
         gc.stop();
+        storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
         hub.close(); // ends every watch stream so the server can close
@@ -153,6 +164,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await storageProtection.idle().catch(() => undefined);
         await storage.close();
       })();
       return closing;

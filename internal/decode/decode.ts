@@ -299,7 +299,9 @@ export class SchemaDecoder {
     const omit = go.length > 1 && go[1] === 'o';
     switch (go[0]) {
       case 'p':
-        return d === null ? undefined : d;
+        // A nil pointer is omitted with omitempty and written `null` without it
+        // (TypedLocalObjectReference.apiGroup, ScaleIO secretRef, AzureFile PV secretNamespace).
+        return d === undefined || d === null ? (omit ? undefined : null) : d;
       case 's':
         // A value struct is always written, its zero value when absent.
         return d === undefined || d === null ? this.zero(fs) : d;

@@ -43,7 +43,8 @@ function resourcesOf(kinds: ServedKind[]) {
     if (!kind.virtual) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
-      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sortedVerbs(sub.verbs) });
+      const subKind = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : { kind: kind.kind };
+      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, ...subKind, verbs: sortedVerbs(sub.verbs) });
     }
   }
   const byName = (e: Record<string, unknown>): string => String(e.name);

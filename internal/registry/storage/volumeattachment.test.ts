@@ -6,7 +6,7 @@ import { check } from '../core/testing.ts';
 import { volumeAttachmentKind, volumeAttachmentTable } from './volumeattachment.ts';
 
 const S = volumeAttachmentKind.strategy;
-const ST = volumeAttachmentKind.subresources![0]!.strategy;
+const ST = volumeAttachmentKind.subresources![0]!.strategy!;
 const SPEC = { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'node1' };
 const va = (spec: Record<string, unknown> = SPEC, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: 'storage.k8s.io/v1',
