@@ -259,6 +259,22 @@ test('update: the source, volumeMode and a set nodeAffinity are immutable; capac
   ]);
   assert.ok(causes[0].message.startsWith('Forbidden: spec.persistentvolumesource is immutable after creation\n  core.PersistentVolumeSource{\n'), causes[0].message);
   assert.is(causes[1].message, 'Invalid value: "Block": field is immutable');
+  // kube's strategy validates the new spec twice on update: each spec error is two causes (the
+  // message lists it once).
+  const twice = await t.client.request('PUT', `${P}/${n('upd')}`, { body: { ...cur, spec: { ...cur.spec, capacity: { storage: '0' } } } });
+  same(
+    body(twice),
+    {
+      ...invalid('upd', [['FieldValueInvalid', 'spec.capacity[storage]', 'Invalid value: "0": must be greater than zero']]),
+      details: {
+        name: 'RUN-upd',
+        kind: 'PersistentVolume',
+        causes: [0, 1].map(() => ({ reason: 'FieldValueInvalid', message: 'Invalid value: "0": must be greater than zero', field: 'spec.capacity[storage]' })),
+      },
+    },
+    'spec errors twice',
+    twice,
+  );
   // Capacity, class, reclaim policy, claimRef and a first nodeAffinity may change; status sent on
   // the main resource is ignored.
   const affinity = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } };

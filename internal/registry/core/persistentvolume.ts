@@ -86,9 +86,13 @@ const PV_SOURCE_GO_ORDER: [json: string, go: string][] = [
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-/** ValidatePersistentVolumeUpdate's own rules (the new object is validated as on create too). */
+/**
+ * ValidatePersistentVolumeUpdate: the new spec validated again (kube's strategy validates the new
+ * PV, then calls this, which validates it once more: a bad field is reported twice in the causes)
+ * and the update rules.
+ */
 export function validatePersistentVolumeUpdate(n: KubeObject, o: KubeObject, gates: FeatureGates = DEFAULT_GATES): FieldError[] {
-  const errs = validatePersistentVolume(n, gates, o);
+  const errs = validatePersistentVolumeSpec(n.spec, n.metadata.name ?? '', false, new FieldPath('spec'), { allowReadWriteOncePod: allowRWOP(gates, o) });
   const ns = isObj(n.spec) ? n.spec : {};
   const os = isObj(o.spec) ? o.spec : {};
   // A CSI controllerExpandSecretRef may be added to a PV that had none.
@@ -125,7 +129,9 @@ export function persistentVolumeStrategy(gates: FeatureGates = DEFAULT_GATES): S
       newObj.status = structuredClone(oldObj.status);
     },
     validate: (obj) => validatePersistentVolume(obj, gates),
-    validateUpdate: (n, o) => validatePersistentVolumeUpdate(n, o, gates),
+    // persistentvolumeStrategy.ValidateUpdate: ValidatePersistentVolume, the mount-option check, then
+    // ValidatePersistentVolumeUpdate (which validates the spec again).
+    validateUpdate: (n, o) => [...validatePersistentVolume(n, gates, o), ...validatePersistentVolumeUpdate(n, o, gates)],
   };
 }
 

@@ -220,7 +220,9 @@ export function persistentVolumeClaimStrategy(gates: FeatureGates = DEFAULT_GATE
       prepareDataSources(specOf(newObj), isObj(oldObj.spec) ? oldObj.spec : {}, gates);
     },
     validate: (obj) => validatePersistentVolumeClaim(obj, gates),
-    validateUpdate: (n, o) => validatePersistentVolumeClaimUpdate(n, o, gates),
+    // persistentvolumeclaimStrategy.ValidateUpdate: ValidatePersistentVolumeClaim, then
+    // ValidatePersistentVolumeClaimUpdate, which validates the claim again (spec errors twice).
+    validateUpdate: (n, o) => [...validatePersistentVolumeClaim(n, gates, o), ...validatePersistentVolumeClaimUpdate(n, o, gates)],
   };
 }
 
