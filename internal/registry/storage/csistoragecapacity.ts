@@ -41,6 +41,7 @@ export function validateCSIStorageCapacityUpdate(n: KubeObject, o: KubeObject): 
   return errs;
 }
 
+/** pkg/registry/storage/csistoragecapacity: validation only; updates need a resourceVersion. */
 export const csiStorageCapacityStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: false,
@@ -48,6 +49,7 @@ export const csiStorageCapacityStrategy: Strategy = {
   validateUpdate: validateCSIStorageCapacityUpdate,
 };
 
+/** storage.k8s.io/v1 namespaces/<ns>/csistoragecapacities; delete answers a Status (no ReturnDeletedObject). */
 export const csiStorageCapacityKind: KindDescriptor = {
   group: 'storage.k8s.io',
   versions: ['v1'],

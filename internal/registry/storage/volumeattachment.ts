@@ -180,4 +180,5 @@ function volumeAttachmentKindFor(gates: FeatureGates): KindDescriptor {
   };
 }
 
+/** storage.k8s.io/v1 volumeattachments (+ status) under 1.24's default gates; `forOptions` rebuilds it for others. */
 export const volumeAttachmentKind: KindDescriptor = volumeAttachmentKindFor(DEFAULT_GATES);
