@@ -391,4 +391,30 @@ test('versions: entries of another version of the group are kept and conflict; a
   assert.equal(mf(o), [upd('m3', { 'f:metadata': { 'f:labels': { 'f:d': {} } } })]);
 });
 
+test('Pod: container lists keyed by name, their env and ports lists, conflicts inside an item, /status', async () => {
+  // The reference has no controller-manager: the namespace's default ServiceAccount is created here.
+  await t.client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'default' } } });
+  const p = `/api/v1/namespaces/${ns}/pods/p-apply`;
+  const pod = (spec: Record<string, unknown>, meta: Record<string, unknown> = {}): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-apply', ...meta }, spec });
+  let o = await ok(apply(p, pod({ containers: [{ name: 'a', image: 'nginx', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] }] }), 'mgr1'), 201);
+  const mgr1 = ap('mgr1', {
+    'f:spec': {
+      'f:containers': {
+        'k:{"name":"a"}': { '.': {}, 'f:env': { 'k:{"name":"X"}': { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:image': {}, 'f:name': {}, 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } },
+      },
+    },
+  });
+  assert.equal(mf(o), [mgr1]);
+  const c = conflictOf(await apply(p, pod({ containers: [{ name: 'a', image: 'busybox' }] }), 'mgr2'));
+  assert.is(c.message, 'Apply failed with 1 conflict: conflict with "mgr1": .spec.containers[name="a"].image');
+  o = await ok(apply(p, pod({ containers: [{ name: 'a', image: 'busybox' }] }), 'mgr2', 'force=true'));
+  assert.is(o.spec.containers[0].image, 'busybox');
+  const mgr1After = structuredClone(mgr1);
+  delete (mgr1After.fieldsV1 as any)['f:spec']['f:containers']['k:{"name":"a"}']['f:image'];
+  assert.equal(mf(o), [mgr1After, ap('mgr2', { 'f:spec': { 'f:containers': { 'k:{"name":"a"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } })]);
+  o = await ok(apply(`${p}/status`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-apply' }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, 'kubelet'));
+  assert.is(o.status.phase, 'Running');
+  assert.equal(mf(o)!.find((e) => e.manager === 'kubelet'), ap('kubelet', { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {} } }, 'status'));
+});
+
 test.run();
