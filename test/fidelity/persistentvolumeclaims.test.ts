@@ -275,15 +275,36 @@ test('status subresource: only status changes; allocatedResources and resizeStat
   same(body(g), want, 'GET status', g);
   // A merge patch of /status replaces the conditions and keeps the spec.
   const patch = await t.client.request('PATCH', `${C}/s/status`, {
-    body: { spec: { volumeName: 'ignored' }, status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }] } },
+    body: { spec: { volumeName: 'ignored' }, status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }, ...(want.status as any).conditions.map((c: any) => ({ ...c, lastTransitionTime: '2026-01-02T03:04:05Z' }))] } },
     contentType: MERGE,
   });
   assert.is(patch.status, 200, show(patch));
   same(
     body(patch),
-    { ...want, status: { ...want.status, conditions: [{ type: 'FileSystemResizePending', status: 'True', lastProbeTime: null, lastTransitionTime: null }] } },
+    { ...want, status: { ...want.status, conditions: [{ type: 'FileSystemResizePending', status: 'True', lastProbeTime: null, lastTransitionTime: null }, ...(want.status as any).conditions] } },
     'PATCH status',
     patch,
+  );
+  // A strategic merge patch merges conditions by their `type` (patchMergeKey), deletes with
+  // `$patch: delete`, and leaves the other status fields alone.
+  const smp = await t.client.request('PATCH', `${C}/s/status`, {
+    body: { status: { conditions: [{ type: 'Resizing', status: 'False' }, { type: 'ControllerResizeError', status: 'True', message: 'm' }, { type: 'FileSystemResizePending', $patch: 'delete' }] } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  assert.is(smp.status, 200, show(smp));
+  same(
+    (body(smp) as any).status,
+    {
+      phase: 'Bound',
+      accessModes: ['ReadWriteOnce'],
+      capacity: { storage: '1Gi' },
+      conditions: [
+        { type: 'Resizing', status: 'False', lastProbeTime: null, lastTransitionTime: '<time>', reason: 'ResizeStarted', message: 'resizing' },
+        { type: 'ControllerResizeError', status: 'True', lastProbeTime: null, lastTransitionTime: null, message: 'm' },
+      ],
+    },
+    'strategic merge of conditions',
+    smp,
   );
   // Status sent to the main resource is ignored.
   const main = await t.client.request('PATCH', `${C}/s`, { body: { status: { phase: 'Lost' } }, contentType: MERGE });
