@@ -96,6 +96,31 @@ function mergeKeyedList(current: unknown, patch: unknown[], key: string, items: 
 }
 
 /**
+ * `$setElementOrder/<field>` (strategicpatch normalizeElementOrder): the merged elements named in
+ * `order` come in that order; the others (only on the server) keep their server order, and the two
+ * sequences are interleaved by server position (mergeSortedSlice).
+ */
+function applyElementOrder(merged: unknown[], server: unknown[], order: unknown[], idOf: (x: unknown) => unknown): unknown[] {
+  const pos = (list: unknown[], x: unknown): number => list.findIndex((y) => jsonEqual(idOf(y), idOf(x)));
+  const inOrder = merged.filter((x) => pos(order, x) >= 0).sort((a, b) => pos(order, a) - pos(order, b));
+  const serverOnly = merged.filter((x) => pos(order, x) < 0).sort((a, b) => pos(server, a) - pos(server, b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < inOrder.length) {
+    if (i >= serverOnly.length) out.push(inOrder[j++]);
+    else if (j >= inOrder.length) out.push(serverOnly[i++]);
+    else {
+      const li = pos(server, serverOnly[i]);
+      const ri = pos(server, inOrder[j]);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(serverOnly[i++]);
+      else out.push(inOrder[j++]);
+    }
+  }
+  return out;
+}
+
+/**
  * Strategic merge patch (apimachinery strategicpatch, for the parts clients use): a merge patch
  * whose lists follow the schema's `x-kubernetes-patch-strategy` / `x-kubernetes-patch-merge-key`
  * (`schema` is the node of `target`; without one, only metadata.finalizers merges), plus the
@@ -121,18 +146,33 @@ export function strategicMergePatch(target: unknown, patch: unknown, path = '', 
     const fs = resolveSchema(fieldSchema(schema, k));
     const strategy = fs?.['x-kubernetes-patch-strategy'] ?? '';
     const merges = strategy.split(',').includes('merge');
+    const order = patch[`$setElementOrder/${k}`];
+    const server = Array.isArray(out[k]) ? (out[k] as unknown[]) : [];
     if (v === null) delete out[k];
     else if (Array.isArray(v) && merges && fs?.['x-kubernetes-patch-merge-key']) {
-      out[k] = mergeKeyedList(out[k], v, fs['x-kubernetes-patch-merge-key'], fs.items, child);
+      const key = fs['x-kubernetes-patch-merge-key'];
+      const merged = mergeKeyedList(out[k], v, key, fs.items, child);
+      out[k] = Array.isArray(order) ? applyElementOrder(merged, server, order, (x) => (isObj(x) ? x[key] : x)) : merged;
     } else if (Array.isArray(v) && (merges || (!schema && SET_LISTS.has(child))) && Array.isArray(out[k])) {
       const merged = [...(out[k] as unknown[])];
       for (const x of v) if (!merged.some((y) => jsonEqual(x, y))) merged.push(x);
-      out[k] = merged;
+      out[k] = Array.isArray(order) && merges ? applyElementOrder(merged, server, order, (x) => x) : merged;
     } else {
       const r = strategicMergePatch(out[k], v, child, fs);
       if (r === undefined) delete out[k];
       else out[k] = r;
     }
+  }
+  // A `$setElementOrder` without its list in the patch only reorders the list.
+  for (const [d, order] of Object.entries(patch)) {
+    if (!d.startsWith('$setElementOrder/') || !Array.isArray(order)) continue;
+    const k = d.slice('$setElementOrder/'.length);
+    if (k in patch || !Array.isArray(out[k])) continue;
+    const fs = resolveSchema(fieldSchema(schema, k));
+    if (!(fs?.['x-kubernetes-patch-strategy'] ?? '').split(',').includes('merge')) continue;
+    const key = fs?.['x-kubernetes-patch-merge-key'];
+    const list = out[k] as unknown[];
+    out[k] = applyElementOrder(list, list, order, (x) => (key && isObj(x) ? x[key] : x));
   }
   return out;
 }
