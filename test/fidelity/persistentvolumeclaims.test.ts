@@ -367,6 +367,28 @@ test('delete: a claim used by a scheduled Pod keeps its finalizer until the Pod 
   assert.is(code, 404, 'the claim is gone once no Pod uses it');
 });
 
+test('discovery', async () => {
+  const disc = await t.client.request('GET', '/api/v1');
+  const res = (disc.json as any).resources.filter((x: any) => x.name.startsWith('persistentvolumeclaims'));
+  same(
+    res,
+    [
+      {
+        name: 'persistentvolumeclaims',
+        singularName: '',
+        namespaced: true,
+        kind: 'PersistentVolumeClaim',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        shortNames: ['pvc'],
+        storageVersionHash: 'QWTyNDq0dC4=',
+      },
+      { name: 'persistentvolumeclaims/status', singularName: '', namespaced: true, kind: 'PersistentVolumeClaim', verbs: ['get', 'patch', 'update'] },
+    ],
+    'discovery',
+    disc,
+  );
+});
+
 test('Table and Protobuf', async () => {
   const r = await post(pvc('tbl', { ...base, storageClassName: 'gold', volumeName: 'pv-9' }));
   assert.is(r.status, 201, show(r));
