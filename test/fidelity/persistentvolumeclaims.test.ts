@@ -14,6 +14,7 @@ import { startTarget, normalize, readKubeconfig, type Target } from '../target.t
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import { persistentVolumeClaimTable } from '../../internal/registry/core/persistentvolumeclaim.ts';
 
 let t: Target;
 let ns: string;
@@ -398,6 +399,8 @@ test('Table and Protobuf', async () => {
   const tbl = await t.client.request('GET', C, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(tbl.status, 200, show(tbl));
   const j = tbl.json as any;
+  // Every column definition (descriptions included) as the reference declares them.
+  same(j.columnDefinitions, persistentVolumeClaimTable.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })), 'column definitions', tbl);
   same(j.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]), [
     ['Name', 'string', 'name', 0],
     ['Status', 'string', '', 0],

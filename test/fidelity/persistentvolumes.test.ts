@@ -13,6 +13,7 @@ import { startTarget, normalize, readKubeconfig, type Target } from '../target.t
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import { persistentVolumeTable } from '../../internal/registry/core/persistentvolume.ts';
 
 let t: Target;
 let run: string;
@@ -373,6 +374,8 @@ test('Table, discovery and Protobuf', async () => {
   const tbl = await t.client.request('GET', `${P}/${n('tbl')}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(tbl.status, 200, show(tbl));
   const j = tbl.json as any;
+  // Every column definition (descriptions included) as the reference declares them.
+  same(j.columnDefinitions, persistentVolumeTable.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })), 'column definitions', tbl);
   same(j.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]), [
     ['Name', 'string', 'name', 0],
     ['Capacity', 'string', '', 0],
