@@ -368,6 +368,54 @@ test('delete: the pv-protection finalizer holds the PV until it is not Bound', a
   created.delete(n('del'));
 });
 
+test('a VolumeAttachment inlineVolumeSpec is validated as a PersistentVolumeSpec of an inline volume', async () => {
+  const va = (name: string, inline: Record<string, unknown>) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name: n(name) },
+    spec: { attacher: 'csi.example.com', nodeName: 'n1', source: { inlineVolumeSpec: inline } },
+  });
+  const VA = '/apis/storage.k8s.io/v1/volumeattachments?dryRun=All';
+  const bad = await t.client.request('POST', VA, {
+    body: va('va', {
+      capacity: { storage: '1n' },
+      claimRef: { name: 'x' },
+      persistentVolumeReclaimPolicy: 'Delete',
+      storageClassName: 's',
+      volumeMode: 'Block',
+      nodeAffinity: { required: { nodeSelectorTerms: [] } },
+      hostPath: { path: '/x' },
+      csi: { driver: '', volumeHandle: '' },
+    }),
+  });
+  const inl = 'spec.source.inlineVolumeSpec';
+  same(
+    (body(bad) as any).details?.causes?.map((c: any) => [c.reason, c.field, c.message]),
+    [
+      ['FieldValueForbidden', `${inl}.claimRef`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.capacity`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueRequired', `${inl}.accessModes`, 'Required value'],
+      ['FieldValueForbidden', `${inl}.persistentVolumeReclaimPolicy`, 'Forbidden: may only be Retain in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.nodeAffinity`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.csi`, 'Forbidden: may not specify more than 1 volume type'],
+      ['FieldValueForbidden', `${inl}.storageClassName`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.volumeMode`, 'Forbidden: may not specify volumeMode other than Filesystem in the context of inline volumes'],
+    ],
+    'inline spec',
+    bad,
+  );
+  const noCsi = await t.client.request('POST', VA, { body: va('va2', { accessModes: ['ReadWriteOnce'], nfs: { server: 's', path: '/p' } }) });
+  same(
+    (body(noCsi) as any).details?.causes?.map((c: any) => [c.field, c.message]),
+    [[`${inl}.csi`, 'Required value: has to be specified in the context of inline volumes']],
+    'csi required',
+    noCsi,
+  );
+  const good = await t.client.request('POST', VA, { body: va('va3', { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } }) });
+  assert.is(good.status, 201, show(good));
+  assert.equal((good.json as any).spec.source, { inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } } });
+});
+
 test('Table, discovery and Protobuf', async () => {
   const r = await post(pv('tbl', { ...base, accessModes: ['ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOnce'], nfs: { server: 's', path: '/t' }, claimRef: { namespace: 'ns1', name: 'c1' }, storageClassName: 'gold' }));
   assert.is(r.status, 201, show(r));

@@ -32,6 +32,14 @@ export function defaultPersistentVolume(o: KubeObject): void {
   const s = spec(o);
   if (!s.persistentVolumeReclaimPolicy) s.persistentVolumeReclaimPolicy = 'Retain';
   if (s.volumeMode === undefined || s.volumeMode === null) s.volumeMode = 'Filesystem';
+  defaultPersistentVolumeSpec(s);
+}
+
+/**
+ * The defaults of a PersistentVolumeSpec itself (capacity rounded up to milli, the sources'
+ * defaults), also applied to a VolumeAttachment's inlineVolumeSpec (SetObjectDefaults_VolumeAttachment).
+ */
+export function defaultPersistentVolumeSpec(s: Record<string, unknown>): void {
   defaultResourceList(s.capacity);
   const src = (k: string): Record<string, unknown> | undefined => objAt(s, k);
   const hostPath = src('hostPath');
