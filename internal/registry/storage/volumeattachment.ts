@@ -4,8 +4,8 @@
  * (pkg/apis/storage/validation), pkg/registry/storage/volumeattachment/strategy.go (status only
  * through /status; the CSIMigration gate) and printVolumeAttachment.
  *
- * `spec.source.inlineVolumeSpec` is defaulted and validated as core's PersistentVolumeSpec in
- * the context of inline volumes (internal/registry/core/volumes/pv-spec.ts).
+ * Not ported: the PersistentVolumeSpec validation kube applies to `spec.source.inlineVolumeSpec`
+ * (core ValidatePersistentVolumeSpec); an inline spec is checked for presence only.
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, required, tooLong } from '../../api/field-errors.ts';
@@ -15,8 +15,6 @@ import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { validatePersistentVolumeSpec } from '../core/volumes/pv-spec.ts';
-import { defaultPersistentVolumeSpec } from '../core/persistentvolume.ts';
 import { byteLen, goPtr, goQuote, isObj, obj, resetObjectMetaForStatus, semanticEqual, str, validateCSIDriverName } from './helpers.ts';
 
 const MAX_ATTACHED_VOLUME_METADATA_SIZE = 256 * 1024;
@@ -34,7 +32,7 @@ function validateSource(src: Record<string, unknown>, p: FieldPath, gates: Featu
   }
   if (present(inline) && present(pv)) return [forbidden(p, 'must specify exactly one of inlineVolumeSpec and persistentVolumeName')];
   if (present(pv) && str(pv).length === 0) return [required(p.child('persistentVolumeName'), 'must specify non empty persistentVolumeName')];
-  if (present(inline)) return validatePersistentVolumeSpec(inline, '', true, p.child('inlineVolumeSpec'));
+  // inlineVolumeSpec: kube runs ValidatePersistentVolumeSpec here (not ported, see the header).
   return [];
 }
 
@@ -98,11 +96,6 @@ export function volumeAttachmentStrategy(gates: FeatureGates = DEFAULT_GATES): S
   return {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
-    defaults(o) {
-      // SetObjectDefaults_VolumeAttachment: the inline PersistentVolumeSpec's defaults.
-      const inline = isObj(o.spec) && isObj(o.spec.source) ? o.spec.source.inlineVolumeSpec : undefined;
-      if (isObj(inline)) defaultPersistentVolumeSpec(inline);
-    },
     prepareForCreate(o) {
       o.status = { attached: false };
       if (!gates.enabled('CSIMigration') && isObj(obj(o.spec).source)) delete source(o).inlineVolumeSpec;
