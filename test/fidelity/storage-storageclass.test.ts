@@ -141,6 +141,10 @@ test('update: provisioner, parameters, reclaimPolicy and volumeBindingMode are i
     'immutable',
     r,
   );
+  // parameters compare with reflect.DeepEqual: an empty map is not the absent (nil) one.
+  const min = (await t.client.request('GET', `${C}/${n('min')}`)).json as any;
+  const empty = await t.client.request('PUT', `${C}/${n('min')}`, { body: { ...min, parameters: {} } });
+  same(body(empty, names), invalidStatus('StorageClass', 'wtst-sc-min', [['FieldValueForbidden', 'parameters', 'Forbidden: updates to parameters are forbidden.']]), '{} parameters', empty);
   // Dropping the defaulted fields defaults them again: no change.
   const same1 = await t.client.request('PUT', `${C}/${n('imm')}`, { body: { ...cur, reclaimPolicy: undefined, volumeBindingMode: undefined } });
   assert.is(same1.status, 200, show(same1));

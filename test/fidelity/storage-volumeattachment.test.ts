@@ -90,6 +90,35 @@ test('create: rejections with field paths and messages', async () => {
   );
 });
 
+test('inline PV spec: validated as an inline PersistentVolumeSpec (dry run)', async () => {
+  const path = `${C}?dryRun=All`;
+  const good = await t.client.request('POST', path, {
+    body: va(n('bad'), { attacher: 'csi.example.com', nodeName: 'n', source: { inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { volumeHandle: 'h', driver: 'csi.example.com' } } } }),
+  });
+  assert.is(good.status, 201, show(good));
+  assert.is(JSON.stringify((good.json as any).spec.source), JSON.stringify({ inlineVolumeSpec: { csi: { driver: 'csi.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] } }));
+  const bad = await t.client.request('POST', path, {
+    body: va(n('bad'), { attacher: 'csi.example.com', nodeName: 'n', source: { inlineVolumeSpec: { capacity: { storage: '1Gi' }, claimRef: { name: 'x' }, persistentVolumeReclaimPolicy: 'Delete', hostPath: { path: '/x' } } } }),
+  });
+  const ctx = 'may not be specified in the context of inline volumes';
+  same(
+    body(bad, names),
+    invalidStatus('VolumeAttachment', 'wtst-va-bad', [
+      ['FieldValueForbidden', 'spec.source.inlineVolumeSpec.claimRef', `Forbidden: ${ctx}`],
+      ['FieldValueForbidden', 'spec.source.inlineVolumeSpec.capacity', `Forbidden: ${ctx}`],
+      ['FieldValueRequired', 'spec.source.inlineVolumeSpec.csi', 'Required value: has to be specified in the context of inline volumes'],
+      ['FieldValueRequired', 'spec.source.inlineVolumeSpec.accessModes', 'Required value'],
+      ['FieldValueForbidden', 'spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy', 'Forbidden: may only be Retain in the context of inline volumes'],
+    ]),
+    'inline errors',
+    bad,
+  );
+  const two = await t.client.request('POST', path, {
+    body: va(n('bad'), { attacher: 'csi.example.com', nodeName: 'n', source: { inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], rbd: { monitors: ['m'], image: 'i' }, csi: { driver: 'd', volumeHandle: 'h' } } } }),
+  });
+  same(body(two, names), invalidStatus('VolumeAttachment', 'wtst-va-bad', [['FieldValueForbidden', 'spec.source.inlineVolumeSpec.csi', 'Forbidden: may not specify more than 1 volume type']]), 'two sources', two);
+});
+
 test('update: the spec is read-only, status kept; /status changes only status (and not labels)', async () => {
   const c = await post(va(n('st'), SPEC));
   assert.is(c.status, 201, show(c));

@@ -170,4 +170,5 @@ function csiDriverKindFor(gates: FeatureGates): KindDescriptor {
   };
 }
 
+/** storage.k8s.io/v1 csidrivers under 1.24's default gates; `forOptions` rebuilds it for others. */
 export const csiDriverKind: KindDescriptor = csiDriverKindFor(DEFAULT_GATES);

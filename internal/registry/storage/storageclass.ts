@@ -106,6 +106,7 @@ export function validateStorageClassUpdate(n: KubeObject, o: KubeObject): FieldE
   return errs;
 }
 
+/** pkg/registry/storage/storageclass: no prepare steps; PUT may omit the resourceVersion. */
 export const storageClassStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
@@ -145,6 +146,7 @@ export const storageClassTable: TableConvertor = {
   ],
 };
 
+/** storage.k8s.io/v1 storageclasses (short name sc); delete answers the object. */
 export const storageClassKind: KindDescriptor = {
   group: 'storage.k8s.io',
   versions: ['v1'],

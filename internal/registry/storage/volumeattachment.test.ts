@@ -38,7 +38,14 @@ test('prepareForCreate resets status to attached false', () => {
 
 test('validate (create): spec, source, node name, V1 rules', () => {
   check('valid', S.validate(created(va())), []);
-  check('inline only (PV spec not validated here)', S.validate(created(va({ ...SPEC, source: { inlineVolumeSpec: { capacity: { storage: '1Gi' } } } }))), []);
+  const INLINE = { accessModes: ['ReadWriteOnce'], csi: { driver: 'csi.example.com', volumeHandle: 'h' } };
+  check('inline only', S.validate(created(va({ ...SPEC, source: { inlineVolumeSpec: INLINE } }))), []);
+  check('inline: validated as an inline PV spec', S.validate(created(va({ ...SPEC, source: { inlineVolumeSpec: { capacity: { storage: '1Gi' } } } }))), [
+    { type: 'FieldValueForbidden', field: 'spec.source.inlineVolumeSpec.capacity', msg: 'Forbidden: may not be specified in the context of inline volumes' },
+    { type: 'FieldValueRequired', field: 'spec.source.inlineVolumeSpec.csi', msg: 'has to be specified in the context of inline volumes' },
+    { type: 'FieldValueRequired', field: 'spec.source.inlineVolumeSpec.accessModes' },
+    { type: 'FieldValueRequired', field: 'spec.source.inlineVolumeSpec', msg: 'must specify a volume type' },
+  ]);
   check('empty', S.validate(created(va({}))), [
     { type: 'FieldValueRequired', field: 'spec.attacher', msg: 'spec.attacher: Required value' },
     { type: 'FieldValueRequired', field: 'spec.source', msg: 'Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName' },
@@ -91,7 +98,8 @@ test('validateUpdate: spec read-only, every error listed twice, status validated
     { type: 'FieldValueTooLong', field: 'status.attachmentMetadata' },
     { type: 'FieldValueTooLong', field: 'status.detachError.message' },
   ]);
-  check('an absent list equals an empty one (Semantic)', S.validateUpdate(va({ ...SPEC, source: { inlineVolumeSpec: { accessModes: [] } } }), va({ ...SPEC, source: { inlineVolumeSpec: {} } })), []);
+  const inl = { csi: { driver: 'd', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] };
+  check('an absent list equals an empty one (Semantic)', S.validateUpdate(va({ ...SPEC, source: { inlineVolumeSpec: { ...inl, mountOptions: [] } } }), va({ ...SPEC, source: { inlineVolumeSpec: inl } })), []);
 });
 
 test('status isolation: main writes keep status, /status writes keep spec and metadata', () => {
@@ -110,6 +118,18 @@ test('status isolation: main writes keep status, /status writes keep spec and me
   assert.equal(st.metadata.finalizers, ['f']);
   assert.is(st.metadata.ownerReferences, undefined);
   check('status strategy validates like the main one', ST.validateUpdate(st, old), []);
+});
+
+test('defaults: the inline spec\'s volume source (SetObjectDefaults_VolumeAttachment)', () => {
+  const o = va({ ...SPEC, source: { inlineVolumeSpec: { rbd: { monitors: ['m'], image: 'i' } } } });
+  S.defaults!(o);
+  assert.equal((o.spec as any).source.inlineVolumeSpec.rbd, { monitors: ['m'], image: 'i', pool: 'rbd', user: 'admin', keyring: '/etc/ceph/keyring' });
+  const h = va({ ...SPEC, source: { inlineVolumeSpec: { hostPath: { path: '/x' } } } });
+  S.defaults!(h);
+  assert.equal((h.spec as any).source.inlineVolumeSpec.hostPath, { path: '/x', type: '' });
+  const plain = va();
+  S.defaults!(plain);
+  assert.equal(plain.spec, SPEC);
 });
 
 test('Table: printVolumeAttachment cells', () => {
