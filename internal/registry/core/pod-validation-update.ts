@@ -8,7 +8,7 @@
  * impossible to reproduce byte for byte; the text here is a diff in the same spirit: the changed
  * top-level fields of the spec, old value prefixed `-`, new `+`.
  */
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, duplicate, forbidden, internalError, invalid, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 import { parseIP } from '../../validation/network.ts';
@@ -71,7 +71,8 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
       return [...errs, invalid(specPath.child('activeDeadlineSeconds'), ads, 'must be less than or equal to previous value')];
     }
   } else if (typeof oldSpec.activeDeadlineSeconds === 'number') {
-    errs.push(invalid(specPath.child('activeDeadlineSeconds'), null, 'must not update from a positive integer to nil value'));
+    // Go prints the nil *int64 as "null" (quoted: the value is formatted as a string).
+    errs.push(invalid(specPath.child('activeDeadlineSeconds'), 'null', 'must not update from a positive integer to nil value'));
   }
   errs.push(...validateOnlyAddedTolerations(list(spec.tolerations), list(oldSpec.tolerations), specPath.child('tolerations')));
   if (deepEqual(spec, oldSpec)) return errs;
@@ -142,11 +143,14 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject, opts: 
   if (ips.length > 1) {
     const parsed = ips.map((ip) => parseIP(s(ip.ip)));
     const families = new Set(parsed.map((x) => x?.family));
+    // netutils.IsDualStackIPStrings fails on the first unparsable address.
+    if (!parsed.every(Boolean)) errs.push(internalError(ipPath, 'failed to check for dual stack with error:ip <nil> is invalid'));
     const dualStack = parsed.every(Boolean) && families.size === 2;
-    if (!dualStack || ips.length > 2) errs.push(invalid(ipPath, ips, 'may specify no more than one IP for each IP family'));
+    const goIPs = new GoValue(`[]core.PodIP{${ips.map((ip) => `core.PodIP{IP:${JSON.stringify(s(ip.ip))}}`).join(', ')}}`);
+    if (!dualStack || ips.length > 2) errs.push(invalid(ipPath, goIPs, 'may specify no more than one IP for each IP family'));
     const seen = new Set<string>();
     ips.forEach((ip, i) => {
-      if (seen.has(s(ip.ip))) errs.push(duplicate(ipPath.index(i), ip));
+      if (seen.has(s(ip.ip))) errs.push(duplicate(ipPath.index(i), new GoValue(`core.PodIP{IP:${JSON.stringify(s(ip.ip))}}`)));
       seen.add(s(ip.ip));
     });
   }

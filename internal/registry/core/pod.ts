@@ -172,6 +172,10 @@ const podFieldSelectors: Record<string, (o: KubeObject) => string> = {
   'status.phase': (o) => s(obj(o.status)?.phase),
   'status.podIP': (o) => s(list(obj(o.status)?.podIPs)[0]?.ip),
   'status.nominatedNodeName': (o) => s(obj(o.status)?.nominatedNodeName),
+  // The v1 field-label conversion also accepts status.podIPs (absent from the selectable fields,
+  // so it reads as empty) and spec.host, the old name of spec.nodeName.
+  'status.podIPs': () => '',
+  'spec.host': (o) => s(obj(o.spec)?.nodeName),
 };
 
 export const podKind: KindDescriptor = {
