@@ -29,7 +29,16 @@ test.before(async () => {
     if (r.status !== 201 && r.status !== 409) throw new Error(`service account: ${show(r)}`);
   }
 });
+/** Remove every Pod of the suite's namespace at once (the reference has no namespace controller). */
+async function removePods(): Promise<void> {
+  const l = await t.client.request('GET', `/api/v1/namespaces/${ns}/pods`);
+  for (const p of ((l.json as any)?.items ?? []) as any[]) {
+    await t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+  }
+}
+
 test.after(async () => {
+  await removePods();
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   await t.close();
 });
