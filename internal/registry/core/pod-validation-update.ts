@@ -3,10 +3,8 @@
  * ValidatePodUpdate (only images, activeDeadlineSeconds, added tolerations and a negative grace
  * period set to 1 may change), ValidatePodStatusUpdate and ValidatePodEphemeralContainersUpdate.
  *
- * kube appends a go-cmp diff of the internal PodSpec to its "may not change" messages. go-cmp
- * deliberately randomizes its output's spacing (so no program depends on it), which makes it
- * impossible to reproduce byte for byte; the text here is a diff in the same spirit: the changed
- * top-level fields of the spec, old value prefixed `-`, new `+`.
+ * kube appends a go-cmp diff of the internal PodSpec (or EphemeralContainer) to its "may not
+ * change" messages: pod-cmpdiff.ts writes it.
  */
 import { type FieldError, FieldPath, GoValue, duplicate, forbidden, internalError, invalid, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
@@ -15,22 +13,10 @@ import { parseIP } from '../../validation/network.ts';
 import type { PodValidationOptions } from './pod-validation-containers.ts';
 import { type VolumesValidator, validatePodAnnotationUpdates, validatePodMetadataAndSpec, validateTolerations } from './pod-validation.ts';
 import { type J, deepEqual, list, obj, s } from './pod-util.ts';
+import { cmpDiff } from './pod-cmpdiff.ts';
 
 const specPath = new FieldPath('spec');
 const metaAnnotations = new FieldPath('metadata').child('annotations');
-
-/** A readable stand-in for go-cmp's diff of two values (see the file header). */
-export function specDiff(oldV: J, newV: J, typeName: string): string {
-  const keys = [...new Set([...Object.keys(oldV), ...Object.keys(newV)])];
-  const lines = [`  ${typeName}{`];
-  for (const k of keys) {
-    if (deepEqual(oldV[k], newV[k])) continue;
-    if (oldV[k] !== undefined) lines.push(`- \t${k}: ${JSON.stringify(oldV[k])},`);
-    if (newV[k] !== undefined) lines.push(`+ \t${k}: ${JSON.stringify(newV[k])},`);
-  }
-  lines.push('  }');
-  return `${lines.join('\n')}\n`;
-}
 
 /** ValidateContainerUpdates: same count, images required and trimmed. Returns [errors, stop]. */
 function validateContainerUpdates(next: J[], old: J[], p: FieldPath): [FieldError[], boolean] {
@@ -92,7 +78,7 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
     errs.push(
       forbidden(
         specPath,
-        `pod updates may not change fields other than \`spec.containers[*].image\`, \`spec.initContainers[*].image\`, \`spec.activeDeadlineSeconds\`, \`spec.tolerations\` (only additions to existing tolerations) or \`spec.terminationGracePeriodSeconds\` (allow it to be set to 1 if it was previously negative)\n${specDiff(oldSpec, munged, 'core.PodSpec')}`,
+        `pod updates may not change fields other than \`spec.containers[*].image\`, \`spec.initContainers[*].image\`, \`spec.activeDeadlineSeconds\`, \`spec.tolerations\` (only additions to existing tolerations) or \`spec.terminationGracePeriodSeconds\` (allow it to be set to 1 if it was previously negative)\n${cmpDiff('PodSpec', oldSpec, munged)}`,
       ),
     );
   }
@@ -166,7 +152,7 @@ export function validatePodEphemeralContainersUpdate(pod: KubeObject, old: KubeO
   for (const o of list(obj(old.spec)?.ephemeralContainers)) {
     const nw = byName.get(s(o.name));
     if (!nw) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be removed\n`));
-    else if (!deepEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${specDiff(o, nw, 'core.EphemeralContainer')}`));
+    else if (!deepEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${cmpDiff('EphemeralContainer', o, nw)}`));
   }
   return errs;
 }
