@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { Agent, request as undiciRequest } from 'undici';
 import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
+import { openWatchStream } from '../watch-stream.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 
@@ -252,6 +253,23 @@ test('graceful deletion: unscheduled pods go at once, scheduled ones wait for a 
   const now = await t.client.request('DELETE', `${P}/d2`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
   assert.is(now.status, 200, show(now));
   assert.is((await t.client.request('GET', `${P}/d2`)).status, 404);
+});
+
+test('watch: a graceful delete with a zero period is a MODIFIED (marked) and a DELETED', async () => {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  const w = await openWatchStream(t.url, agent, `${P}?watch=1&fieldSelector=${encodeURIComponent('metadata.name=wt')}`);
+  try {
+    assert.is((await post(P, pod('wt'))).status, 201);
+    const d = await t.client.request('DELETE', `${P}/wt`);
+    assert.is(d.status, 200, show(d));
+    const events = await w.waitFor(3);
+    assert.equal(events.map((e: any) => [e.type, e.object.metadata.deletionGracePeriodSeconds ?? null]), [['ADDED', null], ['MODIFIED', 0], ['DELETED', 0]]);
+    assert.is((d.json as any).metadata.resourceVersion, (events[1]!.object as any).metadata.resourceVersion, 'the answer is the marked object');
+  } finally {
+    w.close();
+    await agent.close();
+  }
 });
 
 test('eviction: policy/v1 Eviction deletes the pod', async () => {

@@ -540,7 +540,8 @@ export class GenericStore {
           const verdict = await this.write(ctx, 'DELETE', gone, Number(markedObj.metadata.resourceVersion), name, namespace, 'delete');
           if (!verdict.accepted) throw rejection(verdict, this.gr, name, namespace);
           await this.hooks.afterDelete?.(markedObj);
-          return this.deletedResponse(verdict.object, markedObj);
+          // etcd3's Delete answers the object as last stored (the mark, at its resourceVersion).
+          return this.deletedResponse(marked.object, markedObj);
         }
         if (graceful) {
           // Marked with its grace period (or kept by finalizers): answered, not removed.
