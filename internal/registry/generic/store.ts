@@ -561,7 +561,9 @@ export class GenericStore {
       if (verdict.accepted) {
         if (!remove) return { body: verdict.object, code: markedCode, warnings: [] };
         await this.hooks.afterDelete?.(current);
-        return this.deletedResponse(verdict.object, current);
+        // etcd3's Delete answers the object as it was last stored (its resourceVersion is the last
+        // write's, not the deletion's; watchers see the deletion's in the DELETED event).
+        return this.deletedResponse(currentBytes, current);
       }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
