@@ -285,6 +285,24 @@ test('eviction: policy/v1 Eviction deletes the pod', async () => {
   assert.is(missing.status, 404, show(missing));
 });
 
+test('binding: assigns an unscheduled pod to a node, once', async () => {
+  assert.is((await post(P, pod('bd'))).status, 201);
+  const bad = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd' }, target: { kind: 'Pod' } });
+  assert.is(bad.status, 500, show(bad));
+  assert.is((bad.json as any).message, '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]');
+  const other = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'zz' }, target: { name: 'n1' } });
+  assert.is(other.status, 400, show(other));
+  assert.is((other.json as any).message, 'name in URL does not match name in Binding object');
+  const ok = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd', annotations: { a: 'b' } }, target: { name: 'n1' } });
+  assert.is(ok.status, 201, show(ok));
+  assert.equal(ok.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  const again = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd' }, target: { name: 'n2' } });
+  assert.is(again.status, 409, show(again));
+  assert.is((again.json as any).message, 'Operation cannot be fulfilled on pods/binding "bd": pod bd is already assigned to node "n1"');
+  const g = body(await t.client.request('GET', `${P}/bd`));
+  assert.equal([g.metadata.annotations, g.spec.nodeName, g.status], [{ a: 'b' }, 'n1', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '<time>' }], qosClass: 'BestEffort' }]);
+});
+
 test('table: printPod columns and cells', async () => {
   assert.is((await post(P, pod('tb', { readinessGates: [{ conditionType: 'x.io/ready' }] }))).status, 201);
   const r = await t.client.request('GET', `${P}/tb`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
@@ -392,9 +410,10 @@ test('protobuf: a rich Pod round-trips (create from protobuf, bytes decode to th
 
 test('discovery: pods and its subresources as the reference lists them', async () => {
   const r = await t.client.request('GET', '/api/v1');
-  const rs = ((r.json as any).resources as any[]).filter((x) => ['pods', 'pods/status', 'pods/eviction', 'pods/ephemeralcontainers'].includes(x.name));
+  const rs = ((r.json as any).resources as any[]).filter((x) => ['pods', 'pods/binding', 'pods/status', 'pods/eviction', 'pods/ephemeralcontainers'].includes(x.name));
   assert.equal(rs, [
     { name: 'pods', singularName: '', namespaced: true, kind: 'Pod', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['po'], categories: ['all'], storageVersionHash: 'xPOwRZ+Yhw8=' },
+    { name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] },
     { name: 'pods/ephemeralcontainers', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
     { name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
     { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },

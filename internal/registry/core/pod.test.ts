@@ -29,11 +29,12 @@ test('descriptor: names, scope, short names, category, subresources, field selec
   assert.equal(podKind.shortNames, ['po']);
   assert.equal(podKind.categories, ['all']);
   assert.equal(podKind.subresources!.map((s) => [s.name, s.verbs]), [
+    ['binding', ['create']],
     ['ephemeralcontainers', ['get', 'update', 'patch']],
     ['eviction', ['create']],
     ['status', ['get', 'update', 'patch']],
   ]);
-  assert.equal(podKind.subresources![1]!.kind, { group: 'policy', version: 'v1', kind: 'Eviction' });
+  assert.equal(podKind.subresources![2]!.kind, { group: 'policy', version: 'v1', kind: 'Eviction' });
   assert.is(S.allowCreateOnUpdate, false);
   assert.is(S.allowUnconditionalUpdate, true);
   const p = prepared({ nodeName: 'n1', serviceAccountName: 'sa' });

@@ -15,6 +15,7 @@ import { podTable } from './pod-table.ts';
 import { DEFAULT_POD_VALIDATION_OPTIONS, type VolumesValidator, containersWithPath, podVolumes, validatePodCreate } from './pod-validation.ts';
 import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation-update.ts';
 import { evictionSubresource } from './pod-eviction.ts';
+import { bindingSubresource } from './pod-binding.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 
@@ -190,6 +191,7 @@ export const podKind: KindDescriptor = {
   categories: ['all'],
   strategy: podStrategy,
   subresources: [
+    bindingSubresource,
     { name: 'ephemeralcontainers', verbs: ['get', 'update', 'patch'], strategy: ephemeralContainersStrategy },
     evictionSubresource,
     { name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy },

@@ -288,9 +288,36 @@ export class GenericStore {
         delete: async (opts) => {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
+        update: (mutate, preconditions) => this.rawUpdate(ctx, namespace, name, mutate, preconditions),
       },
       decoded,
     );
+  }
+
+  /**
+   * Storage.GuaranteedUpdate without the strategy, admission or validation (what a subresource
+   * REST such as pods/binding does): read, check the uid/resourceVersion preconditions, mutate,
+   * append; a lost race re-reads unless a resourceVersion precondition was given.
+   */
+  private async rawUpdate(ctx: RequestContext, namespace: string, name: string, mutate: (current: KubeObject) => KubeObject, pre: { uid?: string; resourceVersion?: string } = {}): Promise<void> {
+    await this.locks.run(objectPath(this.key(namespace, name)), async () => {
+      for (let attempt = 0; ; attempt++) {
+        const current = parseObject(await this.getLatest(namespace, name));
+        const currentRv = current.metadata.resourceVersion!;
+        if (pre.uid && pre.uid !== current.metadata.uid) throw this.uidPreconditionFailed(ctx, namespace, name, pre.uid, current.metadata.uid ?? '');
+        if (pre.resourceVersion && pre.resourceVersion !== currentRv) throw this.conflictErr(name);
+        const next = mutate(deepCopy(current));
+        delete next.metadata.resourceVersion;
+        if (ctx.dryRun) return;
+        const verdict = await this.write(ctx, 'UPDATE', next, Number(currentRv), name, namespace, 'update');
+        if (verdict.accepted) return;
+        if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES) {
+          await backoff(attempt);
+          continue;
+        }
+        throw rejection(verdict, this.gr, name, namespace);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- update / patch
