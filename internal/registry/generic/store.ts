@@ -495,8 +495,12 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
-   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * DELETE one object, as kube-apiserver's generic Store.Delete:
+   * - kinds with `checkGracefulDelete` (Pods) follow rest.BeforeDelete (deletion.ts
+   *   gracefulDeletion): a period > 0 marks the object (deletionTimestamp = now + period,
+   *   deletionGracePeriodSeconds) and keeps it; a zero period writes the mark, then removes it;
+   *   a delete of an object already waiting with a shorter or equal period answers it unchanged.
+   *   Other kinds accept gracePeriodSeconds and ignore it;
    * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
    *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
    * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
