@@ -80,7 +80,10 @@ test('updates, subresources, deletion and eviction answer as the reference', asy
   const e4 = structuredClone(e); e4.spec.ephemeralContainers.push({ name: 'c', image: 'x' }); out.ephDup = show(await put('u1', e4, '/ephemeralcontainers'));
   // field selectors
   out.badSel = show(await t.client.request('GET', `${P}?fieldSelector=spec.host%3Dx`));
-  out.patchStatusMain = (await t.client.request('PATCH', `${P}/u1`, { body: { status: { phase: 'Failed' } }, headers: { 'content-type': 'application/merge-patch+json' } })).status;
+  const pm = await t.client.request('PATCH', `${P}/u1`, { body: { metadata: { labels: { x: 'y' } }, status: { phase: 'Failed' } }, contentType: 'application/merge-patch+json' });
+  out.patchStatusMain = [pm.status, (pm.json as any).status?.phase, (pm.json as any).metadata?.labels];
+  const ps = await t.client.request('PATCH', `${P}/u1/status`, { body: { metadata: { labels: { z: 'w' } }, spec: { nodeName: 'n9' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } }, contentType: 'application/strategic-merge-patch+json' });
+  out.patchStatusSub = [ps.status, (ps.json as any).spec?.nodeName ?? null, (ps.json as any).metadata?.labels, ((ps.json as any).status?.conditions ?? []).map((c: any) => c.type)];
   // probe grace dropped
   const g = await mk('g1', { containers: [{ name: 'c', image: 'x', livenessProbe: { exec: { command: ['a'] }, terminationGracePeriodSeconds: 5 }, securityContext: { procMount: 'Unmasked' } }], topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule', minDomains: 2 }] });
   out.dropped = [g.spec.containers[0].livenessProbe, g.spec.containers[0].securityContext, g.spec.topologySpreadConstraints];
