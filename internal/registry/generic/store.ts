@@ -17,7 +17,7 @@ import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
@@ -47,6 +47,7 @@ const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameVal
   subdomain: nameIsDNSSubdomain,
   label: nameIsDNSLabel,
   dns1035: nameIsDNS1035Label,
+  pathSegment: nameIsPathSegment,
 };
 /** FinishFunc of a kind without hooks. */
 const finishNothing: FinishFunc = async () => undefined;

@@ -252,7 +252,7 @@ export interface KindDescriptor {
   listKind: string;
   namespaced: boolean;
   /** metadata.name rule: DNS-1123 subdomain (default, most kinds), label (Namespace) or DNS-1035 label (Service). */
-  nameFormat?: 'subdomain' | 'label' | 'dns1035';
+  nameFormat?: 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
   shortNames: string[];
   categories?: string[];
   strategy: Strategy;
