@@ -6,7 +6,8 @@ import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
+import { serviceAccountKind } from './serviceaccount.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, serviceAccountKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, serviceAccountKind];
