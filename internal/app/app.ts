@@ -21,6 +21,8 @@ import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { defaultAdvertiseAddress, startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
+import { ServiceAccountsController } from '../controllers/service-accounts.ts';
+import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -54,6 +56,12 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /**
+   * Run kube-controller-manager's per-namespace controllers (default true): the serviceaccounts
+   * controller (`default` in every active namespace) and the root-ca-cert-publisher
+   * (`kube-root-ca.crt`). Only tests that must see an empty fresh namespace turn them off.
+   */
+  namespaceDefaults?: boolean;
   /** `--feature-gates` (1.24 defaults when absent). */
   featureGates?: FeatureGates;
   /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
@@ -102,6 +110,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
   const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
   eventTtl?.start();
+  // Each runs when its kind is served (a server built with a subset of kinds has fewer).
+  const perNamespace: (ServiceAccountsController | RootCaPublisher)[] = [];
+  if (opts.namespaceDefaults !== false) {
+    if (registry.lookup('', 'v1', 'serviceaccounts')) perNamespace.push(new ServiceAccountsController(storage, registry, log));
+    if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
+  }
+  for (const c of perNamespace) c.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
@@ -145,6 +160,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         gc.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
+        for (const c of perNamespace) c.stop();
         hub.close(); // ends every watch stream so the server can close
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -153,6 +169,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        for (const c of perNamespace) await c.idle().catch(() => undefined);
         await storage.close();
       })();
       return closing;
