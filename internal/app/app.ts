@@ -16,6 +16,7 @@ import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -88,7 +89,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
-  const admission = new AdmissionChain([lifecycle], [lifecycle]);
+  // kube-apiserver 1.24's default order: NamespaceLifecycle, (LimitRanger), ServiceAccount, …
+  const serviceAccount = serviceAccountAdmission(storage);
+  const admission = new AdmissionChain([lifecycle, serviceAccount], [lifecycle, serviceAccount]);
   const kinds = opts.kinds ?? [...defaultKinds];
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
