@@ -15,6 +15,7 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
+import { defaultTolerationSeconds, priorityAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
@@ -89,9 +90,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   const storage = await openStorage(opts, log);
   const lifecycle = namespaceLifecycle(storage);
-  // kube-apiserver 1.24's default order: NamespaceLifecycle, (LimitRanger), ServiceAccount, …
+  // kube-apiserver 1.24's default order: NamespaceLifecycle, (LimitRanger), ServiceAccount, …,
+  // Priority, DefaultTolerationSeconds, … (mutating first).
   const serviceAccount = serviceAccountAdmission(storage);
-  const admission = new AdmissionChain([lifecycle, serviceAccount], [lifecycle, serviceAccount]);
+  const admission = new AdmissionChain([lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds], [lifecycle, serviceAccount]);
   const kinds = opts.kinds ?? [...defaultKinds];
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;

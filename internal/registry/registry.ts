@@ -28,7 +28,8 @@ export class Registry {
     options: KindOptions = {},
     virtualDeps: VirtualDeps = { authorizer: allowAuthenticated },
   ) {
-    for (const d of descriptors) {
+    for (const given of descriptors) {
+      const d = given.forOptions?.(options) ?? given;
       const hooks = d.hooks?.({ storage, options });
       const virtual = d.virtual?.(virtualDeps);
       const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, virtual, options.featureGates), reader: new GenericReader(d, storage), virtual };

@@ -6,8 +6,9 @@ import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
+import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, serviceAccountKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind, serviceAccountKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, serviceAccountKind];
+export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind, serviceAccountKind];
