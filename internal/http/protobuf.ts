@@ -53,7 +53,7 @@ const KINDS = new Map<string, string>([
   ...['ConfigMap', 'ConfigMapList', 'Secret', 'SecretList', 'Namespace', 'NamespaceList', 'PersistentVolume', 'PersistentVolumeList', 'PersistentVolumeClaim', 'PersistentVolumeClaimList'].map(
     (k): [string, string] => [`/v1/${k}`, C + k],
   ),
-  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  ...['Service', 'ServiceList', 'ServiceAccount', 'ServiceAccountList', 'Endpoints', 'EndpointsList', 'Event', 'EventList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
   ...['v1', 'v1beta1'].flatMap((v) => ['Event', 'EventList'].map((k): [string, string] => [`events.k8s.io/${v}/${k}`, `k8s.io.api.events.${v}.${k}`])),
   ...['StorageClass', 'StorageClassList', 'VolumeAttachment', 'VolumeAttachmentList', 'CSIDriver', 'CSIDriverList', 'CSINode', 'CSINodeList', 'CSIStorageCapacity', 'CSIStorageCapacityList'].map(
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
@@ -79,12 +79,10 @@ const PTR: [string, string][] = [
   [R + 'RawExtension', 'raw'],
   [R + 'Unknown', 'raw'],
   [M + 'FieldsV1', 'Raw'],
-  // Not generated into internal/schema yet (the storage kinds issue adds it).
-  [S + 'CSIStorageCapacity', 'nodeTopology capacity maximumVolumeSize'],
 ];
 
 /** Plain (non-pointer) scalar fields without `omitempty` of types outside the generated schema. */
-const KEEP: [string, string][] = [[S + 'CSIStorageCapacity', 'storageClassName']];
+const KEEP: [string, string][] = [];
 
 /** `json:",inline"` members: their fields sit in the parent's JSON object. */
 const INLINE: [string, string][] = [[C + 'PersistentVolumeSpec', 'persistentVolumeSource']];
