@@ -11,7 +11,7 @@
  *   update, a dropped priority or preemptionPolicy is taken from the old Pod.
  */
 import { forbidden } from '../api/errors.ts';
-import type { AdmissionAttributes, MutatingPlugin } from './chain.ts';
+import type { AdmissionAttributes, MutatingPlugin, ValidatingPlugin } from './chain.ts';
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -66,5 +66,26 @@ export const priorityAdmission: MutatingPlugin = {
       throw forbidden(gr, a.name, `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`);
     }
     spec.preemptionPolicy = policy;
+  },
+};
+
+/**
+ * RuntimeClass (plugin/pkg/admission/runtimeclass), create only. No RuntimeClass objects exist on
+ * this server, so a Pod naming one is refused while admitting ("pod rejected: RuntimeClass "x" not
+ * found"), and a Pod with spec.overhead is refused while validating (after the 422 checks), as
+ * kube refuses an overhead no RuntimeClass defines.
+ */
+export const runtimeClassAdmission: MutatingPlugin & ValidatingPlugin = {
+  name: 'RuntimeClass',
+  admit(a) {
+    if (!isMainPod(a) || a.operation !== 'CREATE') return;
+    const spec = specOf(a.object as J);
+    if (typeof spec.runtimeClassName === 'string') throw forbidden({ group: '', resource: 'pods' }, a.name, `pod rejected: RuntimeClass ${JSON.stringify(spec.runtimeClassName)} not found`);
+  },
+  validate(a) {
+    if (!isMainPod(a) || a.operation !== 'CREATE') return;
+    const spec = specOf(a.object as J);
+    if (typeof spec.runtimeClassName === 'string') throw forbidden({ group: '', resource: 'pods' }, a.name, `pod rejected: RuntimeClass ${JSON.stringify(spec.runtimeClassName)} not found`);
+    if (spec.overhead && typeof spec.overhead === 'object') throw forbidden({ group: '', resource: 'pods' }, a.name, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
   },
 };

@@ -15,9 +15,11 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
-import { defaultTolerationSeconds, priorityAdmission } from '../admission/pod-defaults.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { StorageProtectionController } from '../controllers/storage-protection.ts';
+import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -32,6 +34,14 @@ import { ApiError } from '../api/errors.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
+import { ApiMetrics } from '../metrics/api-metrics.ts';
+import { InflightRequests } from '../http/inflight.ts';
+import { runtimeConfig, servedKinds } from './runtime-config.ts';
+import { readFileSync } from 'node:fs';
+import { Auditor } from '../audit/auditor.ts';
+import { AuditLogWriter } from '../audit/log-writer.ts';
+import { parsePolicy } from '../audit/policy.ts';
+import type { LogInstruments } from '../storage/log/instruments.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -73,6 +83,23 @@ export interface ServerOptions {
   advertiseAddress?: string;
   /** --event-ttl: Events are deleted this long after their last write (default 1h; 0 = never). */
   eventTtlMs?: number;
+  /** --show-hidden-metrics-for-version was given (validated): register the hidden metrics too. */
+  showHiddenMetrics?: boolean;
+  /**
+   * --shutdown-delay-duration: after close() begins, /readyz fails but requests are still served
+   * this long before the listener closes (default 0).
+   */
+  shutdownDelayMs?: number;
+  /** --runtime-config: API versions and resources switched on or off (kube's syntax). */
+  runtimeConfig?: string;
+  /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
+  auditLogPath?: string;
+  /** --audit-policy-file: without it nothing is audited (as kube-apiserver). */
+  auditPolicyFile?: string;
+  /** --audit-log-maxage (days), --audit-log-maxbackup (files), --audit-log-maxsize (MB). */
+  auditLogMaxAge?: number;
+  auditLogMaxBackup?: number;
+  auditLogMaxSize?: number;
 }
 
 export interface RunningServer {
@@ -88,13 +115,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
-  const storage = await openStorage(opts, log);
+  // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
+  const auditor = openAuditor(opts);
+  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
+    metrics.close();
+    throw err;
+  });
   const lifecycle = namespaceLifecycle(storage);
-  // kube-apiserver 1.24's default order: NamespaceLifecycle, (LimitRanger), ServiceAccount, …,
-  // Priority, DefaultTolerationSeconds, … (mutating first).
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has:
+  // NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, DefaultStorageClass, ….
   const serviceAccount = serviceAccountAdmission(storage);
-  const admission = new AdmissionChain([lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds], [lifecycle, serviceAccount]);
-  const kinds = opts.kinds ?? [...defaultKinds];
+  const admission = new AdmissionChain(
+    [lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, serviceAccount, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+  );
+  const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
   const registry = new Registry(
@@ -106,10 +142,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   );
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
+  metrics.attach({
+    folded: () => storage.folded,
+    endOffset: () => storage.log.endOffset(),
+    objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
+    ring: () => hub.ringUsage(),
+    watchersEnded: () => hub.endedByReason(),
+  });
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  // kube-controller-manager's pv-protection and pvc-protection controllers.
+  const storageProtection = new StorageProtectionController(storage, registry, log);
+  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
@@ -126,7 +172,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
   let shuttingDown = false;
-  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, shuttingDown: () => shuttingDown });
+  const inflight = new InflightRequests();
+  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
   // advertiseAddress (/api's serverAddressByClientCIDRs) is read per request; it is set to the
   // listening host:port below, once `--secure-port 0` has become a real port.
   const deps: ServerDeps = {
@@ -138,6 +185,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
+    metrics,
+    inflight,
+    audit: auditor,
   };
   const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
@@ -151,6 +201,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
 
+  const connections = trackConnections(server);
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -159,32 +210,112 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pki,
     storage,
     close() {
+      // kube-apiserver's graceful termination: /readyz fails at once (load balancers stop sending
+      // new work), requests are still served for --shutdown-delay-duration, then the listener
+      // closes, short requests in flight are answered (accepted writes are acknowledged), watches
+      // end with what they were sent flushed, and only then is the log closed.
       shuttingDown = true;
       closing ??= (async () => {
+        if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+        server.close();
+        connections.goAway();
         controller.stop();
         gc.stop();
+        storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
         for (const c of perNamespace) c.stop();
-        hub.close(); // ends every watch stream so the server can close
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Long-lived streams must not hold shutdown forever.
-          setTimeout(resolve, 2000).unref();
-        });
+        if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
+        hub.close(); // ends every watch stream (each ends its response, flushing what was written)
+        await connections.drain(SHUTDOWN_DRAIN_MS);
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
         await storage.close();
+        metrics.close();
+        auditor?.close();
       })();
       return closing;
     },
   };
 }
 
-async function openStorage(opts: ServerOptions, log: pino.Logger): Promise<Storage> {
+/** Longest graceful shutdown waits for short requests (kube's http.Server ShutdownTimeout: 60 s). */
+const SHUTDOWN_REQUEST_TIMEOUT_MS = 60_000;
+/** How long ended streams get to flush to slow clients before their connections are cut. */
+const SHUTDOWN_DRAIN_MS = 2_000;
+
+/**
+ * The open connections of a server, for graceful shutdown, as Go's http.Server.Shutdown treats
+ * them: `goAway` tells HTTP/2 clients to open no more streams here (streams in flight complete),
+ * closes idle HTTP/1.1 keep-alive connections and makes busy ones close after their current
+ * response, so no new request can arrive once the listener is closed. `drain` closes what is left
+ * once every response has ended — gracefully first, forcibly after `ms`.
+ */
+function trackConnections(server: ReturnType<typeof createServer>): { goAway(): void; drain(ms: number): Promise<void> } {
+  type Socket = import('node:net').Socket;
+  const sockets = new Set<Socket>();
+  const sessions = new Set<import('node:http2').Http2Session>();
+  /** HTTP/1.1 sockets → requests being answered on them. */
+  const busy = new Map<Socket, number>();
+  let draining = false;
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => {
+      sockets.delete(s);
+      busy.delete(s);
+    });
+  });
+  server.on('session', (s: import('node:http2').Http2Session) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
+  server.on('request', (req: { httpVersionMajor: number; socket: Socket }, res: import('node:http').ServerResponse) => {
+    if (req.httpVersionMajor !== 1) return;
+    const s = req.socket;
+    busy.set(s, (busy.get(s) ?? 0) + 1);
+    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      const n = (busy.get(s) ?? 1) - 1;
+      busy.set(s, n);
+      if (draining && n === 0) s.end();
+    });
+  });
+  const h2Sockets = (): Set<unknown> => new Set([...sessions].map((x) => x.socket));
+  return {
+    goAway() {
+      draining = true;
+      for (const s of sessions) if (!s.closed && !s.destroyed) s.close();
+      const h2 = h2Sockets();
+      for (const s of sockets) if (!h2.has(s) && !busy.get(s)) s.end();
+    },
+    async drain(ms) {
+      draining = true;
+      for (const s of sessions) if (!s.closed && !s.destroyed) s.close();
+      for (const s of sockets) s.end();
+      if (sockets.size === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          for (const s of sockets) s.destroy();
+          resolve();
+        }, ms);
+        timer.unref();
+        const check = (): void => {
+          if (sockets.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        for (const s of sockets) s.once('close', () => setImmediate(check));
+      });
+    },
+  };
+}
+
+async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: LogInstruments): Promise<Storage> {
   const where = opts.log ?? { kind: 'embedded' };
-  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync });
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
     if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');
@@ -198,7 +329,35 @@ async function openStorage(opts: ServerOptions, log: pino.Logger): Promise<Stora
     minInsyncReplicas: opts.kafkaMinInsyncReplicas ?? 1,
     checkpointsCover: Boolean(opts.checkpointDir),
     logger: log,
+    instruments,
   });
+}
+
+/** The audit log and policy, when both flags are given (kube audits nothing without a policy). */
+function openAuditor(opts: ServerOptions): Auditor | undefined {
+  if (!opts.auditLogPath || !opts.auditPolicyFile) return undefined;
+  let policy;
+  try {
+    policy = parsePolicy(readFileSync(opts.auditPolicyFile, 'utf8'));
+  } catch (err) {
+    throw new Error(`loading audit policy file: ${(err as Error).message}`);
+  }
+  const writer = AuditLogWriter.open(opts.auditLogPath, { maxAgeDays: opts.auditLogMaxAge, maxBackups: opts.auditLogMaxBackup, maxSizeMB: opts.auditLogMaxSize });
+  return new Auditor(policy, writer);
+}
+
+/**
+ * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
+ * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
+ * GroupResource.String()).
+ */
+function storageObjectCounts(byPath: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [path, n] of byPath) {
+    const [group, resource] = path.split('/') as [string, string];
+    out.set(group === 'core' ? resource : `${resource}.${group}`, n);
+  }
+  return out;
 }
 
 /** Create each kind's bootstrap objects (e.g. the system namespaces) that do not exist yet. */

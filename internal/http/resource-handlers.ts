@@ -140,7 +140,7 @@ export class ResourceHandlers {
           const opts = createOptions(r.query);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
-          return sendJson(res, Buffer.from(JSON.stringify(result.body)), { code: result.code, yaml: out.rep === 'yaml' });
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, {});
         }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);

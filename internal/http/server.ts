@@ -23,6 +23,11 @@ import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
+import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
+import type { InflightRequests } from './inflight.ts';
+import type { Auditor } from '../audit/auditor.ts';
+import { auditRequest, failedAuthenticationAudit } from './audit-filter.ts';
+import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -40,6 +45,12 @@ export interface ServerDeps {
   log: Logger;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
   advertiseAddress: string;
+  /** `/metrics` and the request instrumentation (absent: neither). */
+  metrics?: ApiMetrics;
+  /** Short requests in flight, which graceful shutdown waits for. */
+  inflight?: InflightRequests;
+  /** The audit log (absent: no auditing). */
+  audit?: Auditor;
 }
 
 /** Paths that answer without credentials (kube-apiserver's system:public-info-viewer). */
@@ -78,8 +89,14 @@ export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
   const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
-    const requestId = randomUUID();
+    // kube's WithAuditID: a client-chosen Audit-ID is kept, else a new one.
+    const given = req.headers['audit-id'];
+    const requestId = (Array.isArray(given) ? given[0] : given) || randomUUID();
     res.setHeader('Audit-Id', requestId);
+    // Graceful shutdown waits for short requests; a watch leaves the count once it is known to be
+    // one (shutdown ends watches itself).
+    const inflightEnd = deps.inflight?.begin();
+    if (inflightEnd) res.once('close', inflightEnd);
     const url = new URL(req.url ?? '/', 'https://localhost');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
@@ -89,8 +106,12 @@ export function createHandler(deps: ServerDeps) {
       // Authentication
       const peer = peerOf(req);
       const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized });
-      if (!user && !PUBLIC_PATHS.test(path)) throw unauthorized();
       const info = requestInfo(method, path, url.searchParams);
+      if (!user && !PUBLIC_PATHS.test(path)) {
+        if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
+        throw unauthorized();
+      }
+      const audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
         const uri = req.url ?? path;
@@ -98,9 +119,13 @@ export function createHandler(deps: ServerDeps) {
         sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
         return;
       }
+      if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
+      if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
+        audited?.annotate('authorization.k8s.io/decision', d.allowed ? 'allow' : 'forbid');
+        audited?.annotate('authorization.k8s.io/reason', d.reason ?? '');
         if (!d.allowed) {
           // kube's authorization filter (responsewriters.Forbidden): forbiddenMessage's wording,
           // the authorizer's reason after it, and a nosniff header on this one error.
@@ -141,6 +166,37 @@ export function createHandler(deps: ServerDeps) {
   };
 }
 
+/** Health endpoints kube instruments (healthz.InstallPathHandler), with component "". */
+const INSTRUMENTED_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+
+/**
+ * Track one request in the metrics: in-flight (or long-running) while it runs, and — for the
+ * requests kube-apiserver instruments: resource requests of a served kind, and the health
+ * endpoints — apiserver_request_total and apiserver_request_duration_seconds when the response
+ * ends, with kube's labels. A request to a deprecated version also sets
+ * apiserver_requested_deprecated_apis.
+ */
+function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res, info: RequestInfo, query: URLSearchParams): void {
+  const served = info.isResourceRequest ? registry.lookup(info.group, info.version, info.resource) : undefined;
+  const scope = cleanScope(info);
+  const verb = reportedVerb({ method: req.method ?? 'GET', verb: info.verb, isResourceRequest: info.isResourceRequest, namespace: info.namespace, name: info.name, query, contentType: req.headers['content-type'], legacyWatch: info.legacyWatch });
+  let labels: RequestLabels | undefined;
+  if (served) {
+    labels = { verb, dry_run: dryRunLabel(query), group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope, component: 'apiserver' };
+    if (served.kind.deprecationWarning) metrics.deprecatedRequest({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease: served.kind.removedRelease ?? '' });
+  } else if (!info.isResourceRequest && INSTRUMENTED_PATHS.has(info.path)) {
+    labels = { verb, dry_run: dryRunLabel(query), group: '', version: '', resource: '', subresource: info.path, scope: '', component: '' };
+  }
+  const longRunning = info.isResourceRequest && info.verb === 'watch';
+  const tracker = metrics.startRequest({
+    labels,
+    kind: requestKind(info.verb, info.isResourceRequest, info.method),
+    longRunning,
+    watchKind: longRunning && served ? { group: info.group, version: info.version, kind: served.kind.kind } : undefined,
+  });
+  res.once('close', () => tracker.done(res.statusCode));
+}
+
 /**
  * Whether kube-apiserver's handler director would send this path to go-restful (whose misses are
  * 404/405 Status bodies) rather than to its plain mux (text/plain `404 page not found`). Go-restful
@@ -155,6 +211,11 @@ function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
 
 /** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
 async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
+  if (path === '/metrics' && deps.metrics && (method === 'GET' || method === 'HEAD')) {
+    const m = await deps.metrics.render();
+    sendText(res, 200, m.body, { 'Content-Type': m.contentType });
+    return;
+  }
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];

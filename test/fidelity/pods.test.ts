@@ -10,7 +10,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, normalize, type Target } from '../target.ts';
+import { Agent, request as undiciRequest } from 'undici';
+import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
+import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 
@@ -138,6 +140,37 @@ test('create: 422 with kube field paths and messages', async () => {
   ]);
 });
 
+test('volumes: defaults of the volumes module, mounts checked against valid volumes', async () => {
+  const r = await post(
+    P,
+    pod('v', {
+      volumes: [{ name: 'cm', configMap: { name: 'x' } }, { name: 'e' }, { name: 'bad', secret: { secretName: 's', defaultMode: 1000 } }],
+      containers: [{ name: 'c', image: 'nginx:1.25', volumeMounts: [{ name: 'cm', mountPath: '/a' }, { name: 'bad', mountPath: '/b' }] }],
+    }),
+  );
+  assert.is(r.status, 422, show(r));
+  const causes = (r.json as any).details.causes.map((c: any) => `${c.reason} ${c.field}: ${c.message}`);
+  assert.equal(causes, [
+    'FieldValueInvalid spec.volumes[2].secret.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive',
+    'FieldValueNotFound spec.containers[0].volumeMounts[1].name: Not found: "bad"',
+  ]);
+  const ok = await post(P, pod('v', { volumes: [{ name: 'cm', configMap: { name: 'x' } }, { name: 'e' }], containers: [{ name: 'c', image: 'nginx:1.25', volumeMounts: [{ name: 'cm', mountPath: '/a' }] }] }));
+  assert.is(ok.status, 201, show(ok));
+  assert.equal((ok.json as any).spec.volumes, [{ name: 'cm', configMap: { name: 'x', defaultMode: 420 } }, { name: 'e', emptyDir: {} }]);
+});
+
+test('admission: RuntimeClass refuses an unknown class and an overhead without one (403)', async () => {
+  const rc = await post(P, pod('rc', { runtimeClassName: 'gvisor' }));
+  assert.is(rc.status, 403, show(rc));
+  assert.is((rc.json as any).message, 'pods "rc" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
+  const oh = await post(P, pod('oh', { overhead: { cpu: '10m' } }));
+  assert.is(oh.status, 403, show(oh));
+  assert.is((oh.json as any).message, 'pods "oh" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+  const pc = await post(P, pod('pc', { priorityClassName: 'nope' }));
+  assert.is(pc.status, 403, show(pc));
+  assert.is((pc.json as any).message, 'pods "pc" is forbidden: no PriorityClass with name nope was found');
+});
+
 test('update: only images and a few fields may change (kube message)', async () => {
   assert.is((await post(P, pod('u'))).status, 201);
   const g = (await t.client.request('GET', `${P}/u`)).json as any;
@@ -236,6 +269,98 @@ test('table: printPod columns and cells', async () => {
   );
   const cells = j.rows[0].cells;
   assert.equal([cells[0], cells[1], cells[2], cells[3], ...cells.slice(5)], ['tb', '0/1', 'Pending', '0', '<none>', '<none>', '<none>', '0/1']);
+});
+
+/** Go's JSON has `"lastProbeTime": null` and friends where the protobuf decoder leaves the key out. */
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+  return v;
+}
+
+/** A request with Protobuf bytes in and/or out (the suite's client reads bodies as text). */
+async function protobufRequest(method: string, path: string, body?: Buffer): Promise<{ status: number; bytes: Buffer }> {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const headers: Record<string, string> = { accept: PROTOBUF };
+    if (body) headers['content-type'] = PROTOBUF;
+    if (k.token) headers.authorization = `Bearer ${k.token}`;
+    const r = await undiciRequest(k.server + path, { method: method as 'GET', headers, body, dispatcher: agent });
+    return { status: r.statusCode, bytes: Buffer.from(await r.body.arrayBuffer()) };
+  } finally {
+    await agent.close();
+  }
+}
+
+test('protobuf: a rich Pod round-trips (create from protobuf, bytes decode to the JSON and re-encode)', async () => {
+  const rich = pod('pb', {
+    nodeName: 'node-1',
+    volumes: [
+      { name: 'cm', configMap: { name: 'x', items: [{ key: 'k', path: 'p', mode: 256 }], optional: true } },
+      { name: 'pj', projected: { sources: [{ serviceAccountToken: { path: 't', expirationSeconds: 3600 } }, { downwardAPI: { items: [{ path: 'l', fieldRef: { fieldPath: 'metadata.labels' } }] } }] } },
+      { name: 'e' },
+    ],
+    initContainers: [{ name: 'init', image: 'busybox', command: ['true'], resources: { requests: { cpu: '250m' } } }],
+    containers: [
+      {
+        name: 'c',
+        image: 'nginx:1.25',
+        args: ['a', 'b'],
+        ports: [{ name: 'http', containerPort: 8080, protocol: 'UDP' }],
+        env: [{ name: 'A', value: '1' }, { name: 'B', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } }],
+        envFrom: [{ prefix: 'P_', configMapRef: { name: 'x', optional: false } }],
+        resources: { limits: { cpu: '1', memory: '512Mi' } },
+        volumeMounts: [{ name: 'cm', mountPath: '/cm', readOnly: true }],
+        livenessProbe: { exec: { command: ['ls'] }, initialDelaySeconds: 5 },
+        readinessProbe: { tcpSocket: { port: 'http' } },
+        startupProbe: { httpGet: { port: 8080, httpHeaders: [{ name: 'X-A', value: 'b' }] } },
+        lifecycle: { preStop: { exec: { command: ['sleep', '1'] } } },
+        securityContext: { runAsUser: 0, runAsNonRoot: false, capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] }, readOnlyRootFilesystem: true },
+      },
+    ],
+    securityContext: { fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_forward', value: '1' }] },
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } } },
+    tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' }],
+    hostAliases: [{ ip: '10.0.0.9', hostnames: ['h.example'] }],
+    dnsConfig: { nameservers: ['1.1.1.1'], options: [{ name: 'ndots', value: '2' }] },
+    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { a: 'b' } } }],
+    readinessGates: [{ conditionType: 'x.io/ready' }],
+    os: { name: 'linux' },
+  }, { labels: { app: 'pb' }, annotations: { note: 'x' } });
+  const created = await protobufRequest('POST', P, encodeProtobuf(rich as any));
+  assert.is(created.status, 201, created.bytes.toString());
+  const st = (await t.client.request('GET', `${P}/pb`)).json as any;
+  st.status = {
+    phase: 'Running',
+    conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-01-02T03:04:05Z' }],
+    hostIP: '192.0.2.1',
+    podIP: '10.1.0.5',
+    podIPs: [{ ip: '10.1.0.5' }],
+    startTime: '2026-01-02T03:04:00Z',
+    containerStatuses: [
+      { name: 'c', state: { running: { startedAt: '2026-01-02T03:04:01Z' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-01-02T03:03:00Z', finishedAt: '2026-01-02T03:03:59Z' } }, ready: true, restartCount: 2, image: 'nginx:1.25', imageID: 'sha', containerID: 'containerd://1', started: true },
+    ],
+    qosClass: 'Burstable',
+  };
+  const put = await t.client.request('PUT', `${P}/pb/status`, { body: st });
+  assert.is(put.status, 200, show(put));
+  for (const path of [`${P}/pb`, P]) {
+    const json = (await t.client.request('GET', path)).json as any;
+    const got = await protobufRequest('GET', path);
+    assert.is(got.status, 200);
+    const decoded = decodeProtobuf(got.bytes).object as any;
+    if (json.kind === 'PodList') decoded.metadata.resourceVersion = json.metadata.resourceVersion;
+    assert.equal(decoded, dropNulls(json), `${path}: protobuf decodes to the JSON`);
+    if (json.kind === 'Pod') assert.ok(encodeProtobuf(json).equals(got.bytes), `${path}: JSON re-encodes to the same bytes`);
+  }
+  const table = await t.client.request('GET', `${P}/pb`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  const cells = (table.json as any).rows[0].cells;
+  assert.equal([cells[1], cells[2], cells[3].replace(/\(.*\)/, '(ago)'), ...cells.slice(5)], ['1/1', 'Running', '2 (ago)', '10.1.0.5', 'node-1', '<none>', '0/1']);
+  const ev = await protobufRequest('POST', `${P}/pb/eviction`, encodeProtobuf({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'pb' }, deleteOptions: { gracePeriodSeconds: 0 } } as any));
+  assert.is(ev.status, 201, ev.bytes.toString());
+  assert.equal(decodeProtobuf(ev.bytes).object, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  assert.is((await t.client.request('GET', `${P}/pb`)).status, 404);
 });
 
 test('discovery: pods and its subresources as the reference lists them', async () => {

@@ -6,9 +6,22 @@ import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
+import { persistentVolumeKind } from './persistentvolume.ts';
+import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
 import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind, serviceAccountKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, podKind, serviceAccountKind];
+export const coreKinds: KindDescriptor[] = [
+  namespaceKind,
+  configMapKind,
+  secretKind,
+  serviceKind,
+  endpointsKind,
+  eventKind,
+  persistentVolumeKind,
+  persistentVolumeClaimKind,
+  podKind,
+  serviceAccountKind,
+];

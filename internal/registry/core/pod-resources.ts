@@ -5,7 +5,7 @@
  *
  * Go walks resource maps in random order; errors here come in sorted key order.
  */
-import { type FieldError, type FieldPath, forbidden, invalid, required } from '../../api/field-errors.ts';
+import { type FieldError, type FieldPath, GoValue, forbidden, invalid, required } from '../../api/field-errors.ts';
 import { IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
 import { isQualifiedName } from '../../validation/names.ts';
 import { type J, cmpQuantity, entries, list, nanoValue, obj } from './pod-util.ts';
@@ -32,8 +32,10 @@ function validateContainerResourceName(name: string, p: FieldPath): FieldError[]
   const errs = isQualifiedName(name).map((m) => invalid(p, name, m));
   if (errs.length) return errs;
   if (!name.includes('/')) {
-    if (!isStandardResource(name)) return [invalid(p, name, 'must be a standard resource type or fully qualified')];
-    if (!(STANDARD_CONTAINER_RESOURCES.has(name) || isHugePage(name))) return [invalid(p, name, 'must be a standard resource for containers')];
+    // validateResourceName's error, then validateContainerResourceName's own (both, as kube).
+    if (!isStandardResource(name)) errs.push(invalid(p, name, 'must be a standard resource type or fully qualified'));
+    if (!(STANDARD_CONTAINER_RESOURCES.has(name) || isHugePage(name))) errs.push(invalid(p, name, 'must be a standard resource for containers'));
+    return errs;
   } else if (!isNative(name) && !isExtended(name)) {
     return [invalid(p, name, "doesn't follow extended resource name standard")];
   }
@@ -45,8 +47,26 @@ function validateQuantityValue(name: string, q: string, p: FieldPath): FieldErro
   const v = nanoValue(q) ?? 0n;
   const errs: FieldError[] = [];
   if (v < 0n) errs.push(invalid(p, q, IS_NEGATIVE_ERROR_MSG));
-  if (isInteger(name) && (v / 1_000_000n) % 1000n !== 0n) errs.push(invalid(p, q, 'must be an integer'));
+  if (isInteger(name) && (v / 1_000_000n) % 1000n !== 0n) errs.push(invalid(p, goQuantity(q), 'must be an integer'));
   return errs;
+}
+
+/**
+ * Go's %#v of a resource.Quantity as the integer-resource error prints it:
+ * `resource.Quantity{i:resource.int64Amount{value:15, scale:-1}, …, s:"", Format:"DecimalSI"}` for
+ * 1.5. The amount is the value with its trailing zeros folded into the scale (how "1.5" parses;
+ * a client writing "1500m" would see value:1500, scale:-3 from kube).
+ */
+function goQuantity(q: string): GoValue {
+  const v = nanoValue(q) ?? 0n;
+  let value = v;
+  let scale = -9;
+  while (value !== 0n && value % 10n === 0n) {
+    value /= 10n;
+    scale++;
+  }
+  const format = /[KMGTPE]i$/.test(q) ? 'BinarySI' : /e/i.test(q) ? 'DecimalExponent' : 'DecimalSI';
+  return new GoValue(`resource.Quantity{i:resource.int64Amount{value:${value}, scale:${value === 0n ? 0 : scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"${format}"}`);
 }
 
 /** validateResourceQuantityHugePageValue (AllowIndivisibleHugePagesValues off for new pods). */

@@ -4,15 +4,17 @@
  * ports, env, envFrom, volume mounts and devices, probes, lifecycle handlers, pull policy,
  * resources, security context). Messages and field paths are kube's; errors come in kube's order.
  */
-import { type FieldError, FieldPath, GoValue, duplicate, forbidden, invalid, notFoundValue, notSupported, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, duplicate, forbidden, invalid, notFoundValue, notSupported, required } from '../../api/field-errors.ts';
 import { IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
-import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, regexError } from '../../validation/names.ts';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, regexError } from '../../validation/names.ts';
 import { SUPPORTED_PROTOCOLS, isValidPortName, isValidPortNum } from '../../validation/network.ts';
 import { validateResourceRequirements } from './pod-resources.ts';
+import { CONTAINER_RESOURCE_FIELD_PATHS, CONTAINER_RESOURCE_PREFIXES_WITH_HUGEPAGES, ENV_DOWNWARD_API_FIELD_PATHS, validateContainerResourceFieldSelector, validateObjectFieldSelector } from './volumes/index.ts';
 import { type J, list, n, obj, s } from './pod-util.ts';
+import { goLifecycle, goProbe, goSeccompProfile, goSecurityContext } from './pod-govalue.ts';
 
-/** Volume name → its source object (ValidateVolumes' map; only the source kind matters here). */
-export type VolumeMap = Map<string, J>;
+/** Volume name → its source member (`persistentVolumeClaim`, `emptyDir`, …): ValidateVolumes' map of valid volumes. */
+export type VolumeMap = Map<string, string>;
 
 /** PodValidationOptions (pkg/api/pod GetValidationOptionsFromPodSpecAndMeta), 1.24 defaults. */
 export interface PodValidationOptions {
@@ -155,54 +157,6 @@ function validateContainerPorts(ports: J[], p: FieldPath): FieldError[] {
   return errs;
 }
 
-const VALID_ENV_FIELD_PATHS = ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.podIP', 'status.podIPs'];
-const VALID_RESOURCE_FIELD_PATHS = ['limits.cpu', 'limits.ephemeral-storage', 'limits.memory', 'requests.cpu', 'requests.ephemeral-storage', 'requests.memory'];
-const MEMORY_DIVISORS = ['1', '1k', '1M', '1G', '1T', '1P', '1E', '1Ki', '1Mi', '1Gi', '1Ti', '1Pi', '1Ei'];
-
-/**
- * validateObjectFieldSelector for env (the downward-API volume has its own expression list, in the
- * volumes module). ConvertDownwardAPIFieldLabel accepts apiVersion v1 only.
- */
-function validateEnvFieldRef(fs: J, p: FieldPath): FieldError[] {
-  if (!s(fs.apiVersion)) return [required(p.child('apiVersion'))];
-  const fieldPath = s(fs.fieldPath);
-  if (!fieldPath) return [required(p.child('fieldPath'))];
-  if (fs.apiVersion !== 'v1') return [invalid(p.child('fieldPath'), fieldPath, `error converting fieldPath: unsupported pod version: ${fs.apiVersion}`)];
-  const sub = /^([^[]+)\[([^\]]*)\]$/.exec(fieldPath);
-  if (sub) {
-    const [, path, key] = sub as unknown as [string, string, string];
-    if (path !== 'metadata.annotations' && path !== 'metadata.labels' && !VALID_ENV_FIELD_PATHS.includes(path)) {
-      return [invalid(p.child('fieldPath'), fieldPath, `error converting fieldPath: field label not supported: ${path}`)];
-    }
-    if (path === 'metadata.annotations') return isQualifiedName(key.toLowerCase()).map((m) => invalid(p, key, m));
-    if (path === 'metadata.labels') return isQualifiedName(key).map((m) => invalid(p, key, m));
-    return [invalid(p, path, 'does not support subscript')];
-  }
-  const known = [...VALID_ENV_FIELD_PATHS, 'metadata.annotations', 'metadata.labels'];
-  if (!known.includes(fieldPath)) return [invalid(p.child('fieldPath'), fieldPath, `error converting fieldPath: field label not supported: ${fieldPath}`)];
-  if (!VALID_ENV_FIELD_PATHS.includes(fieldPath)) return [notSupported(p.child('fieldPath'), fieldPath, VALID_ENV_FIELD_PATHS)];
-  return [];
-}
-
-/** validateContainerResourceFieldSelector (env form: containerName optional) + divisor. */
-function validateEnvResourceFieldRef(fs: J, p: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  const resource = s(fs.resource);
-  if (!resource) errs.push(required(p.child('resource')));
-  else if (!VALID_RESOURCE_FIELD_PATHS.includes(resource)) errs.push(notSupported(p.child('resource'), resource, VALID_RESOURCE_FIELD_PATHS));
-  const divisor = fs.divisor === undefined || fs.divisor === null ? '' : String(fs.divisor);
-  if (divisor && divisor !== '0') {
-    if ((resource === 'limits.cpu' || resource === 'requests.cpu') && divisor !== '1m' && divisor !== '1') {
-      errs.push(invalid(p.child('divisor'), resource, "only divisor's values 1m and 1 are supported with the cpu resource"));
-    } else if ((resource === 'limits.memory' || resource === 'requests.memory') && !MEMORY_DIVISORS.includes(divisor)) {
-      errs.push(invalid(p.child('divisor'), resource, `only divisor's values ${MEMORY_DIVISORS.join(', ')} are supported with the memory resource`));
-    } else if ((resource === 'limits.ephemeral-storage' || resource === 'requests.ephemeral-storage') && !MEMORY_DIVISORS.includes(divisor)) {
-      errs.push(invalid(p.child('divisor'), resource, `only divisor's values ${MEMORY_DIVISORS.join(', ')} are supported with the local ephemeral storage resource`));
-    }
-  }
-  return errs;
-}
-
 /** validateConfigMapKeySelector / validateSecretKeySelector. */
 function validateKeySelector(sel: J, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
@@ -215,7 +169,7 @@ function validateKeySelector(sel: J, p: FieldPath): FieldError[] {
 }
 
 /** ValidateEnv. */
-function validateEnv(vars: J[], p: FieldPath): FieldError[] {
+function validateEnv(vars: J[], p: FieldPath, opts: PodValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   vars.forEach((ev, i) => {
     const ip = p.index(i);
@@ -228,11 +182,12 @@ function validateEnv(vars: J[], p: FieldPath): FieldError[] {
     let sources = 0;
     if (obj(vf.fieldRef)) {
       sources++;
-      errs.push(...validateEnvFieldRef(vf.fieldRef, vp.child('fieldRef')));
+      errs.push(...validateObjectFieldSelector(vf.fieldRef, ENV_DOWNWARD_API_FIELD_PATHS, vp.child('fieldRef')));
     }
     if (obj(vf.resourceFieldRef)) {
       sources++;
-      errs.push(...validateEnvResourceFieldRef(vf.resourceFieldRef, vp.child('resourceFieldRef')));
+      const prefixes = opts.allowDownwardAPIHugePages ? CONTAINER_RESOURCE_PREFIXES_WITH_HUGEPAGES : new Set<string>();
+      errs.push(...validateContainerResourceFieldSelector(vf.resourceFieldRef, CONTAINER_RESOURCE_FIELD_PATHS, prefixes, vp.child('resourceFieldRef'), false));
     }
     if (obj(vf.configMapKeyRef)) {
       sources++;
@@ -318,7 +273,7 @@ function validateVolumeDevices(devices: J[], mounts: Map<string, string>, volume
     const name = s(d.name);
     const devPath = s(d.devicePath);
     const source = volumes.get(name);
-    const isPVC = Boolean(source && (obj(source.persistentVolumeClaim) || obj(source.ephemeral)));
+    const isPVC = source === 'persistentVolumeClaim' || source === 'ephemeral';
     if (!name) errs.push(required(ip.child('name')));
     if (names.has(name)) errs.push(invalid(ip.child('name'), name, 'must be unique'));
     if (source && !isPVC) errs.push(invalid(ip.child('name'), name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
@@ -348,15 +303,19 @@ export function validateSeccompProfile(sp: J | undefined, p: FieldPath): FieldEr
     if (typeof sp.localhostProfile !== 'string') errs.push(required(p.child('localhostProfile'), 'must be set when seccomp type is Localhost'));
     else errs.push(...validateLocalDescendingPath(sp.localhostProfile, p.child('localhostProfile')));
   } else if (typeof sp.localhostProfile === 'string') {
-    errs.push(invalid(p.child('localhostProfile'), new GoValue(`&core.SeccompProfile{Type:"${type}", LocalhostProfile:(*string)(0x0)}`), 'can only be set when seccomp type is Localhost'));
+    errs.push(invalid(p.child('localhostProfile'), goSeccompProfile(sp), 'can only be set when seccomp type is Localhost'));
   }
   return errs;
 }
 
-/** ValidateSecurityContext (container level). Privileged containers are allowed (kube's default). */
+/**
+ * ValidateSecurityContext (container level). kube-apiserver's --allow-privileged defaults to false,
+ * and this server has no such flag: privileged containers are refused, as the reference does.
+ */
 function validateSecurityContext(sc: J | undefined, p: FieldPath): FieldError[] {
   if (!sc) return [];
   const errs: FieldError[] = [];
+  if (sc.privileged === true) errs.push(forbidden(p.child('privileged'), 'disallowed by cluster policy'));
   if (typeof sc.runAsUser === 'number') errs.push(...idRangeErrors(sc.runAsUser).map((m) => invalid(p.child('runAsUser'), sc.runAsUser, m)));
   if (typeof sc.runAsGroup === 'number') errs.push(...idRangeErrors(sc.runAsGroup).map((m) => invalid(p.child('runAsGroup'), sc.runAsGroup, m)));
   if (typeof sc.procMount === 'string' && sc.procMount !== 'Default' && sc.procMount !== 'Unmasked') {
@@ -364,9 +323,9 @@ function validateSecurityContext(sc: J | undefined, p: FieldPath): FieldError[] 
   }
   errs.push(...validateSeccompProfile(obj(sc.seccompProfile), p.child('seccompProfile')));
   if (sc.allowPrivilegeEscalation === false) {
-    if (sc.privileged === true) errs.push(invalid(p, new GoValue('&core.SecurityContext{...}'), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+    if (sc.privileged === true) errs.push(invalid(p, goSecurityContext(sc), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
     for (const cap of list(obj(sc.capabilities)?.add)) {
-      if (String(cap) === 'CAP_SYS_ADMIN') errs.push(invalid(p, new GoValue('&core.SecurityContext{...}'), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
+      if (String(cap) === 'CAP_SYS_ADMIN') errs.push(invalid(p, goSecurityContext(sc), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
     }
   }
   return errs;
@@ -393,7 +352,7 @@ function checkHostPortConflicts(containers: J[], p: FieldPath): FieldError[] {
 }
 
 /** The per-container checks of validateContainers (one container at `ip`). */
-function validateOneContainer(ctr: J, volumes: VolumeMap, ip: FieldPath): FieldError[] {
+function validateOneContainer(ctr: J, volumes: VolumeMap, ip: FieldPath, opts: PodValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   if (!s(ctr.image)) errs.push(required(ip.child('image')));
   if (obj(ctr.lifecycle)) errs.push(...validateLifecycle(ctr.lifecycle, ip.child('lifecycle')));
@@ -414,7 +373,7 @@ function validateOneContainer(ctr: J, volumes: VolumeMap, ip: FieldPath): FieldE
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError') errs.push(invalid(ip.child('terminationMessagePolicy'), tmp, "must be 'File' or 'FallbackToLogsOnError'"));
   errs.push(...validateProbe(readiness, ip.child('readinessProbe')));
   errs.push(...validateContainerPorts(list(ctr.ports), ip.child('ports')));
-  errs.push(...validateEnv(list(ctr.env), ip.child('env')));
+  errs.push(...validateEnv(list(ctr.env), ip.child('env'), opts));
   errs.push(...validateEnvFrom(list(ctr.envFrom), ip.child('envFrom')));
   errs.push(...validateVolumeMounts(list(ctr.volumeMounts), volumeDeviceMap(ctr), volumes, ctr, ip.child('volumeMounts')));
   errs.push(...validateVolumeDevices(list(ctr.volumeDevices), volumeMountMap(ctr), volumes, ip.child('volumeDevices')));
@@ -427,7 +386,7 @@ function validateOneContainer(ctr: J, volumes: VolumeMap, ip: FieldPath): FieldE
 }
 
 /** validateContainers (regular or init containers). */
-export function validateContainers(containers: J[], isInit: boolean, volumes: VolumeMap, p: FieldPath): FieldError[] {
+export function validateContainers(containers: J[], isInit: boolean, volumes: VolumeMap, p: FieldPath, opts: PodValidationOptions): FieldError[] {
   if (!containers.length) return [required(p)];
   const errs: FieldError[] = [];
   const names = new Set<string>();
@@ -438,28 +397,25 @@ export function validateContainers(containers: J[], isInit: boolean, volumes: Vo
     else errs.push(...isDNS1123Label(name).map((m) => invalid(ip.child('name'), name, m)));
     if (names.has(name)) errs.push(duplicate(ip.child('name'), name));
     else names.add(name);
-    errs.push(...validateOneContainer(ctr, volumes, ip));
+    errs.push(...validateOneContainer(ctr, volumes, ip, opts));
   });
   if (isInit) for (const c of containers) errs.push(...checkHostPortConflicts([c], p));
   else errs.push(...checkHostPortConflicts(containers, p));
   return errs;
 }
 
-/** Go's %#v of a pointer to a struct, as field.Invalid prints it for a non-nil *Lifecycle/*Probe. */
-const structValue = (type: string): GoValue => new GoValue(`&core.${type}{...}`);
-
 /** validateInitContainers. */
-export function validateInitContainers(containers: J[], others: J[], volumes: VolumeMap, p: FieldPath): FieldError[] {
-  const errs: FieldError[] = containers.length ? validateContainers(containers, true, volumes, p) : [];
+export function validateInitContainers(containers: J[], others: J[], volumes: VolumeMap, p: FieldPath, opts: PodValidationOptions): FieldError[] {
+  const errs: FieldError[] = containers.length ? validateContainers(containers, true, volumes, p, opts) : [];
   const names = new Set(others.map((c) => s(c.name)));
   containers.forEach((ctr, i) => {
     const ip = p.index(i);
     const name = s(ctr.name);
     if (names.has(name)) errs.push(duplicate(ip.child('name'), name));
     if (name) names.add(name);
-    if (obj(ctr.lifecycle)) errs.push(invalid(ip.child('lifecycle'), structValue('Lifecycle'), 'must not be set for init containers'));
+    if (obj(ctr.lifecycle)) errs.push(invalid(ip.child('lifecycle'), goLifecycle(ctr.lifecycle), 'must not be set for init containers'));
     for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
-      if (obj(ctr[probe])) errs.push(invalid(ip.child(probe), structValue('Probe'), 'must not be set for init containers'));
+      if (obj(ctr[probe])) errs.push(invalid(ip.child(probe), goProbe(ctr[probe]), 'must not be set for init containers'));
     }
   });
   return errs;
@@ -469,7 +425,7 @@ export function validateInitContainers(containers: J[], others: J[], volumes: Vo
 const EPHEMERAL_FORBIDDEN = ['ports', 'resources', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
 
 /** validateEphemeralContainers. */
-export function validateEphemeralContainers(ephemeral: J[], containers: J[], inits: J[], volumes: VolumeMap, p: FieldPath): FieldError[] {
+export function validateEphemeralContainers(ephemeral: J[], containers: J[], inits: J[], volumes: VolumeMap, p: FieldPath, opts: PodValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   if (!ephemeral.length) return errs;
   const names = new Set([...containers, ...inits].map((c) => s(c.name)));
@@ -481,7 +437,7 @@ export function validateEphemeralContainers(ephemeral: J[], containers: J[], ini
       errs.push(required(ip, 'ephemeralContainer requires a name'));
       return;
     }
-    errs.push(...validateContainers([ec], false, volumes, ip));
+    errs.push(...validateContainers([ec], false, volumes, ip, opts));
     if (s(ec.image).trim().length !== s(ec.image).length) errs.push(invalid(ip.index(0).child('image'), s(ec.image), 'must not have leading or trailing whitespace'));
     if (names.has(s(ec.name))) errs.push(duplicate(ip.child('name'), s(ec.name)));
     else names.add(s(ec.name));

@@ -23,6 +23,7 @@ import {
   validateSeccompProfile,
 } from './pod-validation-containers.ts';
 import { validateResourceRequirements } from './pod-resources.ts';
+import { validateVolumes } from './volumes/index.ts';
 import { type J, entries, list, n, obj, s } from './pod-util.ts';
 
 /** 1.24's options for a new Pod (feature gates at their defaults). */
@@ -42,8 +43,9 @@ export const DEFAULT_POD_VALIDATION_OPTIONS: PodValidationOptions = {
  */
 export type VolumesValidator = (volumes: J[], podMeta: J | undefined, p: FieldPath, opts: PodValidationOptions) => { errors: FieldError[]; volumes: VolumeMap };
 
-/** Until a volumes validator is plugged in: every named volume is known, no source checks. */
-export const namesOnlyVolumes: VolumesValidator = (volumes) => ({ errors: [], volumes: new Map(volumes.filter((v) => s(v.name)).map((v) => [s(v.name), v])) });
+/** ValidateVolumes of the volumes module, with the pod's name (ephemeral claims) and the options. */
+export const podVolumes: VolumesValidator = (volumes, podMeta, p, opts) =>
+  validateVolumes(volumes, p, { podName: s(podMeta?.name), allowDownwardAPIHugePages: opts.allowDownwardAPIHugePages });
 
 const specPath = new FieldPath('spec');
 
@@ -271,14 +273,43 @@ function validateOS(spec: J, p: FieldPath, opts: PodValidationOptions): FieldErr
   return errs;
 }
 
+/**
+ * validateWindowsHostProcessPod: hostProcess settings agree between pod and containers, and a
+ * hostProcess pod is all hostProcess with hostNetwork; privileged (hostProcess) containers are
+ * disallowed by cluster policy (--allow-privileged is false).
+ */
+function validateWindowsHostProcessPod(spec: J, p: FieldPath, opts: PodValidationOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  const podHP = obj(obj(spec.securityContext)?.windowsOptions)?.hostProcess;
+  const gate = "not allowed when feature gate 'WindowsHostProcessContainers' is not enabled";
+  if (!opts.allowWindowsHostProcessField && typeof podHP === 'boolean') return [forbidden(p.child('securityContext').child('windowsOptions').child('hostProcess'), gate)];
+  let count = 0;
+  let hostProcess = 0;
+  for (const [c, cp] of containersWithPath(spec, p)) {
+    count++;
+    const cHP = obj(obj(c.securityContext)?.windowsOptions)?.hostProcess;
+    const hp = cp.child('securityContext').child('windowsOptions').child('hostProcess');
+    if (!opts.allowWindowsHostProcessField && typeof cHP === 'boolean') errs.push(forbidden(hp, gate));
+    if (typeof podHP === 'boolean' && typeof cHP === 'boolean' && podHP !== cHP) errs.push(invalid(hp, cHP, `pod hostProcess value must be identical if both are specified, was ${podHP}`));
+    if (cHP === true || (typeof cHP !== 'boolean' && podHP === true)) hostProcess++;
+  }
+  if (hostProcess > 0) {
+    if (!opts.allowWindowsHostProcessField) return [...errs, forbidden(p, "pod must not contain Windows hostProcess containers when feature gate 'WindowsHostProcessContainers' is not enabled")];
+    if (hostProcess !== count) errs.push(invalid(p, '', 'If pod contains any hostProcess containers then all containers must be HostProcess containers'));
+    if (spec.hostNetwork !== true) errs.push(invalid(p.child('hostNetwork'), false, 'hostNetwork must be true if pod contains any hostProcess containers'));
+    errs.push(forbidden(p, 'hostProcess containers are disallowed by cluster policy'));
+  }
+  return errs;
+}
+
 /** ValidatePodSpec. */
 export function validatePodSpec(spec: J, podMeta: J | undefined, p: FieldPath, opts: PodValidationOptions, volumesValidator: VolumesValidator): FieldError[] {
   const errs: FieldError[] = [];
   const vols = volumesValidator(list(spec.volumes), podMeta, p.child('volumes'), opts);
   errs.push(...vols.errors);
-  errs.push(...validateContainers(list(spec.containers), false, vols.volumes, p.child('containers')));
-  errs.push(...validateInitContainers(list(spec.initContainers), list(spec.containers), vols.volumes, p.child('initContainers')));
-  errs.push(...validateEphemeralContainers(list(spec.ephemeralContainers), list(spec.containers), list(spec.initContainers), vols.volumes, p.child('ephemeralContainers')));
+  errs.push(...validateContainers(list(spec.containers), false, vols.volumes, p.child('containers'), opts));
+  errs.push(...validateInitContainers(list(spec.initContainers), list(spec.containers), vols.volumes, p.child('initContainers'), opts));
+  errs.push(...validateEphemeralContainers(list(spec.ephemeralContainers), list(spec.containers), list(spec.initContainers), vols.volumes, p.child('ephemeralContainers'), opts));
   const rp = s(spec.restartPolicy);
   if (!rp) errs.push(required(p.child('restartPolicy')));
   else if (!['Always', 'OnFailure', 'Never'].includes(rp)) errs.push(notSupported(p.child('restartPolicy'), rp, ['Always', 'OnFailure', 'Never']));
@@ -294,6 +325,7 @@ export function validatePodSpec(spec: J, podMeta: J | undefined, p: FieldPath, o
   errs.push(...validateDNSConfig(obj(spec.dnsConfig), dp, p.child('dnsConfig')));
   list(spec.readinessGates).forEach((g, i) => errs.push(...isQualifiedName(s(g.conditionType)).map((m) => invalid(p.child('readinessGates').index(i).child('conditionType'), s(g.conditionType), m))));
   errs.push(...validateTopologySpread(list(spec.topologySpreadConstraints), p.child('topologySpreadConstraints')));
+  errs.push(...validateWindowsHostProcessPod(spec, p, opts));
   const nameChecks: [string, (v: string) => string[]][] = [
     ['serviceAccountName', isDNS1123Subdomain],
     ['nodeName', isDNS1123Subdomain],

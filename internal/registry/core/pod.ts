@@ -9,16 +9,17 @@
 import type { KubeObject } from '../../api/types.ts';
 import type { KindDescriptor, Strategy, StatusStrategy } from '../rest/strategy.ts';
 import { defaultPod } from './pod-defaults.ts';
+import { defaultVolumes } from './volumes/index.ts';
 import { podQOS } from './pod-resources.ts';
 import { podTable } from './pod-table.ts';
-import { DEFAULT_POD_VALIDATION_OPTIONS, type VolumesValidator, containersWithPath, namesOnlyVolumes, validatePodCreate } from './pod-validation.ts';
+import { DEFAULT_POD_VALIDATION_OPTIONS, type VolumesValidator, containersWithPath, podVolumes, validatePodCreate } from './pod-validation.ts';
 import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation-update.ts';
 import { evictionSubresource } from './pod-eviction.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 
 /** The volume rules Pods run (ValidateVolumes); the volumes module plugs in here. */
-const volumes: VolumesValidator = namesOnlyVolumes;
+const volumes: VolumesValidator = podVolumes;
 
 const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
 const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
@@ -100,7 +101,7 @@ export const podStrategy: Strategy = {
     // Convert_v1_PodSpec_To_core_PodSpec: the deprecated serviceAccount fills an empty serviceAccountName.
     const spec = specOf(pod);
     if (!s(spec.serviceAccountName) && s(spec.serviceAccount)) spec.serviceAccountName = spec.serviceAccount;
-    defaultPod(pod);
+    defaultPod(pod, defaultVolumes);
   },
   canonicalize(pod) {
     // Convert_core_PodSpec_To_v1_PodSpec writes serviceAccountName back into serviceAccount.
@@ -156,7 +157,7 @@ const ephemeralContainersStrategy: StatusStrategy = {
     if (ephemeral === undefined) delete specOf(pod).ephemeralContainers;
     else specOf(pod).ephemeralContainers = ephemeral;
     // The request body was defaulted when kube decoded it; here the defaults run on the result.
-    defaultPod(pod);
+    defaultPod(pod, defaultVolumes);
     dropDisabledPodFields(pod, old);
   },
   validateUpdate: (pod, old) => validatePodEphemeralContainersUpdate(pod, old, DEFAULT_POD_VALIDATION_OPTIONS, volumes),

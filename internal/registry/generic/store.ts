@@ -9,7 +9,7 @@
  */
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
-import type { FieldError } from '../../api/field-errors.ts';
+import { type FieldError, GoValue } from '../../api/field-errors.ts';
 import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
 import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
@@ -372,9 +372,9 @@ export class GenericStore {
       const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
       const wantRv = wantNum ? String(wantNum) : undefined;
       if (!wantNum && plan.requireResourceVersion) {
-        // kube reports this on the resource (GroupKind{group, resource}), value 0.
+        // kube reports this on the resource (GroupKind{group, resource}), value uint64 0 (%#v: 0x0).
         throw invalid(this.kind.resource, this.kind.group, name, [
-          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: new GoValue('0x0'), detail: 'must be specified for an update' },
         ]);
       }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);

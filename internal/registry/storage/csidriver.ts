@@ -13,7 +13,7 @@ import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { arr, goStrings, obj, semanticEqual, specOf, str } from './helpers.ts';
+import { GO_NIL, arr, goStrings, obj, semanticEqual, specOf, str } from './helpers.ts';
 
 const SUPPORTED_FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
 const LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];
@@ -83,9 +83,9 @@ export function validateCSIDriverUpdate(n: KubeObject, o: KubeObject): FieldErro
   const os = obj(o.spec);
   const p = new FieldPath('spec');
   const errs = validateCSIDriverSpec(n);
-  errs.push(...immutable(ns.attachRequired, os.attachRequired, p.child('attachedRequired'), ns.attachRequired ?? null));
-  errs.push(...immutable(ns.fsGroupPolicy, os.fsGroupPolicy, p.child('fsGroupPolicy'), ns.fsGroupPolicy ?? null));
-  errs.push(...immutable(ns.podInfoOnMount, os.podInfoOnMount, p.child('podInfoOnMount'), ns.podInfoOnMount ?? null));
+  errs.push(...immutable(ns.attachRequired, os.attachRequired, p.child('attachedRequired'), ns.attachRequired ?? GO_NIL));
+  errs.push(...immutable(ns.fsGroupPolicy, os.fsGroupPolicy, p.child('fsGroupPolicy'), ns.fsGroupPolicy ?? GO_NIL));
+  errs.push(...immutable(ns.podInfoOnMount, os.podInfoOnMount, p.child('podInfoOnMount'), ns.podInfoOnMount ?? GO_NIL));
   // %#v of the []storage.VolumeLifecycleMode.
   errs.push(...immutable(ns.volumeLifecycleModes, os.volumeLifecycleModes, p.child('volumeLifecycleModes'), new GoValue(goStrings(ns.volumeLifecycleModes, '[]storage.VolumeLifecycleMode'))));
   errs.push(...validateTokenRequests(ns.tokenRequests, p.child('tokenRequests')));
@@ -170,4 +170,5 @@ function csiDriverKindFor(gates: FeatureGates): KindDescriptor {
   };
 }
 
+/** storage.k8s.io/v1 csidrivers under 1.24's default gates; `forOptions` rebuilds it for others. */
 export const csiDriverKind: KindDescriptor = csiDriverKindFor(DEFAULT_GATES);

@@ -64,6 +64,7 @@ export function validateCSINodeUpdate(n: KubeObject, o: KubeObject): FieldError[
   return errs;
 }
 
+/** pkg/registry/storage/csinode: validation only; updates need a resourceVersion. */
 export const csiNodeStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: false,
@@ -77,6 +78,7 @@ export const csiNodeTable: TableConvertor = {
   cells: (o) => [o.metadata.name ?? '', drivers(o).length, creationTimestampCell(o)],
 };
 
+/** storage.k8s.io/v1 csinodes; delete answers the object. */
 export const csiNodeKind: KindDescriptor = {
   group: 'storage.k8s.io',
   versions: ['v1'],

@@ -9,7 +9,7 @@ import { type FieldError, FieldPath, invalid } from '../../api/field-errors.ts';
 import { nameIsDNSSubdomain } from '../../validation/names.ts';
 import { FIELD_IMMUTABLE, IS_NEGATIVE_ERROR_MSG, validateObjectMeta } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy } from '../rest/strategy.ts';
-import { goLabelSelector, isObj, semanticEqual, str, validateLabelSelector } from './helpers.ts';
+import { GO_NIL, goLabelSelector, isObj, semanticEqual, str, validateLabelSelector } from './helpers.ts';
 
 /** ValidateCSIStorageCapacity minus ObjectMeta: nodeTopology, storageClassName, capacity ≥ 0. */
 export function validateCSIStorageCapacityFields(o: KubeObject): FieldError[] {
@@ -35,12 +35,13 @@ export function validateCSIStorageCapacity(o: KubeObject): FieldError[] {
 export function validateCSIStorageCapacityUpdate(n: KubeObject, o: KubeObject): FieldError[] {
   const errs = validateCSIStorageCapacityFields(n);
   if (!semanticEqual(n.nodeTopology, o.nodeTopology)) {
-    errs.push(invalid(new FieldPath('nodeTopology'), isObj(n.nodeTopology) ? goLabelSelector(n.nodeTopology) : null, FIELD_IMMUTABLE));
+    errs.push(invalid(new FieldPath('nodeTopology'), isObj(n.nodeTopology) ? goLabelSelector(n.nodeTopology) : GO_NIL, FIELD_IMMUTABLE));
   }
   if (str(n.storageClassName) !== str(o.storageClassName)) errs.push(invalid(new FieldPath('storageClassName'), str(n.storageClassName), FIELD_IMMUTABLE));
   return errs;
 }
 
+/** pkg/registry/storage/csistoragecapacity: validation only; updates need a resourceVersion. */
 export const csiStorageCapacityStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: false,
@@ -48,6 +49,7 @@ export const csiStorageCapacityStrategy: Strategy = {
   validateUpdate: validateCSIStorageCapacityUpdate,
 };
 
+/** storage.k8s.io/v1 namespaces/<ns>/csistoragecapacities; delete answers a Status (no ReturnDeletedObject). */
 export const csiStorageCapacityKind: KindDescriptor = {
   group: 'storage.k8s.io',
   versions: ['v1'],

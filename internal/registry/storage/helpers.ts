@@ -159,6 +159,9 @@ export function goStringMap(v: unknown): string {
   return `map[string]string{${keys.map((k) => `${goQuote(k)}:${goQuote(str(v[k]))}`).join(', ')}}`;
 }
 
+/** A nil pointer in a field.Error value: Go prints the string "null" (quoted, as strings are). */
+export const GO_NIL = 'null';
+
 /** %#v of a pointer field: `(*T)(nil)` or `(*T)(0x…)`. */
 export const goPtr = (present: boolean, type: string): string => `(*${type})(${present ? GO_POINTER : 'nil'})`;
 

@@ -8,4 +8,5 @@ import { csiStorageCapacityKind } from './csistoragecapacity.ts';
 
 export { storageClassKind, volumeAttachmentKind, csiDriverKind, csiNodeKind, csiStorageCapacityKind };
 
+/** Registration order of the group's kinds (discovery sorts them by name anyway). */
 export const storageKinds: KindDescriptor[] = [storageClassKind, volumeAttachmentKind, csiDriverKind, csiNodeKind, csiStorageCapacityKind];

@@ -9,7 +9,7 @@ import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { arr, byteLen, isObj, str, validateQualifiedName, validateTopologySelectorTerm } from './helpers.ts';
+import { GO_NIL, arr, byteLen, isObj, str, validateQualifiedName, validateTopologySelectorTerm } from './helpers.ts';
 
 /** The annotations that mark the cluster's default class (storageutil.IsDefaultAnnotation). */
 export const IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
@@ -101,11 +101,12 @@ export function validateStorageClassUpdate(n: KubeObject, o: KubeObject): FieldE
   if (str(n.provisioner) !== str(o.provisioner)) errs.push(forbidden(new FieldPath('provisioner'), 'updates to provisioner are forbidden.'));
   if (str(n.reclaimPolicy) !== str(o.reclaimPolicy)) errs.push(forbidden(new FieldPath('reclaimPolicy'), 'updates to reclaimPolicy are forbidden.'));
   if ((n.volumeBindingMode ?? null) !== (o.volumeBindingMode ?? null)) {
-    errs.push(invalid(new FieldPath('volumeBindingMode'), n.volumeBindingMode ?? null, FIELD_IMMUTABLE));
+    errs.push(invalid(new FieldPath('volumeBindingMode'), n.volumeBindingMode ?? GO_NIL, FIELD_IMMUTABLE));
   }
   return errs;
 }
 
+/** pkg/registry/storage/storageclass: no prepare steps; PUT may omit the resourceVersion. */
 export const storageClassStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
@@ -145,6 +146,7 @@ export const storageClassTable: TableConvertor = {
   ],
 };
 
+/** storage.k8s.io/v1 storageclasses (short name sc); delete answers the object. */
 export const storageClassKind: KindDescriptor = {
   group: 'storage.k8s.io',
   versions: ['v1'],

@@ -4,8 +4,8 @@
  * (pkg/apis/storage/validation), pkg/registry/storage/volumeattachment/strategy.go (status only
  * through /status; the CSIMigration gate) and printVolumeAttachment.
  *
- * Not ported: the PersistentVolumeSpec validation kube applies to `spec.source.inlineVolumeSpec`
- * (core ValidatePersistentVolumeSpec); an inline spec is checked for presence only.
+ * An inline `spec.source.inlineVolumeSpec` is defaulted (SetObjectDefaults_VolumeAttachment) and
+ * validated (ValidatePersistentVolumeSpec, inline) by the PersistentVolume code of core/volumes.
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, required, tooLong } from '../../api/field-errors.ts';
@@ -15,6 +15,8 @@ import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
+import { defaultAzureDisk, defaultHostPath, defaultISCSI, defaultRBD, defaultScaleIO } from '../core/volumes/defaults.ts';
+import { validatePersistentVolumeSpec } from '../core/volumes/pv-spec.ts';
 import { byteLen, goPtr, goQuote, isObj, obj, resetObjectMetaForStatus, semanticEqual, str, validateCSIDriverName } from './helpers.ts';
 
 const MAX_ATTACHED_VOLUME_METADATA_SIZE = 256 * 1024;
@@ -32,8 +34,23 @@ function validateSource(src: Record<string, unknown>, p: FieldPath, gates: Featu
   }
   if (present(inline) && present(pv)) return [forbidden(p, 'must specify exactly one of inlineVolumeSpec and persistentVolumeName')];
   if (present(pv) && str(pv).length === 0) return [required(p.child('persistentVolumeName'), 'must specify non empty persistentVolumeName')];
-  // inlineVolumeSpec: kube runs ValidatePersistentVolumeSpec here (not ported, see the header).
+  // An inline spec: validated as an inline PV's (no PV name; options all off, as kube passes).
+  if (present(inline)) return validatePersistentVolumeSpec(inline, '', true, p.child('inlineVolumeSpec'), {});
   return [];
+}
+
+/** SetObjectDefaults_VolumeAttachment: the defaults of the inline spec's volume source. */
+export function defaultVolumeAttachment(o: KubeObject): void {
+  const inline = source(o).inlineVolumeSpec;
+  if (!isObj(inline)) return;
+  const by: [string, (s: Record<string, unknown>) => void][] = [
+    ['hostPath', defaultHostPath],
+    ['rbd', defaultRBD],
+    ['iscsi', defaultISCSI],
+    ['azureDisk', defaultAzureDisk],
+    ['scaleIO', defaultScaleIO],
+  ];
+  for (const [k, f] of by) if (isObj(inline[k])) f(inline[k] as Record<string, unknown>);
 }
 
 /** validateVolumeError: the message's length (reported against the metadata size, as kube does). */
@@ -96,6 +113,7 @@ export function volumeAttachmentStrategy(gates: FeatureGates = DEFAULT_GATES): S
   return {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
+    defaults: defaultVolumeAttachment,
     prepareForCreate(o) {
       o.status = { attached: false };
       if (!gates.enabled('CSIMigration') && isObj(obj(o.spec).source)) delete source(o).inlineVolumeSpec;
@@ -162,4 +180,5 @@ function volumeAttachmentKindFor(gates: FeatureGates): KindDescriptor {
   };
 }
 
+/** storage.k8s.io/v1 volumeattachments (+ status) under 1.24's default gates; `forOptions` rebuilds it for others. */
 export const volumeAttachmentKind: KindDescriptor = volumeAttachmentKindFor(DEFAULT_GATES);
