@@ -308,6 +308,10 @@ test('pod admitted with the default account: the stored Pod, byte for byte (volu
       status: { phase: 'Pending', qosClass: 'BestEffort' },
     }),
   );
+  // managedFields are the request's (computed before admission): the plugin's additions are no one's.
+  const mf = JSON.stringify((r.json as any).metadata.managedFields);
+  assert.not.ok(mf.includes('kube-api-access') || mf.includes('serviceAccount'), mf);
+  assert.ok(mf.includes('"k:{\\"name\\":\\"own\\"}"'), mf);
   // Two pods get two different volume names (random, as kube's).
   const r2 = await post(P, pod('a2'));
   assert.is(r2.status, 201, show(r2));
