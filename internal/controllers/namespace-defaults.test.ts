@@ -20,6 +20,7 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { ServiceAccountsController } from './service-accounts.ts';
 import { RootCaPublisher, ROOT_CA_CONFIGMAP } from './root-ca-publisher.ts';
+import { NamespaceController } from './namespace.ts';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n';
 const FAST = { concurrency: 4, baseDelayMs: 5, maxDelayMs: 50 };
@@ -107,6 +108,27 @@ test('a Terminating namespace gets nothing back: deleted objects stay deleted', 
   sa.stop();
   pub.stop();
   assert.equal(warnings, []);
+});
+
+test('namespace controller: content folded in the same batch as its namespace\'s deletion does not cut the grace period', async () => {
+  const nsc = new NamespaceController(storage, registry, logger(), { graceMs: 1_000 });
+  await nsc.start();
+  await registry.lookup('', 'v1', 'namespaces')!.store.create(ctx, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  const ns = registry.lookup('', 'v1', 'namespaces')!;
+  const cms = registry.lookup('', 'v1', 'configmaps')!;
+  for (let round = 0; round < 5; round++) {
+    const name = `race-${round}`;
+    await ns.store.create(ctx, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    // Sent together behind a burst of other writes, so the group commit folds them in one batch.
+    const burst = Array.from({ length: 20 }, (_, i) => cms.store.create(ctx, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-${i}` } }));
+    await Promise.all([...burst, cms.store.create(ctx, name, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }), ns.store.delete(ctx, '', name, {})]);
+    await new Promise((r) => setTimeout(r, 300));
+    // Still there, Terminating, with its content: the pass waits for the grace period.
+    assert.ok(storage.entry({ group: '', resource: 'namespaces', namespace: '', name })?.deleting, `${name}: still Terminating`);
+    assert.equal(await names('configmaps', name), ['c'], `${name}: content untouched during the grace period`);
+  }
+  nsc.stop();
+  await nsc.idle();
 });
 
 test.run();
