@@ -2,15 +2,15 @@
  * Patch application for the non-apply patch types. Pure: (current object, patch bytes) → new object.
  * - application/merge-patch+json: RFC 7386.
  * - application/json-patch+json: RFC 6902 (fast-json-patch), test ops included.
- * - application/strategic-merge-patch+json: merge patch plus the list semantics our kinds declare
- *   (finalizers merge as sets) and the `$patch: replace|delete` and `$deleteFromPrimitiveList`
- *   directives kubectl sends.
+ * - application/strategic-merge-patch+json: strategicpatch's merge, with the patch metadata of the
+ *   kind's schema (strategic-merge.ts).
  */
 import jsonpatch from 'fast-json-patch';
 import { goSyntaxError } from '../../decode/json-parse.ts';
 import { goJson, jsonEqual } from './serialize.ts';
 import type { KubeObject } from '../../api/types.ts';
-import { badRequest, unsupportedMediaTypeRoute, ApiError, failure, unknownError } from '../../api/errors.ts';
+import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
+import { strategicPatch } from './strategic-merge-patch.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
@@ -41,60 +41,6 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else out[k] = mergePatch(out[k], v);
   }
   return out;
-}
-
-/** Paths (dot-joined) of scalar lists that strategic merge treats as sets (patchStrategy: merge). */
-const SET_LISTS = new Set(['metadata.finalizers']);
-
-export function strategicMergePatch(target: unknown, patch: unknown, path = ''): unknown {
-  if (!isObj(patch)) return patch;
-  if (patch.$patch === 'replace') {
-    const { $patch: _p, ...rest } = patch;
-    return rest;
-  }
-  if (patch.$patch === 'delete') return undefined;
-  if ('$patch' in patch) throw badPatchType(patch.$patch, patch);
-  const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (k === '$patch' || k.startsWith('$setElementOrder/') || k === '$retainKeys') continue;
-    if (k.startsWith('$deleteFromPrimitiveList/')) {
-      const field = k.slice('$deleteFromPrimitiveList/'.length);
-      if (Array.isArray(out[field]) && Array.isArray(v)) out[field] = (out[field] as unknown[]).filter((x) => !v.includes(x));
-      continue;
-    }
-    const child = path ? `${path}.${k}` : k;
-    if (v === null) delete out[k];
-    else if (Array.isArray(v) && SET_LISTS.has(child) && Array.isArray(out[k])) {
-      const merged = [...(out[k] as unknown[])];
-      for (const x of v) if (!merged.includes(x)) merged.push(x);
-      out[k] = merged;
-    } else {
-      const r = strategicMergePatch(out[k], v, child);
-      if (r === undefined) delete out[k];
-      else out[k] = r;
-    }
-  }
-  return out;
-}
-
-/**
- * Go's %v of a decoded JSON value (maps print as map[k:v …] with sorted keys, slices as [a b],
- * null as <nil>), as strategicpatch's errors show patches.
- */
-function goFormat(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
-  if (isObj(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
-  return String(v);
-}
-
-/**
- * mergepatch.ErrBadPatchType: a `$patch` directive in a map that is neither replace nor delete.
- * kube passes this plain error through, so it leaves as a 500 without a reason.
- */
-function badPatchType(directive: unknown, patch: Record<string, unknown>): ApiError {
-  const t = typeof directive === 'string' ? directive : directive === null ? '%!s(<nil>)' : `%!s(${typeof directive === 'number' ? 'float64' : 'bool'}=${goFormat(directive)})`;
-  return unknownError(`unknown patch type: ${t} in map: ${goFormat(patch)}`);
 }
 
 const goJsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v);
@@ -182,5 +128,5 @@ export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, 
   }
   if (patch === null) return current; // json.Unmarshal of null into a map: an empty patch
   if (!isObj(patch)) throw badRequest(`json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
-  return strategicMergePatch(current, patch);
+  return strategicPatch(current as KubeObject, patch);
 }
