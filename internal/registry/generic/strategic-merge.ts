@@ -301,7 +301,10 @@ function mergeSlice(original: unknown[], patchIn: unknown[], schema: LookupPatch
   let live: unknown[] = original;
   if (kind !== 'map') {
     if (isDeleteList) return original.filter((v) => !patch.some((x) => goEq(x, v)));
-    // append(original, patch...) reallocates unless there is nothing to append.
+    // append(original, patch...): in Go this reuses the live list's array when it has spare
+    // capacity (which depends on how the stored object was decoded), and deduplicating then
+    // reorders the live list too; that shows only when the live list has duplicates. Here the
+    // array is taken as full (it is reused only when there is nothing to append).
     const both = patch.length ? [...original, ...patch] : original;
     merged = both.slice(0, deduplicateScalars(both));
   } else {
