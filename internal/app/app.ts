@@ -15,7 +15,10 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { StorageProtectionController } from '../controllers/storage-protection.ts';
+import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -111,7 +114,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   });
   const lifecycle = namespaceLifecycle(storage);
-  const admission = new AdmissionChain([lifecycle], [lifecycle]);
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
+  const admission = new AdmissionChain(
+    [lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+  );
   const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
@@ -135,6 +142,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  // kube-controller-manager's pv-protection and pvc-protection controllers.
+  const storageProtection = new StorageProtectionController(storage, registry, log);
+  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
@@ -193,6 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         connections.goAway();
         controller.stop();
         gc.stop();
+        storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
@@ -200,6 +211,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await connections.drain(SHUTDOWN_DRAIN_MS);
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await storageProtection.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
         auditor?.close();
