@@ -160,6 +160,23 @@ test('ConfigMap data: keys merge, null deletes, $patch replace / delete, $retain
   expectObject(await patch(C, { metadata: { labels: { $patch: 'delete' } }, data: { $patch: 'delete' } }), cm(undefined, null), '$patch delete');
 });
 
+test('a patch that leaves the object without a name is a 400 (root $patch directives, metadata.name: null)', async () => {
+  const c = await t.client.request('POST', path('configmaps'), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'root' }, data: { a: '1' } } });
+  assert.is(c.status, 201, show(c));
+  const C = path('configmaps', 'root');
+  const nameless = 'the name of the object (root based on URL) was undeterminable: name must be provided';
+  for (const p of [{ $patch: 'delete' }, { $patch: 'replace', data: { b: '2' } }, { metadata: { name: null } }, { metadata: { name: '' } }]) {
+    expectStatus(await patch(C, p), 400, nameless, 'BadRequest');
+  }
+  const m = await t.client.request('PATCH', C, { body: { metadata: { name: null } }, contentType: 'application/merge-patch+json' });
+  expectStatus(m, 400, nameless, 'BadRequest');
+  expectObject(
+    await patch(C, { $patch: 'replace', metadata: { name: 'root' }, data: { b: '2' } }),
+    { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'root', namespace: 'NS', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, data: { b: '2' } },
+    'root $patch replace with the name',
+  );
+});
+
 test('Namespace metadata.finalizers merge as a set; kubectl apply removes one with $deleteFromPrimitiveList', async () => {
   const c = await t.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName, finalizers: ['example.com/a'] } } });
   assert.is(c.status, 201, show(c));
