@@ -17,11 +17,13 @@ import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
+import { serverSideApply } from './apply.ts';
+import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, gracefulDeletion, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
@@ -45,6 +47,7 @@ const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameVal
   subdomain: nameIsDNSSubdomain,
   label: nameIsDNSLabel,
   dns1035: nameIsDNS1035Label,
+  pathSegment: nameIsPathSegment,
 };
 /** FinishFunc of a kind without hooks. */
 const finishNothing: FinishFunc = async () => undefined;
@@ -94,6 +97,11 @@ interface UpdatePlan {
   uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
+  /**
+   * managedFields `mutate` computed itself (server-side apply); the Update field manager runs
+   * when absent.
+   */
+  managedFields?: () => ManagedFieldsEntry[] | undefined;
 }
 
 /** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
@@ -169,10 +177,16 @@ export class GenericStore {
     return this.createDecoded(ctx, namespace, obj);
   }
 
-  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  private async createDecoded(
+    ctx: RequestContext,
+    namespace: string,
+    obj: KubeObject,
+    applied?: { managedFields: ManagedFieldsEntry[] | undefined; viaSubresource?: boolean },
+  ): Promise<WriteResult> {
     const meta = obj.metadata;
-    // kube manages fields on the decoded request, before generateName, admission and prepare.
-    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    // kube manages fields on the decoded request, before generateName, admission and prepare
+    // (an apply that creates the object brings the ones the apply computed).
+    setManagedFields(obj, applied ? applied.managedFields : this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
@@ -186,7 +200,7 @@ export class GenericStore {
         }
       }
     }
-    return this.createPrepared(ctx, namespace, obj);
+    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource);
   }
 
   /**
@@ -202,7 +216,12 @@ export class GenericStore {
     return { body: Buffer.from(JSON.stringify(out)), code: 201, warnings: [] };
   }
 
-  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  /**
+   * `noHooks`: a create through a subresource (an apply on the /status of a missing object of a
+   * kind whose updates may create) runs no write hooks: kube's subresource stores are copies of
+   * the main store taken before its BeginCreate hook is set (a Service created so gets no IPs).
+   */
+  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject, noHooks = false): Promise<WriteResult> {
     const now = new Date();
     const meta = obj.metadata;
     const strategy = this.kind.strategy;
@@ -218,7 +237,7 @@ export class GenericStore {
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
     // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
-    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    const finish = (noHooks ? undefined : await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
     let accepted = false;
     try {
       strategy.prepareForCreate?.(obj);
@@ -288,9 +307,36 @@ export class GenericStore {
         delete: async (opts) => {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
+        update: (mutate, preconditions) => this.rawUpdate(ctx, namespace, name, mutate, preconditions),
       },
       decoded,
     );
+  }
+
+  /**
+   * Storage.GuaranteedUpdate without the strategy, admission or validation (what a subresource
+   * REST such as pods/binding does): read, check the uid/resourceVersion preconditions, mutate,
+   * append; a lost race re-reads unless a resourceVersion precondition was given.
+   */
+  private async rawUpdate(ctx: RequestContext, namespace: string, name: string, mutate: (current: KubeObject) => KubeObject, pre: { uid?: string; resourceVersion?: string } = {}): Promise<void> {
+    await this.locks.run(objectPath(this.key(namespace, name)), async () => {
+      for (let attempt = 0; ; attempt++) {
+        const current = parseObject(await this.getLatest(namespace, name));
+        const currentRv = current.metadata.resourceVersion!;
+        if (pre.uid && pre.uid !== current.metadata.uid) throw this.uidPreconditionFailed(ctx, namespace, name, pre.uid, current.metadata.uid ?? '');
+        if (pre.resourceVersion && pre.resourceVersion !== currentRv) throw this.conflictErr(name);
+        const next = mutate(deepCopy(current));
+        delete next.metadata.resourceVersion;
+        if (ctx.dryRun) return;
+        const verdict = await this.write(ctx, 'UPDATE', next, Number(currentRv), name, namespace, 'update');
+        if (verdict.accepted) return;
+        if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES) {
+          await backoff(attempt);
+          continue;
+        }
+        throw rejection(verdict, this.gr, name, namespace);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -351,6 +397,69 @@ export class GenericStore {
   }
 
   /**
+   * PATCH application/apply-patch+yaml (server-side apply, see apply.ts) with the decoded applied
+   * object (`duplicatesOf`: the body's duplicate keys, read only for fieldValidation). A missing
+   * object is created (201) unless the path is a subresource of a kind whose
+   * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
+   */
+  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    let managed: ManagedFieldsEntry[] | undefined;
+    let preconditionRv: string | undefined;
+    // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
+    const validation = this.gates.enabled('ServerSideFieldValidation') ? ctx.fieldValidation ?? 'Warn' : 'Ignore';
+    const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
+    const warnings = validation === 'Warn' ? duplicates : [];
+    const run = (live: KubeObject | null): KubeObject => {
+      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      if (validation === 'Strict' && duplicates.length) {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
+      }
+      managed = r.managedFields;
+      const merged = r.object;
+      const m = merged.metadata && typeof merged.metadata === 'object' ? merged.metadata : (merged.metadata = {});
+      // handlers.checkName on the applied result (kube fills neither the name nor checks it twice).
+      if (typeof m.name !== 'string' || !m.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      if (m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      // The merged object is decoded into the kind's Go type and defaulted (structuredMerge Apply).
+      const obj = this.checkBody(merged, namespace, name, ctx);
+      delete obj.metadata.managedFields;
+      this.kind.strategy.defaults?.(obj);
+      return obj;
+    };
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      const next = run(current);
+      // A resourceVersion in the applied object is a precondition, as for other patches.
+      const rv = next.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
+      return next;
+    };
+    const createInstead = (): Promise<WriteResult> | null => {
+      if (sub && !this.kind.strategy.allowCreateOnUpdate) return null;
+      return (async () => {
+        const obj = run(null);
+        if (obj.metadata.uid) throw conflict(this.gr, name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+        return this.createDecoded(ctx, namespace, obj, { managedFields: managed, viaSubresource: Boolean(sub) });
+      })();
+    };
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: undefined,
+      mutate,
+      verb: 'patch',
+      createInstead,
+      dynamicPrecondition: () => preconditionRv,
+      managedFields: () => managed,
+    });
+    return warnings.length ? { ...r, warnings: [...warnings, ...r.warnings] } : r;
+  }
+
+  /**
    * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
    */
   private async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
@@ -390,7 +499,7 @@ export class GenericStore {
       const now = new Date();
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
-      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
         sub.strategy!.prepareForUpdate(next, current);
@@ -474,8 +583,12 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
-   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * DELETE one object, as kube-apiserver's generic Store.Delete:
+   * - kinds with `checkGracefulDelete` (Pods) follow rest.BeforeDelete (deletion.ts
+   *   gracefulDeletion): a period > 0 marks the object (deletionTimestamp = now + period,
+   *   deletionGracePeriodSeconds) and keeps it; a zero period writes the mark, then removes it;
+   *   a delete of an object already waiting with a shorter or equal period answers it unchanged.
+   *   Other kinds accept gracePeriodSeconds and ignore it;
    * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
    *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
    * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
@@ -546,7 +659,8 @@ export class GenericStore {
           const verdict = await this.write(ctx, 'DELETE', gone, Number(markedObj.metadata.resourceVersion), name, namespace, 'delete');
           if (!verdict.accepted) throw rejection(verdict, this.gr, name, namespace);
           await this.hooks.afterDelete?.(markedObj);
-          return this.deletedResponse(verdict.object, markedObj);
+          // etcd3's Delete answers the object as last stored (the mark, at its resourceVersion).
+          return this.deletedResponse(marked.object, markedObj);
         }
         if (graceful) {
           // Marked with its grace period (or kept by finalizers): answered, not removed.
@@ -566,7 +680,9 @@ export class GenericStore {
       if (verdict.accepted) {
         if (!remove) return { body: verdict.object, code: markedCode, warnings: [] };
         await this.hooks.afterDelete?.(current);
-        return this.deletedResponse(verdict.object, current);
+        // etcd3's Delete answers the object as it was last stored (its resourceVersion is the last
+        // write's, not the deletion's; watchers see the deletion's in the DELETED event).
+        return this.deletedResponse(currentBytes, current);
       }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);
