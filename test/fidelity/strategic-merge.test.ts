@@ -177,6 +177,35 @@ test('a patch that leaves the object without a name is a 400 (root $patch direct
   );
 });
 
+test('a result that does not convert into the Go type: 422 naming the patch as the merge left it', async () => {
+  const c = await t.client.request('POST', path('configmaps'), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'conv', labels: { a: 'b' }, finalizers: ['x.io/a'] }, data: { a: '1' } } });
+  assert.is(c.status, 201, show(c));
+  const s = await t.client.request('POST', path('services'), { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'conv' }, spec: { clusterIP: 'None', selector: { a: 'b' }, ports: [{ port: 80 }] } } });
+  assert.is(s.status, 201, show(s));
+  const cases: Array<[string, unknown, string, string]> = [
+    ['configmaps', { data: { a: { b: 1 } } }, 'map[data:map[a:map[b:1]]]', 'unrecognized type: string'],
+    ['configmaps', { metadata: { labels: { a: 1 } } }, 'map[metadata:map[labels:map[a:1]]]', 'cannot convert int64 to string'],
+    ['configmaps', { data: [1] }, 'map[data:[1]]', 'cannot restore map from slice'],
+    ['configmaps', { immutable: 'yes' }, 'map[immutable:yes]', 'unrecognized type: bool'],
+    ['configmaps', { binaryData: { a: 'not base64!' } }, 'map[binaryData:map[a:not base64!]]', 'error decoding from json: illegal base64 data at input byte 3'],
+    // The merge consumed $retainKeys, $setElementOrder and the list it ordered: kube prints what is left.
+    ['configmaps', { metadata: { $retainKeys: ['name', 'namespace', 'labels', 'finalizers', 'uid', 'resourceVersion', 'creationTimestamp'], labels: null }, data: { a: { b: 1 } } }, 'map[data:map[a:map[b:1]] metadata:map[labels:<nil>]]', 'unrecognized type: string'],
+    ['configmaps', { metadata: { '$setElementOrder/finalizers': ['x.io/b', 'x.io/a'], finalizers: ['x.io/b'] }, data: { q: true } }, 'map[data:map[q:true] metadata:map[]]', 'unrecognized type: string'],
+    ['services', { spec: { ports: [{ port: 'x' }] } }, 'map[spec:map[ports:[map[port:x]]]]', 'unrecognized type: int32'],
+    ['services', { spec: { type: 5 } }, 'map[spec:map[type:5]]', 'cannot convert int64 to v1.ServiceType'],
+    ['services', { spec: 'x' }, 'map[spec:x]', 'cannot restore struct from: string'],
+    ['services', { spec: { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 1.5 } } } }, 'map[spec:map[sessionAffinity:ClientIP sessionAffinityConfig:map[clientIP:map[timeoutSeconds:1.5]]]]', 'cannot convert float64 to int32'],
+    ['services', { spec: { ports: [{ port: 80, targetPort: 1.5 }] } }, 'map[spec:map[ports:[map[port:80 targetPort:1.5]]]]', 'json: cannot unmarshal number 1.5 into Go value of type int32'],
+    ['services', { metadata: { creationTimestamp: 'bad' } }, 'map[metadata:map[creationTimestamp:bad]]', 'parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"'],
+  ];
+  for (const [resource, p, printed, why] of cases) {
+    const r = await patch(path(resource, 'conv'), p);
+    const body = `Invalid value: ${JSON.stringify(printed)}: ${why}`;
+    expectStatus(r, 422, ` "" is invalid: patch: ${body}`, 'Invalid', { causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }] });
+  }
+  await patch(path('configmaps', 'conv'), { metadata: { finalizers: null } });
+});
+
 test('Namespace metadata.finalizers merge as a set; kubectl apply removes one with $deleteFromPrimitiveList', async () => {
   const c = await t.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName, finalizers: ['example.com/a'] } } });
   assert.is(c.status, 201, show(c));

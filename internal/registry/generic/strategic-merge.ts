@@ -30,7 +30,17 @@ const SET_ELEMENT_ORDER = '$setElementOrder';
  * unmatched nulls dropped). Neither argument is modified. Throws SmpError.
  */
 export function strategicMergeMapPatch(original: Obj, patch: Obj, schema: LookupPatchMeta): Obj {
-  return mergeMap(structuredClone(original), structuredClone(patch), schema);
+  return strategicMerge(original, patch, schema).result;
+}
+
+/**
+ * strategicMergeMapPatch, also returning the patch as the merge left it: Go's merge consumes
+ * directives and processed lists from the patch map, and kube prints that map (`%+v`) when the
+ * result does not convert into the Go type.
+ */
+export function strategicMerge(original: Obj, patch: Obj, schema: LookupPatchMeta): { result: Obj; patch: Obj } {
+  const p = structuredClone(patch);
+  return { result: mergeMap(structuredClone(original), p, schema), patch: p };
 }
 
 /** Go's reflect.Kind of a decoded JSON value, as mergeMap switches on it. */
