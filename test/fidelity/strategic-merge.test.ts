@@ -37,6 +37,8 @@ test.before(async () => {
   }
 });
 test.after(async () => {
+  // Finalizers this suite sets, also when a test failed half way (the reference keeps objects).
+  for (const cm of ['applied', 'conv']) await t.client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${cm}`, { body: { metadata: { finalizers: null } }, contentType: SMP });
   await t.client.request('PATCH', `/api/v1/namespaces/${nsName}`, { body: { metadata: { finalizers: null } }, contentType: SMP });
   await t.client.request('DELETE', `/api/v1/namespaces/${nsName}`);
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
