@@ -162,6 +162,28 @@ export class SchemaRegistry {
     return t ?? undefined;
   }
 
+  /**
+   * The OpenAPI node of a kind as its source holds it (generated kinds: a `$ref` to the named
+   * definition), for readers of the raw extensions (strategic merge patch's
+   * x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key), or undefined.
+   */
+  openApiKind(gvk: GroupVersionKind): OpenApiSchema | undefined {
+    for (const s of this.sources) {
+      const node = s.kind(gvk);
+      if (node) return node;
+    }
+    return undefined;
+  }
+
+  /** The OpenAPI node of a named definition (the target of a `$ref`), or undefined. */
+  openApiDefinition(name: string): OpenApiSchema | undefined {
+    for (const s of this.sources) {
+      const node = s.definition(name);
+      if (node) return node;
+    }
+    return undefined;
+  }
+
   /** A named definition's type (e.g. io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta). */
   definition(name: string): TypeRef | undefined {
     let t = this.named.get(name);

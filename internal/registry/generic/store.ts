@@ -390,12 +390,18 @@ export class GenericStore {
       }
       // The patched object is decoded again, as kube decodes the patch result into the Go type;
       // for merge and JSON patches kube reports a failure as a 422 on the patched document.
+      const named = typeof patched.metadata.name === 'string' && patched.metadata.name !== '';
+      let decoded: KubeObject;
       try {
-        return this.checkBody(patched, namespace, name, ctx, decodeWarnings);
+        decoded = this.checkBody(patched, namespace, name, ctx, decodeWarnings);
       } catch (e) {
         if (e instanceof BodyDecodeError && type !== 'strategic') throw patchedUndecodable(current, patched, e.why);
         throw e;
       }
+      // handlers/patch.go checkName: a patch that removes the name (`metadata.name: null`, a
+      // strategic `$patch: replace|delete` at the root) is refused after decoding.
+      if (!named) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      return decoded;
     };
     const r = await this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
     return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
