@@ -1,0 +1,963 @@
+// Drives the kinds of issue 10 through client-go v0.24.17's typed clients, in Protobuf
+// (rest.Config.ContentType = application/vnd.kubernetes.protobuf), the way controllers and kubelets
+// talk to kube-apiserver. For each kind it lists, watches (from the list's resourceVersion, one
+// object by field selector), creates, gets, lists, updates, writes status through UpdateStatus
+// (PV, PVC, Pod, VolumeAttachment), deletes, and for Pods also adds an ephemeral container and
+// evicts through EvictV1. Every step prints one JSON line (see result); test/client-go-kinds.test.ts
+// asserts them. The answers it asserts were first observed on the reference kube-apiserver 1.24.
+//
+//	go run . <kubeconfig> <namespace> <suffix for cluster-scoped names>
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// M is the free-form data of a step.
+type M = map[string]interface{}
+
+// result is one printed line.
+type result struct {
+	Kind    string `json:"kind"`
+	Step    string `json:"step"`
+	OK      bool   `json:"ok"`
+	Code    int32  `json:"code,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	Data    M      `json:"data,omitempty"`
+}
+
+// step is one named call of a kind's lifecycle.
+type step struct {
+	name string
+	run  func() (M, error)
+}
+
+var (
+	ctx = context.Background()
+	out = json.NewEncoder(os.Stdout)
+)
+
+func emit(kind, name string, data M, err error) {
+	r := result{Kind: kind, Step: name, OK: err == nil, Data: data}
+	if err != nil {
+		r.Message = err.Error()
+		if s, ok := err.(apierrors.APIStatus); ok {
+			r.Code = s.Status().Code
+			r.Reason = string(s.Status().Reason)
+		}
+	}
+	if e := out.Encode(r); e != nil {
+		fmt.Fprintln(os.Stderr, e)
+		os.Exit(1)
+	}
+}
+
+// lifecycle lists (for a resourceVersion), watches one object by name from there, runs the steps,
+// then reports the event types the watch saw (until DELETED, at most 15 s).
+func lifecycle(kind, name string, list func() (string, error), watchFrom func(rv string, sel string) (watch.Interface, error), steps []step) {
+	rv, err := list()
+	emit(kind, "list-before", M{"hasResourceVersion": rv != ""}, err)
+	if err != nil {
+		return
+	}
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	w, err := watchFrom(rv, sel)
+	emit(kind, "watch-start", nil, err)
+	events := make(chan string, 64)
+	if err == nil {
+		go func() {
+			defer close(events)
+			for ev := range w.ResultChan() {
+				s := string(ev.Type)
+				if a, e := meta.Accessor(ev.Object); e == nil {
+					s += " " + a.GetName()
+				} else {
+					s += fmt.Sprintf(" %T", ev.Object)
+				}
+				events <- s
+			}
+		}()
+	}
+	for _, s := range steps {
+		data, err := s.run()
+		emit(kind, s.name, data, err)
+	}
+	if w == nil {
+		return
+	}
+	var seen []string
+	timeout := time.After(15 * time.Second)
+loop:
+	for {
+		select {
+		case e, open := <-events:
+			if !open {
+				seen = append(seen, "CLOSED")
+				break loop
+			}
+			seen = append(seen, e)
+			if len(e) >= 7 && e[:7] == "DELETED" {
+				break loop
+			}
+		case <-timeout:
+			seen = append(seen, "TIMEOUT")
+			break loop
+		}
+	}
+	w.Stop()
+	emit(kind, "watch-events", M{"events": seen}, nil)
+}
+
+func names(items []metav1.Object) []string {
+	var n []string
+	for _, i := range items {
+		n = append(n, i.GetName())
+	}
+	sort.Strings(n)
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func labelsOf(o metav1.Object) map[string]string { return o.GetLabels() }
+
+func deleted(o metav1.Object) M {
+	return M{"deletionTimestamp": o.GetDeletionTimestamp() != nil, "finalizers": o.GetFinalizers()}
+}
+
+func qty(s string) resource.Quantity { return resource.MustParse(s) }
+
+func ptrBool(b bool) *bool { return &b }
+
+var manualClass = "manual"
+
+func main() {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: kinds-client <kubeconfig> <namespace> <suffix>")
+		os.Exit(2)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ns, suffix := os.Args[2], os.Args[3]
+	serviceAccounts(cs, ns)
+	persistentVolumes(cs, suffix)
+	persistentVolumeClaims(cs, ns)
+	pods(cs, ns)
+	storageClasses(cs, suffix)
+	volumeAttachments(cs, suffix)
+	csiDrivers(cs, suffix)
+	csiNodes(cs, suffix)
+	csiStorageCapacities(cs, ns, suffix)
+}
+
+func serviceAccounts(cs *kubernetes.Clientset, ns string) {
+	c := cs.CoreV1().ServiceAccounts(ns)
+	name := "sa-client-go"
+	var cur *corev1.ServiceAccount
+	lifecycle("ServiceAccount", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}, AutomountServiceAccountToken: ptrBool(false)}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return M{"name": o.Name, "namespace": o.Namespace, "automount": o.AutomountServiceAccountToken, "secrets": len(o.Secrets)}, nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return M{"sameResourceVersion": o.ResourceVersion == cur.ResourceVersion, "automount": o.AutomountServiceAccountToken}, nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name), "hasDefault": contains(names(n), "default")}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return M{"labels": labelsOf(u), "imagePullSecrets": u.ImagePullSecrets, "rvChanged": u.ResourceVersion != o.ResourceVersion}, nil
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func persistentVolumes(cs *kubernetes.Clientset, suffix string) {
+	c := cs.CoreV1().PersistentVolumes()
+	name := "pv-client-go-" + suffix
+	var cur *corev1.PersistentVolume
+	pvData := func(o *corev1.PersistentVolume) M {
+		return M{"reclaimPolicy": o.Spec.PersistentVolumeReclaimPolicy, "volumeMode": o.Spec.VolumeMode, "phase": o.Status.Phase, "message": o.Status.Message,
+			"capacity": o.Spec.Capacity.Storage().String(), "finalizers": o.Finalizers, "labels": o.Labels}
+	}
+	lifecycle("PersistentVolume", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &corev1.PersistentVolume{
+					ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: corev1.PersistentVolumeSpec{
+						Capacity:    corev1.ResourceList{corev1.ResourceStorage: qty("1Gi")},
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+						PersistentVolumeSource: corev1.PersistentVolumeSource{
+							CSI: &corev1.CSIPersistentVolumeSource{Driver: "csi.example.com", VolumeHandle: "vol-1"},
+						},
+					},
+				}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return pvData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				d := pvData(o)
+				d["csi"] = o.Spec.CSI
+				return d, nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Status.Phase = corev1.VolumeFailed // ignored: status is written through /status only
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return pvData(u), nil
+			}},
+			{"update-status", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Status.Phase = corev1.VolumeAvailable
+				o.Status.Message = "ready"
+				o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimDelete // ignored: spec is not written through /status
+				u, err := c.UpdateStatus(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return pvData(u), nil
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return deleted(o), nil
+			}},
+			{"remove-finalizers", func() (M, error) {
+				if len(cur.Finalizers) == 0 {
+					return M{"had": 0}, nil
+				}
+				o := cur.DeepCopy()
+				o.Finalizers = nil
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if apierrors.IsNotFound(err) {
+					return nil, err
+				}
+				return M{"had": len(cur.Finalizers)}, err
+			}},
+			{"get-after-finalize", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func persistentVolumeClaims(cs *kubernetes.Clientset, ns string) {
+	c := cs.CoreV1().PersistentVolumeClaims(ns)
+	name := "pvc-client-go"
+	var cur *corev1.PersistentVolumeClaim
+	pvcData := func(o *corev1.PersistentVolumeClaim) M {
+		d := M{"volumeMode": o.Spec.VolumeMode, "phase": o.Status.Phase, "request": o.Spec.Resources.Requests.Storage().String(),
+			"storageClassName": o.Spec.StorageClassName, "finalizers": o.Finalizers, "labels": o.Labels, "accessModes": o.Spec.AccessModes}
+		if q, ok := o.Status.Capacity[corev1.ResourceStorage]; ok {
+			d["capacity"] = q.String()
+		}
+		d["statusAccessModes"] = o.Status.AccessModes
+		return d
+	}
+	lifecycle("PersistentVolumeClaim", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &corev1.PersistentVolumeClaim{
+					ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: corev1.PersistentVolumeClaimSpec{
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+						Resources:   corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: qty("1Gi")}},
+						// Named, so the DefaultStorageClass admission leaves it alone whatever class is default.
+						StorageClassName: &manualClass,
+					},
+				}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return pvcData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return pvcData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"names": names(n)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Status.Phase = corev1.ClaimLost // ignored
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return pvcData(u), nil
+			}},
+			{"update-spec-forbidden", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"update-status", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Status.Phase = corev1.ClaimBound
+				o.Status.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+				o.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: qty("1Gi")}
+				o.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany} // ignored
+				u, err := c.UpdateStatus(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return pvcData(u), nil
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return deleted(o), nil
+			}},
+			{"remove-finalizers", func() (M, error) {
+				if len(cur.Finalizers) == 0 {
+					return M{"had": 0}, nil
+				}
+				o := cur.DeepCopy()
+				o.Finalizers = nil
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return M{"had": len(cur.Finalizers)}, err
+			}},
+			{"get-after-finalize", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func podData(o *corev1.Pod) M {
+	var vols, mounts, ephemeral []string
+	for _, v := range o.Spec.Volumes {
+		vols = append(vols, v.Name)
+	}
+	c := o.Spec.Containers[0]
+	for _, m := range c.VolumeMounts {
+		mounts = append(mounts, m.Name+":"+m.MountPath)
+	}
+	for _, e := range o.Spec.EphemeralContainers {
+		ephemeral = append(ephemeral, fmt.Sprintf("%s %s %s %s", e.Name, e.ImagePullPolicy, e.TerminationMessagePath, e.TerminationMessagePolicy))
+	}
+	var tolerations []string
+	for _, t := range o.Spec.Tolerations {
+		s := fmt.Sprintf("%s %s %s", t.Key, t.Operator, t.Effect)
+		if t.TolerationSeconds != nil {
+			s += fmt.Sprintf(" %d", *t.TolerationSeconds)
+		}
+		tolerations = append(tolerations, s)
+	}
+	var conditions []string
+	for _, cond := range o.Status.Conditions {
+		conditions = append(conditions, string(cond.Type)+"="+string(cond.Status))
+	}
+	d := M{
+		"serviceAccountName": o.Spec.ServiceAccountName, "restartPolicy": o.Spec.RestartPolicy, "dnsPolicy": o.Spec.DNSPolicy,
+		"schedulerName": o.Spec.SchedulerName, "terminationGracePeriodSeconds": o.Spec.TerminationGracePeriodSeconds,
+		"enableServiceLinks": o.Spec.EnableServiceLinks, "priority": o.Spec.Priority, "preemptionPolicy": o.Spec.PreemptionPolicy,
+		"imagePullPolicy": c.ImagePullPolicy, "terminationMessagePath": c.TerminationMessagePath, "terminationMessagePolicy": c.TerminationMessagePolicy,
+		"volumes": vols, "mounts": mounts, "tolerations": tolerations, "ephemeralContainers": ephemeral,
+		"phase": o.Status.Phase, "qosClass": o.Status.QOSClass, "podIP": o.Status.PodIP, "conditions": conditions, "labels": o.Labels,
+	}
+	for _, v := range o.Spec.Volumes {
+		if v.ConfigMap != nil {
+			d["configMapDefaultMode"] = v.ConfigMap.DefaultMode
+		}
+		if v.Projected != nil && len(v.Projected.Sources) > 0 && v.Projected.Sources[0].ServiceAccountToken != nil {
+			d["tokenExpirationSeconds"] = v.Projected.Sources[0].ServiceAccountToken.ExpirationSeconds
+			d["tokenPath"] = v.Projected.Sources[0].ServiceAccountToken.Path
+			d["projectedDefaultMode"] = v.Projected.DefaultMode
+			d["projectedSources"] = len(v.Projected.Sources)
+		}
+	}
+	return d
+}
+
+func pods(cs *kubernetes.Clientset, ns string) {
+	c := cs.CoreV1().Pods(ns)
+	name := "pod-client-go"
+	other := "pod-client-go-deleted"
+	var cur *corev1.Pod
+	newPod := func(n string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: n},
+			Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{
+					Name: "main", Image: "busybox:1.36",
+					VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/config"}, {Name: "scratch", MountPath: "/scratch"}},
+				}},
+				Volumes: []corev1.Volume{
+					{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}}}},
+					{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				},
+			},
+		}
+	}
+	lifecycle("Pod", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, newPod(name), metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return podData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return podData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				all, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "metadata.namespace=" + ns})
+				if err != nil {
+					return nil, err
+				}
+				return M{"names": names(n), "allNamespaces": len(all.Items)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Status.Phase = corev1.PodFailed // ignored
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return podData(u), nil
+			}},
+			{"update-spec-forbidden", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Spec.RestartPolicy = corev1.RestartPolicyNever
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"update-status", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Status.Phase = corev1.PodRunning
+				o.Status.PodIP = "10.1.2.3"
+				o.Status.PodIPs = []corev1.PodIP{{IP: "10.1.2.3"}}
+				o.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+				o.Spec.ActiveDeadlineSeconds = func(i int64) *int64 { return &i }(30) // ignored
+				u, err := c.UpdateStatus(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				d := podData(u)
+				d["activeDeadlineSeconds"] = u.Spec.ActiveDeadlineSeconds
+				return d, nil
+			}},
+			{"update-ephemeral-containers", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Spec.EphemeralContainers = append(o.Spec.EphemeralContainers, corev1.EphemeralContainer{
+					EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger", Image: "busybox:latest", TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullAlways},
+				})
+				u, err := c.UpdateEphemeralContainers(ctx, name, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return podData(u), nil
+			}},
+			{"evict", func() (M, error) {
+				return nil, c.EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
+			}},
+			{"get-after-evict", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+			{"create-second", func() (M, error) {
+				o, err := c.Create(ctx, newPod(other), metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return M{"name": o.Name}, nil
+			}},
+			{"delete-second", func() (M, error) { return nil, c.Delete(ctx, other, metav1.DeleteOptions{}) }},
+			{"get-second-after-delete", func() (M, error) { _, err := c.Get(ctx, other, metav1.GetOptions{}); return nil, err }},
+			{"evict-missing", func() (M, error) {
+				return nil, c.EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
+			}},
+		})
+}
+
+func storageClasses(cs *kubernetes.Clientset, suffix string) {
+	c := cs.StorageV1().StorageClasses()
+	name := "sc-client-go-" + suffix
+	var cur *storagev1.StorageClass
+	scData := func(o *storagev1.StorageClass) M {
+		return M{"provisioner": o.Provisioner, "parameters": o.Parameters, "reclaimPolicy": o.ReclaimPolicy, "volumeBindingMode": o.VolumeBindingMode,
+			"allowVolumeExpansion": o.AllowVolumeExpansion, "labels": o.Labels}
+	}
+	lifecycle("StorageClass", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: "example.com/csi", Parameters: map[string]string{"type": "fast"}}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return scData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return scData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.AllowVolumeExpansion = ptrBool(true)
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return scData(u), nil
+			}},
+			{"update-immutable", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Parameters = map[string]string{"type": "slow"}
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func volumeAttachments(cs *kubernetes.Clientset, suffix string) {
+	c := cs.StorageV1().VolumeAttachments()
+	name := "va-client-go-" + suffix
+	var cur *storagev1.VolumeAttachment
+	pv := "pv-for-va"
+	vaData := func(o *storagev1.VolumeAttachment) M {
+		return M{"attacher": o.Spec.Attacher, "nodeName": o.Spec.NodeName, "persistentVolumeName": o.Spec.Source.PersistentVolumeName,
+			"attached": o.Status.Attached, "attachmentMetadata": o.Status.AttachmentMetadata, "labels": o.Labels}
+	}
+	lifecycle("VolumeAttachment", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &storagev1.VolumeAttachment{
+					ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec:       storagev1.VolumeAttachmentSpec{Attacher: "csi.example.com", NodeName: "node-1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &pv}},
+					Status:     storagev1.VolumeAttachmentStatus{Attached: true}, // dropped on create
+				}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return vaData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return vaData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Status.Attached = true // ignored
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return vaData(u), nil
+			}},
+			{"update-spec-forbidden", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Spec.NodeName = "node-2"
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"update-status", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Status.Attached = true
+				o.Status.AttachmentMetadata = map[string]string{"devicePath": "/dev/xvdb"}
+				u, err := c.UpdateStatus(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return vaData(u), nil
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func csiDrivers(cs *kubernetes.Clientset, suffix string) {
+	c := cs.StorageV1().CSIDrivers()
+	name := "csi-" + suffix + ".example.com"
+	var cur *storagev1.CSIDriver
+	drvData := func(o *storagev1.CSIDriver) M {
+		return M{"attachRequired": o.Spec.AttachRequired, "podInfoOnMount": o.Spec.PodInfoOnMount, "requiresRepublish": o.Spec.RequiresRepublish,
+			"storageCapacity": o.Spec.StorageCapacity, "fsGroupPolicy": o.Spec.FSGroupPolicy, "volumeLifecycleModes": o.Spec.VolumeLifecycleModes, "labels": o.Labels}
+	}
+	lifecycle("CSIDriver", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				o, err := c.Create(ctx, &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return drvData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return drvData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Spec.StorageCapacity = ptrBool(true) // mutable in 1.24
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return drvData(u), nil
+			}},
+			{"update-immutable", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Spec.AttachRequired = ptrBool(false)
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func csiNodes(cs *kubernetes.Clientset, suffix string) {
+	c := cs.StorageV1().CSINodes()
+	name := "node-client-go-" + suffix
+	var cur *storagev1.CSINode
+	nodeData := func(o *storagev1.CSINode) M {
+		var drivers []string
+		for _, d := range o.Spec.Drivers {
+			s := fmt.Sprintf("%s %s %v", d.Name, d.NodeID, d.TopologyKeys)
+			if d.Allocatable != nil && d.Allocatable.Count != nil {
+				s += fmt.Sprintf(" %d", *d.Allocatable.Count)
+			}
+			drivers = append(drivers, s)
+		}
+		return M{"drivers": drivers, "labels": o.Labels}
+	}
+	lifecycle("CSINode", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				count := int32(10)
+				o, err := c.Create(ctx, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+					{Name: "csi.example.com", NodeID: "node-id-1", TopologyKeys: []string{"topology.example.com/zone"}, Allocatable: &storagev1.VolumeNodeResources{Count: &count}},
+				}}}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return nodeData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return nodeData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"found": contains(names(n), name)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				o.Spec.Drivers = append(o.Spec.Drivers, storagev1.CSINodeDriver{Name: "other.example.com", NodeID: "node-id-2"})
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return nodeData(u), nil
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+func csiStorageCapacities(cs *kubernetes.Clientset, ns, suffix string) {
+	c := cs.StorageV1().CSIStorageCapacities(ns)
+	name := "cap-client-go"
+	var cur *storagev1.CSIStorageCapacity
+	capData := func(o *storagev1.CSIStorageCapacity) M {
+		d := M{"storageClassName": o.StorageClassName, "labels": o.Labels}
+		if o.Capacity != nil {
+			d["capacity"] = o.Capacity.String()
+		}
+		if o.MaximumVolumeSize != nil {
+			d["maximumVolumeSize"] = o.MaximumVolumeSize.String()
+		}
+		if o.NodeTopology != nil {
+			d["nodeTopology"] = o.NodeTopology.MatchLabels
+		}
+		return d
+	}
+	lifecycle("CSIStorageCapacity", name,
+		func() (string, error) { l, err := c.List(ctx, metav1.ListOptions{}); return rvOf(l, err) },
+		func(rv, sel string) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: sel})
+		},
+		[]step{
+			{"create", func() (M, error) {
+				capacity, max := qty("10Gi"), qty("2000M")
+				o, err := c.Create(ctx, &storagev1.CSIStorageCapacity{
+					ObjectMeta:        metav1.ObjectMeta{Name: name},
+					StorageClassName:  "sc-client-go-" + suffix,
+					NodeTopology:      &metav1.LabelSelector{MatchLabels: map[string]string{"topology.example.com/zone": "a"}},
+					Capacity:          &capacity,
+					MaximumVolumeSize: &max,
+				}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = o
+				return capData(o), nil
+			}},
+			{"get", func() (M, error) {
+				o, err := c.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return capData(o), nil
+			}},
+			{"list", func() (M, error) {
+				l, err := c.List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				var n []metav1.Object
+				for i := range l.Items {
+					n = append(n, &l.Items[i])
+				}
+				return M{"names": names(n)}, nil
+			}},
+			{"update", func() (M, error) {
+				o := cur.DeepCopy()
+				o.Labels = map[string]string{"step": "update"}
+				q := qty("20Gi")
+				o.Capacity = &q
+				u, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				cur = u
+				return capData(u), nil
+			}},
+			{"update-immutable", func() (M, error) {
+				o := cur.DeepCopy()
+				o.StorageClassName = "other"
+				_, err := c.Update(ctx, o, metav1.UpdateOptions{})
+				return nil, err
+			}},
+			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
+			{"get-after-delete", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+		})
+}
+
+// rvOf is the resourceVersion of a list (any typed list), or the error.
+func rvOf(l metav1.ListInterface, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return l.GetResourceVersion(), nil
+}
