@@ -11,6 +11,7 @@
  *        [--service-cluster-ip-range 10.0.0.0/24] [--service-node-port-range 30000-32767]
  *        [--advertise-address <bind-address>]
  *        [--event-ttl 1h]   (Events are deleted this long after their last write)
+ *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -20,6 +21,7 @@ import { FeatureGates } from '../internal/features/gates.ts';
 import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
+import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     'service-node-port-range': { type: 'string', default: '30000-32767' },
     'advertise-address': { type: 'string' },
     'event-ttl': { type: 'string', default: '1h' },
+    'show-hidden-metrics-for-version': { type: 'string', default: '' },
   },
   strict: true,
 });
@@ -49,6 +52,12 @@ try {
   featureGates = new FeatureGates(values['feature-gates']!);
 } catch (e) {
   console.error(`Error: invalid argument "${values['feature-gates']}" for "--feature-gates" flag: ${(e as Error).message}`);
+  process.exit(1);
+}
+
+const hiddenMetricsError = validateShowHiddenMetricsVersion(values['show-hidden-metrics-for-version']!);
+if (hiddenMetricsError) {
+  console.error(`Error: ${hiddenMetricsError}`);
   process.exit(1);
 }
 
@@ -70,6 +79,7 @@ const app = await startServer({
   serviceNodePortRange: values['service-node-port-range'],
   advertiseAddress: values['advertise-address'],
   eventTtlMs: parseDuration(values['event-ttl']!),
+  showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
 });
 
 function positiveInt(flag: string, text: string): number {

@@ -28,6 +28,8 @@ import { ApiError } from '../api/errors.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
+import { ApiMetrics } from '../metrics/api-metrics.ts';
+import type { LogInstruments } from '../storage/log/instruments.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -63,6 +65,8 @@ export interface ServerOptions {
   advertiseAddress?: string;
   /** --event-ttl: Events are deleted this long after their last write (default 1h; 0 = never). */
   eventTtlMs?: number;
+  /** --show-hidden-metrics-for-version was given (validated): register the hidden metrics too. */
+  showHiddenMetrics?: boolean;
 }
 
 export interface RunningServer {
@@ -78,7 +82,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
-  const storage = await openStorage(opts, log);
+  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
+    metrics.close();
+    throw err;
+  });
   const lifecycle = namespaceLifecycle(storage);
   const admission = new AdmissionChain([lifecycle], [lifecycle]);
   const kinds = opts.kinds ?? [...defaultKinds];
@@ -93,6 +101,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   );
   await bootstrap(registry, kinds);
   const hub = new WatchHub(storage);
+  metrics.attach({
+    folded: () => storage.folded,
+    endOffset: () => storage.log.endOffset(),
+    objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
+    ring: () => hub.ringUsage(),
+    watchersEnded: () => hub.endedByReason(),
+  });
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
@@ -118,6 +133,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health,
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
+    metrics,
   };
   const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
@@ -154,15 +170,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
         await storage.close();
+        metrics.close();
       })();
       return closing;
     },
   };
 }
 
-async function openStorage(opts: ServerOptions, log: pino.Logger): Promise<Storage> {
+async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: LogInstruments): Promise<Storage> {
   const where = opts.log ?? { kind: 'embedded' };
-  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync });
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
     if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');
@@ -176,7 +193,22 @@ async function openStorage(opts: ServerOptions, log: pino.Logger): Promise<Stora
     minInsyncReplicas: opts.kafkaMinInsyncReplicas ?? 1,
     checkpointsCover: Boolean(opts.checkpointDir),
     logger: log,
+    instruments,
   });
+}
+
+/**
+ * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
+ * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
+ * GroupResource.String()).
+ */
+function storageObjectCounts(byPath: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [path, n] of byPath) {
+    const [group, resource] = path.split('/') as [string, string];
+    out.set(group === 'core' ? resource : `${resource}.${group}`, n);
+  }
+  return out;
 }
 
 /** Create each kind's bootstrap objects (e.g. the system namespaces) that do not exist yet. */

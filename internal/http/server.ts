@@ -23,6 +23,8 @@ import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
+import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
+import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -40,6 +42,8 @@ export interface ServerDeps {
   log: Logger;
   /** host:port clients use, for /api's serverAddressByClientCIDRs. */
   advertiseAddress: string;
+  /** `/metrics` and the request instrumentation (absent: neither). */
+  metrics?: ApiMetrics;
 }
 
 /** Paths that answer without credentials (kube-apiserver's system:public-info-viewer). */
@@ -98,6 +102,7 @@ export function createHandler(deps: ServerDeps) {
         sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
         return;
       }
+      if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
@@ -141,6 +146,37 @@ export function createHandler(deps: ServerDeps) {
   };
 }
 
+/** Health endpoints kube instruments (healthz.InstallPathHandler), with component "". */
+const INSTRUMENTED_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+
+/**
+ * Track one request in the metrics: in-flight (or long-running) while it runs, and — for the
+ * requests kube-apiserver instruments: resource requests of a served kind, and the health
+ * endpoints — apiserver_request_total and apiserver_request_duration_seconds when the response
+ * ends, with kube's labels. A request to a deprecated version also sets
+ * apiserver_requested_deprecated_apis.
+ */
+function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res, info: RequestInfo, query: URLSearchParams): void {
+  const served = info.isResourceRequest ? registry.lookup(info.group, info.version, info.resource) : undefined;
+  const scope = cleanScope(info);
+  const verb = reportedVerb({ method: req.method ?? 'GET', verb: info.verb, isResourceRequest: info.isResourceRequest, namespace: info.namespace, name: info.name, query, contentType: req.headers['content-type'], legacyWatch: info.legacyWatch });
+  let labels: RequestLabels | undefined;
+  if (served) {
+    labels = { verb, dry_run: dryRunLabel(query), group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope, component: 'apiserver' };
+    if (served.kind.deprecationWarning) metrics.deprecatedRequest({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease: served.kind.removedRelease ?? '' });
+  } else if (!info.isResourceRequest && INSTRUMENTED_PATHS.has(info.path)) {
+    labels = { verb, dry_run: dryRunLabel(query), group: '', version: '', resource: '', subresource: info.path, scope: '', component: '' };
+  }
+  const longRunning = info.isResourceRequest && info.verb === 'watch';
+  const tracker = metrics.startRequest({
+    labels,
+    kind: requestKind(info.verb, info.isResourceRequest, info.method),
+    longRunning,
+    watchKind: longRunning && served ? { group: info.group, version: info.version, kind: served.kind.kind } : undefined,
+  });
+  res.once('close', () => tracker.done(res.statusCode));
+}
+
 /**
  * Whether kube-apiserver's handler director would send this path to go-restful (whose misses are
  * 404/405 Status bodies) rather than to its plain mux (text/plain `404 page not found`). Go-restful
@@ -155,6 +191,11 @@ function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
 
 /** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
 async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
+  if (path === '/metrics' && deps.metrics && (method === 'GET' || method === 'HEAD')) {
+    const m = await deps.metrics.render();
+    sendText(res, 200, m.body, { 'Content-Type': m.contentType });
+    return;
+  }
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];

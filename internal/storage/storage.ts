@@ -18,6 +18,7 @@ import { currentKey, historyKey, historyPrefix, fromHex16, META_FOLDED, type Obj
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
+import type { LogInstruments } from './log/instruments.ts';
 
 export interface StorageOptions {
   dataDir: string;
@@ -27,6 +28,8 @@ export interface StorageOptions {
   sync?: boolean;
   /** How often the compactor runs (ms). Default: a tenth of the window, at least 1 s. */
   compactIntervalMs?: number;
+  /** Metrics of the log's durable writes. */
+  instruments?: LogInstruments;
 }
 
 export interface KafkaStorageOptions extends StorageOptions {
@@ -95,7 +98,7 @@ export class Storage {
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
     const db = await Storage.openDb(opts.dataDir);
     const materializer = await Materializer.open(db);
-    const log = await LevelLog.open(db, materializer, { sync: opts.sync });
+    const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments });
     const compactor = Storage.compactorFor(db, materializer, opts);
     await compactor.start();
     return new Storage(db, materializer, log, compactor);
@@ -115,7 +118,7 @@ export class Storage {
     let tail: KafkaTail | null = null;
     try {
       const materializer = await Materializer.open(db);
-      log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: writeTimeoutMs, checkpointsCover: opts.checkpointsCover ?? false });
+      log = await KafkaLog.open(kafka, { ...opts, clientId, appendTimeoutMs: writeTimeoutMs, checkpointsCover: opts.checkpointsCover ?? false, instruments: opts.instruments });
       const { low, high } = log.topicState;
       if (materializer.folded + 1 > high) {
         throw new Error(`this replica's snapshot has folded up to ${materializer.folded} but topic ${opts.topic} ends at ${high - 1}: the topic was recreated or belongs to another cluster`);

@@ -103,6 +103,8 @@ export class WatchHub {
   private readonly unsubscribe: () => void;
 
   private ringBytes = 0;
+  /** Watchers this hub ended, by reason (metrics). */
+  private readonly endedCounts: Record<EndReason, number> = { slow: 0, closed: 0, expired: 0 };
 
   constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE, private readonly ringMaxBytes = DEFAULT_RING_BYTES) {
     this.ringFrom = storage.folded;
@@ -116,6 +118,16 @@ export class WatchHub {
 
   get size(): number {
     return this.watchers.size;
+  }
+
+  /** Changes held in the ring and their bytes (metrics). */
+  ringUsage(): { changes: number; bytes: number } {
+    return { changes: this.ring.length, bytes: this.ringBytes };
+  }
+
+  /** Watchers the hub has ended since it started, by reason (metrics). */
+  endedByReason(): Record<EndReason, number> {
+    return { ...this.endedCounts };
   }
 
   private publish(changes: Change[]): void {
@@ -170,6 +182,7 @@ export class WatchHub {
     if (w.stopped) return;
     w.stopped = true;
     this.watchers.delete(w);
+    this.endedCounts[reason]++;
     w.sink.end(reason);
   }
 

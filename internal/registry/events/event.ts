@@ -52,5 +52,6 @@ export const eventsV1beta1EventKind: KindDescriptor = {
   table: eventTable('events.k8s.io/v1beta1'),
   fieldSelectors: Object.fromEntries(Object.entries(FIELD_LABELS).map(([label, core]) => [label, (obj: KubeObject) => coreEventFields(decodeEvent(obj, 'events.k8s.io/v1beta1'))[core] ?? ''])),
   deprecationWarning: 'events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+',
+  removedRelease: '1.25',
   storedAs: { group: '', version: 'v1', kind: 'Event', resource: 'events', fromStorage: v1beta1FromCoreV1, toStorage: toCoreV1 },
 };

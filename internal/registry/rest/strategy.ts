@@ -234,6 +234,11 @@ export interface KindDescriptor {
    */
   deprecationWarning?: string;
   /**
+   * With `deprecationWarning`: the release that stops serving this version (`1.25`), the
+   * `removed_release` label of apiserver_requested_deprecated_apis.
+   */
+  removedRelease?: string;
+  /**
    * A create-only kind answered by code instead of storage (see VirtualKind). Its verbs are
    * ['create'] and it has no list kind, table, watch or storage version.
    */

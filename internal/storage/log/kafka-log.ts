@@ -11,6 +11,7 @@
  */
 import type { Kafka, Producer, Admin } from 'kafkajs';
 import type { EventLog } from './log.ts';
+import type { LogInstruments } from './instruments.ts';
 import { encodeEvent, genesisEvent, type LogEvent, type PositionedEvent } from './event.ts';
 import { startPartitionReader } from './kafka-reader.ts';
 import { ensureTopic, type TopicSettings, type TopicState } from './kafka-topic.ts';
@@ -26,6 +27,8 @@ export interface KafkaLogOptions extends TopicSettings {
   clientId: string;
   /** Tools (replay, audit): never create the topic or write the genesis event. */
   readOnly?: boolean;
+  /** Metrics: each produce request's size and round trip. */
+  instruments?: LogInstruments;
 }
 
 interface Queued {
@@ -99,9 +102,11 @@ export class KafkaLog implements EventLog {
         const batch = this.take();
         try {
           const producer = await this.connectedProducer();
+          const sentAt = process.hrtime.bigint();
           const md = await producer.send({ topic: this.opts.topic, acks: -1, messages: batch.map((q) => ({ value: q.bytes })) });
           const base = Number(md.find((m) => m.partition === 0)?.baseOffset ?? NaN);
           if (!Number.isFinite(base)) throw new Error('produce response carries no base offset');
+          this.opts.instruments?.appended('kafka', batch.length, Number(process.hrtime.bigint() - sentAt) / 1e9);
           batch.forEach((q, i) => settle(q, () => q.resolve(base + i)));
         } catch (err) {
           await this.dropProducer();

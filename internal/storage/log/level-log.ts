@@ -7,6 +7,7 @@
  * queued (bounded by MAX_BATCH_EVENTS / MAX_BATCH_BYTES) and pays one fsync for all of it.
  */
 import type { EventLog } from './log.ts';
+import type { LogInstruments } from './instruments.ts';
 import { encodeEvent, decodeEvent, genesisEvent, type LogEvent, type PositionedEvent } from './event.ts';
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
 import { logKey, fromHex16 } from '../keys.ts';
@@ -27,6 +28,8 @@ interface Queued {
 export interface LevelLogOptions {
   /** fsync each batch (default true). Tests of crash safety rely on it; benchmarks may show the cost. */
   sync?: boolean;
+  /** Metrics: each group commit's size and duration. */
+  instruments?: LogInstruments;
 }
 
 /** Offset of the last `l/` entry of an embedded log, -1 when empty (also for the offline tools). */
@@ -94,6 +97,7 @@ export class LevelLog implements EventLog {
           offset++;
         }
         let pending;
+        const startedAt = process.hrtime.bigint();
         try {
           pending = await this.sink.foldInto(positioned, ops);
           await this.db.batch(ops, { sync: this.opts.sync !== false });
@@ -105,6 +109,7 @@ export class LevelLog implements EventLog {
           continue;
         }
         this.next = offset;
+        this.opts.instruments?.appended('embedded', batch.length, Number(process.hrtime.bigint() - startedAt) / 1e9);
         this.sink.commit(pending);
         let o = offset - batch.length;
         for (const q of batch) q.resolve(o++);

@@ -46,6 +46,20 @@ export class KeyIndex {
     this.entries.clear();
   }
 
+  /**
+   * Live objects per `<group>/<resource>` (group `core` for the legacy group), for metrics: one
+   * pass over the index, so callers scrape it rarely (a Prometheus scrape, not a request path).
+   */
+  countByResource(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const path of this.entries.keys()) {
+      const end = path.indexOf('/', path.indexOf('/') + 1);
+      const gr = path.slice(0, end);
+      counts.set(gr, (counts.get(gr) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   /** Fold one event at `offset` and apply its verdict to the index; null for GENESIS. */
   apply(offset: number, event: LogEvent): Folded | null {
     if (event.op === 'GENESIS') return null;

@@ -105,6 +105,11 @@ export class Materializer {
     return this.index.size;
   }
 
+  /** Live objects per `<group>/<resource>` (`core/configmaps`), for metrics. */
+  objectCounts(): Map<string, number> {
+    return this.index.countByResource();
+  }
+
   /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
   entry(key: ObjectKey): IndexEntry | undefined {
     return this.index.get(objectPath(key));

@@ -1,0 +1,239 @@
+/**
+ * The metrics one API server process exposes at `/metrics` (Prometheus text format): kube-apiserver
+ * 1.24's request metrics with their names, labels, buckets and stability classes, this server's own
+ * log / fold / watch metrics, and prom-client's process and Node.js metrics. Each server owns its
+ * prom-client Registry (no process-global state, so several servers can share a test process).
+ *
+ * Values that exist elsewhere anyway (offsets, object counts, ring size) are read when scraped
+ * rather than updated on the write path; only per-request and per-batch observations are recorded
+ * as they happen.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { annotatedHelp, isRegistered, type MetricMeta } from './lifecycle.ts';
+import type { LogInstruments } from '../storage/log/instruments.ts';
+
+/** apiserver_request_duration_seconds buckets (kube 1.24). */
+const REQUEST_BUCKETS = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** Group-commit / produce batch sizes: powers of two up to the embedded log's 512-event batch. */
+const BATCH_EVENT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+/** Batch write latency: an fsync is ~0.1–10 ms on local disks; a Kafka round trip up to seconds. */
+const BATCH_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** kube's max-in-flight filter reports the largest use during each period of this length. */
+const INFLIGHT_PERIOD_MS = 1000;
+
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+const LONGRUNNING_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+/** The labels of one request (see request-labels.ts). */
+export interface RequestLabels {
+  verb: string;
+  dry_run: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: string;
+}
+
+/** What a request in flight reports when it ends. */
+export interface RequestTracker {
+  /** The response is complete (or the connection closed): record the request with this code. */
+  done(code: number): void;
+}
+
+/** Live values of the storage and watch layers, read at scrape time. */
+export interface MetricSources {
+  /** Last folded offset. */
+  folded(): number;
+  /** The offset the next append gets (log end). */
+  endOffset(): Promise<number>;
+  /** Stored objects by kube's `resource` label (`configmaps`, `storageclasses.storage.k8s.io`). */
+  objectCounts(): Map<string, number>;
+  /** The watch ring: changes held and their bytes. */
+  ring(): { changes: number; bytes: number };
+  /** Watchers the hub ended, by reason (`slow`: its queue was full). */
+  watchersEnded(): Record<string, number>;
+}
+
+export interface ApiMetricsOptions {
+  /** `--show-hidden-metrics-for-version` given (validated by the caller). */
+  showHidden?: boolean;
+}
+
+/**
+ * Labels in the order Go's Prometheus client writes them (sorted by name), so series read as
+ * kube-apiserver's; prom-client writes a series' labels in the order of the object's keys.
+ */
+function sorted<T extends Record<string, string>>(labels: T): T {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(labels).sort()) out[k] = labels[k]!;
+  return out as T;
+}
+
+export class ApiMetrics {
+  readonly registry = new Registry();
+  private readonly showHidden: boolean;
+  private sources: MetricSources | null = null;
+  private foldedAtStart = -1;
+  private readonly inflight = { readOnly: 0, mutating: 0 };
+  private readonly watermark = { readOnly: 0, mutating: 0 };
+  private readonly timer: NodeJS.Timeout;
+
+  private readonly requestTotal: Counter<string>;
+  private readonly requestDuration: Histogram<string>;
+  private readonly deprecatedApis: Gauge<string>;
+  private readonly longRunning: Gauge<string>;
+  private readonly longRunningOld?: Gauge<string>;
+  private readonly registeredWatchers?: Gauge<string>;
+  private readonly currentInflight: Gauge<string>;
+  private readonly batchEvents: Histogram<string>;
+  private readonly batchSeconds: Histogram<string>;
+
+  constructor(opts: ApiMetricsOptions = {}) {
+    this.showHidden = opts.showHidden ?? false;
+    this.requestTotal = this.counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', stabilityLevel: 'STABLE' }, [...REQUEST_LABELS, 'code'])!;
+    this.requestDuration = this.histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', stabilityLevel: 'STABLE' }, [...REQUEST_LABELS], REQUEST_BUCKETS)!;
+    this.deprecatedApis = this.gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', stabilityLevel: 'STABLE' }, ['group', 'version', 'resource', 'subresource', 'removed_release'])!;
+    this.longRunning = this.gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'ALPHA' }, [...LONGRUNNING_LABELS])!;
+    this.longRunningOld = this.gauge({ name: 'apiserver_longrunning_gauge', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, [...LONGRUNNING_LABELS]);
+    this.registeredWatchers = this.gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, ['group', 'version', 'kind']);
+    this.currentInflight = this.gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', stabilityLevel: 'STABLE' }, ['request_kind'])!;
+    this.gauge({ name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind.', stabilityLevel: 'STABLE' }, ['resource'], (g) => {
+      g.reset();
+      for (const [resource, n] of this.sources?.objectCounts() ?? []) g.set({ resource }, n);
+    });
+
+    // This server's own: the log, the fold and the watch ring.
+    this.gauge({ name: 'eventlog_end_offset', help: 'Offset the next event appended to the log will get.', stabilityLevel: 'ALPHA' }, [], async (g) => {
+      if (this.sources) g.set(await this.sources.endOffset());
+    });
+    this.gauge({ name: 'eventlog_folded_offset', help: 'Last log offset folded into the snapshot (the newest resourceVersion this replica serves).', stabilityLevel: 'ALPHA' }, [], (g) => {
+      if (this.sources) g.set(this.sources.folded());
+    });
+    this.gauge({ name: 'eventlog_fold_lag_events', help: 'Events appended to the log but not folded yet by this replica.', stabilityLevel: 'ALPHA' }, [], async (g) => {
+      if (this.sources) g.set(Math.max(0, (await this.sources.endOffset()) - 1 - this.sources.folded()));
+    });
+    this.counter({ name: 'eventlog_events_folded_total', help: 'Events folded by this process since it started.', stabilityLevel: 'ALPHA' }, [], (c) => {
+      if (!this.sources) return;
+      c.reset();
+      c.inc(Math.max(0, this.sources.folded() - this.foldedAtStart));
+    });
+    this.batchEvents = this.histogram({ name: 'eventlog_append_batch_events', help: 'Events per durable log write: one group commit (embedded) or one produce request (kafka).', stabilityLevel: 'ALPHA' }, ['backend'], BATCH_EVENT_BUCKETS)!;
+    this.batchSeconds = this.histogram({ name: 'eventlog_append_batch_duration_seconds', help: 'Time one durable log write took: LevelDB batch with fsync (embedded) or produce with acks=all (kafka).', stabilityLevel: 'ALPHA' }, ['backend'], BATCH_SECONDS_BUCKETS)!;
+    this.gauge({ name: 'watch_ring_changes', help: 'Changes held in the watch ring (recent history served to watches from memory).', stabilityLevel: 'ALPHA' }, [], (g) => {
+      if (this.sources) g.set(this.sources.ring().changes);
+    });
+    this.gauge({ name: 'watch_ring_bytes', help: 'Bytes of the changes held in the watch ring.', stabilityLevel: 'ALPHA' }, [], (g) => {
+      if (this.sources) g.set(this.sources.ring().bytes);
+    });
+    this.counter({ name: 'watch_watchers_ended_total', help: 'Watches ended by the server, by reason: slow (its queue filled up), expired (history compacted while it caught up), closed (server shutdown).', stabilityLevel: 'ALPHA' }, ['reason'], (c) => {
+      if (!this.sources) return;
+      c.reset();
+      for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);
+    });
+    collectDefaultMetrics({ register: this.registry });
+
+    // The max-in-flight filter's watermark: every period, report the period's peak, then restart
+    // from what is in flight now.
+    this.timer = setInterval(() => this.publishInflight(), INFLIGHT_PERIOD_MS);
+    this.timer.unref();
+    this.publishInflight();
+  }
+
+  /** Connect the scrape-time sources once storage and the watch hub exist. */
+  attach(sources: MetricSources): void {
+    this.sources = sources;
+    this.foldedAtStart = sources.folded();
+  }
+
+  /** Observer for the log backends (group commits, produce requests). */
+  logInstruments(): LogInstruments {
+    return {
+      appended: (backend, events, seconds) => {
+        this.batchEvents.observe({ backend }, events);
+        this.batchSeconds.observe({ backend }, seconds);
+      },
+    };
+  }
+
+  /**
+   * A request starts. Every request counts in the in-flight gauges except long-running ones
+   * (watches), which are tracked in the long-running gauges instead; only requests with `labels`
+   * (kube instruments its API routes and health checks, not discovery or OpenAPI) are recorded in
+   * apiserver_request_total and the duration histogram. `watchKind` is the watched
+   * group/version/kind for the watchers gauge.
+   */
+  startRequest(opts: { labels?: RequestLabels; kind: 'readOnly' | 'mutating'; longRunning: boolean; watchKind?: { group: string; version: string; kind: string } }): RequestTracker {
+    const started = process.hrtime.bigint();
+    const labels = opts.labels;
+    const lr = labels && sorted({ verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope, component: labels.component });
+    if (opts.longRunning) {
+      if (lr) {
+        this.longRunning.inc(lr);
+        this.longRunningOld?.inc(lr);
+      }
+      if (opts.watchKind) this.registeredWatchers?.inc(sorted(opts.watchKind));
+    } else {
+      this.inflight[opts.kind]++;
+      if (this.inflight[opts.kind] > this.watermark[opts.kind]) this.watermark[opts.kind] = this.inflight[opts.kind];
+    }
+    let ended = false;
+    return {
+      done: (code: number) => {
+        if (ended) return;
+        ended = true;
+        if (opts.longRunning) {
+          if (lr) {
+            this.longRunning.dec(lr);
+            this.longRunningOld?.dec(lr);
+          }
+          if (opts.watchKind) this.registeredWatchers?.dec(sorted(opts.watchKind));
+        } else {
+          this.inflight[opts.kind]--;
+        }
+        if (!labels) return;
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        this.requestTotal.inc(sorted({ ...labels, code: String(code) }));
+        this.requestDuration.observe(sorted({ ...labels }), seconds);
+      },
+    };
+  }
+
+  /** A request reached a deprecated API version (MonitorRequest's deprecated branch). */
+  deprecatedRequest(l: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
+    this.deprecatedApis.set(sorted({ group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, removed_release: l.removedRelease }), 1);
+  }
+
+  /** The Prometheus text exposition of every registered metric. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Stop the in-flight period timer. Idempotent. */
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private publishInflight(): void {
+    this.currentInflight.set({ request_kind: 'readOnly' }, this.watermark.readOnly);
+    this.currentInflight.set({ request_kind: 'mutating' }, this.watermark.mutating);
+    this.watermark.readOnly = this.inflight.readOnly;
+    this.watermark.mutating = this.inflight.mutating;
+  }
+
+  private counter<K extends string>(meta: MetricMeta, labelNames: K[], collect?: (c: Counter<K>) => void | Promise<void>): Counter<K> | undefined {
+    if (!isRegistered(meta, this.showHidden)) return undefined;
+    return new Counter<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, registers: [this.registry], ...(collect ? { collect(this: Counter<K>) { return collect(this); } } : {}) });
+  }
+
+  private gauge<K extends string>(meta: MetricMeta, labelNames: K[], collect?: (g: Gauge<K>) => void | Promise<void>): Gauge<K> | undefined {
+    if (!isRegistered(meta, this.showHidden)) return undefined;
+    return new Gauge<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, registers: [this.registry], ...(collect ? { collect(this: Gauge<K>) { return collect(this); } } : {}) });
+  }
+
+  private histogram<K extends string>(meta: MetricMeta, labelNames: K[], buckets: number[]): Histogram<K> | undefined {
+    if (!isRegistered(meta, this.showHidden)) return undefined;
+    return new Histogram<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, buckets, registers: [this.registry] });
+  }
+}
