@@ -86,12 +86,15 @@ test.before(async () => {
     timeout: 9 * 60 * 1000,
     maxBuffer: 16 * 1024 * 1024,
   };
+  let out = '';
   try {
-    const out = (await promisify(execFile)('go', ['run', '.', target.kubeconfig, ns, suffix], opts)).stdout;
-    lines = out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(normalizeLine(l)) as StepResult);
+    out = (await promisify(execFile)('go', ['run', '.', target.kubeconfig, ns, suffix], opts)).stdout;
   } catch (e) {
+    // Whatever it printed before failing is still compared, step by step.
+    out = String((e as { stdout?: string }).stdout ?? '');
     runError = `go run failed (Go and the module proxy are required): ${String((e as { stderr?: string }).stderr || (e as Error).message)}`;
   }
+  lines = out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(normalizeLine(l)) as StepResult);
 });
 
 test.after(async () => {
@@ -110,9 +113,9 @@ test('expected.jsonl covers every kind', () => {
 
 for (const kind of KINDS) {
   test(`client-go protobuf: ${kind}`, () => {
-    if (runError) assert.unreachable(runError);
     const want = expected.filter((e) => e.kind === kind);
     const got = lines.filter((e) => e.kind === kind);
+    if (runError && got.length === 0) assert.unreachable(runError);
     // Name the failing steps first (what the lead routes), then the full per-step diff.
     const bad: string[] = [];
     for (let i = 0; i < Math.max(want.length, got.length); i++) {
@@ -120,7 +123,7 @@ for (const kind of KINDS) {
       const g = got[i];
       if (JSON.stringify(w) !== JSON.stringify(g)) bad.push(`${w?.step ?? g?.step}: expected ${JSON.stringify(w)}\n    got ${JSON.stringify(g)}`);
     }
-    assert.equal(got, want, `${kind}: ${bad.length} step(s) differ from kube-apiserver 1.24:\n  ${bad.join('\n  ')}`);
+    assert.ok(bad.length === 0, `${kind}: ${bad.length} step(s) differ from kube-apiserver 1.24:\n  ${bad.join('\n  ')}${runError ? `\n${runError}` : ''}`);
   });
 }
 

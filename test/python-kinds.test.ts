@@ -121,7 +121,7 @@ for (const kind of KINDS) {
     for (let i = 0; i < Math.max(want.length, got.length); i++) {
       if (JSON.stringify(want[i]) !== JSON.stringify(got[i])) bad.push(`${want[i]?.step ?? got[i]?.step}: expected ${JSON.stringify(want[i])}\n    got ${JSON.stringify(got[i])}`);
     }
-    assert.equal(got, want, `${kind}: ${bad.length} step(s) differ from kube-apiserver 1.24:\n  ${bad.join('\n  ')}`);
+    assert.ok(bad.length === 0, `${kind}: ${bad.length} step(s) differ from kube-apiserver 1.24:\n  ${bad.join('\n  ')}`);
   });
 }
 

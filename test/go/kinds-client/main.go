@@ -97,7 +97,7 @@ func lifecycle(kind, name string, list func() (string, error), watchFrom func(rv
 		}()
 	}
 	for _, s := range steps {
-		data, err := s.run()
+		data, err := runStep(s)
 		emit(kind, s.name, data, err)
 	}
 	if w == nil {
@@ -124,6 +124,17 @@ loop:
 	}
 	w.Stop()
 	emit(kind, "watch-events", M{"events": seen}, nil)
+}
+
+// runStep runs one step; a panic (a step using the object an earlier failed step should have
+// returned) is that step's error, so every later step and kind still runs and reports.
+func runStep(s step) (data M, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, fmt.Errorf("client-side panic: %v", r)
+		}
+	}()
+	return s.run()
 }
 
 func names(items []metav1.Object) []string {
