@@ -12,6 +12,9 @@
  *        [--advertise-address <bind-address>]
  *        [--event-ttl 1h]   (Events are deleted this long after their last write)
  *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
+ *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
+ *        [--livez-grace-period 0s]
+ *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -43,6 +46,16 @@ const { values } = parseArgs({
     'advertise-address': { type: 'string' },
     'event-ttl': { type: 'string', default: '1h' },
     'show-hidden-metrics-for-version': { type: 'string', default: '' },
+    'shutdown-delay-duration': { type: 'string', default: '0s' },
+    // kube: /livez reports unfinished post-start hooks as healthy for this long after start. Every
+    // start-up step of this server finishes before it listens, so no check is ever pending; the
+    // flag is accepted (and validated) for command-line compatibility.
+    'livez-grace-period': { type: 'string', default: '0s' },
+    'audit-log-path': { type: 'string' },
+    'audit-policy-file': { type: 'string' },
+    'audit-log-maxage': { type: 'string', default: '0' },
+    'audit-log-maxbackup': { type: 'string', default: '0' },
+    'audit-log-maxsize': { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -60,6 +73,9 @@ if (hiddenMetricsError) {
   console.error(`Error: ${hiddenMetricsError}`);
   process.exit(1);
 }
+
+const shutdownDelayMs = durationFlag('shutdown-delay-duration');
+durationFlag('livez-grace-period');
 
 const app = await startServer({
   featureGates,
@@ -80,7 +96,38 @@ const app = await startServer({
   advertiseAddress: values['advertise-address'],
   eventTtlMs: parseDuration(values['event-ttl']!),
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
+  shutdownDelayMs,
+  auditLogPath: values['audit-log-path'],
+  auditPolicyFile: values['audit-policy-file'],
+  auditLogMaxAge: intFlag('audit-log-maxage'),
+  auditLogMaxBackup: intFlag('audit-log-maxbackup'),
+  auditLogMaxSize: intFlag('audit-log-maxsize'),
+}).catch((err: unknown) => {
+  // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
+  console.error(`Error: ${(err as Error).message}`);
+  process.exit(1);
 });
+
+/** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */
+function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize'): number {
+  const text = values[flag]!;
+  if (!/^[+-]?\d+$/.test(text)) {
+    console.error(`Error: invalid argument "${text}" for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    process.exit(1);
+  }
+  return Number(text);
+}
+
+/** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
+function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period'): number {
+  const text = values[flag]!;
+  try {
+    return parseDuration(text);
+  } catch {
+    console.error(`Error: invalid argument "${text}" for "--${flag}" flag: time: invalid duration "${text}"`);
+    process.exit(1);
+  }
+}
 
 function positiveInt(flag: string, text: string): number {
   const n = Number(text);

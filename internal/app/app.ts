@@ -29,6 +29,11 @@ import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
+import { InflightRequests } from '../http/inflight.ts';
+import { readFileSync } from 'node:fs';
+import { Auditor } from '../audit/auditor.ts';
+import { AuditLogWriter } from '../audit/log-writer.ts';
+import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
 
 export interface ServerOptions {
@@ -67,6 +72,19 @@ export interface ServerOptions {
   eventTtlMs?: number;
   /** --show-hidden-metrics-for-version was given (validated): register the hidden metrics too. */
   showHiddenMetrics?: boolean;
+  /**
+   * --shutdown-delay-duration: after close() begins, /readyz fails but requests are still served
+   * this long before the listener closes (default 0).
+   */
+  shutdownDelayMs?: number;
+  /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
+  auditLogPath?: string;
+  /** --audit-policy-file: without it nothing is audited (as kube-apiserver). */
+  auditPolicyFile?: string;
+  /** --audit-log-maxage (days), --audit-log-maxbackup (files), --audit-log-maxsize (MB). */
+  auditLogMaxAge?: number;
+  auditLogMaxBackup?: number;
+  auditLogMaxSize?: number;
 }
 
 export interface RunningServer {
@@ -82,6 +100,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
+  const auditor = openAuditor(opts);
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
@@ -121,7 +141,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
   let shuttingDown = false;
-  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, shuttingDown: () => shuttingDown });
+  const inflight = new InflightRequests();
+  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
   // advertiseAddress (/api's serverAddressByClientCIDRs) is read per request; it is set to the
   // listening host:port below, once `--secure-port 0` has become a real port.
   const deps: ServerDeps = {
@@ -134,6 +155,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     log,
     advertiseAddress: `${opts.bindAddress}:${opts.securePort}`,
     metrics,
+    inflight,
+    audit: auditor,
   };
   const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
@@ -147,6 +170,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded }, 'API server ready');
 
+  const connections = trackConnections(server);
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -155,24 +179,101 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pki,
     storage,
     close() {
+      // kube-apiserver's graceful termination: /readyz fails at once (load balancers stop sending
+      // new work), requests are still served for --shutdown-delay-duration, then the listener
+      // closes, short requests in flight are answered (accepted writes are acknowledged), watches
+      // end with what they were sent flushed, and only then is the log closed.
       shuttingDown = true;
       closing ??= (async () => {
+        if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+        server.close();
+        connections.goAway();
         controller.stop();
         gc.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
-        hub.close(); // ends every watch stream so the server can close
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Long-lived streams must not hold shutdown forever.
-          setTimeout(resolve, 2000).unref();
-        });
+        if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
+        hub.close(); // ends every watch stream (each ends its response, flushing what was written)
+        await connections.drain(SHUTDOWN_DRAIN_MS);
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
+        auditor?.close();
       })();
       return closing;
+    },
+  };
+}
+
+/** Longest graceful shutdown waits for short requests (kube's http.Server ShutdownTimeout: 60 s). */
+const SHUTDOWN_REQUEST_TIMEOUT_MS = 60_000;
+/** How long ended streams get to flush to slow clients before their connections are cut. */
+const SHUTDOWN_DRAIN_MS = 2_000;
+
+/**
+ * The open connections of a server, for graceful shutdown, as Go's http.Server.Shutdown treats
+ * them: `goAway` tells HTTP/2 clients to open no more streams here (streams in flight complete),
+ * closes idle HTTP/1.1 keep-alive connections and makes busy ones close after their current
+ * response, so no new request can arrive once the listener is closed. `drain` closes what is left
+ * once every response has ended — gracefully first, forcibly after `ms`.
+ */
+function trackConnections(server: ReturnType<typeof createServer>): { goAway(): void; drain(ms: number): Promise<void> } {
+  type Socket = import('node:net').Socket;
+  const sockets = new Set<Socket>();
+  const sessions = new Set<import('node:http2').Http2Session>();
+  /** HTTP/1.1 sockets → requests being answered on them. */
+  const busy = new Map<Socket, number>();
+  let draining = false;
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => {
+      sockets.delete(s);
+      busy.delete(s);
+    });
+  });
+  server.on('session', (s: import('node:http2').Http2Session) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
+  server.on('request', (req: { httpVersionMajor: number; socket: Socket }, res: import('node:http').ServerResponse) => {
+    if (req.httpVersionMajor !== 1) return;
+    const s = req.socket;
+    busy.set(s, (busy.get(s) ?? 0) + 1);
+    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      const n = (busy.get(s) ?? 1) - 1;
+      busy.set(s, n);
+      if (draining && n === 0) s.end();
+    });
+  });
+  const h2Sockets = (): Set<unknown> => new Set([...sessions].map((x) => x.socket));
+  return {
+    goAway() {
+      draining = true;
+      for (const s of sessions) if (!s.closed && !s.destroyed) s.close();
+      const h2 = h2Sockets();
+      for (const s of sockets) if (!h2.has(s) && !busy.get(s)) s.end();
+    },
+    async drain(ms) {
+      draining = true;
+      for (const s of sessions) if (!s.closed && !s.destroyed) s.close();
+      for (const s of sockets) s.end();
+      if (sockets.size === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          for (const s of sockets) s.destroy();
+          resolve();
+        }, ms);
+        timer.unref();
+        const check = (): void => {
+          if (sockets.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        for (const s of sockets) s.once('close', () => setImmediate(check));
+      });
     },
   };
 }
@@ -195,6 +296,19 @@ async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: L
     logger: log,
     instruments,
   });
+}
+
+/** The audit log and policy, when both flags are given (kube audits nothing without a policy). */
+function openAuditor(opts: ServerOptions): Auditor | undefined {
+  if (!opts.auditLogPath || !opts.auditPolicyFile) return undefined;
+  let policy;
+  try {
+    policy = parsePolicy(readFileSync(opts.auditPolicyFile, 'utf8'));
+  } catch (err) {
+    throw new Error(`loading audit policy file: ${(err as Error).message}`);
+  }
+  const writer = AuditLogWriter.open(opts.auditLogPath, { maxAgeDays: opts.auditLogMaxAge, maxBackups: opts.auditLogMaxBackup, maxSizeMB: opts.auditLogMaxSize });
+  return new Auditor(policy, writer);
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Go-style durations as kube-apiserver flags take them: `300ms`, `30s`, `5m`, `1h30m`. */
 export function parseDuration(text: string): number {
+  if (text === '0') return 0; // Go's time.ParseDuration takes a bare zero
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
   let total = 0;

@@ -9,7 +9,6 @@
  * thrown, and null (anonymous) is returned only when nobody saw any credentials.
  */
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import type { UserInfo } from '../api/types.ts';
 import { ApiError, unauthorized } from '../api/errors.ts';
@@ -27,8 +26,6 @@ export interface Authenticator {
 }
 
 export const SYSTEM_AUTHENTICATED = 'system:authenticated';
-/** UserInfo.extra key kube-apiserver uses to identify the credential (x509 fingerprint). */
-export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
 
 function withAuthenticatedGroup(groups: string[]): string[] {
   const out = groups.filter((g, i) => g !== '' && groups.indexOf(g) === i);
@@ -89,16 +86,8 @@ function userOfCert(cert: PeerCertificate): UserInfo | null {
   // Go's pkix.Name keeps the last CN when there are several.
   const username = cns.length ? cns[cns.length - 1]! : '';
   if (!username) return null;
-  const user: UserInfo = { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
-  const fp = certFingerprint(cert);
-  if (fp) user.extra = { [CREDENTIAL_ID_KEY]: [`X509SHA256=${fp}`] };
-  return user;
-}
-
-function certFingerprint(cert: PeerCertificate): string | undefined {
-  if (cert.raw && cert.raw.length) return createHash('sha256').update(cert.raw).digest('hex');
-  if (cert.fingerprint256) return cert.fingerprint256.replace(/:/g, '').toLowerCase();
-  return undefined;
+  // 1.24's x509 authenticator sets name and groups only (the credential-id extra is a later release's).
+  return { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,8 +9,10 @@
  * What each name checks here:
  * - ping, log: always ok (kube-apiserver: the handler runs; klog is not stuck — pino writes
  *   asynchronously and cannot block a request).
- * - etcd: the storage is open (this server's storage plays etcd's role).
- * - informer-sync: the watch hub and materializer are running, i.e. the storage is open.
+ * - etcd: this server's storage plays etcd's role: the snapshot store answers a read and the log
+ *   answers its end offset (Kafka: a broker round trip), each within 2 s.
+ * - informer-sync: the watch hub and materializer are running, i.e. the storage is open (a Kafka
+ *   replica folds up to the log's end before it starts listening).
  * - poststarthook/<name>: kube-apiserver's post-start hooks. This server does the equivalent work
  *   (admission chain, bootstrap namespaces, registry, discovery) before it starts listening, so
  *   each is done by the time any request can arrive.
@@ -46,6 +48,8 @@ const TRAILING: readonly string[] = ['autoregister-completion', 'poststarthook/a
 export interface HealthState {
   /** The storage is open and folding (false before start-up finished or after close). */
   storageOpen(): boolean;
+  /** Probe the snapshot store and the log; rejects saying which did not answer. */
+  probeStorage(): Promise<void>;
   /** close() has been called. */
   shuttingDown(): boolean;
 }
@@ -57,15 +61,19 @@ const ok = (): void => undefined;
  * no informer-sync or shutdown check). Pure: builds closures over `state`, mutates nothing.
  */
 export function kubeHealthChecks(state: HealthState): { livez: HealthCheck[]; readyz: HealthCheck[] } {
+  const open = (): void => {
+    if (!state.storageOpen()) throw new Error('storage not open');
+  };
   const etcd: HealthCheck = {
     name: 'etcd',
-    check: () => {
-      if (!state.storageOpen()) throw new Error('storage not open');
+    check: async () => {
+      open();
+      await state.probeStorage();
     },
   };
   const hooks: HealthCheck[] = [...KUBE_POST_START_HOOKS.map((h) => `poststarthook/${h}`), ...TRAILING].map((name) => ({ name, check: ok }));
   const head: HealthCheck[] = [{ name: 'ping', check: ok }, { name: 'log', check: ok }, etcd];
-  const informerSync: HealthCheck = { name: 'informer-sync', check: etcd.check, readyzOnly: true };
+  const informerSync: HealthCheck = { name: 'informer-sync', check: open, readyzOnly: true };
   const shutdown: HealthCheck = {
     name: 'shutdown',
     readyzOnly: true,

@@ -79,12 +79,10 @@ const PTR: [string, string][] = [
   [R + 'RawExtension', 'raw'],
   [R + 'Unknown', 'raw'],
   [M + 'FieldsV1', 'Raw'],
-  // Not generated into internal/schema yet (the storage kinds issue adds it).
-  [S + 'CSIStorageCapacity', 'nodeTopology capacity maximumVolumeSize'],
 ];
 
 /** Plain (non-pointer) scalar fields without `omitempty` of types outside the generated schema. */
-const KEEP: [string, string][] = [[S + 'CSIStorageCapacity', 'storageClassName']];
+const KEEP: [string, string][] = [];
 
 /** `json:",inline"` members: their fields sit in the parent's JSON object. */
 const INLINE: [string, string][] = [[C + 'PersistentVolumeSpec', 'persistentVolumeSource']];

@@ -24,6 +24,9 @@ import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } fro
 import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
 import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
+import type { InflightRequests } from './inflight.ts';
+import type { Auditor } from '../audit/auditor.ts';
+import { auditRequest, failedAuthenticationAudit } from './audit-filter.ts';
 import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
@@ -44,6 +47,10 @@ export interface ServerDeps {
   advertiseAddress: string;
   /** `/metrics` and the request instrumentation (absent: neither). */
   metrics?: ApiMetrics;
+  /** Short requests in flight, which graceful shutdown waits for. */
+  inflight?: InflightRequests;
+  /** The audit log (absent: no auditing). */
+  audit?: Auditor;
 }
 
 /** Paths that answer without credentials (kube-apiserver's system:public-info-viewer). */
@@ -82,8 +89,14 @@ export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
   const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
-    const requestId = randomUUID();
+    // kube's WithAuditID: a client-chosen Audit-ID is kept, else a new one.
+    const given = req.headers['audit-id'];
+    const requestId = (Array.isArray(given) ? given[0] : given) || randomUUID();
     res.setHeader('Audit-Id', requestId);
+    // Graceful shutdown waits for short requests; a watch leaves the count once it is known to be
+    // one (shutdown ends watches itself).
+    const inflightEnd = deps.inflight?.begin();
+    if (inflightEnd) res.once('close', inflightEnd);
     const url = new URL(req.url ?? '/', 'https://localhost');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
@@ -93,8 +106,12 @@ export function createHandler(deps: ServerDeps) {
       // Authentication
       const peer = peerOf(req);
       const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized });
-      if (!user && !PUBLIC_PATHS.test(path)) throw unauthorized();
       const info = requestInfo(method, path, url.searchParams);
+      if (!user && !PUBLIC_PATHS.test(path)) {
+        if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
+        throw unauthorized();
+      }
+      const audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
         const uri = req.url ?? path;
@@ -102,10 +119,13 @@ export function createHandler(deps: ServerDeps) {
         sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
         return;
       }
+      if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
       if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
+        audited?.annotate('authorization.k8s.io/decision', d.allowed ? 'allow' : 'forbid');
+        audited?.annotate('authorization.k8s.io/reason', d.reason ?? '');
         if (!d.allowed) {
           // kube's authorization filter (responsewriters.Forbidden): forbiddenMessage's wording,
           // the authorizer's reason after it, and a nosniff header on this one error.

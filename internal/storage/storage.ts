@@ -173,6 +173,25 @@ export class Storage {
   }
 
   /**
+   * Health probe (kube-apiserver's etcd check): the snapshot store answers a read, and the log
+   * answers its end offset (Kafka: a broker round trip), each within `timeoutMs`. Throws a
+   * StorageError saying which part failed.
+   */
+  async probe(timeoutMs = 2_000): Promise<void> {
+    if (this.closed) throw new StorageError('unreachable', 'storage is closed');
+    const within = <T>(p: Promise<T>, what: string): Promise<T> =>
+      new Promise<T>((resolve, reject) => {
+        const t = setTimeout(() => reject(new StorageError('timeout', `${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+        p.then(
+          (v) => (clearTimeout(t), resolve(v)),
+          (e: Error) => (clearTimeout(t), reject(new StorageError('unreachable', `${what}: ${e.message}`))),
+        );
+      });
+    await within(this.db.get(META_FOLDED), 'snapshot store');
+    await within(this.log.endOffset(), 'log');
+  }
+
+  /**
    * Append an intent and wait for the fold's verdict on it. Throws StorageError('unreachable') if
    * the append itself failed (nothing was written).
    */

@@ -154,7 +154,12 @@ test('1 broker stopped under load: writes fail fast, any reads work, writes reco
     assert.is(any.status, 200, `list with resourceVersion=0 while the broker is down: ${show(any)}`);
     const consistent = await a.client.request('GET', CM);
     assert.ok(consistent.status === 200 || consistent.status === 503 || consistent.status === 504, `consistent list while down answers a Status, not a hang: ${show(consistent)}`);
+    // The storage health check probes the log: unhealthy while the broker is down, live again after.
+    const etcd = await a.client.request('GET', '/readyz?verbose');
+    assert.is(etcd.status, 500, show(etcd));
+    assert.match(etcd.text, '[-]etcd failed: reason withheld');
     await kafka.startBroker(0);
+    await waitUntil('the etcd check recovers with the broker', 40_000, async () => (await a.client.request('GET', '/livez/etcd')).status === 200);
   }));
 
 test.run();

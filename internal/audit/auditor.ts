@@ -1,0 +1,179 @@
+/**
+ * Audit events (audit.k8s.io/v1 Event, one JSON line each) for the requests the policy selects,
+ * with the stages kube-apiserver 1.24 emits: RequestReceived when the request arrives (after
+ * authentication), ResponseStarted when a long-running response (a watch) sends its headers,
+ * ResponseComplete when the response ended, Panic when the handler failed unexpectedly. A request
+ * whose authentication failed gets one ResponseStarted event with an empty user (kube's
+ * WithFailedAuthenticationAudit).
+ *
+ * Secrets (and the token APIs) are logged at Metadata at most whatever the policy says, so their
+ * values never reach the log: kube's recommended policies do the same, here it is not left to the
+ * operator to get right.
+ */
+import type { Level, Policy, Stage, AuditAttributes, AuditDecision } from './policy.ts';
+import { evaluatePolicy } from './policy.ts';
+import type { AuditLogWriter } from './log-writer.ts';
+
+/** Resources whose bodies carry credentials: audited at Metadata at most. */
+const CREDENTIAL_RESOURCES = new Set(['/secrets', 'authentication.k8s.io/tokenreviews', '/serviceaccounts/token']);
+
+const LEVEL_ORDER: Level[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
+const atLeast = (l: Level, min: Level): boolean => LEVEL_ORDER.indexOf(l) >= LEVEL_ORDER.indexOf(min);
+
+/** audit.k8s.io/v1 ObjectReference, in Go field order. */
+export interface ObjectRef {
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  apiGroup?: string;
+  apiVersion?: string;
+  subresource?: string;
+}
+
+/** What the auditor needs of one request. */
+export interface AuditRequestInfo {
+  auditID: string;
+  requestURI: string;
+  verb: string;
+  user: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } | null;
+  sourceIPs: string[];
+  userAgent?: string;
+  attributes: AuditAttributes;
+  objectRef?: ObjectRef;
+}
+
+/** A Status as audit events carry it: everything but kind/apiVersion. */
+export type ResponseStatus = Record<string, unknown>;
+
+/** MicroTime as Go formats it: RFC 3339 with 6 fractional digits, UTC. */
+export function microTime(epochMs: number): string {
+  const whole = Math.floor(epochMs);
+  const micros = Math.floor((epochMs - whole) * 1000);
+  const iso = new Date(whole).toISOString(); // …T02:47:19.535Z
+  return `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+}
+
+/** Milliseconds since the epoch with sub-millisecond precision. */
+const nowMs = (): number => performance.timeOrigin + performance.now();
+
+/** Drop metadata.managedFields from an object (and the items of a list). */
+function withoutManagedFields(o: unknown): unknown {
+  if (!o || typeof o !== 'object') return o;
+  const obj = o as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...obj };
+  if (obj.metadata && typeof obj.metadata === 'object') {
+    const { managedFields: _m, ...rest } = obj.metadata as Record<string, unknown>;
+    out.metadata = rest;
+  }
+  if (Array.isArray(obj.items)) out.items = obj.items.map(withoutManagedFields);
+  return out;
+}
+
+export class Auditor {
+  constructor(private readonly policy: Policy, private readonly writer: AuditLogWriter) {}
+
+  /** The decision for a request, with the credential cap applied. */
+  decide(a: AuditAttributes): AuditDecision {
+    const d = evaluatePolicy(this.policy, a);
+    const gr = `${a.group}/${a.resource}`;
+    const credential = a.isResourceRequest && (CREDENTIAL_RESOURCES.has(gr) || CREDENTIAL_RESOURCES.has(`${gr}/${a.subresource}`));
+    if (credential && atLeast(d.level, 'Request')) d.level = 'Metadata';
+    return d;
+  }
+
+  /** Start auditing a request; null when the policy says None. Emits RequestReceived. */
+  begin(info: AuditRequestInfo): AuditedRequest | null {
+    const d = this.decide(info.attributes);
+    if (d.level === 'None') return null;
+    const r = new AuditedRequest(this.writer, info, d);
+    r.emit('RequestReceived');
+    return r;
+  }
+
+  /** A request whose authentication failed: one ResponseStarted event with an empty user. */
+  failedAuthentication(info: AuditRequestInfo, status: ResponseStatus): void {
+    const d = this.decide({ ...info.attributes, user: null });
+    if (d.level === 'None') return;
+    const r = new AuditedRequest(this.writer, { ...info, user: null }, d);
+    r.responseStatus = status;
+    r.emit('ResponseStarted');
+  }
+
+  /** Flush and close the log. */
+  close(): void {
+    this.writer.close();
+  }
+}
+
+export class AuditedRequest {
+  readonly level: Level;
+  private readonly received = nowMs();
+  private readonly annotations: Record<string, string> = {};
+  responseStatus: ResponseStatus | undefined;
+  requestObject: unknown;
+  responseObject: unknown;
+  private ended = false;
+
+  constructor(private readonly writer: AuditLogWriter, private readonly info: AuditRequestInfo, private readonly decision: AuditDecision) {
+    this.level = decision.level;
+  }
+
+  /** Whether request / response bodies are logged at this level. */
+  get wantsRequestObject(): boolean {
+    return atLeast(this.level, 'Request');
+  }
+  get wantsResponseObject(): boolean {
+    return this.level === 'RequestResponse';
+  }
+
+  annotate(key: string, value: string): void {
+    if (!(key in this.annotations)) this.annotations[key] = value;
+  }
+
+  /** Fill the object reference's name from the object answered (a create names it only then). */
+  nameFrom(obj: unknown): void {
+    const name = (obj as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+    if (this.info.objectRef && !this.info.objectRef.name && typeof name === 'string' && name) this.info.objectRef.name = name;
+  }
+
+  /** A long-running response sent its headers. */
+  started(code: number): void {
+    if (this.responseStatus === undefined) this.responseStatus = { metadata: {}, code };
+    this.emit('ResponseStarted');
+  }
+
+  /** The response ended (`panic`: the handler failed unexpectedly). Emits once. */
+  complete(code: number, panic = false): void {
+    if (this.ended) return;
+    this.ended = true;
+    // An error Status captured from the body is kept; otherwise the code alone (kube's success form).
+    if (this.responseStatus?.code !== code) this.responseStatus = { metadata: {}, code };
+    this.emit(panic ? 'Panic' : 'ResponseComplete');
+  }
+
+  emit(stage: Stage): void {
+    if (this.decision.omitStages.has(stage)) return;
+    const i = this.info;
+    const strip = (o: unknown): unknown => (this.decision.omitManagedFields ? withoutManagedFields(o) : o);
+    const ev: Record<string, unknown> = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: this.level,
+      auditID: i.auditID,
+      stage,
+      requestURI: i.requestURI,
+      verb: i.verb,
+      user: i.user ? { username: i.user.username, ...(i.user.uid ? { uid: i.user.uid } : {}), ...(i.user.groups.length ? { groups: i.user.groups } : {}), ...(i.user.extra && Object.keys(i.user.extra).length ? { extra: i.user.extra } : {}) } : {},
+      sourceIPs: i.sourceIPs,
+      ...(i.userAgent ? { userAgent: i.userAgent } : {}),
+      ...(i.objectRef ? { objectRef: { ...i.objectRef } } : {}),
+      ...(stage !== 'RequestReceived' && this.responseStatus ? { responseStatus: this.responseStatus } : {}),
+      ...(stage !== 'RequestReceived' && this.wantsRequestObject && this.requestObject !== undefined ? { requestObject: strip(this.requestObject) } : {}),
+      ...(stage !== 'RequestReceived' && stage !== 'ResponseStarted' && this.wantsResponseObject && this.responseObject !== undefined ? { responseObject: strip(this.responseObject) } : {}),
+      requestReceivedTimestamp: microTime(this.received),
+      stageTimestamp: microTime(stage === 'RequestReceived' ? this.received : nowMs()),
+      ...(stage !== 'RequestReceived' && Object.keys(this.annotations).length ? { annotations: { ...this.annotations } } : {}),
+    };
+    this.writer.write(JSON.stringify(ev));
+  }
+}
