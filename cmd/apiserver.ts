@@ -14,6 +14,7 @@
  *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
  *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
  *        [--livez-grace-period 0s]
+ *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
@@ -51,6 +52,8 @@ const { values } = parseArgs({
     // start-up step of this server finishes before it listens, so no check is ever pending; the
     // flag is accepted (and validated) for command-line compatibility.
     'livez-grace-period': { type: 'string', default: '0s' },
+    // Repeatable, as kube's map flag: every occurrence adds its pairs.
+    'runtime-config': { type: 'string', multiple: true, default: [] },
     'audit-log-path': { type: 'string' },
     'audit-policy-file': { type: 'string' },
     'audit-log-maxage': { type: 'string', default: '0' },
@@ -97,6 +100,7 @@ const app = await startServer({
   eventTtlMs: parseDuration(values['event-ttl']!),
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
   shutdownDelayMs,
+  runtimeConfig: values['runtime-config']!.join(','),
   auditLogPath: values['audit-log-path'],
   auditPolicyFile: values['audit-policy-file'],
   auditLogMaxAge: intFlag('audit-log-maxage'),

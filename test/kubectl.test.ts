@@ -4,96 +4,27 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startTestServer, type TestServer } from './harness.ts';
-
-const KUBECTL = process.env.KUBECTL ?? 'kubectl';
-const TIMEOUT_MS = 30_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run a command with stdin closed and a timeout; never rejects on a non-zero exit. */
-function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { timeout: TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, env: env ?? process.env }, (err, stdout, stderr) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return reject(err);
-      if (err && err.killed) return reject(new Error(`${file} ${args.join(' ')} timed out after ${TIMEOUT_MS}ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-    child.stdin?.end();
-  });
-}
-
-async function kubectlVersion(): Promise<string | null> {
-  try {
-    const r = await run(KUBECTL, ['version', '--client', '-o', 'json']);
-    if (r.code !== 0) return null;
-    return JSON.parse(r.stdout).clientVersion?.gitVersion ?? 'unknown';
-  } catch {
-    return null;
-  }
-}
-
-const version = await kubectlVersion();
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
+import { KUBECTL, kubectlFor, kubectlSuite, runCommand, tableRows, type Kubectl, type Run } from './kubectl-run.ts';
 
 let server: TestServer;
 let kubeconfig: string;
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 
-/** kubectl with our kubeconfig (and a private cache dir, so no state leaks between runs). */
-function kubectl(...args: string[]): Promise<Run> {
-  return run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], env);
-}
+const kubectl = (...args: string[]): Promise<Run> => k.run(...args);
+const ok = (...args: string[]): Promise<string> => k.ok(...args);
+const table = tableRows;
 
-/** kubectl that must succeed; returns stdout. */
-async function ok(...args: string[]): Promise<string> {
-  const r = await kubectl(...args);
-  if (r.code !== 0) assert.unreachable(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** Rows of a kubectl table (header row first), cells split on whitespace (no cell here has spaces). */
-function table(out: string): string[][] {
-  return out
-    .trim()
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => l.trim().split(/\s+/));
-}
-
-if (!version) {
-  if (inCI) {
-    test('kubectl is installed (required under CI=true)', () => {
-      assert.unreachable(`kubectl not found (looked for "${KUBECTL}" on PATH); it is required when CI=true`);
-    });
-  } else {
-    test('kubectl not on PATH: kubectl suite skipped (it fails under CI=true)', () => {
-      console.warn(`kubectl not found (looked for "${KUBECTL}"); skipping the kubectl suite`);
-    });
-  }
-  test.run();
-} else {
-  defineTests();
-  test.run();
-}
+await kubectlSuite(defineTests);
 
 function defineTests(): void {
   test.before(async () => {
     server = await startTestServer();
     kubeconfig = join(server.dataDir, 'kubeconfig');
-    const home = join(server.dataDir, 'home');
-    mkdirSync(home, { recursive: true });
-    env = { ...process.env, HOME: home, KUBECACHEDIR: join(home, 'cache') };
-    delete env.KUBECONFIG;
+    k = kubectlFor(kubeconfig);
   });
 
   test.after(async () => {
@@ -223,7 +154,7 @@ function defineTests(): void {
     // The "editor" rewrites the value in the file kubectl hands it.
     const editor = join(server.dataDir, 'editor.sh');
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/k: before/k: after/" "$1"\n', { mode: 0o755 });
-    const r = await run(KUBECTL, ['--kubeconfig', kubeconfig, 'edit', 'cm', 'edited'], { ...env, KUBE_EDITOR: editor, EDITOR: editor });
+    const r = await runCommand(KUBECTL, ['--kubeconfig', kubeconfig, 'edit', 'cm', 'edited'], { env: { ...k.env, KUBE_EDITOR: editor, EDITOR: editor } });
     assert.is(r.code, 0, `kubectl edit: ${r.stderr}`);
     assert.match(r.stdout, /configmap\/edited edited/);
     assert.is(await ok('get', 'cm', 'edited', '-o', 'jsonpath={.data.k}'), 'after');

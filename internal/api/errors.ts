@@ -237,7 +237,9 @@ export const unsupportedMediaTypeRoute = (): ApiError =>
 export function invalid(kind: string, group: string, name: string, errs: FieldError[]): ApiError {
   // Causes carry the message without its field (field.Error.ErrorBody), the field apart.
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  const list = errs.map(fieldErrorMessage);
+  // The message lists each distinct error once (field.ErrorList.ToAggregate drops repeats);
+  // causes keep every one (kinds such as VolumeAttachment validate twice and list each twice).
+  const list = [...new Set(errs.map(fieldErrorMessage))];
   const joined = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
   const qualified = group ? `${kind}.${group}` : kind;
   return new ApiError(

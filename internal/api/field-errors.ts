@@ -11,7 +11,8 @@ export type FieldErrorType =
   | 'FieldValueNotSupported'
   | 'FieldValueDuplicate'
   | 'FieldValueTooLong'
-  | 'FieldValueTooMany';
+  | 'FieldValueTooMany'
+  | 'FieldValueNotFound';
 
 export interface FieldError {
   type: FieldErrorType;
@@ -59,6 +60,7 @@ export const notSupported = (p: FieldPath, value: unknown, valid: string[]): Fie
   value,
   detail: `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}`,
 });
+export const notFoundValue = (p: FieldPath, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: String(p), value, detail: '' });
 export const duplicate = (p: FieldPath, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(p), value, detail: '' });
 export const tooLong = (p: FieldPath, value: unknown, max: number): FieldError => ({
   type: 'FieldValueTooLong',
@@ -90,6 +92,8 @@ export function fieldErrorBody(e: FieldError): string {
       return `Forbidden: ${e.detail}`;
     case 'FieldValueDuplicate':
       return `Duplicate value: ${fmt(e.value)}`;
+    case 'FieldValueNotFound':
+      return `Not found: ${fmt(e.value)}`;
     case 'FieldValueNotSupported':
       return `Unsupported value: ${fmt(e.value)}: ${e.detail}`;
     case 'FieldValueTooLong':

@@ -15,7 +15,10 @@ import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
+import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { StorageProtectionController } from '../controllers/storage-protection.ts';
+import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -30,6 +33,7 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
+import { runtimeConfig, servedKinds } from './runtime-config.ts';
 import { readFileSync } from 'node:fs';
 import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
@@ -77,6 +81,8 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /** --runtime-config: API versions and resources switched on or off (kube's syntax). */
+  runtimeConfig?: string;
   /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
   auditLogPath?: string;
   /** --audit-policy-file: without it nothing is audited (as kube-apiserver). */
@@ -108,8 +114,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   });
   const lifecycle = namespaceLifecycle(storage);
-  const admission = new AdmissionChain([lifecycle], [lifecycle]);
-  const kinds = opts.kinds ?? [...defaultKinds];
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
+  const admission = new AdmissionChain(
+    [lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+  );
+  const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
   const authorizer = allowAuthenticated;
   const registry = new Registry(
@@ -132,6 +142,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   const gc = new GarbageCollector(storage, registry, log);
   if (opts.garbageCollector !== false) gc.start();
+  // kube-controller-manager's pv-protection and pvc-protection controllers.
+  const storageProtection = new StorageProtectionController(storage, registry, log);
+  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
@@ -190,6 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         connections.goAway();
         controller.stop();
         gc.stop();
+        storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
@@ -197,6 +211,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await connections.drain(SHUTDOWN_DRAIN_MS);
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await storageProtection.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
         auditor?.close();

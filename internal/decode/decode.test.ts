@@ -48,4 +48,13 @@ test('decoder: unknown paths, Go order, omitempty, first type error', () => {
   assert.throws(() => d.decode({ data: { a: 1 }, immutable: 'x' }, 'io.k8s.api.core.v1.ConfigMap'), (e: unknown) => e instanceof GoDecodeError && e.message === 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
 });
 
+test('an empty list without omitempty reads back null (Protobuf storage), and is kept when decoding', () => {
+  const d = new SchemaDecoder(generatedSource());
+  const node = { kind: 'CSINode', metadata: { name: 'n' }, spec: { drivers: [] } };
+  assert.equal((d.decode(structuredClone(node), 'io.k8s.api.storage.v1.CSINode').value as any).spec, { drivers: null });
+  assert.equal((d.decode(structuredClone(node), 'io.k8s.api.storage.v1.CSINode', 'decode').value as any).spec, { drivers: [] });
+  const drv = { kind: 'CSINode', metadata: { name: 'n' }, spec: { drivers: [{ name: 'a', nodeID: 'n', topologyKeys: [] }] } };
+  assert.equal((d.decode(drv, 'io.k8s.api.storage.v1.CSINode').value as any).spec.drivers[0], { name: 'a', nodeID: 'n', topologyKeys: null });
+});
+
 test.run();

@@ -299,7 +299,9 @@ export class SchemaDecoder {
     const omit = go.length > 1 && go[1] === 'o';
     switch (go[0]) {
       case 'p':
-        return d === null ? undefined : d;
+        // A nil pointer is omitted with omitempty and written `null` without it
+        // (TypedLocalObjectReference.apiGroup, ScaleIO secretRef, AzureFile PV secretNamespace).
+        return d === undefined || d === null ? (omit ? undefined : null) : d;
       case 's':
         // A value struct is always written, its zero value when absent.
         return d === undefined || d === null ? this.zero(fs) : d;
@@ -311,7 +313,12 @@ export class SchemaDecoder {
         return d === undefined || d === null ? 0 : d;
       case 'l':
         if (d === undefined || d === null) return omit ? undefined : null;
-        if (omit && this.encoding && (Array.isArray(d) ? d.length === 0 : isObj(d) ? Object.keys(d).length === 0 : d === '')) return undefined;
+        if (this.encoding && (Array.isArray(d) ? d.length === 0 : isObj(d) ? Object.keys(d).length === 0 : d === '')) {
+          // kube stores built-in kinds as Protobuf, which has no empty-but-present list or map:
+          // read back, an empty one is nil, written `null` where there is no omitempty
+          // (CSINodeSpec.drivers: [] comes back null).
+          return omit ? undefined : d === '' ? d : null;
+        }
         return d;
       default: {
         const z = d === undefined || d === null ? this.zero(fs) : d;

@@ -25,6 +25,7 @@ export const KNOWN_GATES = {
   ReadWriteOncePod: { default: false, stage: 'ALPHA' },
   DelegateFSGroupToCSIDriver: { default: true, stage: 'BETA' },
   CSIInlineVolume: { default: true, stage: 'BETA' },
+  CSIMigration: { default: true, stage: 'BETA' },
   LocalStorageCapacityIsolation: { default: true, stage: 'BETA' },
   EphemeralContainers: { default: true, stage: 'BETA' },
   ExpandPersistentVolumes: { default: true, stage: 'GA' },

@@ -39,11 +39,12 @@ function resourcesOf(kinds: ServedKind[]) {
     if (kind.categories?.length) r.categories = kind.categories;
     // The hash names the version objects are stored in: a view (events.k8s.io Events) shares its
     // storage kind's; a virtual kind (access reviews) stores nothing and has none.
-    const stored = kind.storedAs ?? { group: kind.group, version: kind.versions[0], kind: kind.kind };
+    const stored = kind.storedAs ?? { group: kind.group, version: kind.storageVersion ?? kind.versions[0], kind: kind.kind };
     if (!kind.virtual) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
-      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: sortedVerbs(sub.verbs) });
+      const subKind = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : { kind: kind.kind };
+      out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, ...subKind, verbs: sortedVerbs(sub.verbs) });
     }
   }
   const byName = (e: Record<string, unknown>): string => String(e.name);

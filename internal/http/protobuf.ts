@@ -53,7 +53,9 @@ const KINDS = new Map<string, string>([
   ...['ConfigMap', 'ConfigMapList', 'Secret', 'SecretList', 'Namespace', 'NamespaceList', 'PersistentVolume', 'PersistentVolumeList', 'PersistentVolumeClaim', 'PersistentVolumeClaimList'].map(
     (k): [string, string] => [`/v1/${k}`, C + k],
   ),
-  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList', 'Pod', 'PodList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  // pods/eviction bodies.
+  ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   ...['v1', 'v1beta1'].flatMap((v) => ['Event', 'EventList'].map((k): [string, string] => [`events.k8s.io/${v}/${k}`, `k8s.io.api.events.${v}.${k}`])),
   ...['StorageClass', 'StorageClassList', 'VolumeAttachment', 'VolumeAttachmentList', 'CSIDriver', 'CSIDriverList', 'CSINode', 'CSINodeList', 'CSIStorageCapacity', 'CSIStorageCapacityList'].map(
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
@@ -85,7 +87,15 @@ const PTR: [string, string][] = [
 const KEEP: [string, string][] = [];
 
 /** `json:",inline"` members: their fields sit in the parent's JSON object. */
-const INLINE: [string, string][] = [[C + 'PersistentVolumeSpec', 'persistentVolumeSource']];
+const INLINE: [string, string][] = [
+  [C + 'PersistentVolumeSpec', 'persistentVolumeSource'],
+  [C + 'Volume', 'volumeSource'],
+  [C + 'Probe', 'handler'],
+  [C + 'EphemeralContainer', 'ephemeralContainerCommon'],
+  ...['SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map(
+    (m): [string, string] => [C + m, 'localObjectReference'],
+  ),
+];
 
 // ---------------------------------------------------------------------------------------------
 // Schema

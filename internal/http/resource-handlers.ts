@@ -131,7 +131,17 @@ export class ResourceHandlers {
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
       // its options (422), as kube-apiserver's handlers do.
       case 'create': {
-        if (info.subresource) throw this.noRoute(kind, info.subresource);
+        if (info.subresource) {
+          const sub = kind.subresources?.find((s) => s.name === info.subresource);
+          if (!sub?.create) throw this.noRoute(kind, info.subresource);
+          const out = rep(false);
+          bodyMediaType(header(r.headers, 'content-type'));
+          const body = await r.body();
+          const opts = createOptions(r.query);
+          const dryRun = r.query.getAll('dryRun');
+          const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, {});
+        }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);
         bodyMediaType(header(r.headers, 'content-type'));

@@ -114,10 +114,15 @@ export function toTable(
     apiVersion: `meta.k8s.io/${version}`,
     metadata: listMeta,
     columnDefinitions: opts.noHeaders ? null : columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
-    rows: objects.map((o) => ({
-      cells: cells(o).map((v, i) => (isAge(columns[i]) ? age(v) : v)),
-      object: opts.includeObject === 'Object' ? o : opts.includeObject === 'None' ? null : partialObjectMetadata(o, version),
-    })),
+    rows: objects.map((o) => {
+      const conditions = kind.table?.rowConditions?.(o);
+      return {
+        cells: cells(o).map((v, i) => (isAge(columns[i]) ? age(v) : v)),
+        // TableRow.conditions is omitempty, between cells and object.
+        ...(conditions?.length ? { conditions } : {}),
+        object: opts.includeObject === 'Object' ? o : opts.includeObject === 'None' ? null : partialObjectMetadata(o, version),
+      };
+    }),
   };
 }
 

@@ -6,5 +6,6 @@ import type { KindDescriptor } from './rest/strategy.ts';
 import { coreKinds } from './core/index.ts';
 import { eventsKinds } from './events/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
+import { storageKinds } from './storage/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...storageKinds];

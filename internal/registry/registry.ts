@@ -28,7 +28,9 @@ export class Registry {
     options: KindOptions = {},
     virtualDeps: VirtualDeps = { authorizer: allowAuthenticated },
   ) {
-    for (const d of descriptors) {
+    for (const given of descriptors) {
+      // A kind rebuilt for the options keeps the versions it was given (--runtime-config may have cut some).
+      const d = given.forOptions ? { ...given.forOptions(options), versions: given.versions } : given;
       const hooks = d.hooks?.({ storage, options });
       const virtual = d.virtual?.(virtualDeps);
       const served: ServedKind = { kind: d, store: new GenericStore(d, storage, admission, hooks, virtual, options.featureGates), reader: new GenericReader(d, storage), virtual };

@@ -39,6 +39,16 @@ const CORE_V1_IF_SERVED = [
   { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
 ];
 
+/** The storage.k8s.io/v1 entries, as kube-apiserver 1.24 lists them (CSIStorageCapacity is stored as v1beta1). */
+const STORAGE_V1 = [
+  { name: 'csidrivers', singularName: '', namespaced: false, kind: 'CSIDriver', verbs: ALL, storageVersionHash: 'hL6j/rwBV5w=' },
+  { name: 'csinodes', singularName: '', namespaced: false, kind: 'CSINode', verbs: ALL, storageVersionHash: 'Pe62DkZtjuo=' },
+  { name: 'csistoragecapacities', singularName: '', namespaced: true, kind: 'CSIStorageCapacity', verbs: ALL, storageVersionHash: '4as6MA/kOg0=' },
+  { name: 'storageclasses', singularName: '', namespaced: false, kind: 'StorageClass', verbs: ALL, shortNames: ['sc'], storageVersionHash: 'K+m6uJwbjGY=' },
+  { name: 'volumeattachments', singularName: '', namespaced: false, kind: 'VolumeAttachment', verbs: ALL, storageVersionHash: 'tJx/ezt6UDU=' },
+  { name: 'volumeattachments/status', singularName: '', namespaced: false, kind: 'VolumeAttachment', verbs: ['get', 'patch', 'update'] },
+];
+
 /** metav1.APIResource's JSON field order. */
 const RESOURCE_FIELDS = ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash'];
 
@@ -85,6 +95,15 @@ test('/api/v1: our entries byte for byte as kube lists them, in its order', asyn
       if (entry) assert.is(JSON.stringify(entry), JSON.stringify(want), `${p} ${want.name}`);
     }
   }
+});
+
+test('/apis/storage.k8s.io/v1: the five storage kinds byte for byte as kube lists them', async () => {
+  const doc = await ok(t.client.request('GET', '/apis/storage.k8s.io/v1'), 200, 'storage.k8s.io/v1');
+  checkResourceList(doc, 'storage.k8s.io/v1', 'storage.k8s.io/v1');
+  const ours = new Set(STORAGE_V1.map((e) => e.name));
+  assert.is(JSON.stringify((doc.resources as any[]).filter((r) => ours.has(r.name))), JSON.stringify(STORAGE_V1));
+  const group = await ok(t.client.request('GET', '/apis/storage.k8s.io'), 200, 'storage.k8s.io');
+  assert.equal(group.preferredVersion, { groupVersion: 'storage.k8s.io/v1', version: 'v1' });
 });
 
 test('storageVersionHash is base64 of the first 8 bytes of sha256(<group>/<version>/<kind>)', async () => {

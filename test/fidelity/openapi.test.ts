@@ -70,6 +70,11 @@ const KUBECTL_RUNS: Record<string, string[]> = {
   // Enum fields: kubectl prints the served `enum` as ENUM lines after the description.
   'explain namespace.status.phase': ['explain', 'namespace.status.phase'],
   'explain service.spec.ports.protocol': ['explain', 'service.spec.ports.protocol'],
+  'explain storageclass.provisioner': ['explain', 'storageclass.provisioner'],
+  'explain volumeattachment.spec.source': ['explain', 'volumeattachment.spec.source'],
+  'explain csidriver.spec.fsGroupPolicy': ['explain', 'csidriver.spec.fsGroupPolicy'],
+  'explain csinode.spec.drivers': ['explain', 'csinode.spec.drivers'],
+  'explain csistoragecapacity --recursive': ['explain', 'csistoragecapacity', '--recursive'],
 };
 
 let kcDir: string;

@@ -6,7 +6,20 @@ import { secretKind } from './secret.ts';
 import { serviceKind } from './service.ts';
 import { endpointsKind } from './endpoints.ts';
 import { eventKind } from './event.ts';
+import { persistentVolumeKind } from './persistentvolume.ts';
+import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
+import { podKind } from './pod.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind };
 
-export const coreKinds: KindDescriptor[] = [namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind];
+export const coreKinds: KindDescriptor[] = [
+  namespaceKind,
+  configMapKind,
+  secretKind,
+  serviceKind,
+  endpointsKind,
+  eventKind,
+  persistentVolumeKind,
+  persistentVolumeClaimKind,
+  podKind,
+];

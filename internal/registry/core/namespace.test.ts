@@ -57,7 +57,7 @@ test('descriptor', () => {
       ['finalize', ['update']],
     ],
   );
-  assert.equal(coreKinds.map((k) => k.kind), ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Endpoints', 'Event']);
+  assert.equal(coreKinds.map((k) => k.kind), ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Endpoints', 'Event', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod']);
 });
 
 interface CreateCase {
@@ -228,7 +228,7 @@ statusCases.forEach((c, i) => {
     n.status = structuredClone(c.newStatus);
     n.metadata.resourceVersion = '9';
     c.mutate?.(n);
-    const st = sub('status').strategy;
+    const st = sub('status').strategy!;
     st.prepareForUpdate(n, old);
     check(`status case ${i} (${c.name})`, st.validateUpdate(n, old), c.want);
     assert.equal(n.status, c.newStatus, `status case ${i}: status taken from request`);
@@ -267,7 +267,7 @@ finalizeCases.forEach((c, i) => {
     n.spec = c.finalizers === undefined ? {} : { finalizers: structuredClone(c.finalizers) };
     n.status = { phase: 'Active' };
     n.metadata.labels = { changed: 'yes' };
-    const st = sub('finalize').strategy;
+    const st = sub('finalize').strategy!;
     st.prepareForUpdate(n, old);
     check(`finalize case ${i} (${c.name})`, st.validateUpdate(n, old), c.want);
     assert.equal((n.spec as { finalizers?: string[] }).finalizers, c.result, `finalize case ${i}: finalizers`);

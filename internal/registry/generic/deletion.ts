@@ -11,7 +11,7 @@
  *   then Background              → ["example.com/x"]
  *   then Background on ["foregroundDeletion"] alone → [] → the object is removed at once
  */
-import type { ObjectMeta } from '../../api/types.ts';
+import type { KubeObject, ObjectMeta } from '../../api/types.ts';
 import type { GarbageCollectionPolicy } from '../rest/strategy.ts';
 
 /** metav1.FinalizerOrphanDependents: the garbage collector orphans dependents, then removes it. */
@@ -107,3 +107,43 @@ export function setFinalizers(meta: ObjectMeta, finalizers: string[]): void {
   if (finalizers.length) meta.finalizers = finalizers;
   else delete meta.finalizers;
 }
+
+/**
+ * rest.BeforeDelete for a kind with graceful deletion (RESTGracefulDeleteStrategy, e.g. Pods).
+ * `check` is the kind's CheckGracefulDelete: the period for an object not yet deleting, given the
+ * request's gracePeriodSeconds (negative already raised to 1). Mutates `meta` (the object to
+ * write) and answers:
+ *   'pending' — already deleting with a period no longer than the request's: answer as is;
+ *   true      — marked: deletionTimestamp = now + period (or moved earlier), deletionGracePeriodSeconds
+ *               = period (a zero period is deleted right after the mark);
+ *   false     — not graceful (already deleting with period 0): the ordinary delete rules apply.
+ * Worked example: a scheduled Pod with terminationGracePeriodSeconds 30, no options → deletion at
+ * now+30s, period 30; then gracePeriodSeconds=0 → timestamp moved back by 30s, period 0 → deleted.
+ */
+export function gracefulDeletion(
+  check: (obj: KubeObject, gracePeriodSeconds: number | undefined) => number,
+  current: KubeObject,
+  meta: ObjectMeta,
+  requested: number | undefined,
+  now: Date,
+): boolean | 'pending' {
+  const grace = requested !== undefined && requested < 0 ? 1 : requested;
+  let period = meta.deletionGracePeriodSeconds;
+  if (typeof period === 'number' && period < 0) period = meta.deletionGracePeriodSeconds = 1;
+  if (meta.deletionTimestamp) {
+    if (!period) return false;
+    if (grace === undefined || grace >= period) return 'pending';
+    const moved = Date.parse(meta.deletionTimestamp) - period * 1000 + grace * 1000;
+    meta.deletionTimestamp = rfc3339Seconds(moved);
+    meta.deletionGracePeriodSeconds = grace;
+    return true;
+  }
+  const p = check(current, grace);
+  meta.deletionTimestamp = rfc3339Seconds(now.getTime() + p * 1000);
+  meta.deletionGracePeriodSeconds = p;
+  if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
+  return true;
+}
+
+/** metav1.Time as JSON writes it: RFC3339 in UTC, whole seconds. */
+const rfc3339Seconds = (ms: number): string => `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;

@@ -9,7 +9,7 @@
  */
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
-import type { FieldError } from '../../api/field-errors.ts';
+import { type FieldError, GoValue } from '../../api/field-errors.ts';
 import { ApiError, alreadyExists, badRequest, conflict, failure, invalid, notFound, methodNotAllowed, deletePreconditionFailed, deleteSuccess } from '../../api/errors.ts';
 import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
@@ -24,7 +24,7 @@ import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jso
 import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
-import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
+import { deletionFinalizers, gracefulDeletion, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
 import { decodeRequestBody, canonicalObject, BodyDecodeError, type FieldValidation } from '../../decode/body.ts';
@@ -261,6 +261,38 @@ export class GenericStore {
     if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
+  /**
+   * POST on a subresource (kube's rest.NamedCreater storages, e.g. pods/eviction): the body is
+   * decoded as the subresource's kind, then the subresource's create runs with access to the
+   * parent (get, delete through this store).
+   */
+  async createSubresource(ctx: RequestContext, namespace: string, name: string, subresourceName: string, body: KubeObject, dryRun: string[]): Promise<{ code: number; body: unknown }> {
+    const sub = this.subresource(subresourceName);
+    if (!sub?.create || !sub.verbs.includes('create')) throw methodNotAllowed();
+    const target = sub.kind ? { group: sub.kind.group, versions: [sub.kind.version, 'v1beta1'], kind: sub.kind.kind } : this.kind;
+    let decoded: KubeObject;
+    try {
+      decoded = decodeRequestBody(body, target, 'Ignore').object as KubeObject;
+    } catch (e) {
+      if (e instanceof BodyDecodeError) throw badRequest(e.message);
+      throw e;
+    }
+    if (!decoded.metadata || typeof decoded.metadata !== 'object') decoded.metadata = {};
+    return sub.create(
+      {
+        user: ctx.user,
+        dryRun,
+        namespace,
+        name,
+        get: async () => parseObject(await this.getLatest(namespace, name)),
+        delete: async (opts) => {
+          await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
+        },
+      },
+      decoded,
+    );
+  }
+
   // ---------------------------------------------------------------- update / patch
 
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
@@ -340,9 +372,9 @@ export class GenericStore {
       const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
       const wantRv = wantNum ? String(wantNum) : undefined;
       if (!wantNum && plan.requireResourceVersion) {
-        // kube reports this on the resource (GroupKind{group, resource}), value 0.
+        // kube reports this on the resource (GroupKind{group, resource}), value uint64 0 (%#v: 0x0).
         throw invalid(this.kind.resource, this.kind.group, name, [
-          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: new GoValue('0x0'), detail: 'must be specified for an update' },
         ]);
       }
       if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
@@ -355,7 +387,7 @@ export class GenericStore {
       const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
-        sub.strategy.prepareForUpdate(next, current);
+        sub.strategy!.prepareForUpdate(next, current);
       } else {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
         strategy.defaults?.(next);
@@ -484,9 +516,35 @@ export class GenericStore {
         const finalizers = lifecycleDeletionFinalizers(current.metadata, opts);
         if (finalizers) setFinalizers(next.metadata, finalizers);
       } else {
+        // rest.BeforeDelete for kinds with graceful deletion (Pods): 'pending' answers the object as is.
+        const graceful = strategy.checkGracefulDelete ? gracefulDeletion(strategy.checkGracefulDelete, current, next.metadata, opts.gracePeriodSeconds, new Date()) : false;
+        if (graceful === 'pending') return { body: currentBytes, code: markedCode, warnings: [] };
         const gc = deletionFinalizers(strategy.defaultGarbageCollectionPolicy, current.metadata, opts);
         if (gc.changed) setFinalizers(next.metadata, gc.finalizers);
-        if (next.metadata.finalizers?.length) markAsDeleting(next.metadata, rfc3339(new Date()));
+        const pendingFinalizers = (next.metadata.finalizers?.length ?? 0) > 0;
+        if (graceful && !pendingFinalizers && !next.metadata.deletionGracePeriodSeconds) {
+          // Store.updateForGracefulDeletionAndFinalizers with a zero period: the marked object is
+          // written, then deleted (watchers see MODIFIED, then DELETED; the answer is the last state).
+          if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), current.metadata.resourceVersion))), code: 200, warnings: [] };
+          const marked = await this.write(ctx, 'UPDATE', next, currentRv, name, namespace, 'delete');
+          if (!marked.accepted) {
+            if (marked.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
+              await backoff(attempt);
+              continue;
+            }
+            throw rejection(marked, this.gr, name, namespace);
+          }
+          const markedObj = parseObject(marked.object);
+          const gone = deepCopy(markedObj);
+          delete gone.metadata.resourceVersion;
+          const verdict = await this.write(ctx, 'DELETE', gone, Number(markedObj.metadata.resourceVersion), name, namespace, 'delete');
+          if (!verdict.accepted) throw rejection(verdict, this.gr, name, namespace);
+          await this.hooks.afterDelete?.(markedObj);
+          return this.deletedResponse(verdict.object, markedObj);
+        }
+        if (graceful) {
+          // Marked with its grace period (or kept by finalizers): answered, not removed.
+        } else if (pendingFinalizers) markAsDeleting(next.metadata, rfc3339(new Date()));
         else remove = true;
       }
       let verdict: Verdict;

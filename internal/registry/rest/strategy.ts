@@ -72,6 +72,15 @@ export interface Strategy {
   beginDelete?(obj: KubeObject): void;
 
   /**
+   * rest.RESTGracefulDeleteStrategy.CheckGracefulDelete: kinds whose delete waits a grace period
+   * (Pods). Given the object and the request's gracePeriodSeconds (undefined when not given,
+   * negative already raised to 1), the period to wait; 0 deletes at once. The store then marks
+   * the object (deletionTimestamp = now + period, deletionGracePeriodSeconds = period) and keeps it
+   * until a later delete with a zero period (kube's rest.BeforeDelete).
+   */
+  checkGracefulDelete?(obj: KubeObject, gracePeriodSeconds: number | undefined): number;
+
+  /**
    * Are there finalizers (beyond metadata.finalizers, which the store always checks) that keep the
    * object alive after delete? Namespace: spec.finalizers.
    */
@@ -133,15 +142,48 @@ export interface TableConvertor {
   columns: TableColumn[];
   /** One cell per column, in column order. Dates as RFC3339 strings. */
   cells(obj: KubeObject): unknown[];
+  /** metav1.TableRow conditions of the object's row (e.g. a finished Pod's `Completed`), if any. */
+  rowConditions?(obj: KubeObject): unknown[] | undefined;
+}
+
+/** What a subresource's create (a POST on `<resource>/<name>/<sub>`) may do with its parent. */
+export interface SubresourceCreateContext {
+  user: UserInfo;
+  /** CreateOptions.dryRun of the request. */
+  dryRun: string[];
+  namespace: string;
+  /** The parent object's name (from the URL). */
+  name: string;
+  /** The parent as stored now, or the 404 for it. */
+  get(): Promise<KubeObject>;
+  /** DELETE the parent through the store (graceful deletion, finalizers, preconditions). */
+  delete(opts: SubresourceDeleteOptions): Promise<void>;
+}
+
+/** The DeleteOptions fields a subresource may pass to its parent's delete. */
+export interface SubresourceDeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  orphanDependents?: boolean;
+  dryRun?: boolean;
 }
 
 /** Extra subresources beyond the main resource, each with its own update rules. */
 export interface SubresourceDescriptor {
   /** e.g. 'status', 'finalize'. */
   name: string;
-  /** Verbs supported on the subresource ('get' | 'update' | 'patch'). */
+  /** Verbs supported on the subresource ('get' | 'update' | 'patch' | 'create'). */
   verbs: string[];
-  strategy: StatusStrategy;
+  /** Update rules (required for 'update'/'patch'). */
+  strategy?: StatusStrategy;
+  /** The kind the subresource takes, when not the parent's (discovery: pods/eviction is policy/v1 Eviction). */
+  kind?: { group: string; version: string; kind: string };
+  /**
+   * A POST on the subresource (kube's rest.NamedCreater, e.g. pods/eviction): given the decoded
+   * body (kind and apiVersion checked against `kind`), the answer's code and body.
+   */
+  create?(ctx: SubresourceCreateContext, body: KubeObject): Promise<{ code: number; body: unknown }>;
 }
 
 /**
@@ -243,4 +285,15 @@ export interface KindDescriptor {
    * ['create'] and it has no list kind, table, watch or storage version.
    */
   virtual?: (deps: VirtualDeps) => VirtualKind;
+  /**
+   * The descriptor this server serves given its options, for kinds whose strategy depends on
+   * them (feature gates: e.g. CSIDriver drops gated fields, as kube's strategies read
+   * utilfeature). Called once when the registry is built; absent: the descriptor as it is.
+   */
+  forOptions?: (options: KindOptions) => KindDescriptor;
+  /**
+   * The version objects are stored in when it is not the first served one (discovery's
+   * storageVersionHash names it): 1.24 stores CSIStorageCapacity as storage.k8s.io/v1beta1.
+   */
+  storageVersion?: string;
 }

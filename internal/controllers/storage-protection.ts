@@ -1,0 +1,243 @@
+/**
+ * kube-controller-manager's pv-protection and pvc-protection controllers, in process
+ * (pkg/controller/volume/pvprotection, pvcprotection; Kubernetes 1.24), so deleting a
+ * PersistentVolume / PersistentVolumeClaim completes on this server:
+ *   - a PV being deleted loses `kubernetes.io/pv-protection` once it is not Bound;
+ *   - a PVC being deleted loses `kubernetes.io/pvc-protection` once no scheduled Pod uses it
+ *     (a `persistentVolumeClaim` volume naming it, or an ephemeral volume whose claim it is,
+ *     unless that Pod is shut down);
+ *   - a live PV/PVC without its finalizer gets it (objects created before the admission plugin).
+ * Pods (`core/pods`) are read through storage generically; when the kind is not served, no Pod
+ * uses a claim.
+ *
+ * Several replicas (Kafka mode) each run this controller. Every decision is made after
+ * `storage.latest()` on the object as stored, and every write is a merge patch of
+ * metadata.finalizers carrying the uid and resourceVersion it was computed from (preconditions):
+ * when two replicas act at once one write wins and the other gets 409/404, which re-queues the
+ * item for a fresh look. Every step is idempotent.
+ */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../api/types.ts';
+import { ApiError } from '../api/errors.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { Change } from '../storage/mvcc/materializer.ts';
+import type { Registry, ServedKind } from '../registry/registry.ts';
+import { systemContext } from '../registry/generic/context.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
+import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage.ts';
+import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+
+/** Page size of the start-up scan and of Pod lists. */
+const PAGE = 500;
+const SCAN_RETRY_MS = 1_000;
+
+interface Task {
+  key: string;
+  kind: 'pv' | 'pvc';
+  namespace: string;
+  name: string;
+}
+
+const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
+const finalizersOf = (o: KubeObject): string[] => (Array.isArray(o.metadata.finalizers) ? o.metadata.finalizers : []);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a PV/PVC needs from the controller: its finalizer removed or added. */
+function needsWork(o: KubeObject, finalizer: string): boolean {
+  const has = finalizersOf(o).includes(finalizer);
+  return o.metadata.deletionTimestamp ? has : !has;
+}
+
+/** Claims a Pod names (persistentVolumeClaim volumes, and `<pod>-<volume>` for ephemeral ones). */
+function claimsOf(pod: KubeObject): string[] {
+  const vols = isObj(pod.spec) && Array.isArray(pod.spec.volumes) ? pod.spec.volumes : [];
+  const out: string[] = [];
+  for (const v of vols) {
+    if (!isObj(v)) continue;
+    if (isObj(v.persistentVolumeClaim) && typeof v.persistentVolumeClaim.claimName === 'string') out.push(v.persistentVolumeClaim.claimName);
+    if (isObj(v.ephemeral) && typeof v.name === 'string') out.push(`${pod.metadata.name}-${v.name}`);
+  }
+  return out;
+}
+
+/** podIsShutDown: deleted with a zero grace period (kubelet done, or force-deleted). */
+const podIsShutDown = (pod: KubeObject): boolean => Boolean(pod.metadata.deletionTimestamp) && pod.metadata.deletionGracePeriodSeconds === 0;
+
+/** podUsesPVC of the pvc-protection controller. */
+export function podUsesPVC(pod: KubeObject, pvc: KubeObject): boolean {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  if (typeof spec.nodeName !== 'string' || spec.nodeName === '') return false;
+  const vols = Array.isArray(spec.volumes) ? spec.volumes : [];
+  for (const v of vols) {
+    if (!isObj(v)) continue;
+    if (isObj(v.persistentVolumeClaim) && v.persistentVolumeClaim.claimName === pvc.metadata.name) return true;
+    if (!podIsShutDown(pod) && isObj(v.ephemeral) && `${pod.metadata.name}-${v.name}` === pvc.metadata.name) {
+      // ephemeral.VolumeIsForPod: the claim is controlled by this Pod.
+      const owned = (pvc.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === pod.metadata.uid);
+      if (owned) return true;
+    }
+  }
+  return false;
+}
+
+export class StorageProtectionController {
+  private readonly queue: WorkQueue<Task>;
+  private readonly ctx = systemContext('kube-controller-manager');
+  private unsubscribe: (() => void) | null = null;
+  private scanned: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly registry: Registry,
+    private readonly log: Logger,
+    queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
+  ) {
+    this.queue = new WorkQueue<Task>(
+      (t) => this.process(t),
+      (t, err) => {
+        if (errCode(err) !== 409) this.log.warn({ err, kind: t.kind, namespace: t.namespace, name: t.name }, 'storage protection step failed; retrying');
+      },
+      queueOptions,
+    );
+  }
+
+  private served(resource: string): ServedKind | undefined {
+    return this.registry.lookup('', 'v1', resource);
+  }
+
+  /** Subscribe to changes, then look at every PV and PVC once (the start-up scan). */
+  start(): void {
+    if (!this.served('persistentvolumes') && !this.served('persistentvolumeclaims')) return;
+    this.unsubscribe = this.storage.onChange((changes) => {
+      for (const c of changes) {
+        // This runs in the fold's commit step: a bad object must never break it.
+        try {
+          this.observe(c);
+        } catch (err) {
+          this.log.warn({ err, key: c.key }, 'storage protection could not look at a change');
+        }
+      }
+    });
+    this.scanned = this.scan();
+  }
+
+  /** Resolves when the start-up scan is done (tests). */
+  synced(): Promise<void> {
+    return this.scanned;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.queue.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private enqueue(kind: 'pv' | 'pvc', namespace: string, name: string): void {
+    this.queue.add({ key: `${kind}/${namespace}/${name}`, kind, namespace, name });
+  }
+
+  private observe(c: Change): void {
+    if (c.key.group !== '' || c.type === 'DELETED') {
+      // A deleted Pod may free the claims it named.
+      if (c.key.group === '' && c.key.resource === 'pods' && c.prev?.length) this.observePod(parseObject(c.prev));
+      return;
+    }
+    const { resource, namespace, name } = c.key;
+    if (resource === 'persistentvolumes') {
+      if (needsWork(parseObject(c.object), PV_PROTECTION_FINALIZER)) this.enqueue('pv', '', name);
+    } else if (resource === 'persistentvolumeclaims') {
+      if (needsWork(parseObject(c.object), PVC_PROTECTION_FINALIZER)) this.enqueue('pvc', namespace, name);
+    } else if (resource === 'pods') {
+      this.observePod(parseObject(c.object));
+    }
+  }
+
+  /** Re-check the claims a Pod names that are being deleted (the index knows, no read needed). */
+  private observePod(pod: KubeObject): void {
+    const ns = pod.metadata.namespace ?? '';
+    for (const claim of claimsOf(pod)) {
+      const e = this.storage.entry({ group: '', resource: 'persistentvolumeclaims', namespace: ns, name: claim });
+      if (e?.deleting) this.enqueue('pvc', ns, claim);
+    }
+  }
+
+  private async scan(): Promise<void> {
+    for (;;) {
+      try {
+        for (const [resource, kind, finalizer] of [
+          ['persistentvolumes', 'pv', PV_PROTECTION_FINALIZER],
+          ['persistentvolumeclaims', 'pvc', PVC_PROTECTION_FINALIZER],
+        ] as const) {
+          const served = this.served(resource);
+          if (!served) continue;
+          let cont: string | undefined;
+          do {
+            if (!this.unsubscribe) return;
+            const page = await served.reader.list('', { limit: PAGE, continue: cont });
+            for (const b of page.items) {
+              const o = parseObject(b);
+              if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
+            }
+            cont = page.continue;
+          } while (cont);
+        }
+        return;
+      } catch (err) {
+        if (!this.unsubscribe) return;
+        this.log.warn({ err }, 'storage protection start-up scan failed; starting it again');
+        await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
+      }
+    }
+  }
+
+  private async process(t: Task): Promise<void> {
+    // Decide on the log's end, not on a lagging local fold (Kafka replicas).
+    await this.storage.latest();
+    const served = this.served(t.kind === 'pv' ? 'persistentvolumes' : 'persistentvolumeclaims');
+    if (!served) return;
+    let o: KubeObject;
+    try {
+      o = parseObject(await served.store.getLatest(t.namespace, t.name));
+    } catch (e) {
+      if (errCode(e) === 404) return;
+      throw e;
+    }
+    const finalizer = t.kind === 'pv' ? PV_PROTECTION_FINALIZER : PVC_PROTECTION_FINALIZER;
+    const finalizers = finalizersOf(o);
+    if (o.metadata.deletionTimestamp) {
+      if (!finalizers.includes(finalizer)) return;
+      const used = t.kind === 'pv' ? isObj(o.status) && o.status.phase === 'Bound' : await this.claimInUse(o);
+      if (used) return;
+      const rest = finalizers.filter((f) => f !== finalizer);
+      return this.patchFinalizers(served, o, rest.length ? rest : null);
+    }
+    if (!finalizers.includes(finalizer)) return this.patchFinalizers(served, o, [...finalizers, finalizer]);
+  }
+
+  /** Is a scheduled Pod of the claim's namespace using it? */
+  private async claimInUse(pvc: KubeObject): Promise<boolean> {
+    const pods = this.served('pods');
+    if (!pods) return false;
+    let cont: string | undefined;
+    do {
+      const page = await pods.reader.list(pvc.metadata.namespace ?? '', { limit: PAGE, continue: cont });
+      for (const b of page.items) if (podUsesPVC(parseObject(b), pvc)) return true;
+      cont = page.continue;
+    } while (cont);
+    return false;
+  }
+
+  /** Merge patch of metadata.finalizers; uid and resourceVersion are preconditions (409 → retry). */
+  private async patchFinalizers(served: ServedKind, o: KubeObject, finalizers: string[] | null): Promise<void> {
+    const metadata = { finalizers, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion };
+    try {
+      await served.store.patch(this.ctx, o.metadata.namespace ?? '', o.metadata.name ?? '', 'merge', Buffer.from(JSON.stringify({ metadata })));
+    } catch (e) {
+      if (errCode(e) !== 404) throw e;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Pods kube-apiserver 1.24 refuses, for test/fidelity/pods-validation.test.ts: [name, spec fields
+ * over the suite's base Pod, metadata fields]. Their answers (422 causes, or status and message)
+ * are recorded from the reference in test/fidelity/golden/pod-validation.json.
+ */
+export const CASES: [string, Record<string, unknown>, Record<string, unknown>?][] = [
+  ['no-containers', { containers: [] }],
+  ['dup-names', { containers: [{ name: 'a', image: 'x' }, { name: 'a', image: 'y' }], initContainers: [{ name: 'a', image: 'z' }] }],
+  ['image-space', { containers: [{ name: 'a', image: ' x ' }] }],
+  ['ports', { containers: [{ name: 'a', image: 'x', ports: [{ name: 'TOOLONGPORTNAME1', containerPort: 70000, hostPort: -1, protocol: 'ICMP' }, { name: 'p', containerPort: 80 }, { name: 'p', containerPort: 81 }] }] }],
+  ['hostport-dup', { containers: [{ name: 'a', image: 'x', ports: [{ containerPort: 80, hostPort: 80 }] }, { name: 'b', image: 'x', ports: [{ containerPort: 81, hostPort: 80 }] }] }],
+  ['env', { containers: [{ name: 'a', image: 'x', env: [{ name: '1BAD' }, { name: '' }, { name: 'A', value: 'v', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'B', valueFrom: {} }, { name: 'C', valueFrom: { fieldRef: { fieldPath: 'spec.nope' } } }, { name: 'D', valueFrom: { fieldRef: { fieldPath: 'metadata.labels' } } }, { name: 'E', valueFrom: { resourceFieldRef: { resource: 'limits.gpu' } } }, { name: 'F', valueFrom: { configMapKeyRef: { name: 'a', key: 'bad key' }, secretKeyRef: { name: 'b', key: 'k' } } }, { name: 'G', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '2' } } }, { name: 'H', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['x']" } } }] }] }],
+  ['envfrom', { containers: [{ name: 'a', image: 'x', envFrom: [{ prefix: '1x' }, { configMapRef: { name: 'a' }, secretRef: { name: 'b' } }, { configMapRef: { name: 'Bad_Name' } }] }] }],
+  ['resources', { containers: [{ name: 'a', image: 'x', resources: { limits: { cpu: '1', 'example.com/gpu': '1.5', bogus: '1', 'hugepages-2Mi': '3Mi' }, requests: { cpu: '2', memory: '-1' , 'example.com/gpu': '1'} } }] }],
+  ['hugepages-only', { containers: [{ name: 'a', image: 'x', resources: { limits: { 'hugepages-2Mi': '2Mi' } } }] }],
+  ['probes', { containers: [{ name: 'a', image: 'x', livenessProbe: { exec: { command: ['a'] }, httpGet: { port: 80 }, successThreshold: 2 }, readinessProbe: { initialDelaySeconds: -1 }, startupProbe: { tcpSocket: { port: 'Bad_Port' }, successThreshold: 3 } }] }],
+  ['httpget', { containers: [{ name: 'a', image: 'x', readinessProbe: { httpGet: { port: 0, scheme: 'FTP', httpHeaders: [{ name: 'bad header', value: 'v' }] } } }] }],
+  ['lifecycle', { containers: [{ name: 'a', image: 'x', lifecycle: { postStart: {}, preStop: { exec: {} } } }] }],
+  ['init-probes', { initContainers: [{ name: 'i', image: 'x', livenessProbe: { exec: { command: ['a'] } }, lifecycle: { preStop: { exec: { command: ['a'] } } } }] }],
+  ['policies', { restartPolicy: 'X', dnsPolicy: 'Y', containers: [{ name: 'a', image: 'x', imagePullPolicy: 'Sometimes', terminationMessagePolicy: 'Z' }] }],
+  ['mounts', { volumes: [{ name: 'v', emptyDir: {} }, { name: 'p', persistentVolumeClaim: { claimName: 'c' } }], containers: [{ name: 'a', image: 'x', volumeMounts: [{ name: 'v', mountPath: '/a', subPath: '../x' }, { name: 'v', mountPath: '/a', subPathExpr: '/abs', mountPropagation: 'Bidirectional' }, { name: '', mountPath: '' }], volumeDevices: [{ name: 'v', devicePath: '/dev/a' }, { name: 'p', devicePath: '/a' }, { name: 'missing', devicePath: '../d' }] }] }],
+  ['secctx', { securityContext: { runAsUser: -1, fsGroup: -2, supplementalGroups: [-3], sysctls: [{ name: 'Bad!' }, { name: 'a.b' }, { name: 'a.b' }], seccompProfile: { type: 'Localhost' }, fsGroupChangePolicy: 'Sometimes' }, containers: [{ name: 'a', image: 'x', securityContext: { runAsUser: -5, runAsGroup: 3000000000, seccompProfile: { type: 'Bogus', localhostProfile: 'x' }, allowPrivilegeEscalation: false, privileged: true, procMount: 'Weird' } }] }],
+  ['dns', { dnsPolicy: 'None' }],
+  ['dns2', { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1', 'x', '3.3.3.3', '4.4.4.4'], searches: ['Bad_Domain', 'a.b.'], options: [{ value: 'x' }] } }],
+  ['sched', { nodeSelector: { 'bad key!': 'v' }, tolerations: [{ key: 'k', operator: 'Exists', value: 'v' }, { operator: 'Equal' }, { key: 'k', tolerationSeconds: 5, effect: 'NoSchedule' }, { key: 'k', operator: 'Foo', effect: 'Bar' }], hostAliases: [{ ip: 'x', hostnames: ['Bad_Host'] }], readinessGates: [{ conditionType: 'bad type!' }], activeDeadlineSeconds: 0, priorityClassName: 'Bad_Name', hostname: 'Bad_Host', subdomain: 'a.b', nodeName: 'Bad_Node' }],
+  ['sched2', { priorityClassName: 'Bad_Name' }],
+  ['hostprocess', { securityContext: { windowsOptions: { hostProcess: true } }, containers: [{ name: 'a', image: 'x', securityContext: { windowsOptions: { hostProcess: false } } }, { name: 'b', image: 'x' }] }],
+  ['affinity', { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In' }, { key: 'k', operator: 'Gt', values: ['1', '2'] }, { key: 'k', operator: 'Bad' }], matchFields: [{ key: 'metadata.uid', operator: 'In', values: ['a'] }] }] }, preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: {} }] }, podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: '', labelSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, namespaces: ['Bad_NS'] }] }, podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 101, podAffinityTerm: { topologyKey: 'zone' } }] } } }],
+  ['affinity-empty', { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } } }],
+  ['spread', { topologySpreadConstraints: [{ maxSkew: 0, topologyKey: '', whenUnsatisfiable: 'Maybe' }, { maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule' }, { maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule' }] }],
+  ['os', { os: { name: 'plan9' } }],
+  ['os-linux', { os: { name: 'linux' }, securityContext: { windowsOptions: { runAsUserName: 'x' } } }],
+  ['os-windows', { os: { name: 'windows' }, hostPID: true, securityContext: { seLinuxOptions: { level: 's0' } } }],
+  ['preempt', { preemptionPolicy: 'Sometimes' }],
+  ['annotations', {}, { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'bogus', 'container.apparmor.security.beta.kubernetes.io/zzz': 'bogus', 'controller.kubernetes.io/pod-deletion-cost': 'x', } }],
+  ['seccomp-mismatch', { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }, { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } }],
+  ['imagepullsecrets', { imagePullSecrets: [{ name: 'a' }, {}] }],
+  ['hostnetwork', { hostNetwork: true, containers: [{ name: 'a', image: 'x', ports: [{ containerPort: 80, hostPort: 81 }] }] }],
+  ['ephemeral-create', { ephemeralContainers: [{ name: 'd', image: 'x' }] }],
+];

@@ -1,0 +1,103 @@
+/**
+ * Shared pieces of the storage.k8s.io fidelity suites (storage-*.test.ts): expected bodies as the
+ * reference writes them, Status normalization, Tables, watch and Protobuf reads.
+ */
+import * as assert from 'uvu/assert';
+import { Agent, request as undiciRequest } from 'undici';
+import { normalize, readKubeconfig, type Target } from '../target.ts';
+import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
+import { show } from '../assertions.ts';
+import type { HttpResult } from '../harness.ts';
+
+export const GROUP = 'storage.k8s.io';
+export const API = `/apis/${GROUP}/v1`;
+export const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+
+/** Placeholders for what differs between two servers, plus Go pointer addresses in messages. */
+export function body(r: HttpResult, names: Record<string, string>): any {
+  const j = structuredClone(r.json);
+  if (j?.metadata?.managedFields) delete j.metadata.managedFields;
+  for (const i of j?.items ?? []) delete i.metadata?.managedFields;
+  return JSON.parse(JSON.stringify(normalize(j, names)).replace(/\(0x[0-9a-f]+\)/g, '(0xPTR)'));
+}
+
+/** An object as the servers return it: metadata placeholders (plus `meta`), then the given fields. */
+export function stored(kind: string, name: string, fields: Record<string, unknown>, meta: Record<string, unknown> = {}): any {
+  return { kind, apiVersion: `${GROUP}/v1`, metadata: { name, uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>', ...meta }, ...fields };
+}
+
+/** A list item: an object without its own kind and apiVersion. */
+export function item(o: any): any {
+  const { kind: _k, apiVersion: _a, ...rest } = o;
+  return rest;
+}
+
+export type Cause = [reason: string, field: string, message: string];
+
+/** kube's 422 Invalid body (NewInvalid: the message lists distinct errors once, causes all). */
+export function invalidStatus(kind: string, name: string, causes: Cause[]): any {
+  const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${kind}.${GROUP} "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
+    reason: 'Invalid',
+    details: { name, group: GROUP, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
+    code: 422,
+  };
+}
+
+/** Deep equality with the whole response in the failure message. */
+export function same(got: unknown, want: unknown, label: string, r: HttpResult): void {
+  assert.equal(got, want, `${label}; ${show(r)}`);
+}
+
+/** The Table of a path: column [name, type, format, priority] and rows' cells (Age cells dropped). */
+export async function table(t: Target, path: string): Promise<{ columns: unknown[][]; descriptions: string[]; rows: unknown[][] }> {
+  const r = await t.client.request('GET', path, { headers: { accept: TABLE } });
+  assert.is(r.status, 200, show(r));
+  const j = r.json as any;
+  const age = j.columnDefinitions.findIndex((c: any) => c.name === 'Age');
+  return {
+    columns: j.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]),
+    descriptions: j.columnDefinitions.map((c: any) => c.description),
+    rows: j.rows.map((row: any) => row.cells.filter((_: unknown, i: number) => i !== age)),
+  };
+}
+
+/** GET a path as Protobuf bytes. */
+export async function getProtobuf(t: Target, path: string): Promise<Buffer> {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const headers: Record<string, string> = { accept: PROTOBUF };
+    if (k.token) headers.authorization = `Bearer ${k.token}`;
+    const r = await undiciRequest(k.server + path, { headers, dispatcher: agent });
+    assert.is(r.statusCode, 200, path);
+    return Buffer.from(await r.body.arrayBuffer());
+  } finally {
+    await agent.close();
+  }
+}
+
+/** An object's Protobuf bytes decode to its JSON, and its JSON re-encodes to the same bytes. */
+export async function protobufRoundTrip(t: Target, path: string): Promise<void> {
+  const json = (await t.client.request('GET', path)).json;
+  const bytes = await getProtobuf(t, path);
+  assert.equal(decodeProtobuf(bytes).object, json, `${path}: protobuf decodes to the JSON`);
+  assert.ok(encodeProtobuf(json).equals(bytes), `${path}: JSON re-encodes to the same bytes`);
+}
+
+/** The events of a watch from `rv` that ends after one second: [type, name] pairs. */
+export async function watchEvents(t: Target, collection: string, rv: string, fieldSelector?: string): Promise<[string, string][]> {
+  const q = `watch=1&resourceVersion=${rv}&timeoutSeconds=1${fieldSelector ? `&fieldSelector=${encodeURIComponent(fieldSelector)}` : ''}`;
+  const r = await t.client.request('GET', `${collection}?${q}`);
+  assert.is(r.status, 200, show(r));
+  return r.text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+    .map((e: any) => [e.type, e.object.metadata.name]);
+}
