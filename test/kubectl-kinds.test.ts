@@ -19,23 +19,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startTarget, type Target } from './target.ts';
-
-const KUBECTL = process.env.KUBECTL ?? 'kubectl';
-const TIMEOUT_MS = 60_000;
+import { kubectlFor, kubectlSuite, type Kubectl, type Run } from './kubectl-run.ts';
 const GOLDEN = join(import.meta.dirname, 'golden', 'kubectl-kinds.json');
 const UPDATE = Boolean(process.env.UPDATE_GOLDEN);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** How an output is compared with its golden copy. */
 type Shape = 'table' | 'describe' | 'text';
@@ -114,29 +105,6 @@ const CASES: KindCase[] = [
   },
 ];
 
-/** Run a command with stdin closed and a timeout; never rejects on a non-zero exit. */
-function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { timeout: TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, env: env ?? process.env }, (err, stdout, stderr) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return reject(err);
-      if (err && err.killed) return reject(new Error(`${file} ${args.join(' ')} timed out after ${TIMEOUT_MS}ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-    child.stdin?.end();
-  });
-}
-
-async function kubectlVersion(): Promise<string | null> {
-  try {
-    const r = await run(KUBECTL, ['version', '--client', '-o', 'json']);
-    if (r.code !== 0) return null;
-    return JSON.parse(r.stdout).clientVersion?.gitVersion ?? 'unknown';
-  } catch {
-    return null;
-  }
-}
-
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
 const RFC1123ish = /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}/g;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -145,7 +113,7 @@ let target: Target;
 let ns = '';
 let run_ = '';
 let work = '';
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 const recorded: Record<string, string> = {};
 const golden: Record<string, string> = UPDATE ? {} : (JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, string>);
 
@@ -188,8 +156,8 @@ function check(key: string, out: string, shape: Shape): void {
   else assert.fixture(n, want!, key);
 }
 
-async function kubectl(...args: string[]): Promise<Run> {
-  return run(KUBECTL, ['--kubeconfig', target.kubeconfig, ...args], env);
+function kubectl(...args: string[]): Promise<Run> {
+  return k.run(...args);
 }
 
 /** kubectl that must succeed (exit 0); its output is then compared with the golden copy. */
@@ -208,24 +176,7 @@ function writeManifest(name: string, obj: Record<string, unknown>): string {
   return file;
 }
 
-const version = await kubectlVersion();
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
-
-if (!version) {
-  if (inCI) {
-    test('kubectl is installed (required under CI=true)', () => {
-      assert.unreachable(`kubectl not found (looked for "${KUBECTL}" on PATH); it is required when CI=true`);
-    });
-  } else {
-    test('kubectl not on PATH: kubectl-kinds suite skipped (it fails under CI=true)', () => {
-      console.warn(`kubectl not found (looked for "${KUBECTL}"); skipping the kubectl-kinds suite`);
-    });
-  }
-  test.run();
-} else {
-  defineTests();
-  test.run();
-}
+await kubectlSuite(defineTests);
 
 function defineTests(): void {
   test.before(async () => {
@@ -236,10 +187,7 @@ function defineTests(): void {
     const sa = await target.client.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
     if (sa.status === 404) await target.client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } } });
     work = mkdtempSync(join(tmpdir(), 'kubectl-kinds-'));
-    const home = join(work, 'home');
-    mkdirSync(home, { recursive: true });
-    env = { ...process.env, HOME: home, KUBECACHEDIR: join(home, 'cache') };
-    delete env.KUBECONFIG;
+    k = kubectlFor(target.kubeconfig);
   });
 
   test.after(async () => {
