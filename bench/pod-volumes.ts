@@ -20,7 +20,8 @@
  * latency p50/p99 and server CPU per create for each, the ratio Pod ÷ ConfigMap (against
  * --goal-ratio, default 0.8) and the ratio of their server CPU per create (steadier on a busy machine), the bare HTTPS ceiling of bench/run.ts taken in the same run, and a
  * check that a created Pod came back admitted (its volume count). JSON:
- * bench/results/pod-volumes-<timestamp>.json.
+ * bench/results/pod-volumes-<timestamp>.json. With APISERVER_CPU_PROF=<dir> the server writes a V8
+ * CPU profile of the whole run into <dir> (where a Pod create's CPU goes).
  *
  * --quick: 3 rounds of 2 s after 0.5 s, one 3 s ceiling run — a smoke test.
  */
@@ -29,10 +30,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { makePool, runLoad, type LoadResult } from './load.ts';
-import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
+import { serverLog, reportBenchFailure } from './server.ts';
 import {
   benchSession, endBench, adminTls, apiJson, configMapBody, cpuSnapshot, cpuWindow, fmt, installWatchdog, measureHttpsCeiling,
-  median, otherCpuPercent, round, sleep, writeResult, type HttpsCeiling,
+  median, otherCpuPercent, round, sleep, spawnServerWithFlags, writeResult, type FlaggedServer, type HttpsCeiling,
 } from './util.ts';
 
 const { values: args } = parseArgs({
@@ -129,7 +130,7 @@ installWatchdog(30 * 60_000);
 const { log, tmpRoot, machine } = benchSession('pods', args.keep!, cfg);
 const started = performance.now();
 const problems: string[] = [];
-let server: ApiServer | null = null;
+let server: FlaggedServer | null = null;
 try {
   const ceiling: HttpsCeiling | null = cfg.ceiling
     ? await measureHttpsCeiling({ tmpDir: tmpRoot, connections: cfg.connections, warmupS: cfg.warmupS, durationS: cfg.ceilingSeconds, runs: cfg.ceilingRuns, log })
@@ -138,9 +139,10 @@ try {
   const dataDir = join(tmpRoot, 'data');
   mkdirSync(dataDir);
   log(`starting API server on ${dataDir} (fsync on)`);
-  server = await spawnApiServer(dataDir);
-  await server.readyLog;
-  const tls = adminTls(server.pkiDir);
+  // spawnServerWithFlags: with APISERVER_CPU_PROF=<dir> the server writes a V8 CPU profile there.
+  server = await spawnServerWithFlags({ dataDir, flags: [], onLine: (line, level) => serverLog.note(line, level, '') });
+  await server.ready;
+  const tls = adminTls(join(dataDir, 'pki'));
   const setup = new Client(server.origin, { connect: tls });
   const ns = await apiJson(setup, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   if (ns.status !== 201) throw new Error(`creating namespace ${NS}: ${ns.status} ${ns.text.slice(0, 300)}`);
