@@ -39,7 +39,8 @@ function resourcesOf(kinds: ServedKind[]) {
     if (kind.categories?.length) r.categories = kind.categories;
     // The hash names the version objects are stored in: a view (events.k8s.io Events) shares its
     // storage kind's; a virtual kind (access reviews) stores nothing and has none.
-    const stored = kind.storedAs ?? { group: kind.group, version: kind.storageVersion ?? kind.versions[0], kind: kind.kind };
+    // An explicit storageVersion (kube's encoding version) wins over the form we store in.
+    const stored = kind.storageVersion ? { group: kind.group, version: kind.storageVersion, kind: kind.kind } : (kind.storedAs ?? { group: kind.group, version: kind.versions[0], kind: kind.kind });
     if (!kind.virtual) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {

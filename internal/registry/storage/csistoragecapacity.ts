@@ -63,3 +63,20 @@ export const csiStorageCapacityKind: KindDescriptor = {
   strategy: csiStorageCapacityStrategy,
   deleteReturns: 'Status',
 };
+
+/** The v1 object in v1beta1 form: the two versions have the same fields, only apiVersion differs. */
+const withApiVersion = (apiVersion: string) => (o: KubeObject): KubeObject => ({ ...o, apiVersion });
+
+/**
+ * storage.k8s.io/v1beta1 CSIStorageCapacity as 1.24 serves it: deprecated (removed in 1.27), the
+ * same stored objects as v1 (v1 stays the preferred version), converted without loss both ways.
+ * Every response carries kube's deprecation warning; requests to it are counted in
+ * apiserver_requested_deprecated_apis and annotated in the audit log.
+ */
+export const csiStorageCapacityV1beta1Kind: KindDescriptor = {
+  ...csiStorageCapacityKind,
+  versions: ['v1beta1'],
+  deprecationWarning: 'storage.k8s.io/v1beta1 CSIStorageCapacity is deprecated in v1.24+, unavailable in v1.27+; use storage.k8s.io/v1 CSIStorageCapacity',
+  removedRelease: '1.27',
+  storedAs: { group: 'storage.k8s.io', version: 'v1', kind: 'CSIStorageCapacity', resource: 'csistoragecapacities', fromStorage: withApiVersion('storage.k8s.io/v1beta1'), toStorage: withApiVersion('storage.k8s.io/v1') },
+};
