@@ -297,4 +297,29 @@ test('creates in a Terminating namespace are refused with 403', async () => {
   assert.ok(gone, 'namespace removed once the finalizer was released');
 });
 
+test('server-side apply (PatchStrategy.ServerSideApply): create, conflict 409, force', async () => {
+  const apply = (manager: string, data: Record<string, string>, force?: boolean) =>
+    core.patchNamespacedConfigMap(
+      { name: 'applied', namespace: NS, fieldManager: manager, force, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data } },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    );
+  const created = await apply('node-app', { a: '1', b: '2' });
+  assert.equal(created.data, { a: '1', b: '2' });
+  assert.equal(
+    created.metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+    [['node-app', 'Apply', { 'f:data': { 'f:a': {}, 'f:b': {} } }]],
+  );
+  const e = await apiError(() => apply('other', { a: 'x' }));
+  assert.is(e.code, 409);
+  const status = statusOf(e);
+  assert.is(status.message, 'Apply failed with 1 conflict: conflict with "node-app": .data.a');
+  assert.equal(status.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "node-app"', field: '.data.a' }]);
+  const forced = await apply('other', { a: 'x' }, true);
+  assert.equal(forced.data, { a: 'x', b: '2' });
+  assert.equal(
+    forced.metadata?.managedFields?.map((m) => [m.manager, m.fieldsV1]).sort(),
+    [['node-app', { 'f:data': { 'f:b': {} } }], ['other', { 'f:data': { 'f:a': {} } }]],
+  );
+});
+
 test.run();

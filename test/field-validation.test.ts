@@ -74,4 +74,22 @@ test('Strict on update (400) and merge patch (422 on the patched document, decod
   assert.equal(ok.json.metadata.labels, { a: 'b' });
 });
 
+test('server-side apply: Strict refuses duplicate keys (400) after the apply, Warn and the default warn once per key', async () => {
+  const body = (name: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n  "b": p\n  "b": q\n`;
+  const apply = (name: string, query: string) =>
+    s.client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}?fieldManager=m${query}`, { raw: body(name), contentType: 'application/apply-patch+yaml' });
+  const strict = await apply('ap-s', '&fieldValidation=Strict');
+  assert.is(strict.status, 400, show(strict));
+  assert.is(strict.json.message, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map\n  line 9: key "b" already set in map');
+  for (const [name, query] of [['ap-w', '&fieldValidation=Warn'], ['ap-d', '']]) {
+    const r = await apply(name, query);
+    assert.is(r.status, 201, show(r));
+    assert.equal(warnings(r.headers), ['299 - "line 7: key \\"a\\" already set in map"', '299 - "line 9: key \\"b\\" already set in map"']);
+    assert.equal(r.json.data, { a: '2', b: 'q' });
+  }
+  const ignore = await apply('ap-i', '&fieldValidation=Ignore');
+  assert.is(ignore.status, 201, show(ignore));
+  assert.equal(warnings(ignore.headers), []);
+});
+
 test.run();

@@ -202,3 +202,60 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
   }
   throw unsupportedMediaType(ct);
 }
+
+/** encoding/json's name of a decoded value's type, for "cannot unmarshal X into ..." messages. */
+const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'number' ? 'number' : typeof v);
+
+/**
+ * The body of an apply patch (applyPatcher: sigs.k8s.io/yaml into a map): YAML 1.1 as go-yaml v2
+ * reads it, JSON being YAML (parsed as JSON when it is, which is the common and faster case).
+ * Empty or null is an empty object; anything but a map is a 400, as kube answers.
+ */
+export function decodeApplyBody(body: Buffer): Record<string, unknown> {
+  const text = body.toString('utf8');
+  let v: unknown;
+  const trimmed = text.trimStart();
+  let parsed = false;
+  if (trimmed.startsWith('{')) {
+    try {
+      v = JSON.parse(text);
+      parsed = true;
+    } catch {
+      // not strict JSON (comments, flow YAML): read as YAML below
+    }
+  }
+  if (!parsed) {
+    // go-yaml reads the first document of a multi-document stream and ignores the rest.
+    const docs = YAML.parseAllDocuments(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
+    const doc = docs[0];
+    const err = doc?.errors[0];
+    if (err) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message.split('\n')[0]}`);
+    v = doc ? doc.toJS() : null;
+  }
+  if (v === null || v === undefined) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(v)} into Go value of type map[string]interface {}`);
+  }
+  return v as Record<string, unknown>;
+}
+
+/**
+ * Duplicate keys of an apply body, as go-yaml's strict decoding reports them (`line N: key "k"
+ * already set in map`), for fieldValidation Strict (400) and Warn (warnings). Parsed only when asked.
+ */
+export function applyBodyDuplicates(body: Buffer): string[] {
+  const text = body.toString('utf8');
+  let doc: YAML.Document.Parsed;
+  try {
+    doc = YAML.parseDocument(text, { uniqueKeys: true, version: '1.1', customTags: GO_YAML_V2_TAGS });
+  } catch {
+    return [];
+  }
+  return doc.errors
+    .filter((e) => e.code === 'DUPLICATE_KEY')
+    .map((e) => {
+      const raw = text.slice(e.pos[0]).match(/^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^:,}\s]+)/)?.[1] ?? '';
+      const key = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw.startsWith("'") ? raw.slice(1, -1) : raw;
+      return `line ${e.linePos?.[0].line ?? 0}: key ${JSON.stringify(key)} already set in map`;
+    });
+}

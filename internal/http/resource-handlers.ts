@@ -12,7 +12,7 @@ import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
-import { negotiateOutput, decodeBody, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
+import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
@@ -45,7 +45,7 @@ function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): Reques
   const ua = header(r.headers, 'user-agent');
   const fv = r.query.get('fieldValidation');
   const fieldValidation = fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? fv : undefined;
-  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: r.query.get('force') === 'true', fieldValidation };
+  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: queryBool(r.query, 'force'), fieldValidation };
 }
 
 /**
@@ -58,6 +58,15 @@ function decodeObject(r: ResourceRequest, body: Buffer, kind: string): KubeObjec
   if (v === null) return {} as KubeObject;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
   return v as KubeObject;
+}
+
+/**
+ * A boolean query parameter as kube's query conversion reads it (Convert_Slice_string_To_bool):
+ * absent is false, "0" and "false" (any case) are false, anything else (also "", "yes") is true.
+ */
+function queryBool(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 /** A query parameter's first value, '' when absent. */
@@ -166,7 +175,12 @@ export class ResourceHandlers {
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
         const body = await r.body();
         const opts = patchOptions(r.query, type === 'apply');
-        if (type === 'apply') throw methodNotSupported(store.gr, 'apply (server-side apply is not served yet)');
+        if (type === 'apply') {
+          const applied = decodeApplyBody(body);
+          const duplicates = (): string[] => applyBodyDuplicates(body);
+          const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
+          return this.sendWritten(res, served, out, r.query, result);
+        }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
         return this.sendWritten(res, served, out, r.query, result);
       }

@@ -251,6 +251,16 @@ export class FieldSet {
     return this.children.get(k)?.set.has(path.slice(1)) ?? false;
   }
 
+  /** The elements that are members at this level (paths of length one), in SMD's order. */
+  memberElements(): PathElement[] {
+    return sortedValues(this.members);
+  }
+
+  /** The non-empty subsets below this level, by their first element, in SMD's order. */
+  childEntries(): Array<{ pe: PathElement; set: FieldSet }> {
+    return sortedChildren(this.children);
+  }
+
   /** The subset under one element, without the prefix (SMD WithPrefix). */
   withPrefix(pe: PathElement): FieldSet {
     return this.children.get(serializePathElement(pe))?.set ?? FieldSet.empty();

@@ -113,6 +113,12 @@ deduced.scalar = 'untyped';
 deduced.list = { elementType: UNTYPED_REF, relationship: 'atomic', keys: [] };
 deduced.map = { fields: new Map(), elementType: DEDUCED_REF, relationship: 'separable' };
 
+/**
+ * SMD's DeducedParseableType: the type of an object without a schema (a custom resource without
+ * one): every map granular, every list atomic, scalars untyped.
+ */
+export const DEDUCED_TYPE: TypeRef = DEDUCED_REF;
+
 /** kube-openapi special-cases these definitions. */
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
@@ -195,7 +201,11 @@ export class SchemaRegistry {
       const fields = new Map<string, StructField>();
       for (const [k, v] of Object.entries(node.properties ?? {})) {
         const f: StructField = { type: this.refFor(v, preserve) };
-        if (v.default !== undefined) f.default = v.default;
+        // kube's field manager reads the OpenAPI its own generator wrote, where a non-omitempty
+        // scalar Go field defaults to its zero value (e.g. ServicePort.port 0): list keys a
+        // list item omits take that value, as in SMD.
+        const dflt = v.default !== undefined ? v.default : v['x-go'] === 'v' && !v.$ref ? scalarZero(v.type, v.format) : undefined;
+        if (dflt !== undefined) f.default = dflt;
         if (v['x-go']) f.go = v['x-go'];
         fields.set(k, f);
       }
@@ -235,6 +245,14 @@ export class SchemaRegistry {
         return { scalar: 'untyped' };
     }
   }
+}
+
+/** The zero value of a Go scalar of this OpenAPI type ([]byte strings have none: nil). */
+function scalarZero(type: string | undefined, format: string | undefined): unknown {
+  if (type === 'string') return format === 'byte' ? undefined : '';
+  if (type === 'integer' || type === 'number') return 0;
+  if (type === 'boolean') return false;
+  return undefined;
 }
 
 /** Pick the form of a (possibly untyped) atom that a value has, as SMD's deduceAtom does. */

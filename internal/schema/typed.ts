@@ -183,7 +183,8 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
     const lm = isObj(l) ? entriesOf(m, l) : undefined;
     const rm = isObj(r) ? entriesOf(m, r) : undefined;
     if (m.relationship === 'atomic' || (isEmptyContainer(lm) && isEmptyContainer(rm))) {
-      leaf(lm, rm, path);
+      // A Go nil (GO_NULL) on a side that is not a map is a present null, as in SMD.
+      leaf(lm ?? l, rm ?? r, path);
       return false;
     }
     const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
@@ -202,7 +203,9 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
     const ll = Array.isArray(l) ? l : undefined;
     const rl = Array.isArray(r) ? r : undefined;
     if (list.relationship === 'atomic' || (isEmptyContainer(ll) && isEmptyContainer(rl))) {
-      leaf(ll, rl, path);
+      // A nil Go slice on both sides (GO_NULL, e.g. Pod spec.containers of the empty object) is
+      // equal, not "added"; nil against [] is a change, as SMD compares the two values.
+      leaf(ll ?? l, rl ?? r, path);
       return false;
     }
     const li = indexItems(list, ll ?? [], path);

@@ -22,7 +22,7 @@
  * before the strategy's prepareForCreate/prepareForUpdate.
  *
  * The field-set machinery lives in internal/schema (compare, toFieldSet, FieldsV1); server-side
- * apply reuses it together with `decodeManaged`/`encodeManaged` below.
+ * apply (apply.ts) reuses it together with `decodeManaged`/`encodeManaged` and `updateManaged` below.
  */
 import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
@@ -39,7 +39,7 @@ const ANCIENT_CHANGES = 'ancient-changes';
 const FIELD_MANAGER_MAX_LENGTH = 128;
 
 /** Paths never owned by anyone (fieldmanager stripmeta.go); removed exactly, not recursively. */
-const STRIPPED = FieldSet.of(
+export const STRIPPED = FieldSet.of(
   [{ field: 'apiVersion' }],
   [{ field: 'kind' }],
   [{ field: 'metadata' }],
@@ -170,17 +170,39 @@ function startingManaged(live: KubeObject | null, next: KubeObject, subresource:
  * kind's schema and the fields its strategies reset.
  */
 export class FieldManager {
-  private readonly apiVersions: Set<string>;
-  private readonly preferred: string;
+  /** The apiVersions this kind is served in. */
+  readonly apiVersions: Set<string>;
+  /** convertible() answers, by apiVersion. */
+  private readonly convertibleCache = new Map<string, boolean>();
+  /** The apiVersion new entries are written in (the endpoint's group/version). */
+  readonly preferred: string;
 
-  constructor(private readonly kind: KindDescriptor) {
+  constructor(readonly kind: KindDescriptor) {
     const gv = (v: string): string => (kind.group ? `${kind.group}/${v}` : v);
     this.apiVersions = new Set(kind.versions.map(gv));
     this.preferred = gv(kind.versions[0]);
   }
 
+  /**
+   * Can an entry of this apiVersion be compared with this kind's objects? kube converts objects
+   * to each manager's version and drops the managers whose version it cannot convert to: another
+   * version of the same group converts (events.k8s.io v1beta1 ↔ v1), another group does not
+   * (core v1 Event entries are dropped by an events.k8s.io write, and the reverse). Field names
+   * are the same across the versions of a group here, so sets are compared as they are.
+   */
+  convertible(apiVersion: string): boolean {
+    let ok = this.convertibleCache.get(apiVersion);
+    if (ok === undefined) {
+      const slash = apiVersion.lastIndexOf('/');
+      const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
+      ok = this.apiVersions.has(apiVersion) || (group === this.kind.group && schemas().typeOf({ group, version: apiVersion.slice(slash + 1), kind: this.kind.kind }) !== undefined);
+      this.convertibleCache.set(apiVersion, ok);
+    }
+    return ok;
+  }
+
   /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
-  private get type(): TypeRef | undefined {
+  get type(): TypeRef | undefined {
     return schemas().typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
   }
 
@@ -190,7 +212,7 @@ export class FieldManager {
    * paths); otherwise, for kinds with a status subresource, they are `status` on the main
    * resource and other subresources and `spec` on /status (Namespace, Service, PV, PVC in 1.24).
    */
-  private resetFields(subresource: string | undefined): FieldSet | undefined {
+  resetFields(subresource: string | undefined): FieldSet | undefined {
     const strategy = (subresource ? this.kind.subresources?.find((s) => s.name === subresource)?.strategy : this.kind.strategy) as ResetFieldsStrategy | undefined;
     if (strategy?.resetFields) return FieldSet.fromPaths(strategy.resetFields.map((p) => p.split('.').map((field) => ({ field }))));
     if (!this.kind.subresources?.some((s) => s.name === 'status')) return undefined;
@@ -201,7 +223,7 @@ export class FieldManager {
    * The object as kube's handler decodes the request: defaults applied and the strategy's
    * canonical form (e.g. Secret stringData folded into data), before admission and prepare.
    */
-  private decoded(obj: KubeObject): KubeObject {
+  decoded(obj: KubeObject): KubeObject {
     const view = deepCopy(obj);
     this.kind.strategy.defaults?.(view);
     this.kind.strategy.canonicalize?.(view);
@@ -234,7 +256,8 @@ export class FieldManager {
     return encodeManaged(managed);
   }
 
-  private updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
+  /** The Update step on decoded entries (see `update`); server-side apply reuses it. */
+  updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
     const ignored = this.resetFields(subresource);
     const cmp = excludeFields(compare(live, next, type), ignored);
     const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
@@ -244,7 +267,7 @@ export class FieldManager {
     const taken = cmp.modified.union(cmp.added);
     for (const [k, e] of managed) {
       // A manager of a version this server cannot convert to is dropped (SMD: missing version).
-      if (!this.apiVersions.has(e.apiVersion)) continue;
+      if (!this.convertible(e.apiVersion)) continue;
       const set = e.set.difference(e.set.intersection(taken)).difference(cmp.removed);
       if (!set.isEmpty()) out.set(k, { ...e, set });
     }
@@ -266,7 +289,7 @@ export class FieldManager {
 }
 
 /** Merge the oldest Update entries into `ancient-changes` until at most 10 remain (capmanagers.go). */
-function capUpdateManagers(managed: Managed): Managed {
+export function capUpdateManagers(managed: Managed): Managed {
   const updaters = [...managed.values()].filter((e) => e.operation === 'Update');
   if (updaters.length <= MAX_UPDATE_MANAGERS) return managed;
   updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(a.id, b.id));

@@ -22,6 +22,8 @@ import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
+import { serverSideApply } from './apply.ts';
+import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, gracefulDeletion, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
@@ -94,6 +96,11 @@ interface UpdatePlan {
   uidPrecondition?: string;
   /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
   dynamicPrecondition?: () => string | undefined;
+  /**
+   * managedFields `mutate` computed itself (server-side apply); the Update field manager runs
+   * when absent.
+   */
+  managedFields?: () => ManagedFieldsEntry[] | undefined;
 }
 
 /** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
@@ -169,10 +176,16 @@ export class GenericStore {
     return this.createDecoded(ctx, namespace, obj);
   }
 
-  private async createDecoded(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  private async createDecoded(
+    ctx: RequestContext,
+    namespace: string,
+    obj: KubeObject,
+    applied?: { managedFields: ManagedFieldsEntry[] | undefined; viaSubresource?: boolean },
+  ): Promise<WriteResult> {
     const meta = obj.metadata;
-    // kube manages fields on the decoded request, before generateName, admission and prepare.
-    setManagedFields(obj, this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    // kube manages fields on the decoded request, before generateName, admission and prepare
+    // (an apply that creates the object brings the ones the apply computed).
+    setManagedFields(obj, applied ? applied.managedFields : this.fields.update(obj, null, ctx.fieldManager, new Date()));
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
@@ -186,7 +199,7 @@ export class GenericStore {
         }
       }
     }
-    return this.createPrepared(ctx, namespace, obj);
+    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource);
   }
 
   /**
@@ -202,7 +215,12 @@ export class GenericStore {
     return { body: Buffer.from(JSON.stringify(out)), code: 201, warnings: [] };
   }
 
-  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject): Promise<WriteResult> {
+  /**
+   * `noHooks`: a create through a subresource (an apply on the /status of a missing object of a
+   * kind whose updates may create) runs no write hooks: kube's subresource stores are copies of
+   * the main store taken before its BeginCreate hook is set (a Service created so gets no IPs).
+   */
+  private async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject, noHooks = false): Promise<WriteResult> {
     const now = new Date();
     const meta = obj.metadata;
     const strategy = this.kind.strategy;
@@ -218,7 +236,7 @@ export class GenericStore {
     await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
     strategy.defaults?.(obj);
     // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
-    const finish = (await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
+    const finish = (noHooks ? undefined : await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
     let accepted = false;
     try {
       strategy.prepareForCreate?.(obj);
@@ -345,6 +363,69 @@ export class GenericStore {
   }
 
   /**
+   * PATCH application/apply-patch+yaml (server-side apply, see apply.ts) with the decoded applied
+   * object (`duplicatesOf`: the body's duplicate keys, read only for fieldValidation). A missing
+   * object is created (201) unless the path is a subresource of a kind whose
+   * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
+   */
+  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    let managed: ManagedFieldsEntry[] | undefined;
+    let preconditionRv: string | undefined;
+    // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
+    const validation = this.gates.enabled('ServerSideFieldValidation') ? ctx.fieldValidation ?? 'Warn' : 'Ignore';
+    const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
+    const warnings = validation === 'Warn' ? duplicates : [];
+    const run = (live: KubeObject | null): KubeObject => {
+      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      if (validation === 'Strict' && duplicates.length) {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
+      }
+      managed = r.managedFields;
+      const merged = r.object;
+      const m = merged.metadata && typeof merged.metadata === 'object' ? merged.metadata : (merged.metadata = {});
+      // handlers.checkName on the applied result (kube fills neither the name nor checks it twice).
+      if (typeof m.name !== 'string' || !m.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      if (m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      // The merged object is decoded into the kind's Go type and defaulted (structuredMerge Apply).
+      const obj = this.checkBody(merged, namespace, name, ctx);
+      delete obj.metadata.managedFields;
+      this.kind.strategy.defaults?.(obj);
+      return obj;
+    };
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      const next = run(current);
+      // A resourceVersion in the applied object is a precondition, as for other patches.
+      const rv = next.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
+      return next;
+    };
+    const createInstead = (): Promise<WriteResult> | null => {
+      if (sub && !this.kind.strategy.allowCreateOnUpdate) return null;
+      return (async () => {
+        const obj = run(null);
+        if (obj.metadata.uid) throw conflict(this.gr, name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+        return this.createDecoded(ctx, namespace, obj, { managedFields: managed, viaSubresource: Boolean(sub) });
+      })();
+    };
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: undefined,
+      mutate,
+      verb: 'patch',
+      createInstead,
+      dynamicPrecondition: () => preconditionRv,
+      managedFields: () => managed,
+    });
+    return warnings.length ? { ...r, warnings: [...warnings, ...r.warnings] } : r;
+  }
+
+  /**
    * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
    */
   private async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
@@ -384,7 +465,7 @@ export class GenericStore {
       const now = new Date();
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
-      const managedFields = this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
         sub.strategy!.prepareForUpdate(next, current);

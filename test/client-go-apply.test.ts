@@ -1,0 +1,63 @@
+/**
+ * client-go v0.24.17's typed server-side apply against this server (or, with TEST_KUBECONFIG, the
+ * reference): `ConfigMaps().Apply` with ApplyConfigurations (create, 409 conflict, Force),
+ * `ExtractConfigMap` reading a manager's fields back from managedFields, a protobuf client, and
+ * `Services().Apply` / `ApplyStatus`. A tiny Go program (test/go/apply-client, modules from the Go
+ * module proxy, cached under .cache/go as test/client-go-openapi.test.ts does) prints what it got.
+ * Under CI a missing Go toolchain or module fails the test.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTarget, type Target } from './target.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GO_CACHE = path.join(ROOT, '.cache', 'go');
+const PROGRAM = path.join(ROOT, 'test', 'go', 'apply-client');
+
+let t: Target;
+
+test.before(async () => {
+  t = await startTarget();
+});
+
+test.after(async () => {
+  await t?.close();
+});
+
+test('client-go typed Apply / ApplyStatus / ExtractConfigMap, JSON and protobuf clients', async () => {
+  const ns = await t.createNamespace('goapply');
+  mkdirSync(GO_CACHE, { recursive: true });
+  // Asynchronously: the server may run in this process and must keep answering.
+  const opts = {
+    cwd: PROGRAM,
+    env: { ...process.env, GOPATH: GO_CACHE, GOMODCACHE: path.join(GO_CACHE, 'mod'), GOCACHE: path.join(GO_CACHE, 'build'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    timeout: 9 * 60 * 1000,
+    maxBuffer: 16 * 1024 * 1024,
+  };
+  let out: string;
+  try {
+    out = (await promisify(execFile)('go', ['run', '.', t.kubeconfig, ns], opts)).stdout;
+  } catch (e) {
+    assert.unreachable(`go run failed (Go and the module proxy are required): ${String((e as { stderr?: string }).stderr || (e as Error).message)}`);
+    return;
+  }
+  assert.equal(JSON.parse(out), {
+    created: { a: '1', b: '2' },
+    createdManagers: ['go-app/Apply'],
+    conflictIs409: true,
+    conflictMessage: 'Apply failed with 1 conflict: conflict with "go-app": .data.a',
+    forced: { a: 'x', b: '2' },
+    extracted: { b: '2' },
+    protobufData: { p: 'b' },
+    servicePorts: ['http:80/TCP', 'dns:53/UDP'],
+    statusIngress: '192.0.2.10',
+    statusManagers: ['go-app/Apply', 'go-lb/Apply/status'],
+  });
+});
+
+test.run();
