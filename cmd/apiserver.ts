@@ -15,6 +15,7 @@
  *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
  *        [--livez-grace-period 0s]
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
+ *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
@@ -26,6 +27,7 @@ import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
 import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.ts';
+import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +56,8 @@ const { values } = parseArgs({
     'livez-grace-period': { type: 'string', default: '0s' },
     // Repeatable, as kube's map flag: every occurrence adds its pairs.
     'runtime-config': { type: 'string', multiple: true, default: [] },
+    'authorization-mode': { type: 'string', default: 'RBAC' },
+    'anonymous-auth': { type: 'string', default: 'true' },
     'audit-log-path': { type: 'string' },
     'audit-policy-file': { type: 'string' },
     'audit-log-maxage': { type: 'string', default: '0' },
@@ -78,6 +82,14 @@ if (hiddenMetricsError) {
 }
 
 const shutdownDelayMs = durationFlag('shutdown-delay-duration');
+const authorizationModes = (() => {
+  try {
+    return parseAuthorizationModes(values['authorization-mode']!);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    process.exit(1);
+  }
+})();
 durationFlag('livez-grace-period');
 
 const app = await startServer({
@@ -101,6 +113,8 @@ const app = await startServer({
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
   shutdownDelayMs,
   runtimeConfig: values['runtime-config']!.join(','),
+  authorizationModes,
+  anonymousAuth: boolFlag('anonymous-auth'),
   auditLogPath: values['audit-log-path'],
   auditPolicyFile: values['audit-policy-file'],
   auditLogMaxAge: intFlag('audit-log-maxage'),
@@ -111,6 +125,15 @@ const app = await startServer({
   console.error(`Error: ${(err as Error).message}`);
   process.exit(1);
 });
+
+/** A boolean flag given as `--flag=false` (pflag's strconv.ParseBool). */
+function boolFlag(flag: 'anonymous-auth'): boolean {
+  const v = values[flag]!;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  console.error(`Error: invalid argument "${v}" for "--${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  process.exit(1);
+}
 
 /** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */
 function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize'): number {

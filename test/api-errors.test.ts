@@ -75,15 +75,24 @@ test('400 BadRequest: invalid label selectors', async () => {
 
 // ------------------------------------------------------------------------------------------ 401
 
-test('401 Unauthorized without a client certificate; public paths answer without credentials', async () => {
+test('no credentials: system:anonymous, 403 from RBAC; public paths answer (and 401 with --anonymous-auth=false)', async () => {
   const anon = clientFor(srv.url, join(srv.dataDir, 'pki'), null);
   extraClients.push(anon);
   const resourcePaths = ['/api/v1/namespaces', CM, `${CM}/exists`, '/api/v1/configmaps'];
   for (const [i, p] of resourcePaths.entries()) {
-    expectStatus(await anon.request('GET', p), 401, 'Unauthorized', `case ${i} (GET ${p} without credentials)`);
+    expectStatus(await anon.request('GET', p), 403, 'Forbidden', `case ${i} (GET ${p} without credentials)`);
   }
-  expectStatus(await anon.request('POST', CM, { body: cm('anon') }), 401, 'Unauthorized', 'POST without credentials');
+  expectStatus(await anon.request('POST', CM, { body: cm('anon') }), 403, 'Forbidden', 'POST without credentials');
   expectStatus(await c.request('GET', `${CM}/anon`), 404, 'NotFound', 'the unauthenticated create did not happen');
+
+  const strict = await startTestServer({ anonymousAuth: false });
+  try {
+    const none = clientFor(strict.url, join(strict.dataDir, 'pki'), null);
+    extraClients.push(none);
+    for (const p of ['/api/v1/namespaces', '/healthz', '/version']) expectStatus(await none.request('GET', p), 401, 'Unauthorized', `GET ${p} with anonymous auth off`);
+  } finally {
+    await strict.close();
+  }
 
   const publicPaths = ['/healthz', '/livez', '/readyz', '/version'];
   for (const [i, p] of publicPaths.entries()) {
@@ -103,12 +112,17 @@ test('401 Unauthorized for a client certificate signed by another CA', async () 
   expectStatus(await foreign.request('POST', CM, { body: cm('foreign') }), 401, 'Unauthorized', 'POST with a foreign-CA certificate');
   expectStatus(await c.request('GET', `${CM}/foreign`), 404, 'NotFound', 'the foreign-CA create did not happen');
 
-  // Control: a certificate from the server's own CA works.
+  // Control: a certificate from the server's own CA authenticates (alice, then authorized by RBAC:
+  // 403 naming her without a binding, 200 as a member of system:masters).
   const pki = srv.server.pki;
   const good = clientFor(srv.url, join(srv.dataDir, 'pki'), await issueClientCert(pki, await readCaKey(pki), 'alice', []));
   extraClients.push(good);
   const r = await good.request('GET', CM);
-  assert.is(r.status, 200, `own-CA certificate: ${show(r)}`);
+  assert.is(r.status, 403, `own-CA certificate: ${show(r)}`);
+  assert.match(r.json.message, 'User "alice" cannot list resource "configmaps"');
+  const admin = clientFor(srv.url, join(srv.dataDir, 'pki'), await issueClientCert(pki, await readCaKey(pki), 'alice', ['system:masters']));
+  extraClients.push(admin);
+  assert.is((await admin.request('GET', CM)).status, 200);
 });
 
 // ------------------------------------------------------------------------------------------ 404

@@ -90,8 +90,8 @@ test('kubectl cluster-info, get svc,ep, describe svc', async () => {
   assert.equal(epRows[1].slice(0, 2), ['kubernetes', `${ADVERTISE}:${portOf(main)}`]);
 
   const all = await kubectlOk(main, 'get', 'all', '-n', 'default');
-  // Only Services of "all" are served here, so kubectl prints them without the kind prefix.
-  assert.match(all, /^kubernetes\s+ClusterIP\s+10\.0\.0\.1\s/m, `category "all" includes services: ${all}`);
+  // With Pods served too, "all" spans two kinds and kubectl prefixes each name with its kind.
+  assert.match(all, /^(service\/)?kubernetes\s+ClusterIP\s+10\.0\.0\.1\s/m, `category "all" includes services: ${all}`);
 
   const d = await kubectlOk(main, 'describe', 'svc', 'kubernetes');
   for (const line of [

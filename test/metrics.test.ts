@@ -162,12 +162,12 @@ test('--show-hidden-metrics-for-version accepts only the previous minor (kube me
   assert.match(err, "--show-hidden-metrics-for-version must be omitted or have the value '1.23'. Only the previous minor version is allowed");
 });
 
-test('/metrics needs credentials', async () => {
+test('/metrics is authorized like kube\'s non-resource URL: anonymous gets 403', async () => {
   const anon = clientFor(s.url, join(s.dataDir, 'pki'), null);
   try {
     const r = await anon.request('GET', '/metrics');
-    assert.is(r.status, 401);
-    assert.is(r.json.kind, 'Status');
+    assert.is(r.status, 403);
+    assert.is(r.json.message, 'forbidden: User "system:anonymous" cannot get path "/metrics"');
   } finally {
     await anon.close();
   }

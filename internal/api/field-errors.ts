@@ -12,7 +12,8 @@ export type FieldErrorType =
   | 'FieldValueDuplicate'
   | 'FieldValueTooLong'
   | 'FieldValueTooMany'
-  | 'FieldValueNotFound';
+  | 'FieldValueNotFound'
+  | 'InternalError';
 
 export interface FieldError {
   type: FieldErrorType;
@@ -60,6 +61,7 @@ export const notSupported = (p: FieldPath, value: unknown, valid: string[]): Fie
   value,
   detail: `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}`,
 });
+export const internalError = (p: FieldPath, detail: string): FieldError => ({ type: 'InternalError', field: String(p), detail });
 export const notFoundValue = (p: FieldPath, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: String(p), value, detail: '' });
 export const duplicate = (p: FieldPath, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(p), value, detail: '' });
 export const tooLong = (p: FieldPath, value: unknown, max: number): FieldError => ({
@@ -94,6 +96,8 @@ export function fieldErrorBody(e: FieldError): string {
       return `Duplicate value: ${fmt(e.value)}`;
     case 'FieldValueNotFound':
       return `Not found: ${fmt(e.value)}`;
+    case 'InternalError':
+      return `Internal error: ${e.detail}`;
     case 'FieldValueNotSupported':
       return `Unsupported value: ${fmt(e.value)}: ${e.detail}`;
     case 'FieldValueTooLong':

@@ -9,8 +9,13 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { ensurePki, type Pki } from '../auth/pki.ts';
 import { writeKubeconfig, serverUrl } from '../auth/kubeconfig.ts';
-import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, type Authenticator } from '../auth/authn.ts';
-import { allowAuthenticated } from '../auth/authz.ts';
+import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, withAnonymous, type Authenticator } from '../auth/authn.ts';
+import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupAuthorizer, unionAuthorizer, type AuthorizationMode } from '../auth/authorizers.ts';
+import { RbacCache } from '../auth/rbac/cache.ts';
+import { RbacAuthorizer } from '../auth/rbac/authorizer.ts';
+import { reconcileBootstrapPolicy } from '../auth/rbac/bootstrap.ts';
+import { ClusterRoleAggregator } from '../controllers/clusterrole-aggregation.ts';
+import { rbacEscalation } from '../admission/rbac-escalation.ts';
 import { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
@@ -81,6 +86,10 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /** --authorization-mode (default RBAC), checked by parseAuthorizationModes. */
+  authorizationModes?: AuthorizationMode[];
+  /** --anonymous-auth (default true): requests without credentials are system:anonymous. */
+  anonymousAuth?: boolean;
   /** --runtime-config: API versions and resources switched on or off (kube's syntax). */
   runtimeConfig?: string;
   /** --audit-log-path (`-`: stdout) with --audit-policy-file: where audit events go. */
@@ -113,15 +122,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics.close();
     throw err;
   });
+  // Authorization: the privileged group, then --authorization-mode in order (default RBAC). The
+  // RBAC cache follows the fold; it is loaded before the server listens.
+  const rbacCache = new RbacCache();
+  const rbac = new RbacAuthorizer(rbacCache);
+  const modes = opts.authorizationModes ?? ['RBAC'];
+  const authorizer = unionAuthorizer([privilegedGroupAuthorizer, ...modes.map((m) => (m === 'RBAC' ? rbac : m === 'AlwaysAllow' ? alwaysAllowAuthorizer : alwaysDenyAuthorizer))]);
   const lifecycle = namespaceLifecycle(storage);
   // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
   const admission = new AdmissionChain(
-    [lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [rbacEscalation(authorizer, rbac), lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
     [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
   );
   const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
-  // One authorizer for the request filter and the access reviews (RBAC will replace both at once).
-  const authorizer = allowAuthenticated;
   const registry = new Registry(
     kinds,
     storage,
@@ -130,6 +143,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     { authorizer },
   );
   await bootstrap(registry, kinds);
+  await rbacCache.start(storage);
+  // kube-apiserver's rbac/bootstrap-roles post-start hook, then the aggregation controller.
+  const reconciled = await reconcileBootstrapPolicy(registry);
+  if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
+  const aggregator = new ClusterRoleAggregator(rbacCache, registry, log);
+  aggregator.start();
   const hub = new WatchHub(storage);
   metrics.attach({
     folded: () => storage.folded,
@@ -162,7 +181,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     hub,
     folded: () => storage.folded,
-    authenticator: unionAuthenticator(authenticators),
+    authenticator: opts.anonymousAuth === false ? unionAuthenticator(authenticators) : withAnonymous(unionAuthenticator(authenticators)),
     authorizer,
     health,
     log,
@@ -203,6 +222,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         connections.goAway();
         controller.stop();
         gc.stop();
+        aggregator.stop();
         storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
@@ -211,6 +231,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await connections.drain(SHUTDOWN_DRAIN_MS);
         await controller.idle().catch(() => undefined);
         await gc.idle().catch(() => undefined);
+        await aggregator.idle();
+        rbacCache.stop();
         await storageProtection.idle().catch(() => undefined);
         await storage.close();
         metrics.close();

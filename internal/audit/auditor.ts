@@ -142,13 +142,21 @@ export class AuditedRequest {
     this.emit('ResponseStarted');
   }
 
-  /** The response ended (`panic`: the handler failed unexpectedly). Emits once. */
-  complete(code: number, panic = false): void {
+  /** The response ended. Emits ResponseComplete once (nothing after a Panic). */
+  complete(code: number): void {
     if (this.ended) return;
     this.ended = true;
     // An error Status captured from the body is kept; otherwise the code alone (kube's success form).
     if (this.responseStatus?.code !== code) this.responseStatus = { metadata: {}, code };
-    this.emit(panic ? 'Panic' : 'ResponseComplete');
+    this.emit('ResponseComplete');
+  }
+
+  /** The handler failed unexpectedly (kube: a recovered panic): the Panic stage, once. */
+  panic(message: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 };
+    this.emit('Panic');
   }
 
   emit(stage: Stage): void {

@@ -281,3 +281,23 @@ export function unionAuthenticator(list: Authenticator[]): Authenticator {
     },
   };
 }
+
+/** kube's anonymous user (--anonymous-auth, on by default). */
+export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * --anonymous-auth: a request that presents no credentials at all is system:anonymous (what it may
+ * do is up to authorization: RBAC grants it the health and version endpoints). Credentials that
+ * fail stay a 401.
+ */
+export function withAnonymous(inner: Authenticator): Authenticator {
+  return {
+    async authenticate(req) {
+      const user = await inner.authenticate(req);
+      if (user) return user;
+      // kube's bearer-token filter: a presented token nobody accepted is invalid (401), never anonymous.
+      if (/^bearer\s/i.test(headerValue(req.headers, 'authorization') ?? '')) throw unauthorized();
+      return { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
+    },
+  };
+}

@@ -60,6 +60,12 @@ function claimsOf(pod: KubeObject): string[] {
   return out;
 }
 
+/**
+ * Cheap pre-check on a stored Pod: only Pods with claim or ephemeral volumes concern the
+ * controller (most Pods; parsing each would cost the Pod write path).
+ */
+const namesClaims = (b: Buffer): boolean => b.indexOf('"persistentVolumeClaim"') >= 0 || b.indexOf('"ephemeral"') >= 0;
+
 /** podIsShutDown: deleted with a zero grace period (kubelet done, or force-deleted). */
 const podIsShutDown = (pod: KubeObject): boolean => Boolean(pod.metadata.deletionTimestamp) && pod.metadata.deletionGracePeriodSeconds === 0;
 
@@ -143,7 +149,7 @@ export class StorageProtectionController {
   private observe(c: Change): void {
     if (c.key.group !== '' || c.type === 'DELETED') {
       // A deleted Pod may free the claims it named.
-      if (c.key.group === '' && c.key.resource === 'pods' && c.prev?.length) this.observePod(parseObject(c.prev));
+      if (c.key.group === '' && c.key.resource === 'pods' && c.prev?.length && namesClaims(c.prev)) this.observePod(parseObject(c.prev));
       return;
     }
     const { resource, namespace, name } = c.key;
@@ -151,7 +157,7 @@ export class StorageProtectionController {
       if (needsWork(parseObject(c.object), PV_PROTECTION_FINALIZER)) this.enqueue('pv', '', name);
     } else if (resource === 'persistentvolumeclaims') {
       if (needsWork(parseObject(c.object), PVC_PROTECTION_FINALIZER)) this.enqueue('pvc', namespace, name);
-    } else if (resource === 'pods') {
+    } else if (resource === 'pods' && namesClaims(c.object)) {
       this.observePod(parseObject(c.object));
     }
   }

@@ -44,7 +44,8 @@ function resourcesOf(kinds: ServedKind[]) {
     if (!kind.virtual) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
-      const subKind = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : { kind: kind.kind };
+      // APIResource.group/version name a subresource's kind only when its group differs (pods/eviction: policy/v1).
+      const subKind = sub.kind && sub.kind.group !== kind.group ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : { kind: sub.kind?.kind ?? kind.kind };
       out.push({ name: `${kind.resource}/${sub.name}`, singularName: '', namespaced: kind.namespaced, ...subKind, verbs: sortedVerbs(sub.verbs) });
     }
   }

@@ -61,6 +61,7 @@ const KINDS = new Map<string, string>([
     (k): [string, string] => [`storage.k8s.io/v1/${k}`, S + k],
   ),
   ...['CSIStorageCapacity', 'CSIStorageCapacityList'].map((k): [string, string] => [`storage.k8s.io/v1beta1/${k}`, `k8s.io.api.storage.v1beta1.${k}`]),
+  ...['Role', 'RoleList', 'ClusterRole', 'ClusterRoleList', 'RoleBinding', 'RoleBindingList', 'ClusterRoleBinding', 'ClusterRoleBindingList'].map((k): [string, string] => [`rbac.authorization.k8s.io/v1/${k}`, `k8s.io.api.rbac.v1.${k}`]),
   ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k): [string, string] => [`authorization.k8s.io/v1/${k}`, A + k]),
 ]);
 const ANY_GROUP_KINDS = new Map<string, string>([

@@ -25,7 +25,7 @@ import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
 import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
 import type { InflightRequests } from './inflight.ts';
-import type { Auditor } from '../audit/auditor.ts';
+import type { AuditedRequest, Auditor } from '../audit/auditor.ts';
 import { auditRequest, failedAuthenticationAudit } from './audit-filter.ts';
 import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
 
@@ -53,8 +53,6 @@ export interface ServerDeps {
   audit?: Auditor;
 }
 
-/** Paths that answer without credentials (kube-apiserver's system:public-info-viewer). */
-const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/|$)/;
 
 function readBody(req: Req, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -101,17 +99,23 @@ export function createHandler(deps: ServerDeps) {
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
     let bodyPromise: Promise<Buffer> | null = null;
+    let audited: AuditedRequest | null = null;
     const body = () => (bodyPromise ??= readBody(req, MAX_BODY_BYTES));
     try {
       // Authentication
       const peer = peerOf(req);
-      const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized });
       const info = requestInfo(method, path, url.searchParams);
-      if (!user && !PUBLIC_PATHS.test(path)) {
+      const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized }).catch((err: unknown) => {
+        // Bad credentials: kube's failed-authentication audit event, then the 401.
+        if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
+        throw err;
+      });
+      // No user: no credentials and --anonymous-auth=false.
+      if (!user) {
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw unauthorized();
       }
-      const audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
+      audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
         const uri = req.url ?? path;
@@ -155,6 +159,8 @@ export function createHandler(deps: ServerDeps) {
       await nonResource(deps, method, Array.isArray(accept) ? accept[0] : accept, info, res);
     } catch (err) {
       const e = toApiError(err);
+      // An unexpected failure (not an API error) is kube's handler panic: audited at stage Panic.
+      if (!(err instanceof ApiError)) audited?.panic(String((err as Error)?.message ?? err));
       // A 500 without a reason is kube's pass-through of a client-caused storage error, not a fault.
       if (e.code >= 500 && e.code !== 503 && e.code !== 504 && e.reason) deps.log.error({ err, requestId, path, method }, 'request failed');
       // Drain an unread body so the connection stays usable (HTTP/1.1 keep-alive).

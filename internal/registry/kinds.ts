@@ -7,5 +7,6 @@ import { coreKinds } from './core/index.ts';
 import { eventsKinds } from './events/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
 import { storageKinds } from './storage/index.ts';
+import { rbacKinds } from './rbac/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...storageKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds];

@@ -181,3 +181,12 @@ export const nameIsDNS1035Label: NameValidator = (name, prefix) => isDNS1035Labe
 
 /** Namespace names (also `metadata.namespace` of namespaced objects) are DNS labels. */
 export const validateNamespaceName: NameValidator = nameIsDNSLabel;
+
+/**
+ * path.IsValidPathSegmentName: the name can be one URL path segment (RBAC object names such as
+ * `system:masters` are not DNS names). kube's ValidateRBACName applies it to prefixes too.
+ */
+export const nameIsPathSegment: NameValidator = (name) => {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+};

@@ -14,6 +14,7 @@ import { startTarget, normalize, readKubeconfig, type Target } from '../target.t
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import { persistentVolumeClaimTable } from '../../internal/registry/core/persistentvolumeclaim.ts';
 
 let t: Target;
 let ns: string;
@@ -275,15 +276,36 @@ test('status subresource: only status changes; allocatedResources and resizeStat
   same(body(g), want, 'GET status', g);
   // A merge patch of /status replaces the conditions and keeps the spec.
   const patch = await t.client.request('PATCH', `${C}/s/status`, {
-    body: { spec: { volumeName: 'ignored' }, status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }] } },
+    body: { spec: { volumeName: 'ignored' }, status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }, ...(want.status as any).conditions.map((c: any) => ({ ...c, lastTransitionTime: '2026-01-02T03:04:05Z' }))] } },
     contentType: MERGE,
   });
   assert.is(patch.status, 200, show(patch));
   same(
     body(patch),
-    { ...want, status: { ...want.status, conditions: [{ type: 'FileSystemResizePending', status: 'True', lastProbeTime: null, lastTransitionTime: null }] } },
+    { ...want, status: { ...want.status, conditions: [{ type: 'FileSystemResizePending', status: 'True', lastProbeTime: null, lastTransitionTime: null }, ...(want.status as any).conditions] } },
     'PATCH status',
     patch,
+  );
+  // A strategic merge patch merges conditions by their `type` (patchMergeKey), deletes with
+  // `$patch: delete`, and leaves the other status fields alone.
+  const smp = await t.client.request('PATCH', `${C}/s/status`, {
+    body: { status: { conditions: [{ type: 'Resizing', status: 'False' }, { type: 'ControllerResizeError', status: 'True', message: 'm' }, { type: 'FileSystemResizePending', $patch: 'delete' }] } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  assert.is(smp.status, 200, show(smp));
+  same(
+    (body(smp) as any).status,
+    {
+      phase: 'Bound',
+      accessModes: ['ReadWriteOnce'],
+      capacity: { storage: '1Gi' },
+      conditions: [
+        { type: 'Resizing', status: 'False', lastProbeTime: null, lastTransitionTime: '<time>', reason: 'ResizeStarted', message: 'resizing' },
+        { type: 'ControllerResizeError', status: 'True', lastProbeTime: null, lastTransitionTime: null, message: 'm' },
+      ],
+    },
+    'strategic merge of conditions',
+    smp,
   );
   // Status sent to the main resource is ignored.
   const main = await t.client.request('PATCH', `${C}/s`, { body: { status: { phase: 'Lost' } }, contentType: MERGE });
@@ -346,6 +368,28 @@ test('delete: a claim used by a scheduled Pod keeps its finalizer until the Pod 
   assert.is(code, 404, 'the claim is gone once no Pod uses it');
 });
 
+test('discovery', async () => {
+  const disc = await t.client.request('GET', '/api/v1');
+  const res = (disc.json as any).resources.filter((x: any) => x.name.startsWith('persistentvolumeclaims'));
+  same(
+    res,
+    [
+      {
+        name: 'persistentvolumeclaims',
+        singularName: '',
+        namespaced: true,
+        kind: 'PersistentVolumeClaim',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        shortNames: ['pvc'],
+        storageVersionHash: 'QWTyNDq0dC4=',
+      },
+      { name: 'persistentvolumeclaims/status', singularName: '', namespaced: true, kind: 'PersistentVolumeClaim', verbs: ['get', 'patch', 'update'] },
+    ],
+    'discovery',
+    disc,
+  );
+});
+
 test('Table and Protobuf', async () => {
   const r = await post(pvc('tbl', { ...base, storageClassName: 'gold', volumeName: 'pv-9' }));
   assert.is(r.status, 201, show(r));
@@ -355,6 +399,8 @@ test('Table and Protobuf', async () => {
   const tbl = await t.client.request('GET', C, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(tbl.status, 200, show(tbl));
   const j = tbl.json as any;
+  // Every column definition (descriptions included) as the reference declares them.
+  same(j.columnDefinitions, persistentVolumeClaimTable.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })), 'column definitions', tbl);
   same(j.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]), [
     ['Name', 'string', 'name', 0],
     ['Status', 'string', '', 0],

@@ -13,6 +13,7 @@ import { startTarget, normalize, readKubeconfig, type Target } from '../target.t
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import { persistentVolumeTable } from '../../internal/registry/core/persistentvolume.ts';
 
 let t: Target;
 let run: string;
@@ -367,12 +368,62 @@ test('delete: the pv-protection finalizer holds the PV until it is not Bound', a
   created.delete(n('del'));
 });
 
+test('a VolumeAttachment inlineVolumeSpec is validated as a PersistentVolumeSpec of an inline volume', async () => {
+  const va = (name: string, inline: Record<string, unknown>) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name: n(name) },
+    spec: { attacher: 'csi.example.com', nodeName: 'n1', source: { inlineVolumeSpec: inline } },
+  });
+  const VA = '/apis/storage.k8s.io/v1/volumeattachments?dryRun=All';
+  const bad = await t.client.request('POST', VA, {
+    body: va('va', {
+      capacity: { storage: '1n' },
+      claimRef: { name: 'x' },
+      persistentVolumeReclaimPolicy: 'Delete',
+      storageClassName: 's',
+      volumeMode: 'Block',
+      nodeAffinity: { required: { nodeSelectorTerms: [] } },
+      hostPath: { path: '/x' },
+      csi: { driver: '', volumeHandle: '' },
+    }),
+  });
+  const inl = 'spec.source.inlineVolumeSpec';
+  same(
+    (body(bad) as any).details?.causes?.map((c: any) => [c.reason, c.field, c.message]),
+    [
+      ['FieldValueForbidden', `${inl}.claimRef`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.capacity`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueRequired', `${inl}.accessModes`, 'Required value'],
+      ['FieldValueForbidden', `${inl}.persistentVolumeReclaimPolicy`, 'Forbidden: may only be Retain in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.nodeAffinity`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.csi`, 'Forbidden: may not specify more than 1 volume type'],
+      ['FieldValueForbidden', `${inl}.storageClassName`, 'Forbidden: may not be specified in the context of inline volumes'],
+      ['FieldValueForbidden', `${inl}.volumeMode`, 'Forbidden: may not specify volumeMode other than Filesystem in the context of inline volumes'],
+    ],
+    'inline spec',
+    bad,
+  );
+  const noCsi = await t.client.request('POST', VA, { body: va('va2', { accessModes: ['ReadWriteOnce'], nfs: { server: 's', path: '/p' } }) });
+  same(
+    (body(noCsi) as any).details?.causes?.map((c: any) => [c.field, c.message]),
+    [[`${inl}.csi`, 'Required value: has to be specified in the context of inline volumes']],
+    'csi required',
+    noCsi,
+  );
+  const good = await t.client.request('POST', VA, { body: va('va3', { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } }) });
+  assert.is(good.status, 201, show(good));
+  assert.equal((good.json as any).spec.source, { inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } } });
+});
+
 test('Table, discovery and Protobuf', async () => {
   const r = await post(pv('tbl', { ...base, accessModes: ['ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOnce'], nfs: { server: 's', path: '/t' }, claimRef: { namespace: 'ns1', name: 'c1' }, storageClassName: 'gold' }));
   assert.is(r.status, 201, show(r));
   const tbl = await t.client.request('GET', `${P}/${n('tbl')}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(tbl.status, 200, show(tbl));
   const j = tbl.json as any;
+  // Every column definition (descriptions included) as the reference declares them.
+  same(j.columnDefinitions, persistentVolumeTable.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })), 'column definitions', tbl);
   same(j.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]), [
     ['Name', 'string', 'name', 0],
     ['Capacity', 'string', '', 0],

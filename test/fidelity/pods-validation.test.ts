@@ -26,7 +26,16 @@ test.before(async () => {
   ns = await t.createNamespace('podval');
   if (t.reference) await t.client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } } });
 });
+/** Remove every Pod of the suite's namespace at once (the reference has no namespace controller). */
+async function removePods(): Promise<void> {
+  const l = await t.client.request('GET', `/api/v1/namespaces/${ns}/pods`);
+  for (const p of ((l.json as any)?.items ?? []) as any[]) {
+    await t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+  }
+}
+
 test.after(async () => {
+  await removePods();
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   await t.close();
 });

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { Agent, request as undiciRequest } from 'undici';
 import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
+import { openWatchStream } from '../watch-stream.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 
@@ -29,7 +30,16 @@ test.before(async () => {
     if (r.status !== 201 && r.status !== 409) throw new Error(`service account: ${show(r)}`);
   }
 });
+/** Remove every Pod of the suite's namespace at once (the reference has no namespace controller). */
+async function removePods(): Promise<void> {
+  const l = await t.client.request('GET', `/api/v1/namespaces/${ns}/pods`);
+  for (const p of ((l.json as any)?.items ?? []) as any[]) {
+    await t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+  }
+}
+
 test.after(async () => {
+  await removePods();
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   await t.close();
 });
@@ -245,6 +255,23 @@ test('graceful deletion: unscheduled pods go at once, scheduled ones wait for a 
   assert.is((await t.client.request('GET', `${P}/d2`)).status, 404);
 });
 
+test('watch: a graceful delete with a zero period is a MODIFIED (marked) and a DELETED', async () => {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  const w = await openWatchStream(t.url, agent, `${P}?watch=1&fieldSelector=${encodeURIComponent('metadata.name=wt')}`);
+  try {
+    assert.is((await post(P, pod('wt'))).status, 201);
+    const d = await t.client.request('DELETE', `${P}/wt`);
+    assert.is(d.status, 200, show(d));
+    const events = await w.waitFor(3);
+    assert.equal(events.map((e: any) => [e.type, e.object.metadata.deletionGracePeriodSeconds ?? null]), [['ADDED', null], ['MODIFIED', 0], ['DELETED', 0]]);
+    assert.is((d.json as any).metadata.resourceVersion, (events[1]!.object as any).metadata.resourceVersion, 'the answer is the marked object');
+  } finally {
+    w.close();
+    await agent.close();
+  }
+});
+
 test('eviction: policy/v1 Eviction deletes the pod', async () => {
   assert.is((await post(P, pod('ev'))).status, 201);
   const wrong = await post(`${P}/ev/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'other' } });
@@ -256,6 +283,24 @@ test('eviction: policy/v1 Eviction deletes the pod', async () => {
   assert.is((await t.client.request('GET', `${P}/ev`)).status, 404);
   const missing = await post(`${P}/ev/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'ev' } });
   assert.is(missing.status, 404, show(missing));
+});
+
+test('binding: assigns an unscheduled pod to a node, once', async () => {
+  assert.is((await post(P, pod('bd'))).status, 201);
+  const bad = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd' }, target: { kind: 'Pod' } });
+  assert.is(bad.status, 500, show(bad));
+  assert.is((bad.json as any).message, '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]');
+  const other = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'zz' }, target: { name: 'n1' } });
+  assert.is(other.status, 400, show(other));
+  assert.is((other.json as any).message, 'name in URL does not match name in Binding object');
+  const ok = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd', annotations: { a: 'b' } }, target: { name: 'n1' } });
+  assert.is(ok.status, 201, show(ok));
+  assert.equal(ok.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  const again = await post(`${P}/bd/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bd' }, target: { name: 'n2' } });
+  assert.is(again.status, 409, show(again));
+  assert.is((again.json as any).message, 'Operation cannot be fulfilled on pods/binding "bd": pod bd is already assigned to node "n1"');
+  const g = body(await t.client.request('GET', `${P}/bd`));
+  assert.equal([g.metadata.annotations, g.spec.nodeName, g.status], [{ a: 'b' }, 'n1', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '<time>' }], qosClass: 'BestEffort' }]);
 });
 
 test('table: printPod columns and cells', async () => {
@@ -365,9 +410,10 @@ test('protobuf: a rich Pod round-trips (create from protobuf, bytes decode to th
 
 test('discovery: pods and its subresources as the reference lists them', async () => {
   const r = await t.client.request('GET', '/api/v1');
-  const rs = ((r.json as any).resources as any[]).filter((x) => ['pods', 'pods/status', 'pods/eviction', 'pods/ephemeralcontainers'].includes(x.name));
+  const rs = ((r.json as any).resources as any[]).filter((x) => ['pods', 'pods/binding', 'pods/status', 'pods/eviction', 'pods/ephemeralcontainers'].includes(x.name));
   assert.equal(rs, [
     { name: 'pods', singularName: '', namespaced: true, kind: 'Pod', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['po'], categories: ['all'], storageVersionHash: 'xPOwRZ+Yhw8=' },
+    { name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] },
     { name: 'pods/ephemeralcontainers', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
     { name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
     { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },

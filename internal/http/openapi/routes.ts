@@ -150,6 +150,14 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
     if (sv.has('patch')) {
       add({ path: p, method: 'patch', verbPrefix: 'patch', opRest: `${scoped}${K}${Sub}`, description: `partially update ${sub.name} of the specified ${K}`, consumes: PATCH_TYPES, produces: PRODUCES, parameters: [body(META.patch, true), nameParam, ...nsParams, PRETTY, ...PATCH_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def]], action: 'patch' });
     }
+    // A POST subresource (rest.NamedCreater: pods/eviction, pods/binding) takes and names its own
+    // kind; kube describes it only when that kind has a schema.
+    const subGvk = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : gvk;
+    const subDef = sv.has('create') ? definitionOf(subGvk) : undefined;
+    if (subDef) {
+      const subName = pathParam('name', `name of the ${subGvk.kind}`);
+      routes.push({ path: p, method: 'post', verbPrefix: 'create', opRest: `${scoped}${K}${Sub}`, description: `create ${sub.name} of${articleFor(K)}${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(subDef, true), subName, ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', subDef], [201, 'Created', subDef], [202, 'Accepted', subDef]], action: 'post', tagPath, gvk: subGvk });
+    }
   }
   return routes;
 }

@@ -32,6 +32,14 @@ export function defaultPersistentVolume(o: KubeObject): void {
   const s = spec(o);
   if (!s.persistentVolumeReclaimPolicy) s.persistentVolumeReclaimPolicy = 'Retain';
   if (s.volumeMode === undefined || s.volumeMode === null) s.volumeMode = 'Filesystem';
+  defaultPersistentVolumeSpec(s);
+}
+
+/**
+ * The defaults of a PersistentVolumeSpec itself (capacity rounded up to milli, the sources'
+ * defaults), also applied to a VolumeAttachment's inlineVolumeSpec (SetObjectDefaults_VolumeAttachment).
+ */
+export function defaultPersistentVolumeSpec(s: Record<string, unknown>): void {
   defaultResourceList(s.capacity);
   const src = (k: string): Record<string, unknown> | undefined => objAt(s, k);
   const hostPath = src('hostPath');
@@ -59,29 +67,29 @@ export function validatePersistentVolume(o: KubeObject, gates: FeatureGates = DE
 }
 
 /** The Go field names of core.PersistentVolumeSource, in declaration order, by JSON name. */
-const PV_SOURCE_GO_ORDER: [json: string, go: string][] = [
-  ['gcePersistentDisk', 'GCEPersistentDisk'],
-  ['awsElasticBlockStore', 'AWSElasticBlockStore'],
-  ['hostPath', 'HostPath'],
-  ['glusterfs', 'Glusterfs'],
-  ['nfs', 'NFS'],
-  ['rbd', 'RBD'],
-  ['quobyte', 'Quobyte'],
-  ['iscsi', 'ISCSI'],
-  ['flexVolume', 'FlexVolume'],
-  ['cinder', 'Cinder'],
-  ['cephfs', 'CephFS'],
-  ['fc', 'FC'],
-  ['flocker', 'Flocker'],
-  ['azureFile', 'AzureFile'],
-  ['vsphereVolume', 'VsphereVolume'],
-  ['azureDisk', 'AzureDisk'],
-  ['photonPersistentDisk', 'PhotonPersistentDisk'],
-  ['portworxVolume', 'PortworxVolume'],
-  ['scaleIO', 'ScaleIO'],
-  ['local', 'Local'],
-  ['storageos', 'StorageOS'],
-  ['csi', 'CSI'],
+const PV_SOURCE_GO_ORDER: [json: string, go: string, type: string][] = [
+  ['gcePersistentDisk', 'GCEPersistentDisk', 'GCEPersistentDiskVolumeSource'],
+  ['awsElasticBlockStore', 'AWSElasticBlockStore', 'AWSElasticBlockStoreVolumeSource'],
+  ['hostPath', 'HostPath', 'HostPathVolumeSource'],
+  ['glusterfs', 'Glusterfs', 'GlusterfsPersistentVolumeSource'],
+  ['nfs', 'NFS', 'NFSVolumeSource'],
+  ['rbd', 'RBD', 'RBDPersistentVolumeSource'],
+  ['quobyte', 'Quobyte', 'QuobyteVolumeSource'],
+  ['iscsi', 'ISCSI', 'ISCSIPersistentVolumeSource'],
+  ['flexVolume', 'FlexVolume', 'FlexPersistentVolumeSource'],
+  ['cinder', 'Cinder', 'CinderPersistentVolumeSource'],
+  ['cephfs', 'CephFS', 'CephFSPersistentVolumeSource'],
+  ['fc', 'FC', 'FCVolumeSource'],
+  ['flocker', 'Flocker', 'FlockerVolumeSource'],
+  ['azureFile', 'AzureFile', 'AzureFilePersistentVolumeSource'],
+  ['vsphereVolume', 'VsphereVolume', 'VsphereVirtualDiskVolumeSource'],
+  ['azureDisk', 'AzureDisk', 'AzureDiskVolumeSource'],
+  ['photonPersistentDisk', 'PhotonPersistentDisk', 'PhotonPersistentDiskVolumeSource'],
+  ['portworxVolume', 'PortworxVolume', 'PortworxVolumeSource'],
+  ['scaleIO', 'ScaleIO', 'ScaleIOPersistentVolumeSource'],
+  ['local', 'Local', 'LocalVolumeSource'],
+  ['storageos', 'StorageOS', 'StorageOSPersistentVolumeSource'],
+  ['csi', 'CSI', 'CSIPersistentVolumeSource'],
 ];
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -105,7 +113,7 @@ export function validatePersistentVolumeUpdate(n: KubeObject, o: KubeObject, gat
   if (PV_SOURCE_KINDS.some((k) => !same(newSource(k), os[k]))) {
     const diff = goStructDiff(
       'core.PersistentVolumeSource',
-      PV_SOURCE_GO_ORDER.map(([json, go]) => ({ name: go, old: os[json], new: newSource(json) })),
+      PV_SOURCE_GO_ORDER.map(([json, go, type]) => ({ name: go, old: os[json], new: newSource(json), type: `*core.${type}` })),
     );
     errs.push(forbidden(new FieldPath('spec').child('persistentvolumesource'), `spec.persistentvolumesource is immutable after creation\n${diff}`));
   }

@@ -110,19 +110,20 @@ const jsonEq = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) ==
 const listEq = (a: unknown, b: unknown): boolean => jsonEq(Array.isArray(a) && a.length ? a : null, Array.isArray(b) && b.length ? b : null);
 
 /** core.PersistentVolumeClaimSpec fields in Go order: JSON name, Go name, equality. */
-const CLAIM_SPEC_FIELDS: [string, string, (a: unknown, b: unknown) => boolean][] = [
-  ['accessModes', 'AccessModes', listEq],
-  ['selector', 'Selector', jsonEq],
+const CLAIM_SPEC_FIELDS: [string, string, (a: unknown, b: unknown) => boolean, string][] = [
+  ['accessModes', 'AccessModes', listEq, '[]core.PersistentVolumeAccessMode'],
+  ['selector', 'Selector', jsonEq, '*v1.LabelSelector'],
   [
     'resources',
     'Resources',
     (a, b) => resourceListsEqual(objAt(a, 'limits'), objAt(b, 'limits')) && resourceListsEqual(objAt(a, 'requests'), objAt(b, 'requests')),
+    'core.ResourceRequirements',
   ],
-  ['volumeName', 'VolumeName', (a, b) => (a ?? '') === (b ?? '')],
-  ['storageClassName', 'StorageClassName', jsonEq],
-  ['volumeMode', 'VolumeMode', jsonEq],
-  ['dataSource', 'DataSource', jsonEq],
-  ['dataSourceRef', 'DataSourceRef', jsonEq],
+  ['volumeName', 'VolumeName', (a, b) => (a ?? '') === (b ?? ''), ''],
+  ['storageClassName', 'StorageClassName', jsonEq, '*string'],
+  ['volumeMode', 'VolumeMode', jsonEq, '*core.PersistentVolumeMode'],
+  ['dataSource', 'DataSource', jsonEq, '*core.TypedLocalObjectReference'],
+  ['dataSourceRef', 'DataSourceRef', jsonEq, '*core.TypedLocalObjectReference'],
 ];
 
 /** ValidatePersistentVolumeClaimUpdate's own rules (the new claim is validated as on create too). */
@@ -161,7 +162,7 @@ export function validatePersistentVolumeClaimUpdate(n: KubeObject, o: KubeObject
   if (CLAIM_SPEC_FIELDS.some(([k, , eq]) => !eq(newSpec[k], oldSpec[k]))) {
     const diff = goStructDiff(
       'core.PersistentVolumeClaimSpec',
-      CLAIM_SPEC_FIELDS.map(([k, go]) => ({ name: go, old: oldSpec[k], new: newSpec[k] })),
+      CLAIM_SPEC_FIELDS.map(([k, go, , type]) => ({ name: go, old: oldSpec[k] ?? (k === 'volumeName' ? '' : undefined), new: newSpec[k] ?? (k === 'volumeName' ? '' : undefined), type: type || undefined })),
     );
     errs.push(forbidden(new FieldPath('spec'), `spec is immutable after creation except resources.requests for bound claims\n${diff}`));
   }

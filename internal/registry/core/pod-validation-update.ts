@@ -3,34 +3,20 @@
  * ValidatePodUpdate (only images, activeDeadlineSeconds, added tolerations and a negative grace
  * period set to 1 may change), ValidatePodStatusUpdate and ValidatePodEphemeralContainersUpdate.
  *
- * kube appends a go-cmp diff of the internal PodSpec to its "may not change" messages. go-cmp
- * deliberately randomizes its output's spacing (so no program depends on it), which makes it
- * impossible to reproduce byte for byte; the text here is a diff in the same spirit: the changed
- * top-level fields of the spec, old value prefixed `-`, new `+`.
+ * kube appends a go-cmp diff of the internal PodSpec (or EphemeralContainer) to its "may not
+ * change" messages: pod-cmpdiff.ts writes it.
  */
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, duplicate, forbidden, internalError, invalid, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 import { parseIP } from '../../validation/network.ts';
 import type { PodValidationOptions } from './pod-validation-containers.ts';
 import { type VolumesValidator, validatePodAnnotationUpdates, validatePodMetadataAndSpec, validateTolerations } from './pod-validation.ts';
 import { type J, deepEqual, list, obj, s } from './pod-util.ts';
+import { cmpDiff } from './pod-cmpdiff.ts';
 
 const specPath = new FieldPath('spec');
 const metaAnnotations = new FieldPath('metadata').child('annotations');
-
-/** A readable stand-in for go-cmp's diff of two values (see the file header). */
-export function specDiff(oldV: J, newV: J, typeName: string): string {
-  const keys = [...new Set([...Object.keys(oldV), ...Object.keys(newV)])];
-  const lines = [`  ${typeName}{`];
-  for (const k of keys) {
-    if (deepEqual(oldV[k], newV[k])) continue;
-    if (oldV[k] !== undefined) lines.push(`- \t${k}: ${JSON.stringify(oldV[k])},`);
-    if (newV[k] !== undefined) lines.push(`+ \t${k}: ${JSON.stringify(newV[k])},`);
-  }
-  lines.push('  }');
-  return `${lines.join('\n')}\n`;
-}
 
 /** ValidateContainerUpdates: same count, images required and trimmed. Returns [errors, stop]. */
 function validateContainerUpdates(next: J[], old: J[], p: FieldPath): [FieldError[], boolean] {
@@ -71,7 +57,8 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
       return [...errs, invalid(specPath.child('activeDeadlineSeconds'), ads, 'must be less than or equal to previous value')];
     }
   } else if (typeof oldSpec.activeDeadlineSeconds === 'number') {
-    errs.push(invalid(specPath.child('activeDeadlineSeconds'), null, 'must not update from a positive integer to nil value'));
+    // Go prints the nil *int64 as "null" (quoted: the value is formatted as a string).
+    errs.push(invalid(specPath.child('activeDeadlineSeconds'), 'null', 'must not update from a positive integer to nil value'));
   }
   errs.push(...validateOnlyAddedTolerations(list(spec.tolerations), list(oldSpec.tolerations), specPath.child('tolerations')));
   if (deepEqual(spec, oldSpec)) return errs;
@@ -91,7 +78,7 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
     errs.push(
       forbidden(
         specPath,
-        `pod updates may not change fields other than \`spec.containers[*].image\`, \`spec.initContainers[*].image\`, \`spec.activeDeadlineSeconds\`, \`spec.tolerations\` (only additions to existing tolerations) or \`spec.terminationGracePeriodSeconds\` (allow it to be set to 1 if it was previously negative)\n${specDiff(oldSpec, munged, 'core.PodSpec')}`,
+        `pod updates may not change fields other than \`spec.containers[*].image\`, \`spec.initContainers[*].image\`, \`spec.activeDeadlineSeconds\`, \`spec.tolerations\` (only additions to existing tolerations) or \`spec.terminationGracePeriodSeconds\` (allow it to be set to 1 if it was previously negative)\n${cmpDiff('PodSpec', oldSpec, munged)}`,
       ),
     );
   }
@@ -142,11 +129,14 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject, opts: 
   if (ips.length > 1) {
     const parsed = ips.map((ip) => parseIP(s(ip.ip)));
     const families = new Set(parsed.map((x) => x?.family));
+    // netutils.IsDualStackIPStrings fails on the first unparsable address.
+    if (!parsed.every(Boolean)) errs.push(internalError(ipPath, 'failed to check for dual stack with error:ip <nil> is invalid'));
     const dualStack = parsed.every(Boolean) && families.size === 2;
-    if (!dualStack || ips.length > 2) errs.push(invalid(ipPath, ips, 'may specify no more than one IP for each IP family'));
+    const goIPs = new GoValue(`[]core.PodIP{${ips.map((ip) => `core.PodIP{IP:${JSON.stringify(s(ip.ip))}}`).join(', ')}}`);
+    if (!dualStack || ips.length > 2) errs.push(invalid(ipPath, goIPs, 'may specify no more than one IP for each IP family'));
     const seen = new Set<string>();
     ips.forEach((ip, i) => {
-      if (seen.has(s(ip.ip))) errs.push(duplicate(ipPath.index(i), ip));
+      if (seen.has(s(ip.ip))) errs.push(duplicate(ipPath.index(i), new GoValue(`core.PodIP{IP:${JSON.stringify(s(ip.ip))}}`)));
       seen.add(s(ip.ip));
     });
   }
@@ -162,7 +152,7 @@ export function validatePodEphemeralContainersUpdate(pod: KubeObject, old: KubeO
   for (const o of list(obj(old.spec)?.ephemeralContainers)) {
     const nw = byName.get(s(o.name));
     if (!nw) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be removed\n`));
-    else if (!deepEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${specDiff(o, nw, 'core.EphemeralContainer')}`));
+    else if (!deepEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${cmpDiff('EphemeralContainer', o, nw)}`));
   }
   return errs;
 }

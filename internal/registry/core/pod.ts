@@ -15,6 +15,7 @@ import { podTable } from './pod-table.ts';
 import { DEFAULT_POD_VALIDATION_OPTIONS, type VolumesValidator, containersWithPath, podVolumes, validatePodCreate } from './pod-validation.ts';
 import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation-update.ts';
 import { evictionSubresource } from './pod-eviction.ts';
+import { bindingSubresource } from './pod-binding.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 
@@ -172,6 +173,10 @@ const podFieldSelectors: Record<string, (o: KubeObject) => string> = {
   'status.phase': (o) => s(obj(o.status)?.phase),
   'status.podIP': (o) => s(list(obj(o.status)?.podIPs)[0]?.ip),
   'status.nominatedNodeName': (o) => s(obj(o.status)?.nominatedNodeName),
+  // The v1 field-label conversion also accepts status.podIPs (absent from the selectable fields,
+  // so it reads as empty) and spec.host, the old name of spec.nodeName.
+  'status.podIPs': () => '',
+  'spec.host': (o) => s(obj(o.spec)?.nodeName),
 };
 
 export const podKind: KindDescriptor = {
@@ -186,6 +191,7 @@ export const podKind: KindDescriptor = {
   categories: ['all'],
   strategy: podStrategy,
   subresources: [
+    bindingSubresource,
     { name: 'ephemeralcontainers', verbs: ['get', 'update', 'patch'], strategy: ephemeralContainersStrategy },
     evictionSubresource,
     { name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy },

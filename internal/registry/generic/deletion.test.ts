@@ -2,7 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GarbageCollectionPolicy } from '../rest/strategy.ts';
-import { deletionFinalizers, lifecycleDeletionFinalizers, markAsDeleting, type PropagationOptions } from './deletion.ts';
+import { deletionFinalizers, gracefulDeletion, lifecycleDeletionFinalizers, markAsDeleting, type PropagationOptions } from './deletion.ts';
+import type { KubeObject, ObjectMeta } from '../../api/types.ts';
 
 const F = 'foregroundDeletion';
 const O = 'orphan';
@@ -64,6 +65,27 @@ test('markAsDeleting: generation bumped once, deletionTimestamp kept unless late
   const later = { deletionTimestamp: '2026-05-01T00:00:00Z', deletionGracePeriodSeconds: 30 };
   markAsDeleting(later, '2026-01-01T00:00:00Z');
   assert.equal(later, { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 });
+});
+
+test('gracefulDeletion (rest.BeforeDelete with a graceful strategy)', () => {
+  const now = new Date('2026-01-01T00:00:00.500Z');
+  const check = (_o: KubeObject, g: number | undefined): number => g ?? 30;
+  type Case = [name: string, meta: ObjectMeta, requested: number | undefined, result: boolean | 'pending', after: ObjectMeta];
+  const cases: Case[] = [
+    ['first delete: the strategy period', {}, undefined, true, { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }],
+    ['first delete: the request period', {}, 5, true, { deletionTimestamp: '2026-01-01T00:00:05Z', deletionGracePeriodSeconds: 5 }],
+    ['negative request: 1', {}, -4, true, { deletionTimestamp: '2026-01-01T00:00:01Z', deletionGracePeriodSeconds: 1 }],
+    ['generation bumped', { generation: 2 }, 0, true, { generation: 3, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 }],
+    ['deleting, no period given: pending', { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }, undefined, 'pending', { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }],
+    ['deleting, longer period: pending', { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }, 60, 'pending', { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }],
+    ['deleting, shorter period: moved earlier', { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }, 10, true, { deletionTimestamp: '2026-01-01T00:00:10Z', deletionGracePeriodSeconds: 10 }],
+    ['deleting with period 0: not graceful', { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 }, 0, false, { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 }],
+  ];
+  for (const [name, meta, requested, result, after] of cases) {
+    const m = structuredClone(meta);
+    assert.is(gracefulDeletion(check, { metadata: meta } as KubeObject, m, requested, now), result, name);
+    assert.equal(m, after, name);
+  }
 });
 
 test.run();

@@ -10,6 +10,8 @@ import jsonpatch from 'fast-json-patch';
 import { goSyntaxError } from '../../decode/json-parse.ts';
 import { goJson, jsonEqual } from './serialize.ts';
 import type { KubeObject } from '../../api/types.ts';
+import type { OpenApiSchema } from '../../schema/types.ts';
+import { generatedSource } from '../../schema/registry.ts';
 import { badRequest, unsupportedMediaTypeRoute, ApiError, failure, unknownError } from '../../api/errors.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -43,10 +45,88 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** Paths (dot-joined) of scalar lists that strategic merge treats as sets (patchStrategy: merge). */
+/** Paths (dot-joined) of scalar lists that strategic merge treats as sets when no schema is known. */
 const SET_LISTS = new Set(['metadata.finalizers']);
 
-export function strategicMergePatch(target: unknown, patch: unknown, path = ''): unknown {
+/** A schema node with `$ref`s of the generated definitions followed. */
+function resolveSchema(node: OpenApiSchema | undefined): OpenApiSchema | undefined {
+  let n = node;
+  for (let i = 0; n?.$ref && i < 16; i++) n = generatedSource().definition(n.$ref);
+  return n;
+}
+
+/** The schema of field `k` of an object node (a struct's property or a map's value). */
+function fieldSchema(node: OpenApiSchema | undefined, k: string): OpenApiSchema | undefined {
+  const r = resolveSchema(node);
+  if (!r) return undefined;
+  if (r.properties) return r.properties[k];
+  return typeof r.additionalProperties === 'object' && r.additionalProperties !== null ? (r.additionalProperties as OpenApiSchema) : undefined;
+}
+
+/** The root schema of the kind a stored object is (undefined: not a generated kind). */
+export function kindSchema(obj: unknown): OpenApiSchema | undefined {
+  if (!isObj(obj) || typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return undefined;
+  const slash = obj.apiVersion.indexOf('/');
+  const gvk = { group: slash >= 0 ? obj.apiVersion.slice(0, slash) : '', version: obj.apiVersion.slice(slash + 1), kind: obj.kind };
+  return resolveSchema(generatedSource().kind(gvk));
+}
+
+/**
+ * A list with patchStrategy merge and a patchMergeKey (e.g. conditions by `type`, containers by
+ * `name`): patch elements merge into the element with the same key, new ones are appended,
+ * `{$patch: delete, key: …}` removes one, an element `{$patch: replace}` replaces the whole list.
+ */
+function mergeKeyedList(current: unknown, patch: unknown[], key: string, items: OpenApiSchema | undefined, path: string): unknown[] {
+  if (patch.some((e) => isObj(e) && e.$patch === 'replace')) return patch.filter((e) => !(isObj(e) && e.$patch === 'replace'));
+  const out = Array.isArray(current) ? [...current] : [];
+  for (const el of patch) {
+    if (!isObj(el)) {
+      out.push(el);
+      continue;
+    }
+    const i = out.findIndex((x) => isObj(x) && jsonEqual(x[key], el[key]));
+    if (el.$patch === 'delete') {
+      if (i >= 0) out.splice(i, 1);
+      continue;
+    }
+    if (i >= 0) out[i] = strategicMergePatch(out[i], el, path, items);
+    else out.push(strategicMergePatch({}, el, path, items));
+  }
+  return out;
+}
+
+/**
+ * `$setElementOrder/<field>` (strategicpatch normalizeElementOrder): the merged elements named in
+ * `order` come in that order; the others (only on the server) keep their server order, and the two
+ * sequences are interleaved by server position (mergeSortedSlice).
+ */
+function applyElementOrder(merged: unknown[], server: unknown[], order: unknown[], idOf: (x: unknown) => unknown): unknown[] {
+  const pos = (list: unknown[], x: unknown): number => list.findIndex((y) => jsonEqual(idOf(y), idOf(x)));
+  const inOrder = merged.filter((x) => pos(order, x) >= 0).sort((a, b) => pos(order, a) - pos(order, b));
+  const serverOnly = merged.filter((x) => pos(order, x) < 0).sort((a, b) => pos(server, a) - pos(server, b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < inOrder.length) {
+    if (i >= serverOnly.length) out.push(inOrder[j++]);
+    else if (j >= inOrder.length) out.push(serverOnly[i++]);
+    else {
+      const li = pos(server, serverOnly[i]);
+      const ri = pos(server, inOrder[j]);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(serverOnly[i++]);
+      else out.push(inOrder[j++]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Strategic merge patch (apimachinery strategicpatch, for the parts clients use): a merge patch
+ * whose lists follow the schema's `x-kubernetes-patch-strategy` / `x-kubernetes-patch-merge-key`
+ * (`schema` is the node of `target`; without one, only metadata.finalizers merges), plus the
+ * `$patch: replace|delete` and `$deleteFromPrimitiveList` directives kubectl sends.
+ */
+export function strategicMergePatch(target: unknown, patch: unknown, path = '', schema?: OpenApiSchema): unknown {
   if (!isObj(patch)) return patch;
   if (patch.$patch === 'replace') {
     const { $patch: _p, ...rest } = patch;
@@ -63,16 +143,36 @@ export function strategicMergePatch(target: unknown, patch: unknown, path = ''):
       continue;
     }
     const child = path ? `${path}.${k}` : k;
+    const fs = resolveSchema(fieldSchema(schema, k));
+    const strategy = fs?.['x-kubernetes-patch-strategy'] ?? '';
+    const merges = strategy.split(',').includes('merge');
+    const order = patch[`$setElementOrder/${k}`];
+    const server = Array.isArray(out[k]) ? (out[k] as unknown[]) : [];
     if (v === null) delete out[k];
-    else if (Array.isArray(v) && SET_LISTS.has(child) && Array.isArray(out[k])) {
+    else if (Array.isArray(v) && merges && fs?.['x-kubernetes-patch-merge-key']) {
+      const key = fs['x-kubernetes-patch-merge-key'];
+      const merged = mergeKeyedList(out[k], v, key, fs.items, child);
+      out[k] = Array.isArray(order) ? applyElementOrder(merged, server, order, (x) => (isObj(x) ? x[key] : x)) : merged;
+    } else if (Array.isArray(v) && (merges || (!schema && SET_LISTS.has(child))) && Array.isArray(out[k])) {
       const merged = [...(out[k] as unknown[])];
-      for (const x of v) if (!merged.includes(x)) merged.push(x);
-      out[k] = merged;
+      for (const x of v) if (!merged.some((y) => jsonEqual(x, y))) merged.push(x);
+      out[k] = Array.isArray(order) && merges ? applyElementOrder(merged, server, order, (x) => x) : merged;
     } else {
-      const r = strategicMergePatch(out[k], v, child);
+      const r = strategicMergePatch(out[k], v, child, fs);
       if (r === undefined) delete out[k];
       else out[k] = r;
     }
+  }
+  // A `$setElementOrder` without its list in the patch only reorders the list.
+  for (const [d, order] of Object.entries(patch)) {
+    if (!d.startsWith('$setElementOrder/') || !Array.isArray(order)) continue;
+    const k = d.slice('$setElementOrder/'.length);
+    if (k in patch || !Array.isArray(out[k])) continue;
+    const fs = resolveSchema(fieldSchema(schema, k));
+    if (!(fs?.['x-kubernetes-patch-strategy'] ?? '').split(',').includes('merge')) continue;
+    const key = fs?.['x-kubernetes-patch-merge-key'];
+    const list = out[k] as unknown[];
+    out[k] = applyElementOrder(list, list, order, (x) => (key && isObj(x) ? x[key] : x));
   }
   return out;
 }
@@ -182,5 +282,5 @@ export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, 
   }
   if (patch === null) return current; // json.Unmarshal of null into a map: an empty patch
   if (!isObj(patch)) throw badRequest(`json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
-  return strategicMergePatch(current, patch);
+  return strategicMergePatch(current, patch, '', kindSchema(current));
 }

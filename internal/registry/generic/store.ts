@@ -17,7 +17,7 @@ import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
-import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
+import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
 import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
@@ -47,6 +47,7 @@ const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameVal
   subdomain: nameIsDNSSubdomain,
   label: nameIsDNSLabel,
   dns1035: nameIsDNS1035Label,
+  pathSegment: nameIsPathSegment,
 };
 /** FinishFunc of a kind without hooks. */
 const finishNothing: FinishFunc = async () => undefined;
@@ -306,9 +307,36 @@ export class GenericStore {
         delete: async (opts) => {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
+        update: (mutate, preconditions) => this.rawUpdate(ctx, namespace, name, mutate, preconditions),
       },
       decoded,
     );
+  }
+
+  /**
+   * Storage.GuaranteedUpdate without the strategy, admission or validation (what a subresource
+   * REST such as pods/binding does): read, check the uid/resourceVersion preconditions, mutate,
+   * append; a lost race re-reads unless a resourceVersion precondition was given.
+   */
+  private async rawUpdate(ctx: RequestContext, namespace: string, name: string, mutate: (current: KubeObject) => KubeObject, pre: { uid?: string; resourceVersion?: string } = {}): Promise<void> {
+    await this.locks.run(objectPath(this.key(namespace, name)), async () => {
+      for (let attempt = 0; ; attempt++) {
+        const current = parseObject(await this.getLatest(namespace, name));
+        const currentRv = current.metadata.resourceVersion!;
+        if (pre.uid && pre.uid !== current.metadata.uid) throw this.uidPreconditionFailed(ctx, namespace, name, pre.uid, current.metadata.uid ?? '');
+        if (pre.resourceVersion && pre.resourceVersion !== currentRv) throw this.conflictErr(name);
+        const next = mutate(deepCopy(current));
+        delete next.metadata.resourceVersion;
+        if (ctx.dryRun) return;
+        const verdict = await this.write(ctx, 'UPDATE', next, Number(currentRv), name, namespace, 'update');
+        if (verdict.accepted) return;
+        if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES) {
+          await backoff(attempt);
+          continue;
+        }
+        throw rejection(verdict, this.gr, name, namespace);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- update / patch
@@ -549,8 +577,12 @@ export class GenericStore {
   // ---------------------------------------------------------------- delete
 
   /**
-   * DELETE one object, as kube-apiserver's generic Store.Delete (no kind here supports graceful
-   * deletion, so gracePeriodSeconds is accepted and ignored):
+   * DELETE one object, as kube-apiserver's generic Store.Delete:
+   * - kinds with `checkGracefulDelete` (Pods) follow rest.BeforeDelete (deletion.ts
+   *   gracefulDeletion): a period > 0 marks the object (deletionTimestamp = now + period,
+   *   deletionGracePeriodSeconds) and keeps it; a zero period writes the mark, then removes it;
+   *   a delete of an object already waiting with a shorter or equal period answers it unchanged.
+   *   Other kinds accept gracePeriodSeconds and ignore it;
    * - DeleteOptions/the kind's default policy decide the garbage-collector finalizers (`orphan`,
    *   `foregroundDeletion`, see deletion.ts), also on an object that is already terminating;
    * - with finalizers left, the object is only marked (deletionTimestamp, deletionGracePeriodSeconds
@@ -621,7 +653,8 @@ export class GenericStore {
           const verdict = await this.write(ctx, 'DELETE', gone, Number(markedObj.metadata.resourceVersion), name, namespace, 'delete');
           if (!verdict.accepted) throw rejection(verdict, this.gr, name, namespace);
           await this.hooks.afterDelete?.(markedObj);
-          return this.deletedResponse(verdict.object, markedObj);
+          // etcd3's Delete answers the object as last stored (the mark, at its resourceVersion).
+          return this.deletedResponse(marked.object, markedObj);
         }
         if (graceful) {
           // Marked with its grace period (or kept by finalizers): answered, not removed.
@@ -641,7 +674,9 @@ export class GenericStore {
       if (verdict.accepted) {
         if (!remove) return { body: verdict.object, code: markedCode, warnings: [] };
         await this.hooks.afterDelete?.(current);
-        return this.deletedResponse(verdict.object, current);
+        // etcd3's Delete answers the object as it was last stored (its resourceVersion is the last
+        // write's, not the deletion's; watchers see the deletion's in the DELETED event).
+        return this.deletedResponse(currentBytes, current);
       }
       if (verdict.reason === 'Conflict' && !pre.resourceVersion && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline) {
         await backoff(attempt);

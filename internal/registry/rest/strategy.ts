@@ -158,6 +158,13 @@ export interface SubresourceCreateContext {
   get(): Promise<KubeObject>;
   /** DELETE the parent through the store (graceful deletion, finalizers, preconditions). */
   delete(opts: SubresourceDeleteOptions): Promise<void>;
+  /**
+   * Rewrite the parent in storage without its strategy (kube's Storage.GuaranteedUpdate from a
+   * subresource REST, e.g. pods/binding): `mutate` gets the stored object (a private copy) and
+   * returns it changed or throws (an ApiError, or an Error the caller interprets). Retried on
+   * conflicts unless a precondition was given; a failed precondition is the storage's 409.
+   */
+  update(mutate: (current: KubeObject) => KubeObject, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void>;
 }
 
 /** The DeleteOptions fields a subresource may pass to its parent's delete. */
@@ -245,7 +252,7 @@ export interface KindDescriptor {
   listKind: string;
   namespaced: boolean;
   /** metadata.name rule: DNS-1123 subdomain (default, most kinds), label (Namespace) or DNS-1035 label (Service). */
-  nameFormat?: 'subdomain' | 'label' | 'dns1035';
+  nameFormat?: 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
   shortNames: string[];
   categories?: string[];
   strategy: Strategy;

@@ -13,6 +13,12 @@ export interface DiffField {
   name: string;
   old: unknown;
   new: unknown;
+  /**
+   * The Go type, for how values print: `*core.NFSVolumeSource` (pointer to struct: `&{…}`, with
+   * the type name when changed), `[]core.PersistentVolumeAccessMode` (slice), `*string` (`&"x"`),
+   * `core.ResourceRequirements` (struct). Absent: a plain value.
+   */
+  type?: string;
 }
 
 const CONTEXT = 2;
@@ -34,6 +40,16 @@ function goValue(v: unknown, pointer = true): string {
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/** One field's value as go-cmp prints it (type names on changed values, elided on context lines). */
+function fieldValue(v: unknown, type: string | undefined, changed: boolean): string {
+  if (v === undefined || v === null) return 'nil';
+  if (!type) return goValue(v);
+  if (type.startsWith('*') && (typeof v !== 'object' || v === null)) return `&${goValue(v)}`;
+  if (type.startsWith('*')) return `&${changed ? type.slice(1) : ''}${goValue(v, false)}`;
+  if (type.startsWith('[]')) return `${changed ? type : ''}${goValue(v, false)}`;
+  return `${changed ? type : ''}${goValue(v, false)}`;
+}
+
 /** The cmp.Diff-like report of `type` (e.g. `core.PersistentVolumeSource`) whose fields are `fields`. */
 export function goStructDiff(type: string, fields: DiffField[]): string {
   const changed = fields.map((f) => !same(f.old, f.new));
@@ -53,9 +69,9 @@ export function goStructDiff(type: string, fields: DiffField[]): string {
     flush();
     const label = `${f.name}:`.padEnd(width);
     if (changed[i]) {
-      lines.push(`- \t${label} ${goValue(f.old)},`);
-      lines.push(`+ \t${label} ${goValue(f.new)},`);
-    } else lines.push(`  \t${label} ${goValue(f.old)},`);
+      lines.push(`- \t${label} ${fieldValue(f.old, f.type, true)},`);
+      lines.push(`+ \t${label} ${fieldValue(f.new, f.type, true)},`);
+    } else lines.push(`  \t${label} ${fieldValue(f.old, f.type, false)},`);
   });
   flush();
   lines.push('  }');

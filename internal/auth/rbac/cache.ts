@@ -1,0 +1,143 @@
+/**
+ * The RBAC objects the authorizer reads, held in memory and kept current from the fold (kube's
+ * RBAC authorizer reads informer caches). Start: subscribe to changes first, then load a consistent
+ * view, then apply the changes newer than the view — so nothing committed is missed. A change is
+ * applied in the same step that folds it, so a binding written by request N is seen by any request
+ * answered after N's write was acknowledged on this replica.
+ */
+import type { Storage } from '../../storage/storage.ts';
+import { currentPrefix, type ObjectKey } from '../../storage/keys.ts';
+import type { Change } from '../../storage/mvcc/materializer.ts';
+import type { PolicyRule, Subject } from './rules.ts';
+
+export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RESOURCES = ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const;
+type Resource = (typeof RESOURCES)[number];
+
+export interface RoleRef {
+  apiGroup: string;
+  kind: string;
+  name: string;
+}
+
+export interface Binding {
+  name: string;
+  namespace: string;
+  roleRef: RoleRef;
+  subjects: Subject[];
+}
+
+export interface ClusterRole {
+  name: string;
+  rules: PolicyRule[];
+  labels: Record<string, string>;
+  aggregationRule?: { clusterRoleSelectors?: unknown[] };
+  raw: Record<string, unknown>;
+}
+
+interface Stored {
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  rules?: PolicyRule[];
+  roleRef?: RoleRef;
+  subjects?: Subject[];
+  aggregationRule?: { clusterRoleSelectors?: unknown[] };
+}
+
+const keyOf = (ns: string, name: string): string => `${ns}/${name}`;
+
+export class RbacCache {
+  /** `<ns>/<name>` → rules. */
+  readonly roles = new Map<string, PolicyRule[]>();
+  readonly clusterRoles = new Map<string, ClusterRole>();
+  /** namespace → bindings of that namespace. */
+  readonly roleBindings = new Map<string, Map<string, Binding>>();
+  readonly clusterRoleBindings = new Map<string, Binding>();
+  private unsubscribe: (() => void) | null = null;
+  /** Listeners for ClusterRole changes (the aggregation controller). */
+  private readonly clusterRoleListeners = new Set<(name: string) => void>();
+
+  /** Load everything and follow the fold. Resolves once the cache is current. */
+  async start(storage: Storage): Promise<void> {
+    const pending: Change[] = [];
+    let loaded = false;
+    let loadedAt = -1;
+    this.unsubscribe = storage.onChange((changes) => {
+      for (const c of changes) {
+        if (c.key.group !== RBAC_GROUP) continue;
+        if (!loaded) pending.push(c);
+        else if (c.offset > loadedAt) this.apply(c);
+      }
+    });
+    const view = await storage.view();
+    try {
+      loadedAt = view.rv;
+      for (const resource of RESOURCES) {
+        const prefix = currentPrefix(RBAC_GROUP, resource);
+        for await (const [, value] of view.scan(prefix, prefix.slice(0, -1) + '0')) this.put(resource, JSON.parse(value.toString('utf8')) as Stored);
+      }
+    } finally {
+      await view.close();
+    }
+    for (const c of pending) if (c.offset > loadedAt) this.apply(c);
+    loaded = true;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  /** Called with a ClusterRole's name whenever it changes or goes away. */
+  onClusterRoleChange(f: (name: string) => void): () => void {
+    this.clusterRoleListeners.add(f);
+    return () => this.clusterRoleListeners.delete(f);
+  }
+
+  private apply(c: Change): void {
+    const resource = c.key.resource as Resource;
+    if (!RESOURCES.includes(resource)) return;
+    if (c.type === 'DELETED') this.remove(resource, c.key);
+    else this.put(resource, JSON.parse(c.object.toString('utf8')) as Stored);
+  }
+
+  private put(resource: Resource, o: Stored): void {
+    const ns = o.metadata.namespace ?? '';
+    const name = o.metadata.name;
+    switch (resource) {
+      case 'roles':
+        this.roles.set(keyOf(ns, name), o.rules ?? []);
+        break;
+      case 'clusterroles':
+        this.clusterRoles.set(name, { name, rules: o.rules ?? [], labels: o.metadata.labels ?? {}, aggregationRule: o.aggregationRule, raw: o as unknown as Record<string, unknown> });
+        for (const f of this.clusterRoleListeners) f(name);
+        break;
+      case 'rolebindings': {
+        let m = this.roleBindings.get(ns);
+        if (!m) this.roleBindings.set(ns, (m = new Map()));
+        m.set(name, { name, namespace: ns, roleRef: o.roleRef!, subjects: o.subjects ?? [] });
+        break;
+      }
+      case 'clusterrolebindings':
+        this.clusterRoleBindings.set(name, { name, namespace: '', roleRef: o.roleRef!, subjects: o.subjects ?? [] });
+        break;
+    }
+  }
+
+  private remove(resource: Resource, k: ObjectKey): void {
+    switch (resource) {
+      case 'roles':
+        this.roles.delete(keyOf(k.namespace, k.name));
+        break;
+      case 'clusterroles':
+        this.clusterRoles.delete(k.name);
+        for (const f of this.clusterRoleListeners) f(k.name);
+        break;
+      case 'rolebindings':
+        this.roleBindings.get(k.namespace)?.delete(k.name);
+        break;
+      case 'clusterrolebindings':
+        this.clusterRoleBindings.delete(k.name);
+        break;
+    }
+  }
+}

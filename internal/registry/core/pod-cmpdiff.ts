@@ -1,0 +1,450 @@
+/**
+ * The diff kube-apiserver 1.24 appends to the Pod update messages ("pod updates may not change
+ * fields other than …\n<diff>"): github.com/google/go-cmp v0.5.5 `cmp.Diff(old, new)` of the
+ * internal core types, ported for the values a Pod spec holds.
+ *
+ * Ported faithfully: the report layout (report_text.go: compact vs expanded lists, key and value
+ * alignment, 80-column batching), struct records with two context records around each change and
+ * "... // N identical fields" for the rest (report_compare.go formatDiffList), verbosity limits
+ * of elided values (report_reflect.go FormatValue: four non-zero fields of a struct in a context
+ * line, strings cut at 64 bytes, …), `&` pointers, `nil`. Approximated: slices are compared
+ * index by index (go-cmp runs an edit script), quantities print their string.
+ *
+ * go-cmp randomly picks, once per process, regular or non-breaking spaces after the `-`/`+`/` `
+ * markers (so that nobody depends on its output); this port always writes regular spaces, one of
+ * the two forms kube-apiserver writes.
+ *
+ * Example (restartPolicy changed):
+ *   core.PodSpec{
+ *   	... // 2 identical fields
+ *   	Containers:                    {{Name: "c", Image: "nginx", ...}},
+ *   	EphemeralContainers:           nil,
+ * - 	RestartPolicy:                 "Always",
+ * + 	RestartPolicy:                 "Never",
+ *   	TerminationGracePeriodSeconds: &30,
+ *   	...
+ */
+import { generatedSource } from '../../schema/registry.ts';
+import { type J, deepEqual, obj } from './pod-util.ts';
+import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './pod-cmptext.ts';
+
+// ---------------------------------------------------------------- Go types
+
+/** A Go type as go-cmp sees it. */
+type GoType =
+  | { k: 'struct'; name: string; fields: GoField[] }
+  | { k: 'ptr'; elem: GoType }
+  | { k: 'slice'; name: string; elem: GoType }
+  | { k: 'map'; name: string; elem: GoType }
+  | { k: 'string' | 'int' | 'bool' | 'quantity' | 'intstr' | 'time' };
+
+interface GoField {
+  name: string;
+  /** JSON member in the parent object; undefined for an embedded struct (its fields are the parent's). */
+  json?: string;
+  type: () => GoType;
+}
+
+const ACRONYMS: Record<string, string> = {
+  dnsPolicy: 'DNSPolicy', dnsConfig: 'DNSConfig', os: 'OS', hostIPC: 'HostIPC', hostPID: 'HostPID', hostIP: 'HostIP', podIP: 'PodIP', podIPs: 'PodIPs', ip: 'IP',
+  httpGet: 'HTTPGet', tcpSocket: 'TCPSocket', grpc: 'GRPC', tty: 'TTY', fsGroup: 'FSGroup', fsGroupChangePolicy: 'FSGroupChangePolicy', seLinuxOptions: 'SELinuxOptions',
+  httpHeaders: 'HTTPHeaders', uid: 'UID', apiVersion: 'APIVersion', setHostnameAsFQDN: 'SetHostnameAsFQDN', hostIPs: 'HostIPs', gmsaCredentialSpecName: 'GMSACredentialSpecName',
+  gmsaCredentialSpec: 'GMSACredentialSpec', gcePersistentDisk: 'GCEPersistentDisk', awsElasticBlockStore: 'AWSElasticBlockStore', cephfs: 'CephFS', storageos: 'StorageOS', fsType: 'FSType', readOnly: 'ReadOnly', iscsi: 'ISCSI', nfs: 'NFS', rbd: 'RBD', fc: 'FC', csi: 'CSI', targetWWNs: 'TargetWWNs', wwids: 'WWIDs',
+};
+const goName = (json: string): string => ACRONYMS[json] ?? json.charAt(0).toUpperCase() + json.slice(1);
+
+const DEF = 'io.k8s.api.core.v1.';
+const memo = new Map<string, GoType>();
+
+/**
+ * Embedded structs of the internal types (`json:",inline"` in v1): parent → [Go name, type name,
+ * JSON members it holds, or the members it leaves to the parent when `rest` is set].
+ */
+const EMBEDDED: Record<string, [string, string, string[], boolean?][]> = {
+  Probe: [['ProbeHandler', 'ProbeHandler', ['exec', 'httpGet', 'tcpSocket', 'grpc']]],
+  EphemeralContainer: [['EphemeralContainerCommon', 'EphemeralContainerCommon', ['targetContainerName'], true]],
+  Volume: [['VolumeSource', 'VolumeSource', ['name'], true]],
+};
+
+/** The internal core type behind a v1 definition (same fields, Go order), with the known differences. */
+function structType(def: string): GoType {
+  const hit = memo.get(def);
+  if (hit) return hit;
+  const short = def.slice(DEF.length);
+  const t: GoType = { k: 'struct', name: `core.${short}`, fields: [] };
+  memo.set(def, t);
+  const props = generatedSource().definition(def)?.properties ?? {};
+  const embedded = (EMBEDDED[short] ?? []).map(([goField, typeName, listed, rest]): [string, string, string[]] => [goField, typeName, rest ? Object.keys(props).filter((m) => !listed.includes(m)) : listed]);
+  const taken = new Set(embedded.flatMap(([, , members]) => members));
+  const own = Object.entries(props).filter(([json]) => !taken.has(json));
+  const embeddedFields = embedded.map(([goField, typeName, members]): GoField => {
+    const inner: GoType = { k: 'struct', name: `core.${typeName}`, fields: members.filter((m) => props[m]).map((m) => ({ name: goName(m), json: m, type: () => propType(props[m]!) })) };
+    return { name: goField, type: () => inner };
+  });
+  // An embedded struct comes first in every one of these types except Volume (Name, then VolumeSource).
+  if (short === 'Volume') t.fields.push(...own.map(([json, p]) => ({ name: goName(json), json, type: () => propType(p) })), ...embeddedFields);
+  else t.fields.push(...embeddedFields, ...own.map(([json, p]) => ({ name: goName(json), json, type: () => propType(p) })));
+  if (short === 'PodSpec') adjustPodSpec(t);
+  if (short === 'PodSecurityContext') {
+    // Internal PodSecurityContext holds the host namespaces that v1 keeps in PodSpec.
+    const hostFields = ['hostNetwork', 'hostPID', 'hostIPC'].map((j): GoField => ({ name: goName(j), json: j, type: () => ({ k: 'bool' }) }));
+    t.fields.unshift(...hostFields, { name: 'ShareProcessNamespace', json: 'shareProcessNamespace', type: () => ({ k: 'ptr', elem: { k: 'bool' } }) });
+  }
+  return t;
+}
+
+/** core.PodSpec's field order (pkg/apis/core/types.go): host* and shareProcessNamespace live in SecurityContext, no serviceAccount. */
+const POD_SPEC_ORDER = [
+  'volumes', 'initContainers', 'containers', 'ephemeralContainers', 'restartPolicy', 'terminationGracePeriodSeconds', 'activeDeadlineSeconds', 'dnsPolicy', 'nodeSelector',
+  'serviceAccountName', 'automountServiceAccountToken', 'nodeName', 'securityContext', 'imagePullSecrets', 'hostname', 'subdomain', 'setHostnameAsFQDN', 'affinity',
+  'schedulerName', 'tolerations', 'hostAliases', 'priorityClassName', 'priority', 'preemptionPolicy', 'dnsConfig', 'readinessGates', 'runtimeClassName', 'overhead',
+  'enableServiceLinks', 'topologySpreadConstraints', 'os',
+];
+
+function adjustPodSpec(t: Extract<GoType, { k: 'struct' }>): void {
+  const byJson = new Map(t.fields.map((f) => [f.json, f]));
+  t.fields = POD_SPEC_ORDER.map((j) => byJson.get(j)!).filter(Boolean);
+}
+
+interface Prop {
+  $ref?: string;
+  type?: string;
+  items?: Prop;
+  additionalProperties?: Prop | boolean;
+  'x-go'?: string;
+}
+
+function propType(p: Prop): GoType {
+  const code = p['x-go'] ?? '';
+  const base = (): GoType => {
+    if (p.$ref) {
+      if (p.$ref.endsWith('.Quantity')) return { k: 'quantity' };
+      if (p.$ref.endsWith('.IntOrString')) return { k: 'intstr' };
+      if (p.$ref.endsWith('.Time') || p.$ref.endsWith('.MicroTime')) return { k: 'time' };
+      if (p.$ref.startsWith(DEF)) return structType(p.$ref);
+      return { k: 'struct', name: p.$ref.split('.').slice(-2).join('.'), fields: [] };
+    }
+    if (p.type === 'array') return { k: 'slice', name: '', elem: propType(p.items ?? {}) };
+    if (p.type === 'object') return { k: 'map', name: '', elem: propType(typeof p.additionalProperties === 'object' ? p.additionalProperties : { type: 'string' }) };
+    if (p.type === 'integer' || p.type === 'number') return { k: 'int' };
+    if (p.type === 'boolean') return { k: 'bool' };
+    return { k: 'string' };
+  };
+  return code.startsWith('p') ? { k: 'ptr', elem: base() } : base();
+}
+
+/** The value of a field in its parent JSON object (an embedded struct reads the parent itself). */
+const fieldValue = (f: GoField, parent: unknown): unknown => (f.json === undefined ? parent : obj(parent)?.[f.json]);
+
+/** reflect.Value.IsZero on the JSON form (absent = zero, as Go's omitempty wrote it). */
+function isZero(t: GoType, v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  switch (t.k) {
+    case 'struct':
+      return t.fields.every((f) => isZero(f.type(), fieldValue(f, v)));
+    case 'string':
+    case 'quantity':
+    case 'time':
+      return v === '';
+    case 'int':
+      return v === 0;
+    case 'bool':
+      return v === false;
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------- values (report_reflect.go)
+
+interface Opts {
+  mode: DiffMode | 'identical';
+  verbosity: number;
+  limit: boolean;
+  typeMode: 'auto' | 'elide' | 'emit';
+}
+
+const verbosityOf = (o: Opts): number => Math.max(0, Math.min(16, o.verbosity));
+const elemLimit = (o: Opts): number => ((1 << verbosityOf(o)) >> 1) << 2;
+
+/** formatString: quoted, cut to (1<<verbosity)<<5 bytes when verbosity is limited. */
+function formatString(s: string, o: Opts): TextLine {
+  const max = o.limit ? (1 << verbosityOf(o)) << 5 : s.length;
+  return new TextLine(s.length > max + 3 ? `${JSON.stringify(s.slice(0, max))}...` : JSON.stringify(s));
+}
+
+/** FormatType: a type label around struct/slice/map values that are not identical. */
+function withType(t: GoType, s: TextNode, o: Opts): TextNode {
+  if (o.typeMode === 'elide') return s;
+  if (o.typeMode === 'auto') {
+    if (t.k !== 'struct' && t.k !== 'slice' && t.k !== 'map') return s;
+    if (s instanceof TextLine && s.s === 'nil') return s;
+    if (o.mode === 'identical') return s;
+  }
+  const name = t.k === 'struct' ? t.name : t.k === 'slice' ? `[]${typeName(t.elem)}` : t.k === 'map' ? `map[string]${typeName(t.elem)}` : typeName(t);
+  return new TextWrap(name, s);
+}
+
+function typeName(t: GoType): string {
+  switch (t.k) {
+    case 'struct':
+      return t.name;
+    case 'ptr':
+      return `*${typeName(t.elem)}`;
+    case 'slice':
+      return `[]${typeName(t.elem)}`;
+    case 'map':
+      return `map[string]${typeName(t.elem)}`;
+    case 'quantity':
+      return 'resource.Quantity';
+    case 'intstr':
+      return 'intstr.IntOrString';
+    case 'time':
+      return 'v1.Time';
+    case 'int':
+      return 'int32';
+    default:
+      return t.k;
+  }
+}
+
+/** FormatValue of one JSON value of Go type `t`. */
+function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
+  switch (t.k) {
+    case 'bool':
+      return new TextLine(String(v === true));
+    case 'int':
+      return new TextLine(String(typeof v === 'number' ? v : 0));
+    case 'string':
+      return formatString(typeof v === 'string' ? v : '', o);
+    case 'quantity':
+    case 'time':
+      return v === undefined || v === null ? new TextLine('{}') : new TextLine(`s${JSON.stringify(String(v))}`);
+    case 'intstr':
+      return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${JSON.stringify(v)}}`);
+    case 'ptr':
+      if (v === undefined || v === null) return NIL;
+      return new TextWrap('&', formatValue(t.elem, v, o));
+    case 'struct': {
+      const list = new TextList();
+      const max = o.limit ? elemLimit(o) : Infinity;
+      const inner = { ...o, verbosity: o.limit ? o.verbosity - 1 : o.verbosity, typeMode: 'auto' as const };
+      for (const f of t.fields) {
+        const fv = fieldValue(f, v);
+        if (isZero(f.type(), fv)) continue;
+        if (list.records.length === max) {
+          list.appendEllipsis();
+          break;
+        }
+        list.records.push({ diff: '', key: f.name, value: formatValue(f.type(), fv, inner) });
+      }
+      return withType(t, new TextWrap('{', list, '}'), o);
+    }
+    case 'slice': {
+      if (!Array.isArray(v)) return NIL;
+      const list = new TextList();
+      const max = o.limit ? elemLimit(o) : Infinity;
+      const inner = { ...o, verbosity: o.limit ? o.verbosity - 1 : o.verbosity, typeMode: 'elide' as const };
+      for (const e of v) {
+        if (list.records.length === max) {
+          list.appendEllipsis();
+          break;
+        }
+        list.records.push({ diff: '', key: '', value: formatValue(t.elem, e, inner) });
+      }
+      return withType(t, new TextWrap('{', list, '}'), o);
+    }
+    case 'map': {
+      if (!obj(v)) return NIL;
+      const list = new TextList();
+      const max = o.limit ? elemLimit(o) : Infinity;
+      const inner = { ...o, verbosity: o.limit ? o.verbosity - 1 : o.verbosity, typeMode: 'elide' as const };
+      for (const k of Object.keys(v as J).sort()) {
+        if (list.records.length === max) {
+          list.appendEllipsis();
+          break;
+        }
+        list.records.push({ diff: '', key: JSON.stringify(k), value: formatValue(t.elem, (v as J)[k], inner) });
+      }
+      return withType(t, new TextWrap('{', list, '}'), o);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- diff tree (report_compare.go)
+
+interface Node {
+  t: GoType;
+  x: unknown;
+  y: unknown;
+  numDiff: number;
+  /** Children for structs, slices, maps; the element for a non-nil pointer pair. */
+  records?: { key: string; node: Node; removed?: boolean; inserted?: boolean }[];
+  ptrElem?: Node;
+  maxDepth: number;
+  numChildren: number;
+}
+
+function build(t: GoType, x: unknown, y: unknown): Node {
+  const leaf = (): Node => ({ t, x, y, numDiff: deepEqual(x ?? null, y ?? null) || (isZero(t, x) && isZero(t, y) && t.k !== 'slice' && t.k !== 'map') ? 0 : 1, maxDepth: 0, numChildren: 0 });
+  const parent = (n: Node, kids: Node[]): Node => {
+    n.numDiff = kids.reduce((a, k) => a + k.numDiff, 0);
+    n.maxDepth = kids.length ? Math.max(...kids.map((k) => k.maxDepth + 1)) : 0;
+    n.numChildren = kids.reduce((a, k) => a + k.numChildren + 1, 0);
+    return n;
+  };
+  switch (t.k) {
+    case 'ptr': {
+      if (x === undefined || x === null || y === undefined || y === null) return leaf();
+      const elem = build(t.elem, x, y);
+      return parent({ t, x, y, numDiff: 0, ptrElem: elem, maxDepth: 0, numChildren: 0 }, [elem]);
+    }
+    case 'struct': {
+      if (!t.fields.length) return leaf();
+      const records = t.fields.map((f) => ({ key: f.name, node: build(f.type(), fieldValue(f, x), fieldValue(f, y)) }));
+      return parent({ t, x, y, numDiff: 0, records, maxDepth: 0, numChildren: 0 }, records.map((r) => r.node));
+    }
+    case 'slice': {
+      if (!Array.isArray(x) || !Array.isArray(y)) return leaf();
+      const records: NonNullable<Node['records']> = [];
+      for (let i = 0; i < Math.max(x.length, y.length); i++) {
+        if (i >= x.length) records.push({ key: '', node: { t: t.elem, x: undefined, y: y[i], numDiff: 1, maxDepth: 0, numChildren: 0 }, inserted: true });
+        else if (i >= y.length) records.push({ key: '', node: { t: t.elem, x: x[i], y: undefined, numDiff: 1, maxDepth: 0, numChildren: 0 }, removed: true });
+        else records.push({ key: '', node: build(t.elem, x[i], y[i]) });
+      }
+      return parent({ t, x, y, numDiff: 0, records, maxDepth: 0, numChildren: 0 }, records.map((r) => r.node));
+    }
+    case 'map': {
+      if (!obj(x) || !obj(y)) return leaf();
+      const keys = [...new Set([...Object.keys(x as J), ...Object.keys(y as J)])].sort();
+      const records = keys.map((k) => {
+        const inX = k in (x as J);
+        const inY = k in (y as J);
+        if (!inY) return { key: JSON.stringify(k), node: { ...build(t.elem, (x as J)[k], undefined), numDiff: 1 }, removed: true };
+        if (!inX) return { key: JSON.stringify(k), node: { ...build(t.elem, undefined, (y as J)[k]), numDiff: 1 }, inserted: true };
+        return { key: JSON.stringify(k), node: build(t.elem, (x as J)[k], (y as J)[k]) };
+      });
+      return parent({ t, x, y, numDiff: 0, records, maxDepth: 0, numChildren: 0 }, records.map((r) => r.node));
+    }
+    default:
+      return leaf();
+  }
+}
+
+/** FormatDiff. */
+function formatDiff(n: Node, o: Opts): TextNode {
+  if (o.mode === 'identical') o = { ...o, verbosity: 1, limit: true };
+  else if (verbosityOf(o) < 3) o = { ...o, verbosity: 3, limit: true };
+  if (n.maxDepth === 0) {
+    if (o.mode === 'identical' || o.mode === '') {
+      if (n.numDiff === 0) {
+        const ox = formatValue(n.t, n.x, o);
+        const oy = formatValue(n.t, n.y, o);
+        return len(ox) < len(oy) ? ox : oy;
+      }
+      const list = new TextList([
+        { diff: '-', key: '', value: formatValue(n.t, n.x, { ...o, typeMode: 'elide' }) },
+        { diff: '+', key: '', value: formatValue(n.t, n.y, { ...o, typeMode: 'elide' }) },
+      ]);
+      return withType(n.t, list, { ...o, typeMode: 'emit' });
+    }
+    return formatValue(n.t, o.mode === '-' ? n.x : n.y, o);
+  }
+  if (n.t.k === 'ptr') return new TextWrap('&', formatDiff(n.ptrElem!, o));
+  return withType(n.t, formatDiffList(n, o), o);
+}
+
+/** diffStats.String's pluralization ("entrys" → "entries"). */
+const plural = (name: string, count: number): string => (count > 1 ? (name === 'entry' ? 'entries' : `${name}s`) : name);
+
+/** formatDiffList: records with context and "... // N identical <name>s". */
+function formatDiffList(n: Node, o: Opts): TextNode {
+  const kind = n.t.k;
+  const name = kind === 'struct' ? 'field' : kind === 'map' ? 'entry' : 'element';
+  const typeMode = kind === 'struct' ? ('auto' as const) : ('elide' as const);
+  let maxLen = -1;
+  if (o.limit) maxLen = o.mode === 'identical' ? elemLimit(o) : (1 << verbosityOf(o)) << 1;
+  const inner: Opts = { ...o, typeMode, verbosity: o.limit ? o.verbosity - 1 : o.verbosity };
+  const recs = n.records ?? [];
+  if (o.mode !== '') {
+    const list = new TextList();
+    let deferred = false;
+    for (const r of recs) {
+      if (list.records.length === maxLen) {
+        deferred = true;
+        break;
+      }
+      if (kind === 'struct') {
+        const zero = o.mode === 'identical' ? isZero(r.node.t, r.node.x) || isZero(r.node.t, r.node.y) : isZero(r.node.t, o.mode === '-' ? r.node.x : r.node.y);
+        if (zero) continue;
+      }
+      list.records.push({ diff: '', key: r.key, value: formatDiff(r.node, inner) });
+    }
+    if (deferred) list.appendEllipsis();
+    return new TextWrap('{', list, '}');
+  }
+  // Group adjacent equal / unequal records (coalesceAdjacentRecords).
+  const groups: { diff: boolean; count: number }[] = [];
+  for (const r of recs) {
+    const d = r.node.numDiff > 0;
+    const last = groups[groups.length - 1];
+    if (last && last.diff === d) last.count++;
+    else groups.push({ diff: d, count: 1 });
+  }
+  const list = new TextList();
+  let i0 = 0;
+  let numDiffs = 0;
+  let hidden = 0;
+  groups.forEach((g, gi) => {
+    const slice = recs.slice(i0, i0 + g.count);
+    i0 += g.count;
+    if (maxLen >= 0 && numDiffs >= maxLen) {
+      hidden += g.count;
+      return;
+    }
+    if (!g.diff) {
+      let lo = 0;
+      let hi = 0;
+      while (lo < 2 && lo + hi < g.count && gi !== 0) lo++;
+      while (hi < 2 && lo + hi < g.count && gi !== groups.length - 1) hi++;
+      if (g.count - (lo + hi) === 1) hi++;
+      for (const r of slice.slice(0, lo)) list.records.push({ diff: '', key: r.key, value: formatDiff(r.node, { ...inner, mode: 'identical' }) });
+      const elided = g.count - lo - hi;
+      if (elided > 0) list.appendEllipsis(`${elided} identical ${plural(name, elided)}`);
+      for (const r of slice.slice(g.count - hi)) list.records.push({ diff: '', key: r.key, value: formatDiff(r.node, { ...inner, mode: 'identical' }) });
+      return;
+    }
+    for (const r of slice) {
+      const node = r.node;
+      if (node.numChildren === node.maxDepth || r.removed || r.inserted) {
+        if (!r.inserted) list.records.push({ diff: '-', key: r.key, value: formatDiff(node, { ...inner, mode: '-' }) });
+        if (!r.removed) list.records.push({ diff: '+', key: r.key, value: formatDiff(node, { ...inner, mode: '+' }) });
+      } else {
+        list.records.push({ diff: '', key: r.key, value: formatDiff(node, inner) });
+      }
+    }
+    numDiffs += g.count;
+  });
+  if (hidden) list.appendEllipsis(`${hidden} ${plural(name, hidden)}`);
+  return new TextWrap('{', list, '}');
+}
+
+/** A v1 PodSpec in the internal shape: the host namespaces move into the security context. */
+function internalPodSpec(spec: J): J {
+  const { hostNetwork, hostPID, hostIPC, shareProcessNamespace, serviceAccount: _sa, ...rest } = spec;
+  const sc = { ...(obj(spec.securityContext) ?? {}) };
+  Object.assign(sc, { hostNetwork, hostPID, hostIPC, shareProcessNamespace });
+  return { ...rest, securityContext: sc };
+}
+
+/**
+ * cmp.Diff(old, new) of two values of the internal type behind a v1 definition ('PodSpec',
+ * 'EphemeralContainer'), given in their v1 JSON form.
+ */
+export function cmpDiff(definition: string, oldV: J, newV: J): string {
+  const t = structType(DEF + definition);
+  const [x, y] = definition === 'PodSpec' ? [internalPodSpec(oldV), internalPodSpec(newV)] : [oldV, newV];
+  const root = build(t, x, y);
+  if (root.numDiff === 0) return '';
+  return render(formatDiff(root, { mode: '', verbosity: 0, limit: false, typeMode: 'auto' }));
+}
