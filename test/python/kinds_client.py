@@ -120,7 +120,9 @@ def persistent_volumes(v1, suffix):
         ("replace", lambda: replace(lambda: v1.read_persistent_volume(name), lambda o: v1.replace_persistent_volume(name, o),
                                     lambda o: setattr(o.spec, "persistent_volume_reclaim_policy", "Delete"), pv_data)),
         ("read-status", lambda: (lambda o: (o, pv_data(o)))(v1.read_persistent_volume_status(name))),
-        ("patch-status", lambda: (lambda o: (o, pv_data(o)))(v1.patch_persistent_volume_status(name, {"status": {"phase": "Available", "message": "ok"}, "spec": {"storageClassName": "ignored"}}))),
+        # Bound: kube's pv-protection controller (in this server's process; in kube-controller-manager
+        # on a full cluster) keeps a Bound PV's finalizer, so the deletion waits for this script everywhere.
+        ("patch-status", lambda: (lambda o: (o, pv_data(o)))(v1.patch_persistent_volume_status(name, {"status": {"phase": "Bound", "message": "ok"}, "spec": {"storageClassName": "ignored"}}))),
         ("delete", lambda: (lambda o: (o, {"kind": kind_of(o)}))(v1.delete_persistent_volume(name))),
         ("read-after-delete", gone(lambda: v1.read_persistent_volume(name))),
         ("clear-finalizers", lambda: (None, {"kind": type(v1.patch_persistent_volume(name, {"metadata": {"finalizers": None}})).__name__})),
@@ -148,10 +150,15 @@ def persistent_volume_claims(v1, ns):
         ("patch-status", lambda: (lambda o: (o, pvc_data(o)))(v1.patch_namespaced_persistent_volume_claim_status(name, ns, {
             "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                        "conditions": [{"type": "Resizing", "status": "True"}]}}))),
+        # A scheduled Pod using the claim: the pvc-protection controller keeps the finalizer meanwhile.
+        ("create-pod-using-claim", lambda: (lambda o: (o, {"nodeName": o.spec.node_name}))(v1.create_namespaced_pod(ns, client.V1Pod(
+            metadata=meta(f"{name}-user"), spec=client.V1PodSpec(node_name="node-1", containers=[client.V1Container(name="main", image="busybox:1.36")],
+                                                                  volumes=[client.V1Volume(name="data", persistent_volume_claim=client.V1PersistentVolumeClaimVolumeSource(claim_name=name))]))))),
         ("delete", lambda: (lambda o: (o, {"kind": kind_of(o)}))(v1.delete_namespaced_persistent_volume_claim(name, ns))),
         ("read-after-delete", gone(lambda: v1.read_namespaced_persistent_volume_claim(name, ns))),
         ("clear-finalizers", lambda: (None, {"kind": type(v1.patch_namespaced_persistent_volume_claim(name, ns, {"metadata": {"finalizers": None}})).__name__})),
         ("read-after-finalize", lambda: (v1.read_namespaced_persistent_volume_claim(name, ns), {})),
+        ("delete-pod-using-claim", lambda: (lambda o: (o, {"kind": kind_of(o)}))(v1.delete_namespaced_pod(f"{name}-user", ns, grace_period_seconds=0))),
     ])
 
 

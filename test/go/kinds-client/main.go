@@ -312,7 +312,10 @@ func persistentVolumes(cs *kubernetes.Clientset, suffix string) {
 			}},
 			{"update-status", func() (M, error) {
 				o := cur.DeepCopy()
-				o.Status.Phase = corev1.VolumeAvailable
+				// Bound: kube's pv-protection controller (which this server runs in process, and a
+				// full cluster runs in kube-controller-manager) keeps the finalizer of a Bound PV, so
+				// the deletion below waits for this program on every kind of server.
+				o.Status.Phase = corev1.VolumeBound
 				o.Status.Message = "ready"
 				o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimDelete // ignored: spec is not written through /status
 				u, err := c.UpdateStatus(ctx, o, metav1.UpdateOptions{})
@@ -430,6 +433,23 @@ func persistentVolumeClaims(cs *kubernetes.Clientset, ns string) {
 				cur = u
 				return pvcData(u), nil
 			}},
+			// A scheduled Pod using the claim: kube's pvc-protection controller (in this server's
+			// process; in kube-controller-manager on a full cluster) keeps the finalizer while it
+			// exists, so the deletion below waits for this program on every kind of server.
+			{"create-pod-using-claim", func() (M, error) {
+				p, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{Name: name + "-user"},
+					Spec: corev1.PodSpec{
+						NodeName:   "node-1",
+						Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36"}},
+						Volumes:    []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}},
+					},
+				}, metav1.CreateOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return M{"nodeName": p.Spec.NodeName}, nil
+			}},
 			{"delete", func() (M, error) { return nil, c.Delete(ctx, name, metav1.DeleteOptions{}) }},
 			{"get-after-delete", func() (M, error) {
 				o, err := c.Get(ctx, name, metav1.GetOptions{})
@@ -449,6 +469,10 @@ func persistentVolumeClaims(cs *kubernetes.Clientset, ns string) {
 				return M{"had": len(cur.Finalizers)}, err
 			}},
 			{"get-after-finalize", func() (M, error) { _, err := c.Get(ctx, name, metav1.GetOptions{}); return nil, err }},
+			{"delete-pod-using-claim", func() (M, error) {
+				zero := int64(0)
+				return nil, cs.CoreV1().Pods(ns).Delete(ctx, name+"-user", metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			}},
 		})
 }
 
