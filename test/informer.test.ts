@@ -43,7 +43,11 @@ function configMapInformer(kc: KubeConfigT) {
     state.lists++;
     return core.listNamespacedConfigMap({ namespace: NS });
   });
-  const record = (verb: string) => (o: V1ConfigMap) => state.events.push(`${verb}/${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+  // kube-root-ca.crt (the root-ca-cert-publisher's, in every namespace) is not the suite's.
+  const ours = (o: V1ConfigMap): boolean => o.metadata?.name !== 'kube-root-ca.crt';
+  const record = (verb: string) => (o: V1ConfigMap) => {
+    if (ours(o)) state.events.push(`${verb}/${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+  };
   informer.on('add', record('add'));
   informer.on('update', record('update'));
   informer.on('delete', record('delete'));
@@ -59,7 +63,7 @@ function configMapInformer(kc: KubeConfigT) {
     /** The version the informer would watch from next (ListWatch keeps it; not in the typed surface). */
     rv: () => (informer as unknown as { latestResourceVersion(): string }).latestResourceVersion(),
     /** "name=data.v" of every cached object, sorted. */
-    cache: () => informer.list(NS).map((o) => `${o.metadata?.name}=${o.data?.v ?? ''}`).sort(),
+    cache: () => informer.list(NS).filter(ours).map((o) => `${o.metadata?.name}=${o.data?.v ?? ''}`).sort(),
     async stop() {
       state.stopped = true;
       await informer.stop();

@@ -53,7 +53,9 @@ const events = (r: HttpResult): any[] => r.text.split('\n').filter((l) => l.trim
 const eventsOf = (r: HttpResult): string[] => events(r).map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.reason}@${e.object.metadata?.resourceVersion ?? e.object.code}`);
 
 test.before(async () => {
-  srv = await startTestServer();
+  // Without kube-controller-manager's per-namespace objects (kube-root-ca.crt, the default
+  // ServiceAccount): the suite counts exactly the objects it makes in its namespaces.
+  srv = await startTestServer({ namespaceDefaults: false });
   c = srv.client;
   for (const ns of [NS, 'rvw', 'rv-wait']) await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }), 201, `namespace ${ns}`);
   for (const n of ['a', 'b', 'c']) v[`${n.toUpperCase()}1`] = (await ok(c.request('POST', CM, { body: cm(n) }), 201, `create ${n}`)).metadata.resourceVersion;
@@ -358,7 +360,7 @@ test('504 Timeout "Too large resource version" for a version never reached (get,
 test('410 Expired below the compacted history (exact lists, continue tokens, watch); not-older-than reads are still served', async () => {
   // A second server with a 1 s history window: everything older than a second gets compacted.
   const dataDir = tempDir();
-  let s2 = await startTestServer({ historyWindowMs: 1000, dataDir });
+  let s2 = await startTestServer({ historyWindowMs: 1000, dataDir, namespaceDefaults: false });
   try {
     const c2 = s2.client;
     const W = '/api/v1/namespaces/default/configmaps';
@@ -396,7 +398,7 @@ test('410 Expired below the compacted history (exact lists, continue tokens, wat
     // A watch from a compacted version older than the watch ring (which starts at the server's
     // start): restart on the same data, then 200 and one ERROR event carrying 410 Expired.
     await s2.close();
-    s2 = await startTestServer({ historyWindowMs: 1000, dataDir });
+    s2 = await startTestServer({ historyWindowMs: 1000, dataDir, namespaceDefaults: false });
     const w = await s2.client.request('GET', `${W}?watch=1&resourceVersion=${old}&timeoutSeconds=1`);
     assert.is(w.status, 200, show(w));
     const ev = events(w);

@@ -36,7 +36,7 @@ export function namespaceLifecycle(storage: Storage): MutatingPlugin & Validatin
  * shows the generateName; "Unknown" when there is neither. Our store names the object first, so
  * a name that is generateName plus the 5 random characters counts as not yet chosen.
  */
-function nameForError(a: AdmissionAttributes): string {
+export function nameForError(a: AdmissionAttributes): string {
   const gen = a.object?.metadata?.generateName;
   if (gen && (!a.name || (a.name.length === gen.length + 5 && a.name.startsWith(gen)))) return gen;
   return a.name || 'Unknown';

@@ -22,6 +22,7 @@ import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { StorageProtectionController } from '../controllers/storage-protection.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { createHandler, createServer, type ServerDeps } from '../http/server.ts';
@@ -29,6 +30,8 @@ import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { defaultAdvertiseAddress, startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
+import { ServiceAccountsController } from '../controllers/service-accounts.ts';
+import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { WatchHub } from '../watch/hub.ts';
@@ -70,6 +73,12 @@ export interface ServerOptions {
    * undone, then restart with it on to check that a restarted server resumes it.
    */
   garbageCollector?: boolean;
+  /**
+   * Run kube-controller-manager's per-namespace controllers (default true): the serviceaccounts
+   * controller (`default` in every active namespace) and the root-ca-cert-publisher
+   * (`kube-root-ca.crt`). Only tests that must see an empty fresh namespace turn them off.
+   */
+  namespaceDefaults?: boolean;
   /** `--feature-gates` (1.24 defaults when absent). */
   featureGates?: FeatureGates;
   /** --service-cluster-ip-range (default 10.0.0.0/24) and --service-node-port-range (30000-32767). */
@@ -129,10 +138,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const modes = opts.authorizationModes ?? ['RBAC'];
   const authorizer = unionAuthorizer([privilegedGroupAuthorizer, ...modes.map((m) => (m === 'RBAC' ? rbac : m === 'AlwaysAllow' ? alwaysAllowAuthorizer : alwaysDenyAuthorizer))]);
   const lifecycle = namespaceLifecycle(storage);
-  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has.
+  // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has:
+  // NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, DefaultStorageClass, ….
+  const serviceAccount = serviceAccountAdmission(storage);
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
-    [lifecycle, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
+    [lifecycle, serviceAccount, persistentVolumeClaimResize(storage), runtimeClassAdmission],
   );
   const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   const registry = new Registry(
@@ -169,6 +180,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
   const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
   eventTtl?.start();
+  // Each runs when its kind is served (a server built with a subset of kinds has fewer).
+  const perNamespace: (ServiceAccountsController | RootCaPublisher)[] = [];
+  if (opts.namespaceDefaults !== false) {
+    if (registry.lookup('', 'v1', 'serviceaccounts')) perNamespace.push(new ServiceAccountsController(storage, registry, log));
+    if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
+  }
+  for (const c of perNamespace) c.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
@@ -226,6 +244,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         storageProtection.stop();
         await serviceControllers.stop();
         eventTtl?.stop();
+        for (const c of perNamespace) c.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -234,6 +253,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await aggregator.idle();
         rbacCache.stop();
         await storageProtection.idle().catch(() => undefined);
+        for (const c of perNamespace) await c.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
         auditor?.close();

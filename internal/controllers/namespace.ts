@@ -124,10 +124,17 @@ export class NamespaceController {
   /** Subscribe to committed changes and schedule every namespace already terminating. */
   async start(): Promise<void> {
     this.unsubscribe = this.storage.onChange((changes) => {
+      const isNamespace = (c: (typeof changes)[number]): boolean => c.key.resource === 'namespaces' && c.key.group === '';
+      // Namespace changes first: the key index (storage.entry) already shows the whole batch, so
+      // content written just before its namespace's deletion, in the same batch (the
+      // serviceaccounts controller and the root-ca publisher write into new namespaces), must find
+      // the grace period armed rather than start a pass at once.
       for (const c of changes) {
-        if (c.key.resource === 'namespaces' && c.key.group === '') {
-          if (c.type !== 'DELETED' && this.storage.entry(c.key)?.deleting) this.after(c.key.name, this.graceMs, true);
-        } else if (c.key.namespace && this.storage.entry({ group: '', resource: 'namespaces', namespace: '', name: c.key.namespace })?.deleting) {
+        if (isNamespace(c) && c.type !== 'DELETED' && this.storage.entry(c.key)?.deleting) this.after(c.key.name, this.graceMs, true);
+      }
+      for (const c of changes) {
+        if (isNamespace(c)) continue;
+        if (c.key.namespace && this.storage.entry({ group: '', resource: 'namespaces', namespace: '', name: c.key.namespace })?.deleting) {
           // Content changed: look now, unless the namespace's grace period is still running.
           const pending = this.timers.get(c.key.namespace);
           if (pending?.grace) continue;

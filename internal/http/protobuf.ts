@@ -53,7 +53,7 @@ const KINDS = new Map<string, string>([
   ...['ConfigMap', 'ConfigMapList', 'Secret', 'SecretList', 'Namespace', 'NamespaceList', 'PersistentVolume', 'PersistentVolumeList', 'PersistentVolumeClaim', 'PersistentVolumeClaimList'].map(
     (k): [string, string] => [`/v1/${k}`, C + k],
   ),
-  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList', 'Pod', 'PodList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
+  ...['Service', 'ServiceList', 'Endpoints', 'EndpointsList', 'Event', 'EventList', 'Pod', 'PodList', 'ServiceAccount', 'ServiceAccountList'].map((k): [string, string] => [`/v1/${k}`, C + k]),
   // pods/eviction bodies.
   ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   ...['v1', 'v1beta1'].flatMap((v) => ['Event', 'EventList'].map((k): [string, string] => [`events.k8s.io/${v}/${k}`, `k8s.io.api.events.${v}.${k}`])),

@@ -195,13 +195,15 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     // kube's cacheWatcher.nextBookmarkTime: every minute, but also 2 s before the watch's
     // deadline (so a client resumes from a recent version), and none once that moment passed.
     const deadline = Date.now() + timeoutS * 1000;
-    const nextDelay = (now: number): number | null => {
-      const at = Math.min(now + BOOKMARK_INTERVAL_MS, deadline - PRE_TIMEOUT_BOOKMARK_MS);
-      return at <= now ? null : at - now;
-    };
+    const last = deadline - PRE_TIMEOUT_BOOKMARK_MS;
+    /** The pre-deadline bookmark's timer is the last one (a timer may fire a millisecond early by the wall clock). */
+    let final = false;
     const schedule = (): void => {
-      const d = nextDelay(Date.now());
-      if (d !== null) timers.push(setTimeout(tick, d));
+      const now = Date.now();
+      const at = Math.min(now + BOOKMARK_INTERVAL_MS, last);
+      if (at <= now) return;
+      final = at === last;
+      timers.push(setTimeout(tick, at - now));
     };
     const tick = (): void => {
       if (done) return;
@@ -210,7 +212,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       // goes out until the store has moved past where the watch began.
       const latest = w.folded();
       if (handle?.caughtUp() && latest > Math.max(from, 0)) res.write(bookmark(latest));
-      schedule();
+      if (!final) schedule();
     };
     schedule();
   }

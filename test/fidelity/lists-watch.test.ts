@@ -36,7 +36,9 @@ const latest = async (): Promise<number> => Number((await t.client.request('GET'
 const FUTURE_REVISION = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: mvcc: required revision is a future revision', code: 500 };
 
 test.before(async () => {
-  t = await startTarget();
+  // The reference runs no controller-manager: without its per-namespace objects (kube-root-ca.crt,
+  // the default ServiceAccount) our fresh namespaces hold exactly what the suite puts there, as its.
+  t = await startTarget({ namespaceDefaults: false });
   ns = await t.createNamespace('lists');
   CM = `/api/v1/namespaces/${ns}/configmaps`;
   for (const n of ['a', 'b', 'c']) {

@@ -76,7 +76,9 @@ const META_ORDER = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion
 const partial = (o: any, version = 'v1') => ({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: o.metadata });
 
 test.before(async () => {
-  t = await startTarget();
+  // The reference runs no controller-manager: without its per-namespace objects (kube-root-ca.crt,
+  // the default ServiceAccount) our fresh namespaces hold exactly what the suite puts there, as its.
+  t = await startTarget({ namespaceDefaults: false });
   ns = await t.createNamespace('tables');
   const base = `/api/v1/namespaces/${ns}`;
   cm = await ok(t.client.request('POST', `${base}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', labels: { app: 'x' } }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } } }), 201, 'create c1');

@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { startKafka, type KafkaCluster } from './broker.ts';
 import { replicaSet, openWatch, cm, sleep, setup, stopAll, type Replica, type ReplicaSet } from './replicas.ts';
 import { tempDir } from '../harness.ts';
@@ -34,6 +35,31 @@ test('every replica bootstrapped the system namespaces exactly once', async () =
     const list = await ok(r.client.request('GET', '/api/v1/namespaces'), 200, `list on ${i}`);
     const names = list.items.map((n: any) => n.metadata.name).sort();
     assert.equal(names, ['default', NS, 'kube-node-lease', 'kube-public', 'kube-system'], `replica ${i}`);
+  }
+});
+
+test('every replica runs the serviceaccounts controller and the root-ca publisher: one of each per namespace', async () => {
+  // Each replica's controllers race for every namespace; creates lose to AlreadyExists, updates to
+  // their resourceVersion precondition, so each namespace ends with exactly one of each.
+  const deadline = Date.now() + 15_000;
+  for (const ns of ['default', NS, 'kube-node-lease', 'kube-public', 'kube-system']) {
+    for (const [resource, name] of [['serviceaccounts', 'default'], ['configmaps', 'kube-root-ca.crt']]) {
+      for (;;) {
+        const list = await ok(replicas[0].client.request('GET', `/api/v1/namespaces/${ns}/${resource}?fieldSelector=metadata.name%3D${name}`), 200, `${ns}/${resource}`);
+        if (list.items.length === 1) break;
+        assert.ok(Date.now() < deadline, `${ns}: ${resource}/${name} never appeared`);
+        await sleep(100);
+      }
+    }
+  }
+  for (const [i, r] of replicas.entries()) {
+    const sas = await ok(r.client.request('GET', '/api/v1/serviceaccounts'), 200, `serviceaccounts on ${i}`);
+    assert.equal(sas.items.map((o: any) => `${o.metadata.namespace}/${o.metadata.name}`), ['default/default', `${NS}/default`, 'kube-node-lease/default', 'kube-public/default', 'kube-system/default'], `replica ${i}`);
+    const cms = await ok(r.client.request('GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dkube-root-ca.crt'), 200, `configmaps on ${i}`);
+    assert.is(cms.items.length, 5, `replica ${i}`);
+    // The replicas share one CA (one --pki-dir), so no two publishers disagree about the content.
+    const ca = readFileSync(join(set.pkiDir, 'ca.crt'), 'utf8');
+    for (const cm of cms.items) assert.equal(cm.data, { 'ca.crt': ca }, `${cm.metadata.namespace} on ${i}`);
   }
 });
 

@@ -9,8 +9,9 @@ import { eventKind } from './event.ts';
 import { persistentVolumeKind } from './persistentvolume.ts';
 import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
 import { podKind } from './pod.ts';
+import { serviceAccountKind } from './serviceaccount.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -22,4 +23,5 @@ export const coreKinds: KindDescriptor[] = [
   persistentVolumeKind,
   persistentVolumeClaimKind,
   podKind,
+  serviceAccountKind,
 ];

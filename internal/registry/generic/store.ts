@@ -145,9 +145,20 @@ export class GenericStore {
 
   /** Latest stored bytes of one object (in this kind's shape), or null. */
   private async readLatest(namespace: string, name: string): Promise<Buffer | null> {
-    const b = await this.storage.get(this.key(namespace, name)).catch((e) => {
-      throw storageFailure(e);
-    });
+    const read = () =>
+      this.storage.get(this.key(namespace, name)).catch((e) => {
+        throw storageFailure(e);
+      });
+    let b = await read();
+    // Not here yet may mean not folded here yet: a Kafka replica catches up with the log's end
+    // before it answers 404 (etcd reads are linearizable; a write on replica A followed by an
+    // update on replica B must find the object). An embedded log is always caught up.
+    if (!b) {
+      await this.storage.latest().catch((e) => {
+        throw storageFailure(e);
+      });
+      b = await read();
+    }
     return b ? this.codec.decode(b) : null;
   }
 
@@ -486,7 +497,17 @@ export class GenericStore {
           { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: new GoValue('0x0'), detail: 'must be specified for an update' },
         ]);
       }
-      if (wantRv !== undefined && wantRv !== currentRv) throw this.conflictErr(name);
+      if (wantRv !== undefined && wantRv !== currentRv) {
+        // A version newer than this replica has folded (written through another replica): catch up
+        // with the log once before calling it a conflict.
+        if (attempt === 0 && Number(wantRv) > Number(currentRv)) {
+          await this.storage.latest().catch((e) => {
+            throw storageFailure(e);
+          });
+          continue;
+        }
+        throw this.conflictErr(name);
+      }
       const next = mutate(deepCopy(current));
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
