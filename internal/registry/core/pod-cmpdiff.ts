@@ -24,6 +24,9 @@
  *   	TerminationGracePeriodSeconds: &30,
  *   	...
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generatedSource } from '../../schema/registry.ts';
 import { type J, deepEqual, obj } from './pod-util.ts';
 import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './pod-cmptext.ts';
@@ -88,7 +91,7 @@ function structType(def: string): GoType {
     return { name: goField, type: () => inner };
   });
   // An embedded struct comes first in every one of these types except Volume (Name, then VolumeSource).
-  const ownFields = own.map(([json, p]): GoField => ({ name: goName(json), json, type: () => (INTERNAL_NOT_POINTER.has(`${short}.${json}`) ? propType({ ...p, 'x-go': '' }) : propType(p)) }));
+  const ownFields = own.map(([json, p]): GoField => ({ name: goName(json), json, type: () => named(INTERNAL_NOT_POINTER.has(`${short}.${json}`) ? propType({ ...p, 'x-go': '' }) : propType(p), def, json) }));
   if (short === 'Volume') t.fields.push(...ownFields, ...embeddedFields);
   else t.fields.push(...embeddedFields, ...ownFields);
   if (short === 'PodSpec') adjustPodSpec(t);
@@ -111,6 +114,22 @@ const POD_SPEC_ORDER = [
 function adjustPodSpec(t: Extract<GoType, { k: 'struct' }>): void {
   const byJson = new Map(t.fields.map((f) => [f.json, f]));
   t.fields = POD_SPEC_ORDER.map((j) => byJson.get(j)!).filter(Boolean);
+}
+
+/** definition → field → its Go type as reflect names it (generated/go/types.json). */
+let goTypes: Record<string, Record<string, string>> | undefined;
+const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'generated', 'go', 'types.json');
+
+/**
+ * A slice of a named string type prints with that type (`[]core.PersistentVolumeAccessMode`), the
+ * internal package's name for what v1 names `[]v1.PersistentVolumeAccessMode`.
+ */
+function named(t: GoType, def: string, json: string): GoType {
+  if (t.k !== 'slice' || t.elem.k !== 'string') return t;
+  goTypes ??= JSON.parse(readFileSync(GO_TYPES, 'utf8')) as Record<string, Record<string, string>>;
+  const go = goTypes[def]?.[json];
+  const m = go && /^\[\]v1\.(\w+)$/.exec(go);
+  return m ? { ...t, name: `[]core.${m[1]}` } : t;
 }
 
 interface Prop {
@@ -196,7 +215,7 @@ function withType(t: GoType, s: TextNode, o: Opts): TextNode {
     if (s instanceof TextLine && s.s === 'nil') return s;
     if (o.mode === 'identical') return s;
   }
-  const name = t.k === 'struct' ? t.name : t.k === 'slice' ? `[]${typeName(t.elem)}` : typeName(t);
+  const name = t.k === 'struct' ? t.name : t.k === 'slice' ? t.name || `[]${typeName(t.elem)}` : typeName(t);
   return new TextWrap(name, s);
 }
 
@@ -236,8 +255,10 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
     case 'quantity':
     case 'time':
       return v === undefined || v === null ? new TextLine('{}') : new TextLine(`s${JSON.stringify(String(v))}`);
-    case 'quantityStruct':
-      return new TextLine(quantityStruct(v));
+    case 'quantityStruct': {
+      const q = quantityStruct(v);
+      return q ? formatValue(QUANTITY_STRUCT, q, o) : new TextLine(`s${JSON.stringify(String(v ?? ''))}`);
+    }
     case 'intstr':
       return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${JSON.stringify(v)}}`);
     case 'ptr':
@@ -292,19 +313,28 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
 /** A map key as go-cmp prints it: quoted, with `s` for a Stringer key type (core.ResourceName). */
 const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${JSON.stringify(k)}`;
 
+/** resource.Quantity's fields as go-cmp walks them (d, the infinite-decimal form, left out). */
+const QUANTITY_STRUCT: GoType = {
+  k: 'struct',
+  name: 'resource.Quantity',
+  fields: [
+    { name: 'i', json: 'i', type: () => ({ k: 'struct', name: 'resource.int64Amount', fields: [{ name: 'value', json: 'value', type: () => ({ k: 'int' }) }, { name: 'scale', json: 'scale', type: () => ({ k: 'int' }) }] }) },
+    { name: 's', json: 's', type: () => ({ k: 'string' }) },
+    { name: 'Format', json: 'Format', type: () => ({ k: 'string' }) },
+  ],
+};
+
 /**
- * A resource.Quantity printed as the struct go-cmp shows when it cannot call String():
- * `{i: resource.int64Amount{value: 500, scale: 6}, s: "500M", Format: "DecimalSI"}`, with the
- * int64Amount and cached string Go's ParseQuantity leaves (resource/quantity.go); zero fields left
- * out. Quantities that need Go's infinite-decimal form fall back to `s"…"`.
+ * A resource.Quantity as the struct go-cmp prints when it cannot call String() (a map value):
+ * `{i: resource.int64Amount{value: 500, scale: 6}, s: "500M", Format: "DecimalSI"}` — the
+ * int64Amount and cached string Go's ParseQuantity leaves (resource/quantity.go). Undefined for
+ * quantities Go keeps in its infinite-decimal form (printed `s"…"` instead).
  */
-function quantityStruct(v: unknown): string {
+function quantityStruct(v: unknown): J | undefined {
   const str = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
   const parts = int64Quantity(str);
-  if (!parts) return `s${JSON.stringify(str)}`;
-  const amount = [`value: ${parts.value}`, ...(parts.scale ? [`scale: ${parts.scale}`] : [])].join(', ');
-  const fields = [`i: resource.int64Amount{${amount}}`, ...(parts.cached ? [`s: ${JSON.stringify(str)}`] : []), `Format: ${JSON.stringify(parts.format)}`];
-  return `{${fields.join(', ')}}`;
+  if (!parts) return undefined;
+  return { i: { value: Number(parts.value), scale: parts.scale }, s: parts.cached ? str : '', Format: parts.format };
 }
 
 /** ParseQuantity's int64 fast path: value, scale, format, and whether it caches the string. */
