@@ -19,7 +19,7 @@ import {
   validateClaimSpec,
   validateNonnegativeQuantity,
 } from './volumes/index.ts';
-import { goStructDiff } from './volumes/go-diff.ts';
+import { cmpDiff } from './pod-cmpdiff.ts';
 import { isObj, listAt, objAt, optStrAt, strAt } from './volumes/util.ts';
 import { BETA_STORAGE_CLASS_ANNOTATION, accessModesString, quantityCell } from './persistentvolume.ts';
 
@@ -160,10 +160,8 @@ export function validatePersistentVolumeClaimUpdate(n: KubeObject, o: KubeObject
     else newRequests.storage = oldStorage;
   }
   if (CLAIM_SPEC_FIELDS.some(([k, , eq]) => !eq(newSpec[k], oldSpec[k]))) {
-    const diff = goStructDiff(
-      'core.PersistentVolumeClaimSpec',
-      CLAIM_SPEC_FIELDS.map(([k, go, , type]) => ({ name: go, old: oldSpec[k] ?? (k === 'volumeName' ? '' : undefined), new: newSpec[k] ?? (k === 'volumeName' ? '' : undefined), type: type || undefined })),
-    );
+    // go-cmp's diff of the internal specs, as kube appends it (the same engine as Pod updates).
+    const diff = cmpDiff('PersistentVolumeClaimSpec', oldSpec, newSpec);
     errs.push(forbidden(new FieldPath('spec'), `spec is immutable after creation except resources.requests for bound claims\n${diff}`));
   }
   const newSize = objAt(objAt(n.spec, 'resources'), 'requests')?.storage;

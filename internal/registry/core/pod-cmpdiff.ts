@@ -24,6 +24,9 @@
  *   	TerminationGracePeriodSeconds: &30,
  *   	...
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generatedSource } from '../../schema/registry.ts';
 import { type J, deepEqual, obj } from './pod-util.ts';
 import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './pod-cmptext.ts';
@@ -35,8 +38,8 @@ type GoType =
   | { k: 'struct'; name: string; fields: GoField[] }
   | { k: 'ptr'; elem: GoType }
   | { k: 'slice'; name: string; elem: GoType }
-  | { k: 'map'; name: string; elem: GoType }
-  | { k: 'string' | 'int' | 'bool' | 'quantity' | 'intstr' | 'time' };
+  | { k: 'map'; name: string; elem: GoType; stringerKeys?: boolean }
+  | { k: 'string' | 'int' | 'bool' | 'quantity' | 'quantityStruct' | 'intstr' | 'time' };
 
 interface GoField {
   name: string;
@@ -64,7 +67,13 @@ const EMBEDDED: Record<string, [string, string, string[], boolean?][]> = {
   Probe: [['ProbeHandler', 'ProbeHandler', ['exec', 'httpGet', 'tcpSocket', 'grpc']]],
   EphemeralContainer: [['EphemeralContainerCommon', 'EphemeralContainerCommon', ['targetContainerName'], true]],
   Volume: [['VolumeSource', 'VolumeSource', ['name'], true]],
+  ...Object.fromEntries(
+    ['ConfigMapProjection', 'SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map((k) => [k, [['LocalObjectReference', 'LocalObjectReference', ['name']]]]),
+  ),
 };
+
+/** Fields that are plain values in the internal types but pointers in v1 (defaulted before validation). */
+const INTERNAL_NOT_POINTER = new Set(['ServiceAccountTokenProjection.expirationSeconds']);
 
 /** The internal core type behind a v1 definition (same fields, Go order), with the known differences. */
 function structType(def: string): GoType {
@@ -82,8 +91,9 @@ function structType(def: string): GoType {
     return { name: goField, type: () => inner };
   });
   // An embedded struct comes first in every one of these types except Volume (Name, then VolumeSource).
-  if (short === 'Volume') t.fields.push(...own.map(([json, p]) => ({ name: goName(json), json, type: () => propType(p) })), ...embeddedFields);
-  else t.fields.push(...embeddedFields, ...own.map(([json, p]) => ({ name: goName(json), json, type: () => propType(p) })));
+  const ownFields = own.map(([json, p]): GoField => ({ name: goName(json), json, type: () => named(INTERNAL_NOT_POINTER.has(`${short}.${json}`) ? propType({ ...p, 'x-go': '' }) : propType(p), def, json) }));
+  if (short === 'Volume') t.fields.push(...ownFields, ...embeddedFields);
+  else t.fields.push(...embeddedFields, ...ownFields);
   if (short === 'PodSpec') adjustPodSpec(t);
   if (short === 'PodSecurityContext') {
     // Internal PodSecurityContext holds the host namespaces that v1 keeps in PodSpec.
@@ -106,6 +116,22 @@ function adjustPodSpec(t: Extract<GoType, { k: 'struct' }>): void {
   t.fields = POD_SPEC_ORDER.map((j) => byJson.get(j)!).filter(Boolean);
 }
 
+/** definition → field → its Go type as reflect names it (generated/go/types.json). */
+let goTypes: Record<string, Record<string, string>> | undefined;
+const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'generated', 'go', 'types.json');
+
+/**
+ * A slice of a named string type prints with that type (`[]core.PersistentVolumeAccessMode`), the
+ * internal package's name for what v1 names `[]v1.PersistentVolumeAccessMode`.
+ */
+function named(t: GoType, def: string, json: string): GoType {
+  if (t.k !== 'slice' || t.elem.k !== 'string') return t;
+  goTypes ??= JSON.parse(readFileSync(GO_TYPES, 'utf8')) as Record<string, Record<string, string>>;
+  const go = goTypes[def]?.[json];
+  const m = go && /^\[\]v1\.(\w+)$/.exec(go);
+  return m ? { ...t, name: `[]core.${m[1]}` } : t;
+}
+
 interface Prop {
   $ref?: string;
   type?: string;
@@ -125,7 +151,14 @@ function propType(p: Prop): GoType {
       return { k: 'struct', name: p.$ref.split('.').slice(-2).join('.'), fields: [] };
     }
     if (p.type === 'array') return { k: 'slice', name: '', elem: propType(p.items ?? {}) };
-    if (p.type === 'object') return { k: 'map', name: '', elem: propType(typeof p.additionalProperties === 'object' ? p.additionalProperties : { type: 'string' }) };
+    if (p.type === 'object') {
+      const elem = typeof p.additionalProperties === 'object' ? p.additionalProperties : { type: 'string' };
+      // core.ResourceList (map[ResourceName]resource.Quantity): ResourceName is a Stringer (keys
+      // print s"cpu"), and a map value is not addressable, so Quantity's pointer-receiver String()
+      // is not used: go-cmp prints the struct.
+      if (elem.$ref?.endsWith('.Quantity')) return { k: 'map', name: 'core.ResourceList', elem: { k: 'quantityStruct' }, stringerKeys: true };
+      return { k: 'map', name: '', elem: propType(elem) };
+    }
     if (p.type === 'integer' || p.type === 'number') return { k: 'int' };
     if (p.type === 'boolean') return { k: 'bool' };
     return { k: 'string' };
@@ -144,6 +177,7 @@ function isZero(t: GoType, v: unknown): boolean {
       return t.fields.every((f) => isZero(f.type(), fieldValue(f, v)));
     case 'string':
     case 'quantity':
+    case 'quantityStruct':
     case 'time':
       return v === '';
     case 'int':
@@ -181,7 +215,7 @@ function withType(t: GoType, s: TextNode, o: Opts): TextNode {
     if (s instanceof TextLine && s.s === 'nil') return s;
     if (o.mode === 'identical') return s;
   }
-  const name = t.k === 'struct' ? t.name : t.k === 'slice' ? `[]${typeName(t.elem)}` : t.k === 'map' ? `map[string]${typeName(t.elem)}` : typeName(t);
+  const name = t.k === 'struct' ? t.name : t.k === 'slice' ? t.name || `[]${typeName(t.elem)}` : typeName(t);
   return new TextWrap(name, s);
 }
 
@@ -194,8 +228,9 @@ function typeName(t: GoType): string {
     case 'slice':
       return `[]${typeName(t.elem)}`;
     case 'map':
-      return `map[string]${typeName(t.elem)}`;
+      return t.name || `map[string]${typeName(t.elem)}`;
     case 'quantity':
+    case 'quantityStruct':
       return 'resource.Quantity';
     case 'intstr':
       return 'intstr.IntOrString';
@@ -220,6 +255,10 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
     case 'quantity':
     case 'time':
       return v === undefined || v === null ? new TextLine('{}') : new TextLine(`s${JSON.stringify(String(v))}`);
+    case 'quantityStruct': {
+      const q = quantityStruct(v);
+      return q ? formatValue(QUANTITY_STRUCT, q, o) : new TextLine(`s${JSON.stringify(String(v ?? ''))}`);
+    }
     case 'intstr':
       return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${JSON.stringify(v)}}`);
     case 'ptr':
@@ -264,11 +303,76 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
           list.appendEllipsis();
           break;
         }
-        list.records.push({ diff: '', key: JSON.stringify(k), value: formatValue(t.elem, (v as J)[k], inner) });
+        list.records.push({ diff: '', key: mapKey(t, k), value: formatValue(t.elem, (v as J)[k], inner) });
       }
       return withType(t, new TextWrap('{', list, '}'), o);
     }
   }
+}
+
+/** A map key as go-cmp prints it: quoted, with `s` for a Stringer key type (core.ResourceName). */
+const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${JSON.stringify(k)}`;
+
+/** resource.Quantity's fields as go-cmp walks them (d, the infinite-decimal form, left out). */
+const QUANTITY_STRUCT: GoType = {
+  k: 'struct',
+  name: 'resource.Quantity',
+  fields: [
+    { name: 'i', json: 'i', type: () => ({ k: 'struct', name: 'resource.int64Amount', fields: [{ name: 'value', json: 'value', type: () => ({ k: 'int' }) }, { name: 'scale', json: 'scale', type: () => ({ k: 'int' }) }] }) },
+    { name: 's', json: 's', type: () => ({ k: 'string' }) },
+    { name: 'Format', json: 'Format', type: () => ({ k: 'string' }) },
+  ],
+};
+
+/**
+ * A resource.Quantity as the struct go-cmp prints when it cannot call String() (a map value):
+ * `{i: resource.int64Amount{value: 500, scale: 6}, s: "500M", Format: "DecimalSI"}` — the
+ * int64Amount and cached string Go's ParseQuantity leaves (resource/quantity.go). Undefined for
+ * quantities Go keeps in its infinite-decimal form (printed `s"…"` instead).
+ */
+function quantityStruct(v: unknown): J | undefined {
+  const str = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+  const parts = int64Quantity(str);
+  if (!parts) return undefined;
+  return { i: { value: Number(parts.value), scale: parts.scale }, s: parts.cached ? str : '', Format: parts.format };
+}
+
+/** ParseQuantity's int64 fast path: value, scale, format, and whether it caches the string. */
+function int64Quantity(str: string): { value: bigint; scale: number; format: string; cached: boolean } | undefined {
+  const m = /^([+-]?)0*(\d*)(?:\.(\d*))?(.*)$/.exec(str);
+  if (!m) return undefined;
+  const positive = m[1] !== '-';
+  const num = m[2] || '0';
+  const denom = m[3] ?? '';
+  const suffix = m[4]!;
+  const DEC: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+  const BIN: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+  let format: string;
+  let exponent: number;
+  if (suffix in DEC) [format, exponent] = ['DecimalSI', DEC[suffix]!];
+  else if (suffix in BIN) [format, exponent] = ['BinarySI', BIN[suffix]!];
+  else if (/^[eE][+-]?\d+$/.test(suffix)) [format, exponent] = ['DecimalExponent', Number.parseInt(suffix.slice(1), 10)];
+  else return undefined;
+  let precision: number;
+  let scale = 0;
+  let mantissa = 1n;
+  if (format === 'BinarySI') {
+    if (exponent < 0 || denom) return undefined;
+    mantissa = 1n << BigInt(exponent);
+    precision = 15 - num.length - Math.trunc(Math.fround(exponent * 3) / 10) - 1;
+  } else {
+    scale = exponent;
+    precision = 18 - (num.length + denom.length);
+  }
+  if (precision < 0) return undefined;
+  scale -= denom.length;
+  if (scale < -9) return undefined;
+  const shifted = num + denom;
+  const value = BigInt(shifted);
+  const result = value * mantissa;
+  if (result > 9223372036854775807n) return undefined;
+  const cached = format === 'BinarySI' ? exponent % 10 === 0 && (value & 7n) !== 0n : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+  return { value: positive ? result : -result, scale, format, cached };
 }
 
 // ---------------------------------------------------------------- diff tree (report_compare.go)
@@ -320,9 +424,9 @@ function build(t: GoType, x: unknown, y: unknown): Node {
       const records = keys.map((k) => {
         const inX = k in (x as J);
         const inY = k in (y as J);
-        if (!inY) return { key: JSON.stringify(k), node: { ...build(t.elem, (x as J)[k], undefined), numDiff: 1 }, removed: true };
-        if (!inX) return { key: JSON.stringify(k), node: { ...build(t.elem, undefined, (y as J)[k]), numDiff: 1 }, inserted: true };
-        return { key: JSON.stringify(k), node: build(t.elem, (x as J)[k], (y as J)[k]) };
+        if (!inY) return { key: mapKey(t, k), node: { ...build(t.elem, (x as J)[k], undefined), numDiff: 1 }, removed: true };
+        if (!inX) return { key: mapKey(t, k), node: { ...build(t.elem, undefined, (y as J)[k]), numDiff: 1 }, inserted: true };
+        return { key: mapKey(t, k), node: build(t.elem, (x as J)[k], (y as J)[k]) };
       });
       return parent({ t, x, y, numDiff: 0, records, maxDepth: 0, numChildren: 0 }, records.map((r) => r.node));
     }
