@@ -9,6 +9,7 @@
 import { type FieldError, FieldPath, GoValue, duplicate, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { validateLabels } from '../../validation/objectmeta.ts';
+import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../validation/names.ts';
 import { parseIP } from '../../validation/network.ts';
 import {
@@ -50,23 +51,6 @@ export const podVolumes: VolumesValidator = (volumes, podMeta, p, opts) =>
 const specPath = new FieldPath('spec');
 
 // ---------------------------------------------------------------- small pieces
-
-/** metav1 ValidateLabelSelector. */
-function validateLabelSelector(sel: J | undefined, p: FieldPath): FieldError[] {
-  if (!sel) return [];
-  const errs = validateLabels(sel.matchLabels, p.child('matchLabels'));
-  list(sel.matchExpressions).forEach((e, i) => {
-    const ip = p.child('matchExpressions').index(i);
-    const op = s(e.operator);
-    if (op === 'In' || op === 'NotIn') {
-      if (!list(e.values).length) errs.push(required(ip.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
-    } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (list(e.values).length) errs.push(forbidden(ip.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-    } else errs.push(invalid(ip.child('operator'), op, 'not a valid selector operator'));
-    errs.push(...isQualifiedName(s(e.key)).map((m) => invalid(ip.child('key'), s(e.key), m)));
-  });
-  return errs;
-}
 
 /** ValidateNodeSelectorTerm (matchExpressions and matchFields). */
 function validateNodeSelectorTerm(term: J, p: FieldPath): FieldError[] {

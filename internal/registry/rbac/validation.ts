@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, invalid, notSupported, required } from '../../api/field-errors.ts';
 import { nameIsDNSSubdomain, nameIsPathSegment } from '../../validation/names.ts';
-import { validateLabelSelector } from '../storage/helpers.ts';
+import { validateLabelSelector } from '../../validation/label-selector.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

@@ -5,8 +5,8 @@
  * `%#v` of the few structs kube echoes in "field is immutable" messages.
  */
 import type { KubeObject, ObjectMeta } from '../../api/types.ts';
-import { type FieldError, FieldPath, GoValue, duplicate, forbidden, invalid, required, tooLong } from '../../api/field-errors.ts';
-import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../validation/names.ts';
+import { type FieldError, FieldPath, GoValue, duplicate, invalid, required, tooLong } from '../../api/field-errors.ts';
+import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 
 /** A JSON object (not null, not an array). */
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -72,40 +72,7 @@ export function validateCSIDriverName(name: string, path: FieldPath): FieldError
   return errs;
 }
 
-/** metav1 validation.ValidateLabels (the map's errors name the map's path). */
-function validateLabelMap(labels: unknown, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(obj(labels))) {
-    errs.push(...validateQualifiedName(k, path));
-    for (const msg of isValidLabelValue(str(v))) errs.push(invalid(path, str(v), msg));
-  }
-  return errs;
-}
-
-/** metav1 validation.ValidateLabelSelector (nil selector: nothing to check). */
-export function validateLabelSelector(sel: unknown, path: FieldPath): FieldError[] {
-  if (!isObj(sel)) return [];
-  const errs = validateLabelMap(sel.matchLabels, path.child('matchLabels'));
-  arr(sel.matchExpressions).forEach((e, i) => {
-    const p = path.child('matchExpressions').index(i);
-    const r = obj(e);
-    const values = arr(r.values);
-    switch (r.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) errs.push(required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) errs.push(forbidden(p.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        break;
-      default:
-        errs.push(invalid(p.child('operator'), str(r.operator), 'not a valid selector operator'));
-    }
-    errs.push(...validateQualifiedName(str(r.key), p.child('key')));
-  });
-  return errs;
-}
+export { validateLabelSelector } from '../../validation/label-selector.ts';
 
 /**
  * core validation.ValidateTopologySelectorTerm: values required and unique per requirement,

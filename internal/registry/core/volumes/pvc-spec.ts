@@ -1,14 +1,15 @@
 /**
  * PersistentVolumeClaimSpec validation (ValidatePersistentVolumeClaimSpec, validateDataSource,
  * Kubernetes 1.24), shared by PersistentVolumeClaims and the claim templates of ephemeral
- * volumes, plus the metav1 LabelSelector validation it uses.
+ * volumes (the metav1 LabelSelector rules are internal/validation/label-selector.ts, re-exported).
  */
 import { type FieldError, FieldPath, forbidden, invalid, notSupported, required, GoValue } from '../../../api/field-errors.ts';
-import { isQualifiedName } from '../../../validation/names.ts';
-import { validateLabels } from '../../../validation/objectmeta.ts';
+import { validateLabelName, validateLabelSelector } from '../../../validation/label-selector.ts';
 import { nameIsDNSSubdomain } from '../../../validation/names.ts';
 import { validatePositiveQuantityValue, validateNonnegativeQuantity } from './quantity.ts';
 import { isObj, isSet, listAt, mapAt, objAt, optStrAt, strAt } from './util.ts';
+
+export { validateLabelName, validateLabelSelector };
 
 /** supportedAccessModes (without ReadWriteOncePod). */
 export const SUPPORTED_ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
@@ -21,36 +22,6 @@ export interface ClaimSpecValidationOptions {
   allowReadWriteOncePod?: boolean;
   /** RecoverVolumeExpansionFailure on. */
   enableRecoverFromExpansionFailure?: boolean;
-}
-
-/** ValidateLabelName. */
-export function validateLabelName(name: string, p: FieldPath): FieldError[] {
-  return isQualifiedName(name).map((m) => invalid(p, name, m));
-}
-
-/** metav1validation.ValidateLabelSelector. */
-export function validateLabelSelector(sel: unknown, p: FieldPath): FieldError[] {
-  if (!isObj(sel)) return [];
-  const errs = validateLabels(sel.matchLabels, p.child('matchLabels'));
-  listAt(sel, 'matchExpressions').forEach((expr, i) => {
-    const ep = p.child('matchExpressions').index(i);
-    const op = strAt(expr, 'operator');
-    const values = listAt(expr, 'values');
-    switch (op) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) errs.push(required(ep.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) errs.push(forbidden(ep.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        break;
-      default:
-        errs.push(invalid(ep.child('operator'), new GoValue(`"${op}"`), 'not a valid selector operator'));
-    }
-    errs.push(...validateLabelName(strAt(expr, 'key'), ep.child('key')));
-  });
-  return errs;
 }
 
 /** The access-mode rules shared by PV and PVC specs (`requiredDetail`: PVC's "at least 1 access mode is required"). */
