@@ -10,14 +10,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { goEnv, goProgram } from './go-env.ts';
 import { startTarget, type Target } from './target.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GO_CACHE = path.join(ROOT, '.cache', 'go');
-const PROGRAM = path.join(ROOT, 'test', 'go', 'apply-client');
+const PROGRAM = goProgram('apply-client');
 
 let t: Target;
 
@@ -31,11 +27,10 @@ test.after(async () => {
 
 test('client-go typed Apply / ApplyStatus / ExtractConfigMap, JSON and protobuf clients', async () => {
   const ns = await t.createNamespace('goapply');
-  mkdirSync(GO_CACHE, { recursive: true });
   // Asynchronously: the server may run in this process and must keep answering.
   const opts = {
     cwd: PROGRAM,
-    env: { ...process.env, GOPATH: GO_CACHE, GOMODCACHE: path.join(GO_CACHE, 'mod'), GOCACHE: path.join(GO_CACHE, 'build'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    env: goEnv(),
     timeout: 9 * 60 * 1000,
     maxBuffer: 16 * 1024 * 1024,
   };

@@ -8,15 +8,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { goEnv, goProgram } from './go-env.ts';
 import { createInterface } from 'node:readline';
 import { spawnServer, clientFor, tempDir, type ChildServer } from './harness.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GO_CACHE = path.join(ROOT, '.cache', 'go');
-const PROGRAM = path.join(ROOT, 'test', 'go', 'informer-client');
+const PROGRAM = goProgram('informer-client');
 const NS = 'informer-go';
 const label = { suite: 'informer' };
 
@@ -26,11 +24,9 @@ test('shared informer survives a restart with its version compacted (410 → rel
   const port = srv.port;
   let c = clientFor(srv.url, path.join(dir, 'pki'));
   assert.is((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
-
-  mkdirSync(GO_CACHE, { recursive: true });
   const go = spawn('go', ['run', '.', path.join(dir, 'kubeconfig'), NS], {
     cwd: PROGRAM,
-    env: { ...process.env, GOPATH: GO_CACHE, GOMODCACHE: path.join(GO_CACHE, 'mod'), GOCACHE: path.join(GO_CACHE, 'build'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    env: goEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

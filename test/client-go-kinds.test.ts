@@ -18,16 +18,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { goEnv, goProgram } from './go-env.ts';
 import { startTarget, type Target } from './target.ts';
 import { kindDiffs } from './client-steps.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GO_CACHE = path.join(ROOT, '.cache', 'go');
-const PROGRAM = path.join(ROOT, 'test', 'go', 'kinds-client');
+const PROGRAM = goProgram('kinds-client');
 const KINDS = ['ServiceAccount', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'];
 
 /** One line the Go program prints. */
@@ -80,11 +78,10 @@ test.before(async () => {
   target = await startTarget();
   ns = await target.createNamespace('kinds-go');
   await ensureDefaultServiceAccount();
-  mkdirSync(GO_CACHE, { recursive: true });
   // Asynchronously: when the target is this server, it runs in this process and must keep answering.
   const opts = {
     cwd: PROGRAM,
-    env: { ...process.env, GOPATH: GO_CACHE, GOMODCACHE: path.join(GO_CACHE, 'mod'), GOCACHE: path.join(GO_CACHE, 'build'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    env: goEnv(),
     timeout: 9 * 60 * 1000,
     maxBuffer: 16 * 1024 * 1024,
   };

@@ -9,14 +9,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { goEnv, goProgram } from './go-env.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GO_CACHE = path.join(ROOT, '.cache', 'go');
-const PROGRAM = path.join(ROOT, 'test', 'go', 'openapi-client');
+const PROGRAM = goProgram('openapi-client');
 
 let srv: TestServer;
 
@@ -29,11 +26,10 @@ test.after(async () => {
 });
 
 test('client-go OpenAPISchema() and the OpenAPI v3 client read what this server serves', async () => {
-  mkdirSync(GO_CACHE, { recursive: true });
   // Asynchronously: the server runs in this process and must keep answering.
   const opts = {
     cwd: PROGRAM,
-    env: { ...process.env, GOPATH: GO_CACHE, GOMODCACHE: path.join(GO_CACHE, 'mod'), GOCACHE: path.join(GO_CACHE, 'build'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    env: goEnv(),
     timeout: 9 * 60 * 1000,
     maxBuffer: 16 * 1024 * 1024,
   };

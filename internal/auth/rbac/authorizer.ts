@@ -12,8 +12,6 @@ import { describeSubject, ruleAllows, subjectApplies, type PolicyRule } from './
 /** Visits (source, rule) pairs; return false to stop. `error` reports an unresolvable role. */
 type Visitor = (source: string | null, rule: PolicyRule | null, error: string | null) => boolean;
 
-const byName = <T extends { name: string }>(m: Iterable<T>): T[] => [...m].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-
 export class RbacAuthorizer implements Authorizer {
   constructor(private readonly cache: RbacCache) {}
 
@@ -47,8 +45,8 @@ export class RbacAuthorizer implements Authorizer {
       }
       return true;
     };
-    if (!walk(byName(this.cache.clusterRoleBindings.values()), 'ClusterRoleBinding')) return;
-    if (namespace) walk(byName(this.cache.roleBindings.get(namespace)?.values() ?? []), 'RoleBinding');
+    if (!walk(this.cache.clusterRoleBindingsByName(), 'ClusterRoleBinding')) return;
+    if (namespace) walk(this.cache.roleBindingsByName(namespace), 'RoleBinding');
   }
 
   authorize(a: AuthorizationAttributes): Decision {

@@ -44,6 +44,7 @@ interface Stored {
 }
 
 const keyOf = (ns: string, name: string): string => `${ns}/${name}`;
+const byName = <T extends { name: string }>(m: Iterable<T>): T[] => [...m].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 export class RbacCache {
   /** `<ns>/<name>` → rules. */
@@ -53,6 +54,9 @@ export class RbacCache {
   readonly roleBindings = new Map<string, Map<string, Binding>>();
   readonly clusterRoleBindings = new Map<string, Binding>();
   private unsubscribe: (() => void) | null = null;
+  /** Bindings in name order, as the authorizer walks them; rebuilt only after a binding changed. */
+  private sortedClusterBindings: Binding[] | null = null;
+  private readonly sortedRoleBindings = new Map<string, Binding[]>();
   /** Listeners for ClusterRole changes (the aggregation controller). */
   private readonly clusterRoleListeners = new Set<(name: string) => void>();
 
@@ -87,6 +91,18 @@ export class RbacCache {
     this.unsubscribe = null;
   }
 
+  /** ClusterRoleBindings in name order (the authorizer reads this per request: no sort there). */
+  clusterRoleBindingsByName(): Binding[] {
+    return (this.sortedClusterBindings ??= byName(this.clusterRoleBindings.values()));
+  }
+
+  /** The RoleBindings of `namespace` in name order. */
+  roleBindingsByName(namespace: string): Binding[] {
+    let list = this.sortedRoleBindings.get(namespace);
+    if (!list) this.sortedRoleBindings.set(namespace, (list = byName(this.roleBindings.get(namespace)?.values() ?? [])));
+    return list;
+  }
+
   /** Called with a ClusterRole's name whenever it changes or goes away. */
   onClusterRoleChange(f: (name: string) => void): () => void {
     this.clusterRoleListeners.add(f);
@@ -115,10 +131,12 @@ export class RbacCache {
         let m = this.roleBindings.get(ns);
         if (!m) this.roleBindings.set(ns, (m = new Map()));
         m.set(name, { name, namespace: ns, roleRef: o.roleRef!, subjects: o.subjects ?? [] });
+        this.sortedRoleBindings.delete(ns);
         break;
       }
       case 'clusterrolebindings':
         this.clusterRoleBindings.set(name, { name, namespace: '', roleRef: o.roleRef!, subjects: o.subjects ?? [] });
+        this.sortedClusterBindings = null;
         break;
     }
   }
@@ -134,9 +152,11 @@ export class RbacCache {
         break;
       case 'rolebindings':
         this.roleBindings.get(k.namespace)?.delete(k.name);
+        this.sortedRoleBindings.delete(k.namespace);
         break;
       case 'clusterrolebindings':
         this.clusterRoleBindings.delete(k.name);
+        this.sortedClusterBindings = null;
         break;
     }
   }
