@@ -29,6 +29,8 @@ const PACKAGES: [string, string][] = [
   [MACHINERY, 'pkg/util/intstr'],
   [MACHINERY, 'pkg/apis/meta/v1'],
   [API, 'core/v1'],
+  [API, 'admissionregistration/v1'],
+  [API, 'authentication/v1'],
   [API, 'storage/v1'],
   [API, 'storage/v1beta1'],
   [API, 'events/v1'],
@@ -57,6 +59,8 @@ const ROOTS: string[] = [
   ...withLists('k8s.io.api.events.v1beta1.', ['Event']),
   ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((m) => `k8s.io.api.authorization.v1.${m}`),
   'k8s.io.api.policy.v1.Eviction',
+  ...withLists('k8s.io.api.admissionregistration.v1.', ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']),
+  ...['TokenReview', 'TokenRequest'].map((m) => `k8s.io.api.authentication.v1.${m}`),
   ...withLists('k8s.io.api.rbac.v1.', ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']),
 ];
 

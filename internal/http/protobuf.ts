@@ -46,7 +46,7 @@ const INTSTR = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
  * Named Go slice types (`type ExtraValue []string`): a message with one repeated `items` field on
  * the wire, the bare array in JSON.
  */
-const WRAPPED_LISTS = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs']);
+const WRAPPED_LISTS = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.api.authentication.v1.ExtraValue', 'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs']);
 
 /** (group/version/kind) → message. Status, DeleteOptions, WatchEvent and the discovery kinds are valid in every group version. */
 const KINDS = new Map<string, string>([
@@ -63,6 +63,10 @@ const KINDS = new Map<string, string>([
   ...['CSIStorageCapacity', 'CSIStorageCapacityList'].map((k): [string, string] => [`storage.k8s.io/v1beta1/${k}`, `k8s.io.api.storage.v1beta1.${k}`]),
   ...['Role', 'RoleList', 'ClusterRole', 'ClusterRoleList', 'RoleBinding', 'RoleBindingList', 'ClusterRoleBinding', 'ClusterRoleBindingList'].map((k): [string, string] => [`rbac.authorization.k8s.io/v1/${k}`, `k8s.io.api.rbac.v1.${k}`]),
   ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((k): [string, string] => [`authorization.k8s.io/v1/${k}`, A + k]),
+  ...['TokenReview', 'TokenRequest'].map((k): [string, string] => [`authentication.k8s.io/v1/${k}`, `k8s.io.api.authentication.v1.${k}`]),
+  ...['MutatingWebhookConfiguration', 'MutatingWebhookConfigurationList', 'ValidatingWebhookConfiguration', 'ValidatingWebhookConfigurationList'].map(
+    (k): [string, string] => [`admissionregistration.k8s.io/v1/${k}`, `k8s.io.api.admissionregistration.v1.${k}`],
+  ),
 ]);
 const ANY_GROUP_KINDS = new Map<string, string>([
   ['Status', M + 'Status'],
