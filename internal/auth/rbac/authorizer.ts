@@ -9,8 +9,12 @@ import type { AuthorizationAttributes, Authorizer, Decision, RuleSet } from '../
 import type { Binding, RbacCache, RoleRef } from './cache.ts';
 import { describeSubject, ruleAllows, subjectApplies, type PolicyRule } from './rules.ts';
 
-/** Visits (source, rule) pairs; return false to stop. `error` reports an unresolvable role. */
-type Visitor = (source: string | null, rule: PolicyRule | null, error: string | null) => boolean;
+/**
+ * Visits (source, rule) pairs; return false to stop. `error` reports an unresolvable role. The
+ * source ("RoleBinding … to User …") is built only when asked for: most visits never need it.
+ */
+type Visitor = (source: () => string, rule: PolicyRule | null, error: string | null) => boolean;
+const NO_SOURCE = (): string => '';
 
 export class RbacAuthorizer implements Authorizer {
   constructor(private readonly cache: RbacCache) {}
@@ -36,17 +40,18 @@ export class RbacAuthorizer implements Authorizer {
         if (!subject) continue;
         const r = this.roleRefRules(b.roleRef, b.namespace);
         if ('error' in r) {
-          if (!visit(null, null, r.error)) return false;
+          if (!visit(NO_SOURCE, null, r.error)) return false;
           continue;
         }
         const name = kind === 'RoleBinding' ? `${b.name}/${b.namespace}` : b.name;
-        const source = `${kind} ${JSON.stringify(name)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(subject, b.namespace)}`;
+        const source = (): string => `${kind} ${JSON.stringify(name)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(subject, b.namespace)}`;
         for (const rule of r.rules) if (!visit(source, rule, null)) return false;
       }
       return true;
     };
-    if (!walk(this.cache.clusterRoleBindingsByName(), 'ClusterRoleBinding')) return;
-    if (namespace) walk(this.cache.roleBindingsByName(namespace), 'RoleBinding');
+    // Only the bindings whose subjects may name the user (an index lookup), in kube's order.
+    if (!walk(this.cache.clusterRoleBindingsFor(user), 'ClusterRoleBinding')) return;
+    if (namespace) walk(this.cache.roleBindingsFor(namespace, user), 'RoleBinding');
   }
 
   authorize(a: AuthorizationAttributes): Decision {
@@ -54,7 +59,7 @@ export class RbacAuthorizer implements Authorizer {
     const errors: string[] = [];
     this.visitRulesFor(a.user, a.namespace, (source, rule, error) => {
       if (rule && ruleAllows(a, rule)) {
-        reason = `RBAC: allowed by ${source}`;
+        reason = `RBAC: allowed by ${source()}`;
         return false;
       }
       if (error) errors.push(error);
