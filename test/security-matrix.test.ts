@@ -1,0 +1,265 @@
+/**
+ * Security matrix (issue 13): every kind of identity the server authenticates × verbs × resources
+ * (Secrets included) × namespaces, each request sent over HTTPS as its client would send it, and
+ * its answer compared with what an independent model of the granted RBAC rules expects. Writes go
+ * with `dryRun=All` — the same authorization as the real request, and the fixtures stay. The
+ * test fails on any unexpected allow (the security property) and on any unexpected deny (the
+ * grants must work), and reports every mismatch at once.
+ *
+ * The server runs as a child process (its log captured) with an audit log at
+ * RequestResponse for everything; afterwards the Secret's value must appear in neither, nor in
+ * any response but an allowed read of Secrets.
+ *
+ * The model is deliberately not RBAC code: a grant is (subject, namespace or all, resources, verbs),
+ * and the bindings the test creates say exactly those grants through their own ClusterRoles.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { clientFor, agentClient, spawnServer, tempDir, type ChildServer, type Client } from './harness.ts';
+import { ensurePki, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+
+const SECRET_VALUE = 'matrix-secret-value-7f3c9a1e';
+const SECRET_B64 = Buffer.from(SECRET_VALUE).toString('base64');
+const NS_A = 'matrix-a';
+const NS_B = 'matrix-b';
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
+type Verb = (typeof VERBS)[number];
+const NAMESPACED = ['configmaps', 'secrets', 'serviceaccounts'] as const;
+type Resource = (typeof NAMESPACED)[number] | 'namespaces';
+
+/** A subject of a grant: a user name or a group. */
+type Subject = { user: string } | { group: string };
+
+interface Grant {
+  subject: Subject;
+  /** A namespace (RoleBinding), or '*' for every namespace (ClusterRoleBinding). */
+  namespace: string;
+  resources: Resource[];
+  verbs: Verb[];
+}
+
+interface Identity {
+  name: string;
+  username: string;
+  groups: string[];
+  /** system:masters: everything is allowed. */
+  admin?: boolean;
+  client: Client;
+}
+
+const READ: Verb[] = ['get', 'list', 'watch'];
+const ALL: Verb[] = [...VERBS];
+
+/** What the test grants, through the RBAC objects made from it below. */
+const GRANTS: Grant[] = [
+  { subject: { user: 'alice' }, namespace: NS_A, resources: ['configmaps'], verbs: ALL },
+  { subject: { user: 'alice' }, namespace: NS_B, resources: ['secrets'], verbs: READ },
+  { subject: { group: 'team-b' }, namespace: '*', resources: ['namespaces'], verbs: READ },
+  { subject: { group: 'team-b' }, namespace: NS_B, resources: ['configmaps', 'serviceaccounts'], verbs: ['get', 'list', 'create', 'update'] },
+  { subject: { user: 'carol' }, namespace: '*', resources: ['secrets'], verbs: ['get', 'list'] },
+  // Grants to names no identity has: a matcher that confuses prefixes or groups would allow them.
+  { subject: { user: 'alice-evil' }, namespace: '*', resources: ['secrets'], verbs: ALL },
+  { subject: { group: 'team' }, namespace: '*', resources: ['configmaps'], verbs: ALL },
+];
+
+function subjectMatches(s: Subject, id: Identity): boolean {
+  return 'user' in s ? s.user === id.username : id.groups.includes(s.group);
+}
+
+/** The model: is `verb` on `resource` in `namespace` ('' = all namespaces / cluster scope) allowed? */
+function expected(id: Identity, verb: Verb, resource: Resource, namespace: string): boolean {
+  if (id.admin) return true;
+  return GRANTS.some(
+    (g) => subjectMatches(g.subject, id) && g.resources.includes(resource) && g.verbs.includes(verb) && (g.namespace === '*' || (resource !== 'namespaces' && namespace !== '' && g.namespace === namespace)),
+  );
+}
+
+let server: ChildServer;
+let dir: string;
+let admin: Client;
+let stderr = '';
+const identities: Identity[] = [];
+const extraClients: Client[] = [];
+
+const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n';
+
+test.before(async () => {
+  dir = tempDir('security-matrix-');
+  writeFileSync(join(dir, 'tokens.csv'), 'alice-token-0123456789,alice,1001\nbob-token-0123456789,bob,1002,"team-b,other"\n');
+  writeFileSync(join(dir, 'policy.yaml'), AUDIT_POLICY);
+  server = await spawnServer(join(dir, 'data'), 0, ['--token-auth-file', join(dir, 'tokens.csv'), '--audit-log-path', join(dir, 'audit.log'), '--audit-policy-file', join(dir, 'policy.yaml')]);
+  server.proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const pkiDir = join(dir, 'data', 'pki');
+  admin = clientFor(server.url, pkiDir);
+  const pki = await ensurePki(pkiDir);
+  const caKey = await readCaKey(pki);
+  const ca = readFileSync(join(pkiDir, 'ca.crt'), 'utf8');
+  const tokenClient = (token: string): Client => {
+    const c = agentClient(server.url, new Agent({ connect: { ca } }), { authorization: `Bearer ${token}` });
+    extraClients.push(c);
+    return c;
+  };
+  const carolCert = await issueClientCert(pki, caKey, 'carol', ['team-c']);
+  const carol = clientFor(server.url, pkiDir, carolCert);
+  const anonymous = clientFor(server.url, pkiDir, null);
+  extraClients.push(carol, anonymous);
+  identities.push(
+    { name: 'admin certificate', username: 'admin', groups: ['system:masters'], admin: true, client: admin },
+    { name: 'anonymous', username: 'system:anonymous', groups: ['system:unauthenticated'], client: anonymous },
+    { name: 'token-file user', username: 'alice', groups: ['system:authenticated'], client: tokenClient('alice-token-0123456789') },
+    { name: 'token-file user in a group', username: 'bob', groups: ['team-b', 'other', 'system:authenticated'], client: tokenClient('bob-token-0123456789') },
+    { name: 'client-certificate user', username: 'carol', groups: ['team-c', 'system:authenticated'], client: carol },
+  );
+  await setUp();
+});
+
+test.after(async () => {
+  for (const c of extraClients) await c.close().catch(() => undefined);
+  await admin?.close();
+  await server?.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function must(r: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const res = await r;
+  if (res.status >= 300) throw new Error(`${what}: HTTP ${res.status} ${res.text}`);
+}
+
+/** Namespaces, fixtures, and the RBAC objects that say GRANTS. */
+async function setUp(): Promise<void> {
+  for (const ns of [NS_A, NS_B]) {
+    await must(admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } }), `namespace ${ns}`);
+    await must(admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fixture' }, data: { a: 'b' } } }), 'configmap');
+    await must(admin.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fixture' }, stringData: { password: SECRET_VALUE } } }), 'secret');
+    await must(admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'fixture' } } }), 'serviceaccount');
+  }
+  const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+  for (const [i, g] of GRANTS.entries()) {
+    const role = `matrix-grant-${i}`;
+    await must(admin.request('POST', `${RBAC}/clusterroles`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [{ apiGroups: [''], resources: g.resources, verbs: g.verbs }] } }), role);
+    const subject = 'user' in g.subject ? { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: g.subject.user } : { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: g.subject.group };
+    const binding = { metadata: { name: role }, subjects: [subject], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role } };
+    if (g.namespace === '*') await must(admin.request('POST', `${RBAC}/clusterrolebindings`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', ...binding } }), `crb ${role}`);
+    else await must(admin.request('POST', `${RBAC}/namespaces/${g.namespace}/rolebindings`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...binding } }), `rb ${role}`);
+  }
+}
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+const KIND: Record<Resource, string> = { configmaps: 'ConfigMap', secrets: 'Secret', serviceaccounts: 'ServiceAccount', namespaces: 'Namespace' };
+
+/** The request a client sends for `verb` (writes are dry runs). `namespace` '' = all namespaces. */
+async function send(id: Identity, verb: Verb, resource: Resource, namespace: string): Promise<Answer> {
+  const base = resource === 'namespaces' ? '/api/v1/namespaces' : namespace ? `/api/v1/namespaces/${namespace}/${resource}` : `/api/v1/${resource}`;
+  const name = resource === 'namespaces' ? NS_A : 'fixture';
+  const one = `${base}/${name}`;
+  const dry = 'dryRun=All';
+  const apiObject = (n: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: KIND[resource], metadata: { name: n, ...(resource === 'namespaces' ? {} : { namespace }) }, ...extra });
+  switch (verb) {
+    case 'get':
+      return id.client.request('GET', one);
+    case 'list':
+      return id.client.request('GET', base);
+    case 'watch':
+      return watchStatus(id, `${base}?watch=1&timeoutSeconds=1`);
+    case 'create':
+      return id.client.request('POST', `${base}?${dry}`, { body: apiObject(`created-${resource}`) });
+    case 'update': {
+      // The current object, read by the admin: an update of it as the identity.
+      const current = (await admin.request('GET', one)).json;
+      return id.client.request('PUT', `${one}?${dry}`, { body: { ...current, metadata: { ...current.metadata, labels: { matrix: 'update' } } } });
+    }
+    case 'patch':
+      return id.client.request('PATCH', `${one}?${dry}`, { body: { metadata: { labels: { matrix: 'patch' } } }, contentType: 'application/merge-patch+json' });
+    case 'delete':
+      return id.client.request('DELETE', `${one}?${dry}`);
+    case 'deletecollection':
+      return id.client.request('DELETE', `${base}?${dry}`);
+  }
+}
+
+/** A watch's answer is its status line; the stream is dropped at once. */
+async function watchStatus(id: Identity, path: string): Promise<Answer> {
+  // The identity's client only answers whole bodies; a watch that is allowed ends by itself after
+  // timeoutSeconds=1, so reading it whole costs a second per allowed watch at most.
+  return id.client.request('GET', path);
+}
+
+interface Case {
+  verb: Verb;
+  resource: Resource;
+  namespace: string;
+}
+
+function cases(): Case[] {
+  const out: Case[] = [];
+  for (const resource of NAMESPACED) {
+    for (const namespace of [NS_A, NS_B]) for (const verb of VERBS) out.push({ verb, resource, namespace });
+    // All namespaces: list and watch only (a write needs a namespace).
+    for (const verb of ['list', 'watch'] as const) out.push({ verb, resource, namespace: '' });
+  }
+  for (const verb of VERBS) if (verb !== 'deletecollection') out.push({ verb, resource: 'namespaces', namespace: '' });
+  return out;
+}
+
+const allAnswers: { id: Identity; c: Case; answer: Answer }[] = [];
+
+test('identities × verbs × resources × namespaces: no unexpected allow, no unexpected deny', async () => {
+  const mismatches: string[] = [];
+  let allowed = 0;
+  let denied = 0;
+  for (const id of identities) {
+    const list = cases();
+    // A few requests in flight per identity: the order of the answers does not matter.
+    const answers = await Promise.all(list.map((c) => send(id, c.verb, c.resource, c.namespace)));
+    list.forEach((c, i) => {
+      const answer = answers[i]!;
+      allAnswers.push({ id, c, answer });
+      const want = expected(id, c.verb, c.resource, c.namespace);
+      const where = c.namespace ? ` in ${c.namespace}` : ' (all namespaces)';
+      const label = `${id.name} ${c.verb} ${c.resource}${c.resource === 'namespaces' ? '' : where}`;
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (want) {
+        allowed++;
+        if (!ok) mismatches.push(`unexpected deny: ${label} → ${answer.status} ${answer.text.slice(0, 200)}`);
+      } else {
+        denied++;
+        if (answer.status !== 403) mismatches.push(`${ok ? 'UNEXPECTED ALLOW' : 'wrong status'}: ${label} → ${answer.status} ${answer.text.slice(0, 200)}`);
+        else {
+          const body = JSON.parse(answer.text);
+          if (body.kind !== 'Status' || body.reason !== 'Forbidden' || !String(body.message).includes(`User "${id.username}" cannot ${c.verb}`)) mismatches.push(`403 body: ${label} → ${answer.text}`);
+        }
+      }
+    });
+  }
+  assert.ok(allowed > 50 && denied > 100, `the matrix exercises both outcomes (${allowed} allowed, ${denied} denied)`);
+  assert.equal(mismatches, [], mismatches.join('\n'));
+});
+
+test('the Secret value appears only in allowed reads of Secrets: not in other answers, the log, or the audit log', async () => {
+  for (const { id, c, answer } of allAnswers) {
+    if (!answer.text.includes(SECRET_B64) && !answer.text.includes(SECRET_VALUE)) continue;
+    const legit = c.resource === 'secrets' && ['get', 'list', 'watch', 'update', 'patch', 'delete', 'deletecollection', 'create'].includes(c.verb) && answer.status < 300;
+    assert.ok(legit, `${id.name} ${c.verb} ${c.resource} → ${answer.status} carries the secret value`);
+  }
+  // A Secret write that fails validation must not echo the value either.
+  const bad = await admin.request('POST', `/api/v1/namespaces/${NS_A}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'Bad_Name' }, stringData: { 'bad key!': SECRET_VALUE } } });
+  assert.is(bad.status, 422);
+  assert.not.ok(bad.text.includes(SECRET_VALUE) || bad.text.includes(SECRET_B64), bad.text);
+  await new Promise((r) => setTimeout(r, 300));
+  const audit = readFileSync(join(dir, 'audit.log'), 'utf8');
+  assert.ok(audit.includes('"resource":"secrets"'), 'secret requests were audited');
+  assert.not.ok(audit.includes(SECRET_VALUE) || audit.includes(SECRET_B64), 'audit log holds the secret value');
+  // What the server logged: the start-up lines the harness kept, and everything after.
+  const log = server.logTail() + stderr;
+  assert.ok(log.includes('API server ready'), 'the server log was captured');
+  assert.not.ok(log.includes(SECRET_VALUE) || log.includes(SECRET_B64), 'server log holds the secret value');
+});
+
+test.run();
