@@ -196,11 +196,16 @@ export function checkIdToken(header: Record<string, unknown>, payload: Record<st
   if (iss !== cfg.issuerUrl) return `oidc: id token issued by a different provider, expected ${JSON.stringify(cfg.issuerUrl)} got ${JSON.stringify(iss)}`;
   if (!aud.includes(cfg.clientId)) return `oidc: expected audience ${JSON.stringify(cfg.clientId)} got ${JSON.stringify(aud)}`;
   // Go's zero time for a missing exp is long past, so such a token is always expired.
-  if (exp === undefined || exp < nowMs) return `oidc: token is expired (Token Expiry: ${exp === undefined ? '0001-01-01 00:00:00 +0000 UTC' : new Date(exp).toISOString()})`;
-  if (nbf !== undefined && nowMs + NBF_LEEWAY_MS < nbf) return `oidc: current time ${new Date(nowMs).toISOString()} before the nbf (not before) time: ${new Date(nbf).toISOString()}`;
+  if (exp === undefined || exp < nowMs) return `oidc: token is expired (Token Expiry: ${exp === undefined ? '0001-01-01 00:00:00 +0000 UTC' : goTime(exp)})`;
+  if (nbf !== undefined && nowMs + NBF_LEEWAY_MS < nbf) return `oidc: current time ${goTime(nowMs)} before the nbf (not before) time: ${goTime(nbf)}`;
   const alg = header.alg;
   if (typeof alg !== 'string' || !cfg.signingAlgs.includes(alg)) return `oidc: id token signed with unsupported algorithm, expected ${JSON.stringify(cfg.signingAlgs)} got ${JSON.stringify(alg ?? '')}`;
   return null;
+}
+
+/** A time as Go's time.Time prints it (UTC): `2006-01-02 15:04:05 +0000 UTC`. */
+function goTime(ms: number): string {
+  return `${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} +0000 UTC`;
 }
 
 /** Go's json.Unmarshal of a claim into a string: null leaves "" (no error), non-strings fail. */

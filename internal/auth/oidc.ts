@@ -61,7 +61,16 @@ export function readOidcCaBundle(caFile: string): string {
 
 /** fetch bound to the provider's trust roots, with kube's 30 s timeout. */
 function providerFetch(agent: Agent): (url: string, headers?: Record<string, string>) => Promise<Response> {
-  return async (url, headers = {}) => (await undiciFetch(url, { dispatcher: agent, headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'manual' })) as unknown as Response;
+  return async (url, headers = {}) => {
+    try {
+      return (await undiciFetch(url, { dispatcher: agent, headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'manual' })) as unknown as Response;
+    } catch (e) {
+      // undici says only "fetch failed"; the cause (refused, certificate, timeout) is what an
+      // operator needs, in Go's `Get "<url>": <cause>` shape.
+      const err = e as Error & { cause?: Error };
+      throw new Error(`Get ${JSON.stringify(url)}: ${err.cause?.message ?? err.message}`);
+    }
+  };
 }
 
 type Fetch = ReturnType<typeof providerFetch>;
@@ -156,7 +165,11 @@ class IssuerVerifier {
       await compactVerify(token, jwks, { algorithms: cfg.signingAlgs });
     } catch (e) {
       const err = e as Error & { code?: string; [Symbol.asyncIterator]?: () => AsyncIterator<CryptoKey> };
-      if (err.code !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS' || !err[Symbol.asyncIterator]) throw new Error(`failed to verify signature: ${err.message}`);
+      if (err.code !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS' || !err[Symbol.asyncIterator]) {
+        // go-oidc's words: no key of the (refetched) set verifies it, or the set could not be had.
+        if (err.code === 'ERR_JWKS_NO_MATCHING_KEY' || err.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw new Error('failed to verify signature: failed to verify id token signature');
+        throw new Error(`failed to verify signature: fetching keys oidc: get keys failed ${err.message}`);
+      }
       let verified = false;
       for await (const key of err as unknown as AsyncIterable<CryptoKey>) {
         try {
