@@ -13,6 +13,11 @@
  *     listener — with fresh signing keys (key rotation), or signing the `kube` client's tokens
  *     with another algorithm;
  *   - `stop()` / `listen()`: the provider down and up again on the same port.
+ *
+ * Distributed claims: `distributedGroups(holder)` gives the `_claim_names`/`_claim_sources` pair
+ * that points an account's groups claim at `<issuer>/claims/<holder>`, an endpoint served beside
+ * the provider that answers (to the right access token) with a real id_token the provider issues
+ * to the `kube` client for the account `holder` — whose `groups` are the distributed value.
  */
 import { createServer, type Server } from 'node:https';
 import { createHash, randomBytes, generateKeyPairSync } from 'node:crypto';
@@ -35,6 +40,8 @@ export const REDIRECT_URI = 'https://client.test/callback';
 /** Clients registered at the provider: `kube` is the API server's --oidc-client-id. */
 export const CLIENTS = { kube: 'kube-secret', other: 'other-secret' } as const;
 export type ClientId = keyof typeof CLIENTS;
+/** The access token the distributed-claims endpoint wants. */
+export const CLAIMS_ACCESS_TOKEN = 'claims-endpoint-token';
 
 interface SigningKeys {
   rsa: Record<string, unknown>;
@@ -61,6 +68,8 @@ export interface TestProvider {
   listen(): Promise<void>;
   stop(): Promise<void>;
   reconfigure(opts: { kubeAlg?: string; rotateKeys?: boolean }): void;
+  /** Claims that make `groups` a distributed claim resolved from account `holder`'s id_token. */
+  distributedGroups(holder: string): AccountClaims;
   /** A real id_token for `accountId`, issued to `clientId` through the authorization-code flow. */
   idToken(accountId: string, clientId?: ClientId): Promise<string>;
   close(): Promise<void>;
@@ -124,7 +133,19 @@ export async function createTestProvider(pkiDir: string, port = 0): Promise<Test
   };
   build();
 
-  const server: Server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (req, res) => handler(req, res));
+  const server: Server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (req, res) => {
+    const m = /^\/claims\/([^/?]+)$/.exec(req.url ?? '');
+    if (!m) return handler(req, res);
+    // The distributed-claims endpoint (OIDC Core 5.6.2): a signed JWT carrying the claim.
+    if (req.headers.authorization !== `Bearer ${CLAIMS_ACCESS_TOKEN}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    idToken(decodeURIComponent(m[1]!)).then(
+      (jwt) => res.writeHead(200, { 'content-type': 'application/jwt' }).end(jwt),
+      (e: Error) => res.writeHead(500).end(e.message),
+    );
+  });
   const agent = new Agent({ connect: { ca: pki.caCertPem } });
 
   async function idToken(accountId: string, clientId: ClientId = 'kube'): Promise<string> {
@@ -196,6 +217,10 @@ export async function createTestProvider(pkiDir: string, port = 0): Promise<Test
     set idTokenTtl(v: number) {
       state.idTokenTtl = v;
     },
+    distributedGroups: (holder) => ({
+      _claim_names: { groups: 'src1' },
+      _claim_sources: { src1: { endpoint: `${issuer}/claims/${encodeURIComponent(holder)}`, access_token: CLAIMS_ACCESS_TOKEN } },
+    }),
     kids: () => [keys.rsa.kid as string, keys.ec.kid as string],
     async listen() {
       if (listening) return;

@@ -89,6 +89,10 @@ test.before(async () => {
   provider.accounts.set('dave', { email: 'dave@example.com', email_verified: false, groups: ['devs'], tenant: 'acme' });
   provider.accounts.set('grace', { email: 'grace@example.com', email_verified: 'true', groups: ['devs'], tenant: 'acme' });
   provider.accounts.set('erin', { email: 'erin@example.com', email_verified: true, groups: ['devs'] });
+  // henry's groups are a distributed claim: the endpoint answers with henry-groups' id_token.
+  provider.accounts.set('henry', { email: 'henry@example.com', email_verified: true, tenant: 'acme', ...provider.distributedGroups('henry-groups') });
+  provider.accounts.set('henry-groups', { groups: ['devs'] });
+  provider.accounts.set('ivan', { email: 'ivan@example.com', email_verified: true, tenant: 'acme', ...provider.distributedGroups('nobody') });
   provider.accounts.set('frank', { email: 'frank@example.com', email_verified: true, groups: ['devs'], tenant: 'other' });
   startedAt = Date.now();
   t = await startTarget({ oidc: oidcConfigFromFlags(serverFlags(provider))! });
@@ -171,6 +175,28 @@ test('a groups claim given as one string is one group; an absent email_verified 
   const secrets = await c.request('GET', `/api/v1/namespaces/${ns}/secrets`);
   assert.is(secrets.status, 403);
   assert.is(secrets.json.message, `secrets is forbidden: User "oidc:carol@example.com" cannot list resource "secrets" in API group "" in the namespace "${ns}"`);
+});
+
+test('distributed groups claim (_claim_names/_claim_sources): resolved from its endpoint, whose JWT is verified; an endpoint that fails → 401', async () => {
+  const token = await provider.idToken('henry');
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+  assert.is(claims.groups, undefined);
+  assert.equal(claims._claim_names, { groups: 'src1' });
+  // kube starts discovering the endpoint JWT's issuer on first use and races it against that
+  // first lookup (which then usually fails: 401); ours waits for that first attempt. So poll.
+  let r: HttpResult | undefined;
+  for (let i = 0; i < 10; i++) {
+    r = await listConfigMaps(token);
+    if (r.status === 200) break;
+    assert.is(r.status, 401, r.text.slice(0, 300));
+    await sleep(500);
+  }
+  assert.is(r?.status, 200, 'groups from the distributed claim (oidc:devs) should grant the list');
+  const secrets = await tokenClient(token).request('GET', `/api/v1/namespaces/${ns}/secrets`);
+  assert.is(secrets.status, 403);
+  assert.is(secrets.json.message, `secrets is forbidden: User "oidc:henry@example.com" cannot list resource "secrets" in API group "" in the namespace "${ns}"`);
+  // The endpoint answers 500 for an unknown holder: the claim cannot be resolved.
+  await assertUnauthorized(await provider.idToken('ivan'), 'distributed claim endpoint failing');
 });
 
 test('kubectl --token=<id_token> works (auth can-i, get)', async () => {
