@@ -107,7 +107,7 @@ export async function createTestProvider(pkiDir: string, port = 0): Promise<Test
         id_token_signed_response_alg: id === 'kube' ? kubeAlg : 'RS256',
       })),
       jwks: { keys: [keys.rsa, keys.ec] as never },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'], tenant: ['tenant'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'], tenant: ['tenant', 'region'] },
       // Put the scopes' claims in the id_token itself (not only at userinfo): the API server
       // sees nothing else.
       conformIdTokenClaims: false,
