@@ -289,6 +289,21 @@ test('key rotation at the provider: tokens signed by the new key are accepted wi
   await assertUnauthorized(oldToken, 'token of the retired key');
 });
 
+test('the provider down after discovery: tokens signed by keys already fetched are still accepted, unknown keys refused', async () => {
+  const known = await provider.idToken('carol'); // signed by the key the server fetched in the rotation test
+  provider.reconfigure({ rotateKeys: true });
+  const unknown = await provider.idToken('carol'); // a key the server has never seen
+  await provider.stop();
+  try {
+    assert.is((await listConfigMaps(known)).status, 200);
+    await assertUnauthorized(unknown, 'unknown key while the provider is down');
+  } finally {
+    await provider.listen();
+  }
+  // Back up: the unknown key is fetched on its next use.
+  assert.is((await listConfigMaps(await provider.idToken('carol'))).status, 200);
+});
+
 test('defaults: --oidc-username-claim=sub without a prefix → "<issuer>#<sub>", no groups claim → only system:authenticated', async () => {
   if (t.reference) return; // the reference runs with one set of flags: the defaults are checked on ours only
   const s = await startTestServer({ oidc: oidcConfigFromFlags({ ...serverFlags(provider), usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', requiredClaims: {} })! });
