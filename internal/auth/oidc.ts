@@ -63,7 +63,8 @@ export function readOidcCaBundle(caFile: string): string {
 function providerFetch(agent: Agent): (url: string, headers?: Record<string, string>) => Promise<Response> {
   return async (url, headers = {}) => {
     try {
-      return (await undiciFetch(url, { dispatcher: agent, headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'manual' })) as unknown as Response;
+      // Redirects are followed, as Go's http.Client does for discovery, JWKS and claim sources.
+      return (await undiciFetch(url, { dispatcher: agent, headers, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'follow' })) as unknown as Response;
     } catch (e) {
       // undici says only "fetch failed"; the cause (refused, certificate, timeout) is what an
       // operator needs, in Go's `Get "<url>": <cause>` shape.
