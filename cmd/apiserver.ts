@@ -17,6 +17,9 @@
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
+ *        [--oidc-issuer-url https://… --oidc-client-id ID] [--oidc-ca-file F] [--oidc-username-claim sub]
+ *        [--oidc-username-prefix P|-] [--oidc-groups-claim C] [--oidc-groups-prefix P]
+ *        [--oidc-signing-algs RS256[,…]] [--oidc-required-claim key=value]…
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -28,6 +31,7 @@ import { parseDuration } from '../internal/app/duration.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
 import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.ts';
 import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
+import { addRequiredClaim, oidcConfigFromFlags, parseSigningAlgs } from '../internal/auth/oidc-claims.ts';
 
 const { values } = parseArgs({
   options: {
@@ -63,6 +67,16 @@ const { values } = parseArgs({
     'audit-log-maxage': { type: 'string', default: '0' },
     'audit-log-maxbackup': { type: 'string', default: '0' },
     'audit-log-maxsize': { type: 'string', default: '0' },
+    'oidc-issuer-url': { type: 'string', default: '' },
+    'oidc-client-id': { type: 'string', default: '' },
+    'oidc-ca-file': { type: 'string', default: '' },
+    'oidc-username-claim': { type: 'string', default: 'sub' },
+    'oidc-username-prefix': { type: 'string', default: '' },
+    'oidc-groups-claim': { type: 'string', default: '' },
+    'oidc-groups-prefix': { type: 'string', default: '' },
+    // pflag StringSlice (each occurrence CSV) and a repeatable key=value map flag.
+    'oidc-signing-algs': { type: 'string', multiple: true, default: [] },
+    'oidc-required-claim': { type: 'string', multiple: true, default: [] },
   },
   strict: true,
 });
@@ -91,6 +105,26 @@ const authorizationModes = (() => {
   }
 })();
 durationFlag('livez-grace-period');
+const oidc = (() => {
+  try {
+    const requiredClaims: Record<string, string> = {};
+    for (const v of values['oidc-required-claim']!) addRequiredClaim(requiredClaims, v);
+    return oidcConfigFromFlags({
+      issuerUrl: values['oidc-issuer-url']!,
+      clientId: values['oidc-client-id']!,
+      caFile: values['oidc-ca-file'] || undefined,
+      usernameClaim: values['oidc-username-claim']!,
+      usernamePrefix: values['oidc-username-prefix']!,
+      groupsClaim: values['oidc-groups-claim']!,
+      groupsPrefix: values['oidc-groups-prefix']!,
+      signingAlgs: parseSigningAlgs(values['oidc-signing-algs']!),
+      requiredClaims,
+    });
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    process.exit(1);
+  }
+})();
 
 const app = await startServer({
   featureGates,
@@ -120,6 +154,7 @@ const app = await startServer({
   auditLogMaxAge: intFlag('audit-log-maxage'),
   auditLogMaxBackup: intFlag('audit-log-maxbackup'),
   auditLogMaxSize: intFlag('audit-log-maxsize'),
+  ...(oidc ? { oidc } : {}),
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);

@@ -47,6 +47,8 @@ import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
 import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
+import { oidcAuthenticator, readOidcCaBundle } from '../auth/oidc.ts';
+import type { OidcConfig } from '../auth/oidc-claims.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -109,6 +111,8 @@ export interface ServerOptions {
   auditLogMaxAge?: number;
   auditLogMaxBackup?: number;
   auditLogMaxSize?: number;
+  /** --oidc-* (after oidcConfigFromFlags): the OpenID Connect token authenticator; absent = off. */
+  oidc?: OidcConfig;
 }
 
 export interface RunningServer {
@@ -126,6 +130,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
   const auditor = openAuditor(opts);
+  // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
+  const oidcCaPem = opts.oidc?.caFile ? readOidcCaBundle(opts.oidc.caFile) : undefined;
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
@@ -190,6 +196,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
+  // kube's order: OIDC after the service-account and bootstrap token authenticators (both verify
+  // JWTs; OIDC may refetch keys on a miss), before the token webhook.
+  const oidc = opts.oidc ? oidcAuthenticator(opts.oidc, log, { caPem: oidcCaPem }) : null;
+  if (oidc) authenticators.push(oidc);
   let shuttingDown = false;
   const inflight = new InflightRequests();
   const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
@@ -257,6 +267,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await storage.close();
         metrics.close();
         auditor?.close();
+        oidc?.close();
       })();
       return closing;
     },
