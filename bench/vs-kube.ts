@@ -616,11 +616,30 @@ function table(rounds: TargetRound[], ceilings: CeilingRound[]): { lines: string
   summary.ceiling = { h1: ch1, h2: ch2 };
   summary.otherCpuPercent = { this: T.map((r) => r.otherCpuPercent), kube: K.map((r) => r.otherCpuPercent) };
 
+  // start.sh's own figure (launch of etcd → its curl sees 200, polled every 100 ms): the
+  // reference's launch without start.sh's preamble (port picking, kubeconfig), for comparison.
+  const scriptSecs = (key: 'empty' | 'objects') => med(K.map((r) => Number(/readyz after ([\d.]+)s/.exec(r.launchNotes[key === 'empty' ? 0 : 1] ?? '')?.[1] ?? NaN)));
+  summary.kubeStartShSeconds = { empty: scriptSecs('empty'), withObjects: scriptSecs('objects') };
+
   const head: [string, string, string, string] = ['figure', 'this server', 'kube-apiserver + etcd', 'this ÷ kube'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i]!)).join(' | ')} |`;
   const lines = [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)];
   return { lines, summary };
+}
+
+/** A few figures of every round, to show the spread behind the medians. */
+function perRound(rounds: TargetRound[], ceilings: CeilingRound[]): string[] {
+  const big = cfg.objects.length - 1;
+  const L = ceilings.map((c) => `  round ${c.round} ceiling: h1 ${fmt(c.h1.okPerSec, 0)} / h2 ${fmt(c.h2.okPerSec, 0)} req/s`);
+  for (const r of rounds) {
+    const s = r.sizes[big]!;
+    L.push(
+      `  round ${r.round} ${r.target.padEnd(4)}: creates ${fmt(r.createsH1.okPerSec, 0)} / ${fmt(r.createsH2.okPerSec, 0)}/s, p99 ${fmt(r.createsH1.latencyMs.p99, 0)} / ${fmt(r.createsH2.latencyMs.p99, 0)} ms; GET p99 ${fmt(r.createsH1.probe?.latencyMs.p99 ?? NaN, 1)} ms; ` +
+        `LIST ${s.objects}: ${fmt(s.unpagedMedianMs, 0)} / paged ${fmt(s.pagedMedianMs, 0)} ms; watch p99 ${r.watch.map((w) => fmt(w.deliveryMs.p99, 1)).join(' / ')} ms; launch ${fmt(r.launchEmptyMs, 0)} / ${fmt(r.launchWithObjectsMs, 0)} ms; other CPU ${r.otherCpuPercent}%`,
+    );
+  }
+  return L;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -660,7 +679,11 @@ try {
     '',
     ...lines,
     '',
-    `p99s: median over rounds of each round's p99, n = samples per round. Watch: ${cfg.watchers} watchers over HTTP/2 (${cfg.streamsPerConn} streams per connection), delivery = receive − writer's ack.`,
+    'Per round (in run order):',
+    ...perRound(rounds, ceilings),
+    '',
+    `p99s: median over rounds of each round's p99, n = samples per round. Reference launch as start.sh itself reports it (etcd spawn → its curl, 100 ms polls): ${fmt((summary.kubeStartShSeconds as { empty: number }).empty, 2)} / ${fmt((summary.kubeStartShSeconds as { withObjects: number }).withObjects, 2)} s.`,
+    `Watch: ${cfg.watchers} watchers over HTTP/2 (${cfg.streamsPerConn} streams per connection), delivery = receive − writer's ack.`,
     `total ${report.totalSeconds} s; JSON: ${file}`,
   ];
   process.stdout.write(out.join('\n') + '\n');
