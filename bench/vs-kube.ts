@@ -26,7 +26,9 @@
  *
  * One round, per server, on a fresh data dir:
  *   1. launch → first 200 from /readyz (the generator polls every 10 ms on a fresh TLS connection,
- *      from before the spawn; both clocks are CLOCK_MONOTONIC), RSS idle after --settle s;
+ *      from before the spawn; both clocks are CLOCK_MONOTONIC), timed from the spawn of the
+ *      server's first process (node; etcd, which start.sh spawns after its preamble), RSS idle
+ *      after --settle s;
  *   2. fill namespace vs-list up to each --objects size; after each, --list-runs unpaged LISTs and
  *      --list-runs paged LISTs (limit=--limit, following continue), RSS sampled every 100 ms;
  *   3. restart on the same data dir: launch → /readyz with the objects (both stores then hold the
@@ -46,7 +48,7 @@
  * Prints a table and writes bench/results/vs-kube-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -237,15 +239,19 @@ interface Target {
   launch(dataDir: string, fresh: boolean): Promise<Running>;
 }
 
-/** Spawn the /readyz poller first, then the server; launchMs = poller's 200 − spawn time. */
-async function timedLaunch(port: number, pki: string, spawnIt: () => Promise<void> | void, timeoutMs: number): Promise<number> {
+/**
+ * Spawn the /readyz poller first, then the server. `spawnIt` may return the moment (monoMs) its
+ * first server process was spawned when that is later than the call (start.sh's preamble).
+ * Returns ms from that moment, and from the call, to the poller's first 200.
+ */
+async function timedLaunch(port: number, pki: string, spawnIt: () => Promise<number | void>, timeoutMs: number): Promise<{ fromProcessMs: number; fromCallMs: number }> {
   const poll = loadgen<{ monoMs: number; attempts: number }>('readyz', pkiTls(`https://127.0.0.1:${port}`, pki), { intervalMs: 10, timeoutMs });
   poll.catch(() => undefined); // awaited below; a failed spawn must not leave it unhandled
   await sleep(50); // the poller is running (first attempts get "connection refused")
   const t0 = monoMs();
-  await spawnIt();
+  const first = (await spawnIt()) ?? t0;
   const r = await poll;
-  return round(r.monoMs - t0, 1);
+  return { fromProcessMs: round(r.monoMs - (Number.isFinite(first) ? first : t0), 1), fromCallMs: round(r.monoMs - t0, 1) };
 }
 
 const runningRefs = new Set<string>();
@@ -300,16 +306,31 @@ const kubeTarget: Target = {
     }
     runningRefs.add(dataDir);
     let script = '';
-    const launchMs = await timedLaunch(cfg.refPort, pki, async () => {
+    // The launch is timed from etcd's spawn, as this server's from its node process's: start.sh's
+    // preamble (port picking with python3, the kubeconfig) is not the reference's start-up. start.sh
+    // appends "<pid> etcd" to DATA_DIR/pids right after spawning etcd; polled every 2 ms.
+    const pidsFile = join(dataDir, 'pids');
+    rmSync(pidsFile, { force: true });
+    const t = await timedLaunch(cfg.refPort, pki, async () => {
+      let etcdAt = NaN;
+      const timer = setInterval(() => {
+        try {
+          if (Number.isNaN(etcdAt) && readFileSync(pidsFile, 'utf8').includes(' etcd')) etcdAt = monoMs();
+        } catch {
+          /* not yet written */
+        }
+      }, 2);
       const r = await runScript('start.sh', [dataDir, String(cfg.refPort)]);
+      clearInterval(timer);
       if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
       script = r.out.split('\n')[0] ?? '';
+      return etcdAt;
     }, 180_000);
-    const pids = readFileSync(join(dataDir, 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
+    const pids = readFileSync(pidsFile, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
     return {
       pids,
-      launchMs,
-      note: `start.sh: ${script}`,
+      launchMs: t.fromProcessMs,
+      note: `start.sh: ${script}; from start.sh's spawn ${t.fromCallMs} ms`,
       tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
       async stop() {
         await runScript('stop.sh', [dataDir]);
@@ -337,9 +358,9 @@ const thisTarget: Target = {
       cpSync(join(primeDir('this'), 'pki'), pki, { recursive: true });
     }
     let server: ApiServer | null = null;
-    const launchMs = await timedLaunch(cfg.port, pki, async () => {
+    const launchMs = (await timedLaunch(cfg.port, pki, async () => {
       server = await spawnApiServer(dataDir, cfg.port);
-    }, 120_000);
+    }, 120_000)).fromProcessMs;
     const s = server as unknown as ApiServer;
     await s.readyLog; // the kubeconfig is written with the "ready" log line
     return {
@@ -536,6 +557,7 @@ async function runCeiling(roundNo: number): Promise<CeilingRound> {
 // report
 
 const med = (xs: number[]) => round(median(xs), 2);
+const ch1Of = (ceilings: CeilingRound[]) => med(ceilings.map((c) => c.h1.okPerSec));
 
 function table(rounds: TargetRound[], ceilings: CeilingRound[]): { lines: string[]; summary: Record<string, unknown> } {
   const of = (k: 'this' | 'kube') => rounds.filter((r) => r.target === k);
@@ -609,7 +631,7 @@ function table(rounds: TargetRound[], ceilings: CeilingRound[]): { lines: string
   add(`RSS idle / after the LISTs of ${fmt(cfg.objects[big]!, 0)} (MiB)`, `${fmt(ri[0]!, 0)} / ${fmt(ra[0]!, 0)}`, `${fmt(ri[1]!, 0)} / ${fmt(ra[1]!, 0)}`, `${ratio(ri[0]!, ri[1]!)} / ${ratio(ra[0]!, ra[1]!)}`);
   summary.rssMiB = { idle: ri, afterBigList: ra, order: ['this', 'kube'] };
 
-  const ch1 = med(ceilings.map((c) => c.h1.okPerSec));
+  const ch1 = ch1Of(ceilings);
   const ch2 = med(ceilings.map((c) => c.h2.okPerSec));
   add(`ceiling: bare Node HTTPS JSON echo, h1 × ${cfg.connections} / h2 × 1 (req/s)`, `${fmt(ch1, 0)} / ${fmt(ch2, 0)}`, '', '');
   add('creates/s ÷ ceiling (h1 / h2)', `${fmt((c1(T) / ch1) * 100, 0)}% / ${fmt((c2(T) / ch2) * 100, 0)}%`, `${fmt((c1(K) / ch1) * 100, 0)}% / ${fmt((c2(K) / ch2) * 100, 0)}%`, '');
@@ -621,10 +643,46 @@ function table(rounds: TargetRound[], ceilings: CeilingRound[]): { lines: string
   const scriptSecs = (key: 'empty' | 'objects') => med(K.map((r) => Number(/readyz after ([\d.]+)s/.exec(r.launchNotes[key === 'empty' ? 0 : 1] ?? '')?.[1] ?? NaN)));
   summary.kubeStartShSeconds = { empty: scriptSecs('empty'), withObjects: scriptSecs('objects') };
 
+  // The goals of issue 14, evaluated on what this run measured (sizes and rates as configured).
+  const goals: { name: string; value: string; goal: string; met: boolean }[] = [];
+  const goal = (name: string, v: number, goalText: string, met: boolean, digits = 2) => goals.push({ name, value: fmt(v, digits), goal: goalText, met: Number.isFinite(v) && met });
+  const cr = c1(T) / c1(K);
+  goal('creates/s h1 ÷ kube', cr, '≥ 3', cr >= 3);
+  goal('creates/s h2 ÷ kube', c2(T) / c2(K), '≥ 3', c2(T) / c2(K) >= 3);
+  goal('creates/s h1 ÷ bare HTTPS ceiling', c1(T) / ch1Of(ceilings), '≥ 0.40', c1(T) / ch1Of(ceilings) >= 0.4);
+  const p99r = lat(T, 'createsH1').p99 / lat(K, 'createsH1').p99;
+  goal('create p99 ÷ kube (h1)', p99r, '≤ 0.5', p99r <= 0.5);
+  goal('GET p99 during creates, ms (h1)', gp(T, 'createsH1').p99, '≤ 10', gp(T, 'createsH1').p99 <= 10, 1);
+  const mx = lat(T, 'createsH1').max / lat(T, 'createsH1').p99;
+  goal('create max ÷ create p99 (h1)', mx, '≤ 3', mx <= 3);
+  for (const [i, n] of cfg.objects.entries()) {
+    const s = (rs: TargetRound[], f: (x: SizeResult) => number) => med(rs.map((r) => f(r.sizes[i]!)));
+    const N = fmt(n, 0);
+    const pg = s(K, (x) => x.pagedMedianMs) / s(T, (x) => x.pagedMedianMs);
+    goal(`paged LIST ${N}: kube ÷ this`, pg, '≥ 2', pg >= 2);
+    const cf = s(T, (x) => x.pagedContinueP50MedianMs) / s(T, (x) => x.pagedFirstPageMedianMs);
+    goal(`paged LIST ${N}: continue p50 ÷ first page`, cf, '≤ 1', cf <= 1);
+    const up = s(K, (x) => x.unpagedMedianMs) / s(T, (x) => x.unpagedMedianMs);
+    goal(`LIST ${N} no limit: kube ÷ this`, up, '≥ 2', up >= 2);
+    const rr = s(T, (x) => x.rssDuringListsMaxMiB) / s(K, (x) => x.rssDuringListsMaxMiB);
+    goal(`RSS during the LISTs of ${N} ÷ kube`, rr, '≤ 0.33', rr <= 1 / 3);
+  }
+  for (const [i, rate] of cfg.watchRates.entries()) {
+    const p99 = med(T.map((r) => r.watch[i]!.deliveryMs.p99));
+    const kept = med(T.map((r) => r.watch[i]!.writeRate)) >= 0.95 * rate;
+    goal(`watch ${cfg.watchers} × ${rate}/s: delivery p99 ms (writer kept rate: ${kept ? 'yes' : 'NO'})`, p99, '≤ 100', p99 <= 100 && kept, 1);
+  }
+  goal('launch → /readyz, empty, ms', le[0]!, '≤ 300', le[0]! <= 300, 0);
+  goal(`launch → /readyz, ${objs} objects, ms`, lo[0]!, '≤ 1,000', lo[0]! <= 1000, 0);
+  goal('RSS idle, MiB', ri[0]!, '≤ 100', ri[0]! <= 100, 0);
+  summary.goals = goals;
+
   const head: [string, string, string, string] = ['figure', 'this server', 'kube-apiserver + etcd', 'this ÷ kube'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i]!)).join(' | ')} |`;
   const lines = [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)];
+  lines.push('', 'Goals of issue 14 (on the sizes and rates of this run)');
+  for (const g of goals) lines.push(`  ${g.met ? 'MET ' : 'MISS'}  ${g.name.padEnd(64)} ${g.value.padStart(9)}   goal ${g.goal}`);
   return { lines, summary };
 }
 
@@ -682,7 +740,7 @@ try {
     'Per round (in run order):',
     ...perRound(rounds, ceilings),
     '',
-    `p99s: median over rounds of each round's p99, n = samples per round. Reference launch as start.sh itself reports it (etcd spawn → its curl, 100 ms polls): ${fmt((summary.kubeStartShSeconds as { empty: number }).empty, 2)} / ${fmt((summary.kubeStartShSeconds as { withObjects: number }).withObjects, 2)} s.`,
+    `p99s: median over rounds of each round's p99, n = samples per round. Launch: from the spawn of the server's first process (node; etcd) to the generator's first 200 of /readyz; the reference as start.sh itself reports it (etcd spawn → its curl, 100 ms polls): ${fmt((summary.kubeStartShSeconds as { empty: number }).empty, 2)} / ${fmt((summary.kubeStartShSeconds as { withObjects: number }).withObjects, 2)} s.`,
     `Watch: ${cfg.watchers} watchers over HTTP/2 (${cfg.streamsPerConn} streams per connection), delivery = receive − writer's ack.`,
     `total ${report.totalSeconds} s; JSON: ${file}`,
   ];
