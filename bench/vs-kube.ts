@@ -57,7 +57,7 @@ import { ensurePki } from '../internal/auth/pki.ts';
 import { goEnv } from '../test/go-env.ts';
 import { startCeilingServer } from './ceilings.ts';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
-import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, readRss, round, sleep, spawnTracked, writeResult } from './util.ts';
+import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, procCpuMs, readRss, round, sleep, spawnTracked, writeResult } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -130,7 +130,11 @@ interface Summary {
   max: number;
   mean: number;
 }
-interface LoadOut {
+/** The generator's own CPU and wall time in that mode (it shares the machine with the server). */
+interface ClientUse {
+  client?: { cpuSeconds: number; wallSeconds: number };
+}
+interface LoadOut extends ClientUse {
   proto: string;
   conns: number;
   ok: number;
@@ -153,7 +157,7 @@ interface ListRun {
   firstTenthMeanMs: number;
   lastTenthMeanMs: number;
 }
-interface WatchOut {
+interface WatchOut extends ClientUse {
   watchers: number;
   conns: number;
   dropped: number;
@@ -223,6 +227,8 @@ const pkiTls = (server: string, pki: string): TlsFiles => ({ server, ca: join(pk
 
 interface Running {
   pids: number[];
+  /** Started outside this process tree (start.sh daemonizes): its CPU is not in cpuSnapshot's own ticks. */
+  detached: boolean;
   /** performance/monotonic ms from spawn to the first 200 of /readyz. */
   launchMs: number;
   tls: TlsFiles;
@@ -329,6 +335,7 @@ const kubeTarget: Target = {
     const pids = readFileSync(pidsFile, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
     return {
       pids,
+      detached: true,
       launchMs: t.fromProcessMs,
       note: `start.sh: ${script}; from start.sh's spawn ${t.fromCallMs} ms`,
       tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
@@ -365,6 +372,7 @@ const thisTarget: Target = {
     await s.readyLog; // the kubeconfig is written with the "ready" log line
     return {
       pids: [s.pid],
+      detached: false,
       launchMs,
       tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
       async stop() {
@@ -376,6 +384,11 @@ const thisTarget: Target = {
 
 // ---------------------------------------------------------------------------------------------
 // RSS of a server (sum over its processes)
+
+/** CPU time (ms) the processes used in their life so far. */
+function cpuOf(pids: number[]): number {
+  return pids.reduce((a, p) => a + (procCpuMs(p) || 0), 0);
+}
 
 function rssOf(pids: number[]): number {
   return round(pids.reduce((a, p) => a + readRss(p).rssMiB, 0), 1);
@@ -425,6 +438,8 @@ interface TargetRound {
   createsH2: LoadOut;
   watch: (WatchOut & { rate: number })[];
   otherCpuPercent: number;
+  /** CPU the server's processes used over the round (both launches). */
+  serverCpuSeconds: number;
   seconds: number;
 }
 
@@ -434,6 +449,7 @@ async function runTarget(t: Target, roundNo: number, order: number): Promise<Tar
   const dataDir = join(tmpRoot, `${t.key}-r${roundNo}`);
   log(`round ${roundNo}: ${t.label}: launch on an empty data dir`);
   let run = await t.launch(dataDir, true);
+  let serverCpuMs = 0;
   const notes: string[] = [];
   if (run.note) notes.push(run.note);
   try {
@@ -475,6 +491,7 @@ async function runTarget(t: Target, roundNo: number, order: number): Promise<Tar
     }
 
     // --- restart with the objects
+    serverCpuMs += cpuOf(run.pids);
     await run.stop();
     log(`  restart with ${filled} objects`);
     run = await t.launch(dataDir, false);
@@ -506,6 +523,13 @@ async function runTarget(t: Target, roundNo: number, order: number): Promise<Tar
       watch.push({ ...w, rate });
       log(`  watch ${cfg.watchers} × ${rate}/s: delivery p50 ${fmt(w.deliveryMs.p50)} p99 ${fmt(w.deliveryMs.p99)} ms (n ${w.deliveryMs.n}), writer ${fmt(w.writeRate)}/s, missing ${w.missing}, dropped ${w.dropped}`);
     }
+    serverCpuMs += cpuOf(run.pids);
+    const detached = run.detached;
+    await run.stop();
+    const end = cpuSnapshot();
+    const wallMs = end.at - snap.at;
+    // The reference runs outside this process tree: its CPU would count as "other processes".
+    const other = Math.max(0, otherCpuPercent(snap, end) - (detached ? (serverCpuMs / wallMs) * 100 : 0));
     return {
       target: t.key,
       round: roundNo,
@@ -519,7 +543,8 @@ async function runTarget(t: Target, roundNo: number, order: number): Promise<Tar
       createsH1,
       createsH2,
       watch,
-      otherCpuPercent: otherCpuPercent(snap, cpuSnapshot()),
+      otherCpuPercent: round(other, 0),
+      serverCpuSeconds: round(serverCpuMs / 1000, 1),
       seconds: round((performance.now() - t0) / 1000, 1),
     };
   } finally {
@@ -686,6 +711,8 @@ function table(rounds: TargetRound[], ceilings: CeilingRound[]): { lines: string
   return { lines, summary };
 }
 
+const clientPct = (o: ClientUse) => (o.client ? `${fmt((o.client.cpuSeconds / o.client.wallSeconds) * 100, 0)}%` : '?');
+
 /** A few figures of every round, to show the spread behind the medians. */
 function perRound(rounds: TargetRound[], ceilings: CeilingRound[]): string[] {
   const big = cfg.objects.length - 1;
@@ -694,7 +721,8 @@ function perRound(rounds: TargetRound[], ceilings: CeilingRound[]): string[] {
     const s = r.sizes[big]!;
     L.push(
       `  round ${r.round} ${r.target.padEnd(4)}: creates ${fmt(r.createsH1.okPerSec, 0)} / ${fmt(r.createsH2.okPerSec, 0)}/s, p99 ${fmt(r.createsH1.latencyMs.p99, 0)} / ${fmt(r.createsH2.latencyMs.p99, 0)} ms; GET p99 ${fmt(r.createsH1.probe?.latencyMs.p99 ?? NaN, 1)} ms; ` +
-        `LIST ${s.objects}: ${fmt(s.unpagedMedianMs, 0)} / paged ${fmt(s.pagedMedianMs, 0)} ms; watch p99 ${r.watch.map((w) => fmt(w.deliveryMs.p99, 1)).join(' / ')} ms; launch ${fmt(r.launchEmptyMs, 0)} / ${fmt(r.launchWithObjectsMs, 0)} ms; other CPU ${r.otherCpuPercent}%`,
+        `LIST ${s.objects}: ${fmt(s.unpagedMedianMs, 0)} / paged ${fmt(s.pagedMedianMs, 0)} ms; watch p99 ${r.watch.map((w) => fmt(w.deliveryMs.p99, 1)).join(' / ')} ms; launch ${fmt(r.launchEmptyMs, 0)} / ${fmt(r.launchWithObjectsMs, 0)} ms; ` +
+        `generator CPU (creates h1, watch) ${[r.createsH1, ...r.watch].map(clientPct).join(', ')}; server CPU ${fmt(r.serverCpuSeconds, 0)} s in ${fmt(r.seconds, 0)} s; other CPU ${r.otherCpuPercent}%`,
     );
   }
   return L;

@@ -81,6 +81,8 @@ type Config struct {
 	TimeoutMs  int `json:"timeoutMs"`
 }
 
+var startedAt = time.Now()
+
 func main() {
 	if len(os.Args) != 2 {
 		fatalf("usage: vskube-loadgen '<json config>'")
@@ -113,8 +115,24 @@ func main() {
 	if err != nil {
 		fatalf("%s: %v", cfg.Mode, err)
 	}
+	// The generator's own CPU (user + system) and wall time: it shares the machine with the server,
+	// so a result reads with how much of the 2 cores the client took.
+	var ru unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	raw, err := json.Marshal(out)
+	if err != nil {
+		fatalf("encoding result: %v", err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		fatalf("encoding result: %v", err)
+	}
+	obj["client"] = map[string]float64{
+		"cpuSeconds":  round2(float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9),
+		"wallSeconds": round2(time.Since(startedAt).Seconds()),
+	}
 	enc := json.NewEncoder(os.Stdout)
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(obj); err != nil {
 		fatalf("writing result: %v", err)
 	}
 }
@@ -229,7 +247,9 @@ func do(rt roundTripper, req *http.Request) (int, []byte, error) {
 
 type clientRT struct{ c *http.Client }
 
-func (c clientRT) RoundTrip(r *http.Request) (*http.Response, error) { return c.c.Transport.RoundTrip(r) }
+func (c clientRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	return c.c.Transport.RoundTrip(r)
+}
 
 var rvKey = []byte(`"resourceVersion":"`)
 
