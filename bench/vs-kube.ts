@@ -239,7 +239,7 @@ interface Running {
 interface Target {
   key: 'this' | 'kube';
   label: string;
-  /** An untimed first launch (page cache, tsx cache, PKI); returns the PKI dir later launches copy. */
+  /** An untimed first launch (page cache, tsx cache, and the PKI that later launches copy from primeDir). */
   prime(): Promise<void>;
   /** Launch on `dataDir` (fresh: the primed PKI is copied in first) and wait for /readyz. */
   launch(dataDir: string, fresh: boolean): Promise<Running>;
