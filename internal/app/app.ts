@@ -47,6 +47,9 @@ import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
 import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
+import { ClientCertVerifier, loadCaBundleFile, parseCaBundle } from '../auth/client-ca.ts';
+import { requestHeaderAuthenticator, requestHeaderConfig, type RequestHeaderFlags } from '../auth/requestheader.ts';
+import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -109,6 +112,13 @@ export interface ServerOptions {
   auditLogMaxAge?: number;
   auditLogMaxBackup?: number;
   auditLogMaxSize?: number;
+  /**
+   * --client-ca-file: the CAs whose client certificates authenticate (CN user, O groups). Absent:
+   * this server's generated CA (<pki>/ca.crt), which signs the admin certificate of the kubeconfig.
+   */
+  clientCaFile?: string;
+  /** --requestheader-client-ca-file and friends: the authenticating proxy (off without the CA file). */
+  requestHeader?: RequestHeaderFlags;
 }
 
 export interface RunningServer {
@@ -124,6 +134,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // Client-certificate trust, read before anything starts (a bad bundle is a start-up error). kube
+  // has no client-certificate authentication without --client-ca-file; this server always issues
+  // an admin certificate, so its own CA is the default, and a given bundle replaces it.
+  const clientCAs = opts.clientCaFile ? loadCaBundleFile(opts.clientCaFile, 'client-ca-bundle') : parseCaBundle(pki.caCertPem, `client-ca-bundle::${join(pki.dir, 'ca.crt')}`);
+  const requestHeader = opts.requestHeader?.clientCaFile ? requestHeaderConfig(opts.requestHeader) : undefined;
+  const ownCa = parseCaBundle(pki.caCertPem, 'pki')[0]!;
+  if (!clientCAs.some((c) => c.raw.equals(ownCa.raw))) log.warn({ clientCaFile: opts.clientCaFile }, '--client-ca-file does not include this server\'s CA: the admin certificate of the generated kubeconfig will not authenticate');
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
   const auditor = openAuditor(opts);
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
@@ -187,8 +204,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
   }
   for (const c of perNamespace) c.start();
+  // kube-apiserver's cluster_authentication_trust_controller: kube-system/extension-apiserver-authentication.
+  const trust = registry.lookup('', 'v1', 'configmaps')
+    ? new ClusterAuthenticationTrustController(storage, registry, {
+        clientCA: clientCAs,
+        requestHeaderCA: requestHeader?.caBundle,
+        requestHeaderAllowedNames: requestHeader?.allowedNames,
+        requestHeaderUsernameHeaders: requestHeader?.usernameHeaders,
+        requestHeaderGroupHeaders: requestHeader?.groupHeaders,
+        requestHeaderExtraHeaderPrefixes: requestHeader?.extraHeaderPrefixes,
+      }, log)
+    : null;
+  await trust?.start();
 
-  const authenticators: Authenticator[] = [x509Authenticator()];
+  const authenticators: Authenticator[] = [x509Authenticator(new ClientCertVerifier(clientCAs))];
+  // kube's order: the front proxy first, then client certificates, then tokens.
+  if (requestHeader) authenticators.unshift(requestHeaderAuthenticator(requestHeader));
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
   let shuttingDown = false;
   const inflight = new InflightRequests();
@@ -208,7 +239,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inflight,
     audit: auditor,
   };
-  const server = createServer(pki, createHandler(deps));
+  const server = createServer(pki, createHandler(deps), [...clientCAs, ...(requestHeader?.caBundle ?? [])].map((c) => c.toString()));
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
@@ -245,6 +276,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await serviceControllers.stop();
         eventTtl?.stop();
         for (const c of perNamespace) c.stop();
+        trust?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -254,6 +286,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         rbacCache.stop();
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
+        await trust?.idle();
         await storage.close();
         metrics.close();
         auditor?.close();
