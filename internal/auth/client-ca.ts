@@ -72,7 +72,8 @@ function usableForClientAuth(c: X509Certificate): boolean {
 
 function issues(parent: X509Certificate, child: X509Certificate): boolean {
   try {
-    return parent.checkIssued(child) && child.verify(parent.publicKey);
+    // node: `x.checkIssued(y)` asks whether x was issued by y.
+    return child.checkIssued(parent) && child.verify(parent.publicKey);
   } catch {
     return false;
   }
