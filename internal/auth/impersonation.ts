@@ -92,7 +92,8 @@ function attributesFor(requestor: UserInfo, r: ImpersonationRequest): Authorizat
 export function forbiddenFor(a: AuthorizationAttributes, reason: string): ApiError {
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
   const scope = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
-  const msg = `User ${JSON.stringify(a.user.username)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.group)} ${scope}`;
+  // kube passes the message through its HTML sanitizer (& < > escaped); the reason stays as is.
+  const msg = `User ${JSON.stringify(a.user.username)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.group)} ${scope}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const e = forbidden({ group: a.group, resource: a.resource }, a.name, reason ? `${msg}: ${reason}` : msg);
   e.headers['X-Content-Type-Options'] = 'nosniff';
   return e;

@@ -99,6 +99,9 @@ it('the proxied user can impersonate only what RBAC grants it', async () => {
   const proxy = users.client(await proxyCert('front-proxy'));
   const r = await proxy.request('GET', `/api/v1/namespaces/${ns}/pods`, { headers: { 'X-Remote-User': 'proxied-user', 'Impersonate-User': 'bob' } });
   assert.equal(r.json, forbiddenBody('users "bob" is forbidden: User "proxied-user" cannot impersonate resource "users" in API group "" at the cluster scope', { name: 'bob', kind: 'users' }));
+  // kube's message sanitizer escapes & < > in the sentence it writes, not in the name before it.
+  const odd = await proxy.request('GET', `/api/v1/namespaces/${ns}/pods`, { headers: { 'X-Remote-User': 'a<b&c', 'Impersonate-User': 'x>y' } });
+  assert.equal(odd.json, forbiddenBody('users "x>y" is forbidden: User "a&lt;b&amp;c" cannot impersonate resource "users" in API group "" at the cluster scope', { name: 'x>y', kind: 'users' }));
 });
 
 it('a proxy certificate without a username header, or with a CN not allowed, is 401', async () => {
