@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
+import http2 from 'node:http2';
 import { agentClient, startTestServer, tempDir, type Client } from './harness.ts';
 import { startServer } from '../internal/app/app.ts';
 import { createCertificateAuthority, ensurePki, issueCertificate, type CertificateSpec } from '../internal/auth/pki.ts';
@@ -36,6 +37,23 @@ async function whoAmI(c: Client): Promise<string | number> {
   const r = await c.request('GET', '/api/v1/namespaces/default/secrets/x');
   if (r.status !== 403) return r.status;
   return /User "([^"]*)"/.exec(r.json.message)![1]!;
+}
+
+/** One GET over HTTP/2 with the admin certificate; resolves with the status code. */
+function h2Get(url: string, pki: { caCertPem: string; adminCertPem: string; adminKeyPem: string }, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url, { ca: pki.caCertPem, cert: pki.adminCertPem, key: pki.adminKeyPem });
+    session.on('error', reject);
+    const req = session.request({ ':path': path, ...headers });
+    let status = 0;
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.resume();
+    req.on('end', () => {
+      session.close();
+      resolve(status);
+    });
+    req.on('error', reject);
+  });
 }
 
 const auditPolicy = (): string => {
@@ -135,6 +153,10 @@ test('proxy identity and impersonation in the audit log; the trust ConfigMap com
     assert.equal(done.impersonatedUser, { username: 'bob', uid: 'u1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['s1'] } });
     assert.is(ie.find((e) => e.stage === 'RequestReceived').impersonatedUser, undefined);
     assert.equal(done.annotations, { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' });
+    // Over HTTP/2 (kubectl's protocol) the event carries the whole error Status too.
+    await h2Get(s.url, s.server.pki, '/api/v1/namespaces/default/pods', { 'audit-id': 'imp-h2', 'impersonate-user': 'bob' });
+    const h2done = (await auditEvents(auditLog, 'imp-h2')).find((e) => e.stage === 'ResponseComplete');
+    assert.equal(h2done.responseStatus, { metadata: {}, status: 'Failure', message: 'pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"', reason: 'Forbidden', details: { kind: 'pods' }, code: 403 });
     // Someone deletes the published ConfigMap: the controller writes it again.
     const path = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
     assert.is((await s.client.request('DELETE', path)).status, 200);
