@@ -188,6 +188,10 @@ export function createHandler(deps: ServerDeps) {
  * user get kube's plain-text 500 here, and null tells the caller the response is sent.
  */
 async function impersonation(deps: ServerDeps, req: Req, rawHeaders: string[], user: UserInfo, res: Res): Promise<UserInfo | null> {
+  // Fast path for the common request: no header name starting with `impersonate-`.
+  let any = false;
+  for (let i = 0; i < rawHeaders.length && !any; i += 2) any = rawHeaders[i]!.length > 12 && rawHeaders[i]!.slice(0, 12).toLowerCase() === 'impersonate-';
+  if (!any) return user;
   const headers = req.headers as Record<string, string | string[] | undefined>;
   const lines = headerLines(headers, rawHeaders);
   if (!wantsImpersonation(lines)) return user;
