@@ -86,6 +86,8 @@ test('each part refused is a 403 naming it, in kube\'s words', async () => {
     { headers: { 'Impersonate-User': bob, 'Impersonate-Uid': 'u2' }, body: forbiddenBody(`uids.authentication.k8s.io "u2" is forbidden: User "${requestor}" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope`, { name: 'u2', group: 'authentication.k8s.io', kind: 'uids' }) },
     { headers: { 'Impersonate-User': bob, 'Impersonate-Extra-Scopes': 's2' }, body: forbiddenBody(`userextras.authentication.k8s.io "s2" is forbidden: User "${requestor}" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope`, { name: 's2', group: 'authentication.k8s.io', kind: 'userextras' }) },
     { headers: { 'Impersonate-User': bob, 'Impersonate-Extra-Other': 's1' }, body: forbiddenBody(`userextras.authentication.k8s.io "s1" is forbidden: User "${requestor}" cannot impersonate resource "userextras/other" in API group "authentication.k8s.io" at the cluster scope`, { name: 's1', group: 'authentication.k8s.io', kind: 'userextras' }) },
+    // The key is lower-cased and %-unescaped (kube's unescapeExtraKey).
+    { headers: { 'Impersonate-User': bob, 'Impersonate-Extra-Example.COM%2FScope': 'v' }, body: forbiddenBody(`userextras.authentication.k8s.io "v" is forbidden: User "${requestor}" cannot impersonate resource "userextras/example.com/scope" in API group "authentication.k8s.io" at the cluster scope`, { name: 'v', group: 'authentication.k8s.io', kind: 'userextras' }) },
   ];
   for (const [i, c] of cases.entries()) {
     const r = await imp.request('GET', pods, { headers: c.headers });
@@ -139,6 +141,10 @@ test('kubectl --as / --as-group and kubectl auth can-i --as', async () => {
   const out = await kubectl.run('get', 'pods', '-n', ns, '--as', bob, '--as-group', devs);
   assert.is(out.code, 0, out.stderr);
   assert.match(out.stderr, /No resources found/);
+  const uid = await kubectl.run('get', 'pods', '-n', ns, '--as', bob, '--as-group', devs, '--as-uid', 'u1');
+  assert.is(uid.code, 0, uid.stderr);
+  const badUid = await kubectl.run('get', 'pods', '-n', ns, '--as', bob, '--as-uid', 'u2');
+  assert.match(badUid.stderr, `Error from server (Forbidden): uids.authentication.k8s.io "u2" is forbidden: User "${requestor}" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope`);
   const denied = await kubectl.run('get', 'pods', '-n', ns, '--as', 'carol');
   assert.is(denied.code, 1);
   assert.match(denied.stderr, `Error from server (Forbidden): users "carol" is forbidden: User "${requestor}" cannot impersonate resource "users" in API group "" at the cluster scope`);
