@@ -152,6 +152,9 @@ test('kubectl --as / --as-group and kubectl auth can-i --as', async () => {
   assert.equal([yes.code, yes.stdout.trim()], [0, 'yes']);
   const no = await kubectl.run('auth', 'can-i', 'list', 'pods', '-n', ns, '--as', bob);
   assert.equal([no.code, no.stdout.trim()], [1, 'no']);
+  // A service account impersonated by kubectl gets its groups (configmaps are granted to them).
+  const sa = await kubectl.run('auth', 'can-i', 'list', 'configmaps', '-n', ns, '--as', `system:serviceaccount:${ns}:robot`);
+  assert.equal([sa.code, sa.stdout.trim()], [0, 'yes'], sa.stderr);
   // The requestor's own permission to impersonate, through the admin's --as.
   const admin = kubectlFor(t.kubeconfig);
   const can = await admin.run('auth', 'can-i', 'impersonate', `users/${bob}`, '--as', requestor);
