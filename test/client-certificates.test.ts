@@ -125,6 +125,55 @@ test('--client-ca-file without the server\'s CA: the admin certificate no longer
   }
 });
 
+test('bundle files are reloaded when they change: new CAs authenticate, the ConfigMap follows, a bad rewrite is ignored', async () => {
+  const dataDir = tempDir();
+  const pki = await ensurePki(join(dataDir, 'pki'));
+  const bundle = join(tmp, 'rotating.crt');
+  writeFileSync(bundle, pki.caCertPem);
+  const proxyFile = join(tmp, 'rotating-proxy.crt');
+  const proxyA = await createCertificateAuthority('proxy-a');
+  const proxyB = await createCertificateAuthority('proxy-b');
+  writeFileSync(proxyFile, proxyA.certPem);
+  const s = await startTestServer({ dataDir, clientCaFile: bundle, requestHeader: { clientCaFile: proxyFile, allowedNames: [], usernameHeaders: ['X-Remote-User'], groupHeaders: [], extraHeadersPrefix: [] } });
+  const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 100; i++) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.unreachable(`timed out waiting for: ${what}`);
+  };
+  try {
+    const newCa = await createCertificateAuthority('new-ca');
+    const carol = await issueCertificate(newCa, { cn: 'carol' });
+    // A new connection per check: the TLS layer must name the new CA for the client to send its certificate.
+    const probe = async (cert: { certPem: string; keyPem: string }, headers: Record<string, string> = {}): Promise<number> => {
+      const c = clientWith(s.url, pki.caCertPem, cert);
+      const r = await c.request('GET', '/api/v1/namespaces/default/secrets/x', { headers });
+      await c.close();
+      return r.status;
+    };
+    assert.is(await probe(carol), 401);
+    writeFileSync(bundle, pki.caCertPem + newCa.certPem);
+    await until('carol authenticates', async () => (await probe(carol)) === 403);
+    const cmPath = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+    await until('client-ca-file published with 2 CAs', async () => ((await s.client.request('GET', cmPath)).json.data['client-ca-file'] as string).match(/BEGIN CERTIFICATE/g)!.length === 2);
+    // A bad rewrite leaves the last good bundle in force.
+    writeFileSync(bundle, 'garbage');
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.is(await probe(carol), 403);
+    assert.is((await s.client.request('GET', '/api/v1/namespaces')).status, 200);
+    // The proxy CA rotates too.
+    const viaB = await issueCertificate(proxyB, { cn: 'proxy' });
+    assert.is(await probe(viaB, { 'X-Remote-User': 'dave' }), 401);
+    writeFileSync(proxyFile, proxyB.certPem);
+    await until('proxy B trusted', async () => (await probe(viaB, { 'X-Remote-User': 'dave' })) === 403);
+    assert.is(await probe(await issueCertificate(proxyA, { cn: 'proxy' }), { 'X-Remote-User': 'dave' }), 401);
+  } finally {
+    await s.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('proxy identity and impersonation in the audit log; the trust ConfigMap comes back when deleted', async () => {
   const proxyCa = await createCertificateAuthority('front-proxy-ca');
   const caFile = join(tmp, 'proxy-ca.crt');

@@ -11,7 +11,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
-import { readFileSync } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 
 const EKU_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const EKU_ANY = '2.5.29.37.0';
@@ -124,25 +124,114 @@ export function presentedChain(peer: PeerCertificate): { leaf: X509Certificate; 
   return { leaf, intermediates };
 }
 
+/** Where a verifier reads its trusted CAs: a fixed list, or a bundle file that is reloaded. */
+export interface CaSource {
+  /** The current certificates; a new array whenever they change. */
+  readonly certificates: X509Certificate[];
+}
+
+/** A CaSource that never changes. */
+export function staticCaSource(certificates: X509Certificate[]): CaSource {
+  return { certificates };
+}
+
 /**
- * A verifier bound to one CA bundle. Results are cached per PeerCertificate object (the TLS layer
- * keeps one per connection) until the earliest expiry in the bundle or the leaf, so a keep-alive
- * connection pays for the signature checks once and an expiring certificate still stops working.
+ * A verifier bound to one CA source. Results are cached per PeerCertificate object (the TLS layer
+ * keeps one per connection) until the earliest expiry in the bundle or the leaf, or until the
+ * bundle changes, so a keep-alive connection pays for the signature checks once and an expiring
+ * certificate (or a CA taken out of the bundle) still stops working.
  */
 export class ClientCertVerifier {
-  private readonly cache = new WeakMap<PeerCertificate, { result: VerifyResult; until: number }>();
+  private readonly cache = new WeakMap<PeerCertificate, { result: VerifyResult; until: number; roots: X509Certificate[] }>();
 
-  constructor(readonly roots: X509Certificate[]) {}
+  constructor(readonly source: CaSource) {}
 
   verify(peer: PeerCertificate, now = Date.now()): VerifyResult {
+    const roots = this.source.certificates;
     const hit = this.cache.get(peer);
-    if (hit && now <= hit.until) return hit.result;
+    if (hit && now <= hit.until && hit.roots === roots) return hit.result;
     const chain = presentedChain(peer);
     if (!chain) return { ok: false, error: 'no certificate' };
-    const result = verifyChain(chain.leaf, chain.intermediates, this.roots, now);
-    const until = Math.min(Date.parse(chain.leaf.validTo), ...this.roots.map((r) => Date.parse(r.validTo)));
-    this.cache.set(peer, { result, until });
+    const result = verifyChain(chain.leaf, chain.intermediates, roots, now);
+    const until = Math.min(Date.parse(chain.leaf.validTo), ...roots.map((r) => Date.parse(r.validTo)));
+    this.cache.set(peer, { result, until, roots });
     return result;
+  }
+}
+
+/** How often a CA bundle file is checked for changes (kube reacts to fsnotify events at once). */
+const BUNDLE_POLL_MS = 1000;
+
+/**
+ * kube's DynamicFileCAContent: a CA bundle file read at start (errors there are start-up errors)
+ * and re-read when it changes, so CAs rotate without a restart. A changed file that holds no
+ * valid certificate is logged and ignored: the last good bundle stays in force, as in kube.
+ */
+export class DynamicCaBundle implements CaSource {
+  private current: X509Certificate[];
+  private text: string;
+  private readonly listeners = new Set<() => void>();
+  private watching = false;
+
+  private constructor(readonly path: string, readonly kind: 'client-ca-bundle' | 'request-header', text: string, certs: X509Certificate[], private readonly onError: (err: Error) => void) {
+    this.text = text;
+    this.current = certs;
+  }
+
+  /** Load the file now (throws kube's start-up errors); `onError` hears about bad reloads. */
+  static load(path: string, kind: 'client-ca-bundle' | 'request-header', onError: (err: Error) => void = () => undefined): DynamicCaBundle {
+    const certs = loadCaBundleFile(path, kind);
+    return new DynamicCaBundle(path, kind, readFileSync(path, 'utf8'), certs, onError);
+  }
+
+  get certificates(): X509Certificate[] {
+    return this.current;
+  }
+
+  /** Call `fn` after every change of the bundle. */
+  onChange(fn: () => void): void {
+    this.listeners.add(fn);
+  }
+
+  /** Start watching the file (a stat poll that does not keep the process alive). */
+  start(): void {
+    if (this.watching) return;
+    this.watching = true;
+    watchFile(this.path, { interval: BUNDLE_POLL_MS, persistent: false }, this.poll);
+  }
+
+  stop(): void {
+    if (!this.watching) return;
+    this.watching = false;
+    unwatchFile(this.path, this.poll);
+  }
+
+  private readonly poll = (): void => {
+    this.reload();
+  };
+
+  /** Re-read the file; true when the bundle changed. */
+  reload(): boolean {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (e) {
+      this.onError(e as Error);
+      return false;
+    }
+    if (text === this.text) return false;
+    let certs: X509Certificate[];
+    try {
+      if (!text.length) throw new Error(`missing content for CA bundle "${this.kind}::${this.path}"`);
+      certs = parseCaBundle(text, `${this.kind}::${this.path}`);
+    } catch (e) {
+      this.onError(e as Error);
+      return false;
+    }
+    this.text = text;
+    this.current = certs;
+    for (const fn of this.listeners) fn();
+    return true;
   }
 }
 

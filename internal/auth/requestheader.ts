@@ -16,13 +16,12 @@ import type { PeerCertificate } from 'node:tls';
 import type { UserInfo } from '../api/types.ts';
 import { unauthorized } from '../api/errors.ts';
 import type { Authenticator } from './authn.ts';
-import { ClientCertVerifier, commonName, loadCaBundleFile } from './client-ca.ts';
-import type { X509Certificate } from 'node:crypto';
+import { ClientCertVerifier, DynamicCaBundle, commonName, type CaSource } from './client-ca.ts';
 import { allValues, firstValue, headerLines, removeHeaders, sortedKeys, unescapeExtraKey } from './headers.ts';
 
 export interface RequestHeaderConfig {
   /** --requestheader-client-ca-file's certificates. */
-  caBundle: X509Certificate[];
+  ca: CaSource;
   /** --requestheader-allowed-names (empty: any CN the CA signed). */
   allowedNames: string[];
   /** --requestheader-username-headers, tried in order; the first with a value wins. */
@@ -57,10 +56,10 @@ export function validateRequestHeaderFlags(f: Omit<RequestHeaderFlags, 'clientCa
 }
 
 /** The authenticator's configuration from the flags (the CA file is read here; errors as kube's). */
-export function requestHeaderConfig(f: RequestHeaderFlags): RequestHeaderConfig {
+export function requestHeaderConfig(f: RequestHeaderFlags, onReloadError?: (err: Error) => void): RequestHeaderConfig & { ca: DynamicCaBundle } {
   validateRequestHeaderFlags(f);
   return {
-    caBundle: loadCaBundleFile(f.clientCaFile, 'request-header'),
+    ca: DynamicCaBundle.load(f.clientCaFile, 'request-header', onReloadError),
     allowedNames: f.allowedNames,
     usernameHeaders: f.usernameHeaders.map((h) => h.trim()),
     groupHeaders: f.groupHeaders.map((h) => h.trim()),
@@ -76,7 +75,7 @@ export function addAuthenticatedGroup(user: UserInfo): UserInfo {
 }
 
 export function requestHeaderAuthenticator(cfg: RequestHeaderConfig): Authenticator {
-  const verifier = new ClientCertVerifier(cfg.caBundle);
+  const verifier = new ClientCertVerifier(cfg.ca);
   const names = cfg.usernameHeaders.map((h) => h.toLowerCase());
   const groupNames = cfg.groupHeaders.map((h) => h.toLowerCase());
   const prefixes = cfg.extraHeaderPrefixes.map((h) => h.toLowerCase());

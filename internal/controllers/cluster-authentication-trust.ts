@@ -14,7 +14,8 @@
  * As kube, what is already published is merged with what this server requires (other API servers
  * of the cluster publish theirs too): lists are unions in order, CA bundles are the union of both
  * minus certificates expired more than five minutes ago, without duplicates. A sync runs at start,
- * when the ConfigMap changes (someone edits or deletes it), and every minute. Replica-safe: an
+ * when the ConfigMap changes (someone edits or deletes it), when a CA bundle file is reloaded,
+ * and every minute. Replica-safe: an
  * update carries the resourceVersion it was computed from, a create that loses is retried as an
  * update on the next sync, and every replica computes the same merge.
  */
@@ -127,7 +128,8 @@ export class ClusterAuthenticationTrustController {
   private running: Promise<void> = Promise.resolve();
   private queued = false;
 
-  constructor(private readonly storage: Storage, registry: Registry, private readonly required: ClusterAuthenticationInfo, private readonly log: Logger) {
+  /** `required` is read at every sync: CA bundles reloaded from their files are published. */
+  constructor(private readonly storage: Storage, registry: Registry, private readonly required: () => ClusterAuthenticationInfo, private readonly log: Logger) {
     const cm = registry.lookup('', 'v1', 'configmaps');
     if (!cm) throw new Error('cluster_authentication_trust_controller: the configmaps resource is not registered');
     this.configMaps = cm;
@@ -155,7 +157,8 @@ export class ClusterAuthenticationTrustController {
     return this.running;
   }
 
-  private enqueue(): void {
+  /** Queue a sync (e.g. a CA bundle file changed). */
+  enqueue(): void {
     if (this.queued || !this.unsubscribe) return;
     this.queued = true;
     this.running = this.running.then(async () => {
@@ -171,7 +174,7 @@ export class ClusterAuthenticationTrustController {
   async sync(): Promise<void> {
     const current = await getOrNull(this.configMaps, AUTH_CONFIGMAP_NAMESPACE, AUTH_CONFIGMAP_NAME);
     const existing = infoFromData((current?.data ?? {}) as Record<string, string>);
-    const data = dataFor(combineInfo(existing, this.required));
+    const data = dataFor(combineInfo(existing, this.required()));
     if (current && sameData(current.data, data)) return;
     if (current) {
       const object: KubeObject = structuredClone(current);
