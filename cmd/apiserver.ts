@@ -20,6 +20,10 @@
  *        [--oidc-issuer-url https://… --oidc-client-id ID] [--oidc-ca-file F] [--oidc-username-claim sub]
  *        [--oidc-username-prefix P|-] [--oidc-groups-claim C] [--oidc-groups-prefix P]
  *        [--oidc-signing-algs RS256[,…]] [--oidc-required-claim key=value]…
+ *        [--client-ca-file F]   (default: <pki-dir>/ca.crt)
+ *        [--requestheader-client-ca-file F] [--requestheader-allowed-names a,b]
+ *        [--requestheader-username-headers X-Remote-User] [--requestheader-group-headers X-Remote-Group]
+ *        [--requestheader-extra-headers-prefix X-Remote-Extra-]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -32,6 +36,7 @@ import { parseLogLocation } from '../internal/storage/log/uri.ts';
 import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.ts';
 import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
 import { addRequiredClaim, oidcConfigFromFlags, parseSigningAlgs } from '../internal/auth/oidc-claims.ts';
+import { parseCsv } from '../internal/auth/authn.ts';
 
 const { values } = parseArgs({
   options: {
@@ -77,6 +82,13 @@ const { values } = parseArgs({
     // pflag StringSlice (each occurrence CSV) and a repeatable key=value map flag.
     'oidc-signing-algs': { type: 'string', multiple: true, default: [] },
     'oidc-required-claim': { type: 'string', multiple: true, default: [] },
+    'client-ca-file': { type: 'string' },
+    'requestheader-client-ca-file': { type: 'string' },
+    // pflag string slices: comma-separated, and every occurrence after the first appends.
+    'requestheader-allowed-names': { type: 'string', multiple: true, default: [] },
+    'requestheader-username-headers': { type: 'string', multiple: true, default: [] },
+    'requestheader-group-headers': { type: 'string', multiple: true, default: [] },
+    'requestheader-extra-headers-prefix': { type: 'string', multiple: true, default: [] },
   },
   strict: true,
 });
@@ -155,6 +167,16 @@ const app = await startServer({
   auditLogMaxBackup: intFlag('audit-log-maxbackup'),
   auditLogMaxSize: intFlag('audit-log-maxsize'),
   ...(oidc ? { oidc } : {}),
+  clientCaFile: values['client-ca-file'],
+  requestHeader: values['requestheader-client-ca-file']
+    ? {
+        clientCaFile: values['requestheader-client-ca-file'],
+        allowedNames: stringSliceFlag('requestheader-allowed-names'),
+        usernameHeaders: stringSliceFlag('requestheader-username-headers'),
+        groupHeaders: stringSliceFlag('requestheader-group-headers'),
+        extraHeadersPrefix: stringSliceFlag('requestheader-extra-headers-prefix'),
+      }
+    : undefined,
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);
@@ -168,6 +190,20 @@ function boolFlag(flag: 'anonymous-auth'): boolean {
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
   console.error(`Error: invalid argument "${v}" for "--${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
   process.exit(1);
+}
+
+/** A pflag StringSlice flag: each occurrence is one CSV record (quotes allowed), all appended. */
+function stringSliceFlag(flag: 'requestheader-allowed-names' | 'requestheader-username-headers' | 'requestheader-group-headers' | 'requestheader-extra-headers-prefix'): string[] {
+  const out: string[] = [];
+  for (const v of values[flag]!) {
+    try {
+      out.push(...(v === '' ? [] : (parseCsv(v)[0] ?? [])));
+    } catch (e) {
+      console.error(`Error: invalid argument ${JSON.stringify(v)} for "--${flag}" flag: ${(e as Error).message}`);
+      process.exit(1);
+    }
+  }
+  return out;
 }
 
 /** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */

@@ -49,6 +49,10 @@ import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
 import { oidcAuthenticator, readOidcCaBundle } from '../auth/oidc.ts';
 import type { OidcConfig } from '../auth/oidc-claims.ts';
+import { ClientCertVerifier, DynamicCaBundle, parseCaBundle, staticCaSource, type CaSource } from '../auth/client-ca.ts';
+import { secureServerOptions } from '../auth/tls-options.ts';
+import { requestHeaderAuthenticator, requestHeaderConfig, type RequestHeaderFlags } from '../auth/requestheader.ts';
+import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -113,6 +117,13 @@ export interface ServerOptions {
   auditLogMaxSize?: number;
   /** --oidc-* (after oidcConfigFromFlags): the OpenID Connect token authenticator; absent = off. */
   oidc?: OidcConfig;
+  /**
+   * --client-ca-file: the CAs whose client certificates authenticate (CN user, O groups). Absent:
+   * this server's generated CA (<pki>/ca.crt), which signs the admin certificate of the kubeconfig.
+   */
+  clientCaFile?: string;
+  /** --requestheader-client-ca-file and friends: the authenticating proxy (off without the CA file). */
+  requestHeader?: RequestHeaderFlags;
 }
 
 export interface RunningServer {
@@ -128,6 +139,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const started = Date.now();
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // Client-certificate trust, read before anything starts (a bad bundle is a start-up error). kube
+  // has no client-certificate authentication without --client-ca-file; this server always issues
+  // an admin certificate, so its own CA is the default, and a given bundle replaces it.
+  // Bundle files are re-read when they change (kube's dynamic CA content); a bad rewrite is logged
+  // and the previous bundle stays.
+  const reloadError = (err: Error): void => log.error({ err: err.message }, 'CA bundle reload failed; the previous bundle stays in force');
+  const clientCA: CaSource = opts.clientCaFile ? DynamicCaBundle.load(opts.clientCaFile, 'client-ca-bundle', reloadError) : staticCaSource(parseCaBundle(pki.caCertPem, `client-ca-bundle::${join(pki.dir, 'ca.crt')}`));
+  const requestHeader = opts.requestHeader?.clientCaFile ? requestHeaderConfig(opts.requestHeader, reloadError) : undefined;
+  const ownCa = parseCaBundle(pki.caCertPem, 'pki')[0]!;
+  if (!clientCA.certificates.some((c) => c.raw.equals(ownCa.raw))) log.warn({ clientCaFile: opts.clientCaFile }, '--client-ca-file does not include this server\'s CA: the admin certificate of the generated kubeconfig will not authenticate');
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
   const auditor = openAuditor(opts);
   // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
@@ -193,8 +214,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
   }
   for (const c of perNamespace) c.start();
+  // kube-apiserver's cluster_authentication_trust_controller: kube-system/extension-apiserver-authentication.
+  const trust = registry.lookup('', 'v1', 'configmaps')
+    ? new ClusterAuthenticationTrustController(storage, registry, () => ({
+        clientCA: clientCA.certificates,
+        requestHeaderCA: requestHeader?.ca.certificates,
+        requestHeaderAllowedNames: requestHeader?.allowedNames,
+        requestHeaderUsernameHeaders: requestHeader?.usernameHeaders,
+        requestHeaderGroupHeaders: requestHeader?.groupHeaders,
+        requestHeaderExtraHeaderPrefixes: requestHeader?.extraHeaderPrefixes,
+      }), log)
+    : null;
+  await trust?.start();
 
-  const authenticators: Authenticator[] = [x509Authenticator()];
+  const authenticators: Authenticator[] = [x509Authenticator(new ClientCertVerifier(clientCA))];
+  // kube's order: the front proxy first, then client certificates, then tokens.
+  if (requestHeader) authenticators.unshift(requestHeaderAuthenticator(requestHeader));
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
   // kube's order: OIDC after the service-account and bootstrap token authenticators (both verify
   // JWTs; OIDC may refetch keys on a miss), before the token webhook.
@@ -218,7 +253,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inflight,
     audit: auditor,
   };
-  const server = createServer(pki, createHandler(deps));
+  const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());
+  const server = createServer(pki, createHandler(deps), tlsCas());
+  // A reloaded bundle: new connections are asked for the new CAs, and the ConfigMap follows.
+  const bundles = [clientCA, requestHeader?.ca].filter((b): b is DynamicCaBundle => b instanceof DynamicCaBundle);
+  for (const b of bundles) {
+    b.onChange(() => {
+      server.setSecureContext(secureServerOptions(pki, tlsCas()));
+      trust?.enqueue();
+      log.info({ file: b.path }, 'CA bundle reloaded');
+    });
+    b.start();
+  }
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
@@ -255,6 +301,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await serviceControllers.stop();
         eventTtl?.stop();
         for (const c of perNamespace) c.stop();
+        trust?.stop();
+        for (const b of bundles) b.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -264,6 +312,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         rbacCache.stop();
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
+        await trust?.idle();
         await storage.close();
         metrics.close();
         auditor?.close();

@@ -126,6 +126,15 @@ export class AuditedRequest {
     return this.level === 'RequestResponse';
   }
 
+  /**
+   * The user the request acts as (kube's audit.LogImpersonatedUser): set by the impersonation
+   * filter, which runs after RequestReceived was logged, so later stages carry it.
+   */
+  impersonated(user: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> }): void {
+    this.impersonatedUser = user;
+  }
+  private impersonatedUser: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } | undefined;
+
   annotate(key: string, value: string): void {
     if (!(key in this.annotations)) this.annotations[key] = value;
   }
@@ -171,7 +180,8 @@ export class AuditedRequest {
       stage,
       requestURI: i.requestURI,
       verb: i.verb,
-      user: i.user ? { username: i.user.username, ...(i.user.uid ? { uid: i.user.uid } : {}), ...(i.user.groups.length ? { groups: i.user.groups } : {}), ...(i.user.extra && Object.keys(i.user.extra).length ? { extra: i.user.extra } : {}) } : {},
+      user: i.user ? auditUser(i.user) : {},
+      ...(this.impersonatedUser ? { impersonatedUser: auditUser(this.impersonatedUser) } : {}),
       sourceIPs: i.sourceIPs,
       ...(i.userAgent ? { userAgent: i.userAgent } : {}),
       ...(i.objectRef ? { objectRef: { ...i.objectRef } } : {}),
@@ -184,4 +194,9 @@ export class AuditedRequest {
     };
     this.writer.write(JSON.stringify(ev));
   }
+}
+
+/** authentication/v1 UserInfo as an event carries it (Go field order, empty fields left out). */
+function auditUser(u: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> }): Record<string, unknown> {
+  return { username: u.username, ...(u.uid ? { uid: u.uid } : {}), ...(u.groups.length ? { groups: u.groups } : {}), ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}) };
 }

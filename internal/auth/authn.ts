@@ -19,6 +19,8 @@ export interface AuthRequest {
   peerCertificate?: PeerCertificate | null;
   /** True when the TLS layer verified the client certificate against the client CA. */
   certAuthorized: boolean;
+  /** The request's header lines as received (name, value, …): repeated headers stay apart. */
+  rawHeaders?: string[];
 }
 
 export interface Authenticator {
@@ -62,7 +64,7 @@ function rdnValues(v: string | string[] | undefined): string[] {
  * subject O values. A certificate that failed verification is an error (401); a verified one
  * without a CN counts as no credentials, as in kube-apiserver.
  */
-export function x509Authenticator(): Authenticator {
+export function x509Authenticator(verifier?: { verify(cert: PeerCertificate): { ok: boolean } }): Authenticator {
   // peerOf caches one PeerCertificate object per TLS connection, so this cache makes the subject
   // parsing and fingerprint hashing once-per-connection work instead of once-per-request.
   const users = new WeakMap<PeerCertificate, UserInfo | null>();
@@ -70,7 +72,9 @@ export function x509Authenticator(): Authenticator {
     async authenticate(req) {
       const cert = req.peerCertificate;
       if (!cert || Object.keys(cert).length === 0) return null;
-      if (!req.certAuthorized) throw unauthorized();
+      // With a verifier (--client-ca-file's bundle) the chain is checked against the client CAs
+      // alone: the TLS layer also accepts the requestheader CAs, whose certificates are no users.
+      if (verifier ? !verifier.verify(cert).ok : !req.certAuthorized) throw unauthorized();
       const known = users.get(cert);
       if (known !== undefined) return known;
       const user = userOfCert(cert);

@@ -189,12 +189,12 @@ interface Ca {
   key: CryptoKey;
 }
 
-async function createCa(): Promise<{ ca: Ca; keyPem: string }> {
+async function createCa(cn = `kube-apiserver-ca@${Math.floor(Date.now() / 1000)}`): Promise<{ ca: Ca; keyPem: string }> {
   const keys = await newKeyPair();
   const skid = await x509.SubjectKeyIdentifierExtension.create(keys.publicKey);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialHex(),
-    name: [{ CN: [`kube-apiserver-ca@${Math.floor(Date.now() / 1000)}`] }],
+    name: [{ CN: [cn] }],
     ...validity(CA_LIFETIME),
     keys,
     signingAlgorithm: SIGN_ALG,
@@ -433,4 +433,53 @@ export async function issueClientCert(pki: Pki, caKeyPem: string, user: string, 
     usages: [x509.ExtendedKeyUsage.clientAuth],
     lifetimeMs: LEAF_LIFETIME,
   });
+}
+
+/** What `issueCertificate` makes: a leaf (or an intermediate CA) for tests and tools. */
+export interface CertificateSpec {
+  cn: string;
+  orgs?: string[];
+  /** Extended key usages (default clientAuth); an empty list leaves the extension out. */
+  usages?: Array<'clientAuth' | 'serverAuth'>;
+  /** An intermediate CA instead of a leaf. */
+  ca?: boolean;
+  notBefore?: Date;
+  notAfter?: Date;
+}
+
+/**
+ * A new self-signed CA (ECDSA P-256) with the given CN, nothing written to disk: for tests that
+ * need a CA of their own (a second client CA, an authenticating proxy's CA).
+ */
+export async function createCertificateAuthority(cn: string): Promise<{ certPem: string; keyPem: string }> {
+  const made = await createCa(cn);
+  return { certPem: certPem(made.ca.cert), keyPem: made.keyPem };
+}
+
+/** Issue a certificate signed by `issuer` (PEM pair) as `spec` says; nothing is written to disk. */
+export async function issueCertificate(issuer: { certPem: string; keyPem: string }, spec: CertificateSpec): Promise<{ certPem: string; keyPem: string }> {
+  const ca: Ca = { cert: new x509.X509Certificate(issuer.certPem), key: await importSigningKey(issuer.keyPem) };
+  const keys = await newKeyPair();
+  const caSkid = skidOf(ca.cert) ?? (await x509.SubjectKeyIdentifierExtension.create(ca.cert.publicKey)).keyId;
+  const usages = (spec.usages ?? ['clientAuth']).map((u) => x509.ExtendedKeyUsage[u]);
+  const extensions: X509.Extension[] = [
+    new x509.BasicConstraintsExtension(spec.ca === true, undefined, true),
+    new x509.KeyUsagesExtension(spec.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature : x509.KeyUsageFlags.digitalSignature, true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    new x509.AuthorityKeyIdentifierExtension(caSkid),
+  ];
+  if (usages.length) extensions.push(new x509.ExtendedKeyUsageExtension(usages, false));
+  const v = validity(LEAF_LIFETIME);
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialHex(),
+    subject: dn(spec.cn, spec.orgs ?? []),
+    issuer: ca.cert.subjectName,
+    notBefore: spec.notBefore ?? v.notBefore,
+    notAfter: spec.notAfter ?? v.notAfter,
+    publicKey: keys.publicKey,
+    signingKey: ca.key,
+    signingAlgorithm: SIGN_ALG,
+    extensions,
+  });
+  return { certPem: certPem(cert), keyPem: await keyPem(keys.privateKey) };
 }

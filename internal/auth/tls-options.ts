@@ -9,17 +9,21 @@ import type { Pki } from './pki.ts';
 
 /**
  * Options for `http2.createSecureServer`: h2 with HTTP/1.1 fallback, TLS >= 1.2, client
- * certificates requested (not required) and verified against the PKI CA. Unverified or missing
+ * certificates requested (not required) and verified against the client CAs (default: the PKI CA). Unverified or missing
  * client certificates do not fail the handshake; the authentication stage answers 401 itself.
  */
-export function secureServerOptions(pki: Pki): SecureServerOptions {
+export function secureServerOptions(pki: Pki, clientCaPems?: string[]): SecureServerOptions {
   return {
     allowHTTP1: true,
     ALPNProtocols: ['h2', 'http/1.1'],
     minVersion: 'TLSv1.2',
     requestCert: true,
     rejectUnauthorized: false,
-    ca: [pki.caCertPem],
+    // Every CA whose certificates some authenticator accepts (--client-ca-file and
+    // --requestheader-client-ca-file): the CertificateRequest names them, and Go clients send a
+    // certificate only when its issuer is named. Which bundle a certificate belongs to is decided
+    // per authenticator (client-ca.ts), not by the handshake.
+    ca: clientCaPems ?? [pki.caCertPem],
     cert: pki.serverCertPem,
     key: pki.serverKeyPem,
   };
@@ -62,7 +66,8 @@ export function peerOf(req: Http2ServerRequest | IncomingMessage): PeerInfo {
 function readPeer(sock: TLSSocket): PeerInfo {
   let cert: PeerCertificate | null = null;
   try {
-    const c = sock.getPeerCertificate();
+    // Detailed: the chain the client sent (issuerCertificate links) for per-bundle verification.
+    const c = sock.getPeerCertificate(true);
     cert = c && Object.keys(c).length > 0 ? c : null;
   } catch {
     cert = null; // socket already gone

@@ -118,12 +118,15 @@ export function auditRequest(auditor: Auditor, registry: Registry, req: Req, res
   };
   const write = w.write.bind(res);
   const end = w.end.bind(res);
+  // HTTP/2's Http2ServerResponse.end(chunk) writes the chunk through this.write: keep it once.
+  let ending = false;
   w.write = (...args: unknown[]) => {
-    keep(args[0]);
+    if (!ending) keep(args[0]);
     return write(...args);
   };
   w.end = (...args: unknown[]) => {
     keep(args[0]);
+    ending = true;
     return end(...args);
   };
   res.once('close', () => {

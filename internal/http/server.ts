@@ -28,6 +28,9 @@ import type { InflightRequests } from './inflight.ts';
 import type { AuditedRequest, Auditor } from '../audit/auditor.ts';
 import { auditRequest, failedAuthenticationAudit } from './audit-filter.ts';
 import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
+import type { UserInfo } from '../api/types.ts';
+import { headerLines } from '../auth/headers.ts';
+import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsImpersonation, ImpersonationRequestError } from '../auth/impersonation.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -105,7 +108,9 @@ export function createHandler(deps: ServerDeps) {
       // Authentication
       const peer = peerOf(req);
       const info = requestInfo(method, path, url.searchParams);
-      const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized }).catch((err: unknown) => {
+      // One raw-header array for every stage that reads (and, as kube, removes) identity headers.
+      const rawHeaders = req.rawHeaders;
+      let user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized, rawHeaders }).catch((err: unknown) => {
         // Bad credentials: kube's failed-authentication audit event, then the 401.
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw err;
@@ -123,6 +128,11 @@ export function createHandler(deps: ServerDeps) {
         sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
         return;
       }
+      // Impersonation (kube's WithImpersonation: after authentication and audit, before authorization).
+      const acting = await impersonation(deps, req, rawHeaders, user, res);
+      if (!acting) return;
+      if (acting !== user) audited?.impersonated(acting);
+      user = acting;
       if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
       if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
       // Authorization
@@ -170,6 +180,34 @@ export function createHandler(deps: ServerDeps) {
       sendError(res, e, {}, Array.isArray(accept) ? accept[0] : accept);
     }
   };
+}
+
+/**
+ * The user a request acts as: its authenticated user, or the one its Impersonate-* headers name
+ * once every part is authorized (a refused part throws kube's 403). Groups, uid or extras without a
+ * user get kube's plain-text 500 here, and null tells the caller the response is sent.
+ */
+async function impersonation(deps: ServerDeps, req: Req, rawHeaders: string[], user: UserInfo, res: Res): Promise<UserInfo | null> {
+  // Fast path for the common request: no header name starting with `impersonate-`.
+  let any = false;
+  for (let i = 0; i < rawHeaders.length && !any; i += 2) any = rawHeaders[i]!.length > 12 && rawHeaders[i]!.slice(0, 12).toLowerCase() === 'impersonate-';
+  if (!any) return user;
+  const headers = req.headers as Record<string, string | string[] | undefined>;
+  const lines = headerLines(headers, rawHeaders);
+  if (!wantsImpersonation(lines)) return user;
+  let requests;
+  try {
+    requests = impersonationRequests(lines);
+  } catch (e) {
+    if (!(e instanceof ImpersonationRequestError)) throw e;
+    const text = `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${e.message}`;
+    sendText(res, 500, text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') + '\n');
+    req.resume();
+    return null;
+  }
+  const acting = await impersonate(user, requests, deps.authorizer);
+  removeImpersonationHeaders(headers, rawHeaders);
+  return acting;
 }
 
 /** Health endpoints kube instruments (healthz.InstallPathHandler), with component "". */
@@ -291,8 +329,8 @@ function discoveryRepresentation(accept: string | undefined, info: RequestInfo, 
 }
 
 /** Create the HTTPS server (h2 + http/1.1) serving `handler`. */
-export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>) {
-  const server = http2.createSecureServer(secureServerOptions(pki), (req, res) => {
+export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>, clientCaPems?: string[]) {
+  const server = http2.createSecureServer(secureServerOptions(pki, clientCaPems), (req, res) => {
     void handler(req, res);
   });
   // A misbehaving client must not take the process down.
