@@ -19,7 +19,8 @@ import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { clientFor, agentClient, spawnServer, tempDir, type ChildServer, type Client } from './harness.ts';
-import { ensurePki, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+import { createCertificateAuthority, ensurePki, issueCertificate, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+import { createTestProvider, type TestProvider } from './oidc-provider.ts';
 
 const SECRET_VALUE = 'matrix-secret-value-7f3c9a1e';
 const SECRET_B64 = Buffer.from(SECRET_VALUE).toString('base64');
@@ -47,6 +48,10 @@ interface Identity {
   groups: string[];
   /** system:masters: everything is allowed. */
   admin?: boolean;
+  /** What a 403 says this identity cannot do, when not the request's own verb (impersonation refused). */
+  cannot?: string;
+  /** Nothing is allowed (a refused impersonation): the model is not asked. */
+  deniedAll?: boolean;
   client: Client;
 }
 
@@ -60,9 +65,16 @@ const GRANTS: Grant[] = [
   { subject: { group: 'team-b' }, namespace: '*', resources: ['namespaces'], verbs: READ },
   { subject: { group: 'team-b' }, namespace: NS_B, resources: ['configmaps', 'serviceaccounts'], verbs: ['get', 'list', 'create', 'update'] },
   { subject: { user: 'carol' }, namespace: '*', resources: ['secrets'], verbs: ['get', 'list'] },
+  // OIDC users and groups carry the --oidc-*-prefix: the grants name them so.
+  { subject: { group: 'oidc:ops' }, namespace: NS_A, resources: ['secrets', 'serviceaccounts'], verbs: ['get', 'list', 'watch', 'delete'] },
+  { subject: { user: 'oidc:dana@example.com' }, namespace: NS_B, resources: ['configmaps'], verbs: ['patch', 'update'] },
+  // The proxy's user: its own grant; its group header makes it a member of team-b as well.
+  { subject: { user: 'paul' }, namespace: NS_A, resources: ['configmaps'], verbs: ['deletecollection', 'get'] },
   // Grants to names no identity has: a matcher that confuses prefixes or groups would allow them.
   { subject: { user: 'alice-evil' }, namespace: '*', resources: ['secrets'], verbs: ALL },
   { subject: { group: 'team' }, namespace: '*', resources: ['configmaps'], verbs: ALL },
+  { subject: { group: 'ops' }, namespace: '*', resources: ['configmaps', 'secrets'], verbs: ALL },
+  { subject: { user: 'dana@example.com' }, namespace: '*', resources: ['secrets'], verbs: ALL },
 ];
 
 function subjectMatches(s: Subject, id: Identity): boolean {
@@ -72,12 +84,14 @@ function subjectMatches(s: Subject, id: Identity): boolean {
 /** The model: is `verb` on `resource` in `namespace` ('' = all namespaces / cluster scope) allowed? */
 function expected(id: Identity, verb: Verb, resource: Resource, namespace: string): boolean {
   if (id.admin) return true;
+  if (id.deniedAll) return false;
   return GRANTS.some(
     (g) => subjectMatches(g.subject, id) && g.resources.includes(resource) && g.verbs.includes(verb) && (g.namespace === '*' || (resource !== 'namespaces' && namespace !== '' && g.namespace === namespace)),
   );
 }
 
 let server: ChildServer;
+let provider: TestProvider;
 let dir: string;
 let admin: Client;
 let stderr = '';
@@ -90,18 +104,43 @@ test.before(async () => {
   dir = tempDir('security-matrix-');
   writeFileSync(join(dir, 'tokens.csv'), 'alice-token-0123456789,alice,1001\nbob-token-0123456789,bob,1002,"team-b,other"\n');
   writeFileSync(join(dir, 'policy.yaml'), AUDIT_POLICY);
-  server = await spawnServer(join(dir, 'data'), 0, ['--token-auth-file', join(dir, 'tokens.csv'), '--audit-log-path', join(dir, 'audit.log'), '--audit-policy-file', join(dir, 'policy.yaml')]);
+  // A real OpenID provider on loopback (TLS), issuing dana's id_token by the code flow.
+  provider = await createTestProvider(join(dir, 'oidc-pki'));
+  provider.accounts.set('dana', { email: 'dana@example.com', email_verified: true, groups: ['ops'] });
+  await provider.listen();
+  // The authenticating proxy's own CA, and its client certificate.
+  const proxyCa = await createCertificateAuthority('matrix-front-proxy-ca');
+  writeFileSync(join(dir, 'proxy-ca.crt'), proxyCa.certPem);
+  const proxyCert = await issueCertificate(proxyCa, { cn: 'front-proxy' });
+  server = await spawnServer(join(dir, 'data'), 0, [
+    '--token-auth-file', join(dir, 'tokens.csv'),
+    '--audit-log-path', join(dir, 'audit.log'), '--audit-policy-file', join(dir, 'policy.yaml'),
+    '--oidc-issuer-url', provider.issuer, '--oidc-client-id', 'kube', '--oidc-ca-file', provider.caFile,
+    '--oidc-username-claim', 'email', '--oidc-username-prefix', 'oidc:', '--oidc-groups-claim', 'groups', '--oidc-groups-prefix', 'oidc:',
+    '--requestheader-client-ca-file', join(dir, 'proxy-ca.crt'), '--requestheader-allowed-names', 'front-proxy',
+    '--requestheader-username-headers', 'X-Remote-User', '--requestheader-group-headers', 'X-Remote-Group',
+  ]);
   server.proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const pkiDir = join(dir, 'data', 'pki');
   admin = clientFor(server.url, pkiDir);
   const pki = await ensurePki(pkiDir);
   const caKey = await readCaKey(pki);
   const ca = readFileSync(join(pkiDir, 'ca.crt'), 'utf8');
-  const tokenClient = (token: string): Client => {
-    const c = agentClient(server.url, new Agent({ connect: { ca } }), { authorization: `Bearer ${token}` });
+  const headerClient = (headers: Record<string, string>, cert?: { certPem: string; keyPem: string }): Client => {
+    const c = agentClient(server.url, new Agent({ connect: { ca, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) } }), headers);
     extraClients.push(c);
     return c;
   };
+  const tokenClient = (token: string): Client => headerClient({ authorization: `Bearer ${token}` });
+  const adminCert = { certPem: readFileSync(join(pkiDir, 'admin.crt'), 'utf8'), keyPem: readFileSync(join(pkiDir, 'admin.key'), 'utf8') };
+  const oidc = tokenClient(await provider.idToken('dana'));
+  // The OIDC authenticator discovers the provider in the background: wait until dana is known.
+  for (let i = 0; ; i++) {
+    const r = await oidc.request('GET', '/api/v1/namespaces/default/configmaps');
+    if (r.status !== 401) break;
+    if (i > 200) throw new Error(`the OIDC token is still refused: ${r.text}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
   const carolCert = await issueClientCert(pki, caKey, 'carol', ['team-c']);
   const carol = clientFor(server.url, pkiDir, carolCert);
   const anonymous = clientFor(server.url, pkiDir, null);
@@ -112,6 +151,12 @@ test.before(async () => {
     { name: 'token-file user', username: 'alice', groups: ['system:authenticated'], client: tokenClient('alice-token-0123456789') },
     { name: 'token-file user in a group', username: 'bob', groups: ['team-b', 'other', 'system:authenticated'], client: tokenClient('bob-token-0123456789') },
     { name: 'client-certificate user', username: 'carol', groups: ['team-c', 'system:authenticated'], client: carol },
+    { name: 'OIDC user', username: 'oidc:dana@example.com', groups: ['oidc:ops', 'system:authenticated'], client: oidc },
+    { name: 'authenticating-proxy user', username: 'paul', groups: ['team-b', 'system:authenticated'], client: headerClient({ 'X-Remote-User': 'paul', 'X-Remote-Group': 'team-b' }, proxyCert) },
+    // Identity headers from a caller that is no trusted proxy are ignored: this is anonymous.
+    { name: 'proxy headers without the proxy certificate', username: 'system:anonymous', groups: ['system:unauthenticated'], client: headerClient({ 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' }) },
+    { name: 'admin impersonating alice', username: 'alice', groups: ['system:authenticated'], client: headerClient({ 'Impersonate-User': 'alice' }, adminCert) },
+    { name: 'bob impersonating carol (no impersonate grant)', username: 'bob', groups: [], deniedAll: true, cannot: 'impersonate resource "users"', client: headerClient({ authorization: 'Bearer bob-token-0123456789', 'Impersonate-User': 'carol' }) },
   );
   await setUp();
 });
@@ -120,6 +165,7 @@ test.after(async () => {
   for (const c of extraClients) await c.close().catch(() => undefined);
   await admin?.close();
   await server?.kill();
+  await provider?.close().catch(() => undefined);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -233,11 +279,13 @@ test('identities × verbs × resources × namespaces: no unexpected allow, no un
         if (answer.status !== 403) mismatches.push(`${ok ? 'UNEXPECTED ALLOW' : 'wrong status'}: ${label} → ${answer.status} ${answer.text.slice(0, 200)}`);
         else {
           const body = JSON.parse(answer.text);
-          if (body.kind !== 'Status' || body.reason !== 'Forbidden' || !String(body.message).includes(`User "${id.username}" cannot ${c.verb}`)) mismatches.push(`403 body: ${label} → ${answer.text}`);
+          const cannot = `User "${id.username}" cannot ${id.cannot ?? c.verb}`;
+          if (body.kind !== 'Status' || body.reason !== 'Forbidden' || !String(body.message).includes(cannot)) mismatches.push(`403 body: ${label} → ${answer.text}`);
         }
       }
     });
   }
+  console.log(`security matrix: ${identities.length} identities, ${allowed + denied} requests, ${allowed} expected allowed, ${denied} expected denied, ${mismatches.length} mismatches`);
   assert.ok(allowed > 50 && denied > 100, `the matrix exercises both outcomes (${allowed} allowed, ${denied} denied)`);
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
