@@ -63,6 +63,7 @@ const { values } = parseArgs({
     'audit-log-maxage': { type: 'string', default: '0' },
     'audit-log-maxbackup': { type: 'string', default: '0' },
     'audit-log-maxsize': { type: 'string', default: '0' },
+    'encryption-provider-config': { type: 'string' },
   },
   strict: true,
 });
@@ -120,6 +121,7 @@ const app = await startServer({
   auditLogMaxAge: intFlag('audit-log-maxage'),
   auditLogMaxBackup: intFlag('audit-log-maxbackup'),
   auditLogMaxSize: intFlag('audit-log-maxsize'),
+  encryptionProviderConfig: values['encryption-provider-config'],
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);

@@ -47,6 +47,8 @@ import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
 import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
+import { AtRest } from '../storage/encryption/at-rest.ts';
+import type { Change } from '../storage/mvcc/materializer.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -109,6 +111,11 @@ export interface ServerOptions {
   auditLogMaxAge?: number;
   auditLogMaxBackup?: number;
   auditLogMaxSize?: number;
+  /**
+   * --encryption-provider-config: kube's EncryptionConfiguration; the resources it names are
+   * encrypted before their events enter the log. Every replica of a topic needs the same file.
+   */
+  encryptionProviderConfig?: string;
 }
 
 export interface RunningServer {
@@ -337,7 +344,13 @@ function trackConnections(server: ReturnType<typeof createServer>): { goAway(): 
 
 async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: LogInstruments): Promise<Storage> {
   const where = opts.log ?? { kind: 'embedded' };
-  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments });
+  // A bad file stops the start before anything is opened (kube's message names the file).
+  const atRest = AtRest.fromFile(opts.encryptionProviderConfig);
+  const onUndecryptable = (c: Change, err: Error): void => {
+    // Never the value: only where it is and why it does not decrypt.
+    log.error({ key: c.key, resourceVersion: c.offset, err: err.message }, 'committed change not decryptable with --encryption-provider-config; not delivered to watchers and controllers');
+  };
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments, atRest, onUndecryptable });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
     if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');
@@ -352,6 +365,8 @@ async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: L
     checkpointsCover: Boolean(opts.checkpointDir),
     logger: log,
     instruments,
+    atRest,
+    onUndecryptable,
   });
 }
 
