@@ -16,6 +16,7 @@ import { Materializer, type Db, type ChangeListener, type Change } from './mvcc/
 import { stampResourceVersion, type Verdict, type IndexEntry } from './mvcc/fold.ts';
 import { currentKey, historyKey, historyPrefix, fromHex16, parseObjectPath, META_FOLDED, type ObjectKey } from './keys.ts';
 import { AtRest, type ValueDecoder } from './encryption/at-rest.ts';
+import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
@@ -76,7 +77,7 @@ export interface ReadView {
 
 export class Storage {
   private closed = false;
-  /** Listeners of decrypted changes (used only when a resource is encrypted at rest). */
+  /** Listeners of readable (decrypted) changes; one materializer subscription serves them all. */
   private readonly decodedListeners = new Set<ChangeListener>();
   private unsubscribeDecoded: (() => void) | null = null;
   private constructor(
@@ -349,11 +350,13 @@ export class Storage {
   }
 
   /**
-   * Subscribe to committed changes (in offset order), objects readable (decrypted once per change
-   * for all listeners when something is encrypted at rest). Returns an unsubscribe function.
+   * Subscribe to committed changes (in offset order), objects readable: values encrypted at rest
+   * are decrypted once per change for all listeners (one subscription to the materializer), and
+   * a change this process cannot read (no or another --encryption-provider-config) is reported to
+   * onUndecryptable instead of reaching a listener as bytes it would fail to parse. A batch with
+   * nothing encrypted is forwarded as it is (one byte compared per object).
    */
   onChange(listener: ChangeListener): () => void {
-    if (!this.atRest.enabled) return this.materializer.onChange(listener);
     this.decodedListeners.add(listener);
     this.unsubscribeDecoded ??= this.materializer.onChange((changes, folded) => this.publishDecoded(changes, folded));
     return () => {
@@ -366,17 +369,20 @@ export class Storage {
   }
 
   private publishDecoded(changes: Change[], folded: number): void {
-    const out: Change[] = [];
-    for (const c of changes) {
-      try {
-        const object = this.atRest.decode(c.key, c.object);
-        const prev = c.prev && this.atRest.decode(c.key, c.prev);
-        out.push(object === c.object && prev === c.prev ? c : { ...c, object, ...(prev ? { prev } : {}) });
-      } catch (e) {
-        this.onUndecryptable?.(c, e as Error);
+    let out = changes;
+    if (changes.some((c) => isTransformed(c.object) || (c.prev !== undefined && isTransformed(c.prev)))) {
+      out = [];
+      for (const c of changes) {
+        try {
+          const object = isTransformed(c.object) ? this.atRest.decode(c.key, c.object) : c.object;
+          const prev = c.prev && isTransformed(c.prev) ? this.atRest.decode(c.key, c.prev) : c.prev;
+          out.push(object === c.object && prev === c.prev ? c : { ...c, object, ...(prev ? { prev } : {}) });
+        } catch (e) {
+          this.onUndecryptable?.(c, e as Error);
+        }
       }
+      if (!out.length) return;
     }
-    if (!out.length) return;
     for (const l of this.decodedListeners) {
       try {
         l(out, folded);
