@@ -276,6 +276,43 @@ test('migration and key rotation (kube docs): identity → aescbc key1 → key2 
   }
 });
 
+test('any resource the file names: configmaps and roles.rbac.authorization.k8s.io (read by the RBAC cache too)', async () => {
+  const dir = scratch();
+  const dataDir = join(dir, 'data');
+  const config = join(dir, 'multi.yaml');
+  writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [configmaps, roles.rbac.authorization.k8s.io]\n  providers:\n${keyed('aesgcm', ['k', key(16)])}`);
+  const CM_VALUE = distinctive();
+  const ROLE_VALUE = distinctive();
+  const SECRET_VALUE = distinctive();
+  const s = await start(dataDir, config);
+  try {
+    assert.is((await s.client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
+    assert.is((await s.client.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'c' }, data: { v: CM_VALUE } } })).status, 201);
+    const role = { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [ROLE_VALUE] }] };
+    assert.is((await s.client.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`, { body: role })).status, 201);
+    assert.is((await s.client.request('POST', SECRETS, { body: secret('plain', SECRET_VALUE) })).status, 201);
+    assert.is((await s.client.request('GET', `/api/v1/namespaces/${NS}/configmaps/c`)).json.data.v, CM_VALUE);
+    assert.equal((await s.client.request('GET', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`)).json.items[0].rules[0].resourceNames, [ROLE_VALUE]);
+    // The authorizer's cache reads Roles from storage and from the change fan-out, decrypted:
+    // once bound, the encrypted Role's rule allows.
+    const review = await s.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { spec: { user: 'nobody', resourceAttributes: { namespace: NS, verb: 'get', resource: 'configmaps', name: ROLE_VALUE } } },
+    });
+    assert.is(review.status, 201, review.text);
+    assert.is(review.json.status.allowed, false, 'not bound yet');
+    const bind = { metadata: { name: 'b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'nobody', apiGroup: 'rbac.authorization.k8s.io' }] };
+    assert.is((await s.client.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, { body: bind })).status, 201);
+    const allowed = await s.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { spec: { user: 'nobody', resourceAttributes: { namespace: NS, verb: 'get', resource: 'configmaps', name: ROLE_VALUE } } },
+    });
+    assert.is(allowed.json.status.allowed, true, allowed.text);
+  } finally {
+    await s.close();
+  }
+  assert.equal(grep(dataDir, [CM_VALUE, ROLE_VALUE]), []);
+  assert.ok(grep(dataDir, [b64(SECRET_VALUE)]).length > 0, 'Secrets are not named by this file: stored plain');
+});
+
 test('a bad file stops the start with kube-apiserver\'s message', async () => {
   const dir = scratch();
   const bad = configFile(dir, 'bad', keyed('aescbc', ['key1', key(10)]));
