@@ -56,6 +56,16 @@ test('start-up errors: kube-apiserver 1.24 messages', () => {
   const noApi = 'kind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n';
   const p = file('noapiversion.yaml', noApi);
   assert.is(loadError(p), `error while parsing encryption provider configuration file "${p}": error while parsing file: Object 'apiVersion' is missing in '${noApi}'`);
+  // kube echoes the file; here its keys are redacted.
+  const k = b64(32);
+  const noKind = `apiVersion: apiserver.config.k8s.io/v1\nresources:\n- resources: [secrets]\n  providers:\n  - aescbc:\n      keys:\n      - name: key1\n        secret: ${k}\n`;
+  const q = file('nokind.yaml', noKind);
+  const msg = loadError(q);
+  assert.is(msg, `error while parsing encryption provider configuration file "${q}": error while parsing file: Object 'Kind' is missing in '${noKind.replace(k, 'REDACTED')}'`);
+  const noKindJson = JSON.stringify({ apiVersion: 'v1', resources: [{ resources: ['secrets'], providers: [{ aesgcm: { keys: [{ name: 'a', secret: k }] } }] }] });
+  assert.not.match(loadError(file('nokind.json', noKindJson)), k);
+  assert.not.match(loadError(file('nokind-quoted.yaml', noKind.replace(`secret: ${k}`, `secret: "${k}"`))), k);
+  assert.not.match(loadError(file('nokind-flow.yaml', noKind.replace(`- name: key1\n        secret: ${k}`, `- {name: key1, secret: '${k}'}`))), k);
   const missing = join(dir, 'nope.yaml');
   assert.is(loadError(missing), `error opening encryption provider configuration file "${missing}": open ${missing}: no such file or directory`);
 });

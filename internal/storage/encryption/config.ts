@@ -103,6 +103,16 @@ function validateKeys(raw: unknown, path: string, sizes: number[], errs: string[
   return out;
 }
 
+/**
+ * The file as kube echoes it in a missing apiVersion/kind error, except the keys: kube prints them;
+ * this server never writes a key to its log (`secret: …` values, YAML or JSON, become REDACTED).
+ */
+function redacted(text: string): string {
+  return text
+    .replace(/("secret"\s*:\s*)"[^"]*"/g, '$1"REDACTED"')
+    .replace(/(^|[\s{,-])(secret\s*:[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s,}#]+)/gm, '$1$2REDACTED');
+}
+
 /** Check apiVersion/kind as the universal decoder does, then validate (ValidateEncryptionConfiguration). Pure. */
 export function parseEncryptionConfiguration(text: string): ResourceSpec[] {
   let doc: unknown;
@@ -114,8 +124,8 @@ export function parseEncryptionConfiguration(text: string): ResourceSpec[] {
   if (!isObject(doc)) throw new EncryptionConfigError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const kind = typeof doc.kind === 'string' ? doc.kind : '';
-  if (!apiVersion) throw new EncryptionConfigError(`Object 'apiVersion' is missing in '${text}'`);
-  if (!kind) throw new EncryptionConfigError(`Object 'Kind' is missing in '${text}'`);
+  if (!apiVersion) throw new EncryptionConfigError(`Object 'apiVersion' is missing in '${redacted(text)}'`);
+  if (!kind) throw new EncryptionConfigError(`Object 'Kind' is missing in '${redacted(text)}'`);
   const known = (apiVersion === `${GROUP}/v1` && kind === 'EncryptionConfiguration') || (apiVersion === 'v1' && kind === 'EncryptionConfig');
   if (!known) throw new EncryptionConfigError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:100"`);
 
