@@ -339,11 +339,9 @@ export class Storage {
       },
       async *scan(gte, lt, after) {
         const range = after !== undefined ? { gt: after, lt } : { gte, lt };
-        if (!atRest.enabled) {
-          for await (const entry of db.iterator({ ...range, snapshot })) yield entry;
-          return;
+        for await (const [k, v] of db.iterator({ ...range, snapshot })) {
+          yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
         }
-        for await (const [k, v] of db.iterator({ ...range, snapshot })) yield [k, atRest.decode(parseObjectPath(k), v)];
       },
       close: () => snapshot.close(),
     };

@@ -63,7 +63,9 @@ export class AtRest {
 
   /** Stored bytes (o/, h/ or a stamped event object) of the object `key` → object JSON. */
   decode(key: ObjectKey, stored: Buffer): Buffer {
-    return this.decoderFor(key.group, key.resource)(objectPath(key), stored);
+    const d = this.transformers.size ? this.decoders.get(groupResourceKey(key.group, key.resource)) : undefined;
+    if (!d && !isTransformed(stored)) return stored; // the common case: no string built, nothing copied
+    return (d ?? passThrough)(objectPath(key), stored);
   }
 
   /**
