@@ -89,6 +89,7 @@ const { values } = parseArgs({
     'requestheader-username-headers': { type: 'string', multiple: true, default: [] },
     'requestheader-group-headers': { type: 'string', multiple: true, default: [] },
     'requestheader-extra-headers-prefix': { type: 'string', multiple: true, default: [] },
+    'encryption-provider-config': { type: 'string' },
   },
   strict: true,
 });
@@ -177,6 +178,7 @@ const app = await startServer({
         extraHeadersPrefix: stringSliceFlag('requestheader-extra-headers-prefix'),
       }
     : undefined,
+  encryptionProviderConfig: values['encryption-provider-config'],
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);

@@ -9,6 +9,8 @@
  *   node --import tsx cmd/replay.ts verify [--log SRC] --data-dir D [--output json]
  *   node --import tsx cmd/replay.ts hash --data-dir D [--output json]
  *
+ * Every command takes --encryption-provider-config FILE (the servers' file) to read objects encrypted
+ * at rest; without it they stay ciphertext (a rebuilt store holds them encrypted either way).
  * SRC is embedded:DATA_DIR or kafka://host:port[,host:port]/topic. Exit codes: 0 success, 1 verify
  * found differences, 2 bad usage or an error (message on stderr).
  */
@@ -23,6 +25,7 @@ import { objectHistory, formatHistory, formatKey } from '../internal/replay/hist
 import { stateHash } from '../internal/replay/state-hash.ts';
 import { verifyStore } from '../internal/replay/verify.ts';
 import { createProgress, progressMode, rate } from '../internal/replay/progress.ts';
+import { AtRest } from '../internal/storage/encryption/at-rest.ts';
 
 const USAGE = `usage: replay <command> [flags]
 
@@ -38,6 +41,10 @@ const USAGE = `usage: replay <command> [flags]
       Exit 1 and list the differing keys when they differ.
   hash --data-dir D [--output json]
       The state hash (sha256 over the current objects in canonical JSON) and folded offset of D.
+
+  Every command: --encryption-provider-config FILE, the servers' EncryptionConfiguration, to read
+      objects encrypted at rest (history diffs; hashes of what they decrypt to). Without it they
+      stay ciphertext; a rebuilt store holds them encrypted either way, as the servers do.
 
   SRC: embedded:DATA_DIR | kafka://host:port[,host:port]/topic`;
 
@@ -62,6 +69,7 @@ function parseCommandLine() {
         group: { type: 'string' },
         'data-dir': { type: 'string' },
         output: { type: 'string' },
+        'encryption-provider-config': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -94,7 +102,7 @@ async function run(command: string | undefined): Promise<number> {
 
 /** Flags outside `allowed` are a usage error, so a typo'd combination is not silently ignored. */
 function onlyFlags(command: string, allowed: string[]): void {
-  const common = ['output', 'help'];
+  const common = ['output', 'help', 'encryption-provider-config'];
   for (const [k, v] of Object.entries(values)) {
     if (v === undefined || v === false || common.includes(k) || allowed.includes(k)) continue;
     throw new UsageError(`${command}: --${k} does not apply`);
@@ -109,6 +117,13 @@ function required(name: 'log' | 'out' | 'data-dir', command: string): string {
 
 function print(obj: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(obj)}\n` : text);
+}
+
+/** --encryption-provider-config, loaded once (undefined without the flag). */
+let atRestCache: AtRest | undefined | null = null;
+function atRest(): AtRest | undefined {
+  if (atRestCache === null) atRestCache = values['encryption-provider-config'] ? AtRest.fromFile(values['encryption-provider-config']) : undefined;
+  return atRestCache;
 }
 
 const rfc3339 = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -146,6 +161,7 @@ async function cmdRebuild(): Promise<number> {
   const source = parseReplaySource(required('log', 'rebuild'));
   const outDir = required('out', 'rebuild');
   const copyLog = source.kind === 'embedded' || values['copy-log'] === true;
+  const keys = atRest(); // a bad file fails before anything is written
   return withLog(source, async (log) => {
     const first = await log.firstOffset();
     if (first > 0) throw new Error(`the log starts at offset ${first}: events before it are gone (retention), a rebuild from 0 is impossible`);
@@ -160,7 +176,7 @@ async function cmdRebuild(): Promise<number> {
       const r = await rebuild(log.read(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
       progress.stop();
       if (r.events === 0) throw new Error(`no event of the log is stamped at or before ${values.at} (the log starts later)`);
-      const hash = values.hash ? await stateHash(db) : null;
+      const hash = values.hash ? await stateHash(db, keys) : null;
       keep = true;
       const eps = rate(r.events, r.elapsedMs);
       const rejected = Object.values(r.rejected).reduce((a, b) => a + (b ?? 0), 0);
@@ -210,10 +226,11 @@ async function cmdHistory(): Promise<number> {
   onlyFlags('history', ['log', 'group']);
   const source = parseReplaySource(required('log', 'history'));
   const key = parseObjectArgs();
+  const keys = atRest();
   return withLog(source, async (log) => {
     const first = await log.firstOffset();
     if (first > 0) throw new Error(`the log starts at offset ${first}: verdicts need every event from 0`);
-    const h = await objectHistory(log.read(0, await log.endOffset()), key);
+    const h = await objectHistory(log.read(0, await log.endOffset()), key, keys);
     const out = {
       log: formatReplaySource(source), key, eventsScanned: h.eventsScanned, lastOffset: h.lastOffset,
       entries: h.entries.map((e) => ({ ...e, time: rfc3339(e.time), timeMs: e.time })),
@@ -227,6 +244,7 @@ async function cmdVerify(): Promise<number> {
   onlyFlags('verify', ['log', 'data-dir']);
   const dataDir = required('data-dir', 'verify');
   const source = values.log ? parseReplaySource(values.log) : ({ kind: 'embedded', dataDir } as const);
+  const keys = atRest();
   const actual = await openDataDirDb(dataDir, { create: false });
   // The embedded log of D lives in D's own database, which LevelDB lets this process open once.
   const sameDb = source.kind === 'embedded' && resolve(source.dataDir) === resolve(dataDir);
@@ -237,6 +255,7 @@ async function cmdVerify(): Promise<number> {
   let progress = createProgress('none', 0, process.stderr, 'verify');
   try {
     const r = await verifyStore(log, actual, {
+      atRest: keys,
       onStart: (folded) => (progress = createProgress(progressMode(json, process.stderr), folded + 1, process.stderr, 'verify: rebuild')),
       onProgress: (p) => progress.update(p),
     });
@@ -269,9 +288,10 @@ async function cmdVerify(): Promise<number> {
 async function cmdHash(): Promise<number> {
   onlyFlags('hash', ['data-dir']);
   const dataDir = required('data-dir', 'hash');
+  const keys = atRest();
   const db = await openDataDirDb(dataDir, { create: false });
   try {
-    const h = await stateHash(db);
+    const h = await stateHash(db, keys);
     print({ dataDir: resolve(dataDir), ...h }, `${h.hash}  offset ${h.folded}  ${h.objects} objects\n`);
     return 0;
   } finally {

@@ -53,6 +53,8 @@ import { ClientCertVerifier, DynamicCaBundle, parseCaBundle, staticCaSource, typ
 import { secureServerOptions } from '../auth/tls-options.ts';
 import { requestHeaderAuthenticator, requestHeaderConfig, type RequestHeaderFlags } from '../auth/requestheader.ts';
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
+import { AtRest } from '../storage/encryption/at-rest.ts';
+import type { Change } from '../storage/mvcc/materializer.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -124,6 +126,11 @@ export interface ServerOptions {
   clientCaFile?: string;
   /** --requestheader-client-ca-file and friends: the authenticating proxy (off without the CA file). */
   requestHeader?: RequestHeaderFlags;
+  /**
+   * --encryption-provider-config: kube's EncryptionConfiguration; the resources it names are
+   * encrypted before their events enter the log. Every replica of a topic needs the same file.
+   */
+  encryptionProviderConfig?: string;
 }
 
 export interface RunningServer {
@@ -397,7 +404,13 @@ function trackConnections(server: ReturnType<typeof createServer>): { goAway(): 
 
 async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: LogInstruments): Promise<Storage> {
   const where = opts.log ?? { kind: 'embedded' };
-  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments });
+  // A bad file stops the start before anything is opened (kube's message names the file).
+  const atRest = AtRest.fromFile(opts.encryptionProviderConfig);
+  const onUndecryptable = (c: Change, err: Error): void => {
+    // Never the value: only where it is and why it does not decrypt.
+    log.error({ key: c.key, resourceVersion: c.offset, err: err.message }, 'committed change not decryptable with --encryption-provider-config; not delivered to watchers and controllers');
+  };
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments, atRest, onUndecryptable });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
     if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');
@@ -412,6 +425,8 @@ async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: L
     checkpointsCover: Boolean(opts.checkpointDir),
     logger: log,
     instruments,
+    atRest,
+    onUndecryptable,
   });
 }
 

@@ -11,10 +11,15 @@
  *   accepted DELETE          prev → the last state the delete carried (usually empty)
  *   rejected                 prev (or {}) → what the writer proposed, i.e. what it would have changed
  * metadata.resourceVersion is left out of diffs: it is the entry's own offset, shown already.
+ *
+ * Objects encrypted at rest (--encryption-provider-config) are decrypted with the same file; without
+ * it their entries say `encrypted` and carry no diff, so the history never needs the keys.
  */
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { Op } from '../storage/log/event.ts';
-import type { RejectReason } from '../storage/mvcc/fold.ts';
+import { stampResourceVersion, type RejectReason } from '../storage/mvcc/fold.ts';
+import { isTransformed } from '../storage/encryption/stamp.ts';
+import type { AtRest } from '../storage/encryption/at-rest.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { VerdictFold } from './verdicts.ts';
 import type { RawPositionedEvent } from './open-log.ts';
@@ -38,6 +43,8 @@ export interface HistoryEntry {
   /** Rejections: the object's resourceVersion when the event was folded (null: absent). */
   currentRv?: number | null;
   diff: Operation[];
+  /** The object is encrypted at rest and no provider config was given: no diff. */
+  encrypted?: boolean;
 }
 
 export interface ObjectHistory {
@@ -79,7 +86,7 @@ export function diffVersions(prev: Json | null, next: Json | null): Operation[] 
 }
 
 /** Fold all of `events` and collect the history of `key`. Reads the iterable to its end. */
-export async function objectHistory(events: AsyncIterable<RawPositionedEvent>, key: ObjectKey): Promise<ObjectHistory> {
+export async function objectHistory(events: AsyncIterable<RawPositionedEvent>, key: ObjectKey, atRest?: AtRest): Promise<ObjectHistory> {
   const verdicts = new VerdictFold();
   const out: ObjectHistory = { key, entries: [], eventsScanned: 0, lastOffset: -1 };
   let prev: Json | null = null;
@@ -93,14 +100,23 @@ export async function objectHistory(events: AsyncIterable<RawPositionedEvent>, k
       offset: pe.offset, time: e.time, op: e.op, verb: e.verb, user: e.user, groups: e.groups, fieldManager: e.fieldManager,
       userAgent: e.userAgent, requestId: e.requestId, uid: e.uid, expectRv: e.expectRv, accepted: verdict.accepted, diff: [],
     };
+    // Encrypted at rest: readable with the provider config, else marked (and never shown raw).
+    const readable = (b: Buffer | null, stamp: boolean): Buffer | null => {
+      if (!b || !isTransformed(b)) return b;
+      if (!atRest) {
+        entry.encrypted = true;
+        return null;
+      }
+      return atRest.decode(key, stamp ? stampResourceVersion(b, pe.offset) ?? b : b);
+    };
     if (verdict.accepted) {
-      const stored = parseObject(verdict.object);
+      const stored = parseObject(readable(verdict.object, false));
       entry.diff = diffVersions(prev, stored);
       prev = verdict.op === 'DELETE' ? null : stored;
     } else {
       entry.reason = verdict.reason;
       entry.currentRv = verdict.currentRv;
-      entry.diff = diffVersions(prev, parseObject(e.object));
+      entry.diff = diffVersions(prev, parseObject(readable(e.object, true)));
     }
     out.entries.push(entry);
   }
@@ -148,6 +164,7 @@ export function formatHistory(h: ObjectHistory): string {
     who.push(`fieldManager=${e.fieldManager ?? '-'}`, `userAgent=${e.userAgent ?? '-'}`);
     if (e.requestId) who.push(`requestId=${e.requestId}`);
     lines.push(`    ${who.join('  ')}`);
+    if (e.encrypted) lines.push('    (encrypted at rest: give --encryption-provider-config to see the change)');
     if (!e.accepted && e.diff.length) lines.push('    would have changed:');
     for (const op of e.diff) lines.push(`    ${JSON.stringify(op)}`);
   }

@@ -12,12 +12,19 @@
  * before key format 2 (storage/format.ts, which changed the order of names such as `app` and
  * `app-x` and framed `o/<path>/` keys) are not comparable with today's.
  *
+ * Objects encrypted at rest: given the provider config (AtRest), a value is hashed as the object it
+ * decrypts to — the state a client reads, so the hash equals an unencrypted store's with the same
+ * objects; without it, as its stored bytes (a rebuild holds the very same ciphertext, because the
+ * fold copies it from the log, so verify still compares exactly).
+ *
  * compareStates walks two stores side by side (both iterate in key order, a merge join) and
  * returns both hashes plus the keys that differ, in one pass.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Db } from '../storage/mvcc/materializer.ts';
-import { META_FOLDED, fromHex16, pathOfCurrentKey } from '../storage/keys.ts';
+import { META_FOLDED, fromHex16, parseObjectPath, pathOfCurrentKey } from '../storage/keys.ts';
+import type { AtRest } from '../storage/encryption/at-rest.ts';
+import { isTransformed } from '../storage/encryption/stamp.ts';
 
 /** LevelDB entries per iterator round trip. */
 const SCAN_CHUNK = 1024;
@@ -64,26 +71,35 @@ async function foldedOf(db: Db): Promise<number> {
 }
 
 /** `o/` entries of `db` in key order, value in canonical form, read in chunks. */
-async function* objects(db: Db): AsyncGenerator<[string, string]> {
+async function* objects(db: Db, atRest?: AtRest): AsyncGenerator<[string, string]> {
   const it = db.iterator({ gte: 'o/', lt: 'o0' });
   try {
     for (;;) {
       const entries = await it.nextv(SCAN_CHUNK);
       if (!entries.length) return;
-      for (const [k, v] of entries) yield [k, canonicalValue(v)];
+      for (const [k, v] of entries) yield [k, canonicalValue(atRest && isTransformed(v) ? readable(atRest, k, v) : v)];
     }
   } finally {
     await it.close();
   }
 }
 
+/** A decrypted value; one that does not decrypt keeps a stable, distinct form (a difference, not a stop). */
+function readable(atRest: AtRest, key: string, v: Buffer): Buffer {
+  try {
+    return atRest.decode(parseObjectPath(key), v);
+  } catch (e) {
+    return Buffer.from(`!undecryptable:${(e as Error).message}:${v.toString('hex')}`);
+  }
+}
+
 const digest = (h: Hash): string => `sha256:${h.digest('hex')}`;
 
 /** The state hash of `db` (not modified; a stopped server's store, or a rebuild). */
-export async function stateHash(db: Db): Promise<StateHash> {
+export async function stateHash(db: Db, atRest?: AtRest): Promise<StateHash> {
   const h = createHash('sha256');
   let n = 0;
-  for await (const [k, c] of objects(db)) {
+  for await (const [k, c] of objects(db, atRest)) {
     h.update(frame(pathOfCurrentKey(k), c));
     n++;
   }
@@ -111,11 +127,11 @@ export interface StateComparison {
  * Hash both stores and list the `o/` keys where they differ. `expected` is the reference (e.g. a
  * rebuild from the log), `actual` the store under test. Reads only.
  */
-export async function compareStates(expected: Db, actual: Db, maxDifferences = DEFAULT_MAX_DIFFERENCES): Promise<StateComparison> {
+export async function compareStates(expected: Db, actual: Db, maxDifferences = DEFAULT_MAX_DIFFERENCES, atRest?: AtRest): Promise<StateComparison> {
   const he = createHash('sha256');
   const ha = createHash('sha256');
-  const ie = objects(expected);
-  const ia = objects(actual);
+  const ie = objects(expected, atRest);
+  const ia = objects(actual, atRest);
   let ne = 0;
   let na = 0;
   const out: Difference[] = [];

@@ -11,6 +11,7 @@ import { META_FOLDED, fromHex16 } from '../storage/keys.ts';
 import { rebuild, type RebuildOptions, type RebuildResult } from './rebuild.ts';
 import { compareStates, type StateComparison } from './state-hash.ts';
 import { openDataDirDb, type ReadableLog } from './open-log.ts';
+import type { AtRest } from '../storage/encryption/at-rest.ts';
 
 export interface VerifyOptions {
   /** Parent of the scratch directory (default: the OS temp dir). Removed afterwards either way. */
@@ -19,6 +20,8 @@ export interface VerifyOptions {
   onStart?: (folded: number) => void;
   onProgress?: RebuildOptions['onProgress'];
   maxDifferences?: number;
+  /** --encryption-provider-config: hash encrypted objects as what they decrypt to (state-hash.ts). */
+  atRest?: AtRest;
 }
 
 export interface VerifyResult {
@@ -44,7 +47,7 @@ export async function verifyStore(log: ReadableLog, actual: Db, opts: VerifyOpti
     const expected = await openDataDirDb(scratch, { create: true });
     try {
       const result = await rebuild(log.read(0, folded + 1), expected, { onProgress: opts.onProgress });
-      const comparison = await compareStates(expected, actual, opts.maxDifferences);
+      const comparison = await compareStates(expected, actual, opts.maxDifferences, opts.atRest);
       return { folded, rebuild: result, comparison };
     } finally {
       await expected.close();

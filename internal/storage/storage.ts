@@ -12,9 +12,11 @@ import { LevelLog } from './log/level-log.ts';
 import { KafkaLog } from './log/kafka-log.ts';
 import { KafkaTail } from './log/kafka-tail.ts';
 import type { LogEvent } from './log/event.ts';
-import { Materializer, type Db, type ChangeListener } from './mvcc/materializer.ts';
-import type { Verdict, IndexEntry } from './mvcc/fold.ts';
-import { currentKey, historyKey, historyPrefix, fromHex16, META_FOLDED, type ObjectKey } from './keys.ts';
+import { Materializer, type Db, type ChangeListener, type Change } from './mvcc/materializer.ts';
+import { stampResourceVersion, type Verdict, type IndexEntry } from './mvcc/fold.ts';
+import { currentKey, historyKey, historyPrefix, fromHex16, parseObjectPath, META_FOLDED, type ObjectKey } from './keys.ts';
+import { AtRest, type ValueDecoder } from './encryption/at-rest.ts';
+import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
@@ -30,6 +32,14 @@ export interface StorageOptions {
   compactIntervalMs?: number;
   /** Metrics of the log's durable writes. */
   instruments?: LogInstruments;
+  /**
+   * `--encryption-provider-config`: objects of the resources it names are encrypted by the writer
+   * before the append and decrypted on every read (default: none). Every replica of a topic needs
+   * the same file; a process that only folds and copies the snapshot (cmd/materializer.ts) needs none.
+   */
+  atRest?: AtRest;
+  /** A committed change this process cannot decrypt (listeners never see it). */
+  onUndecryptable?: (change: Change, err: Error) => void;
 }
 
 export interface KafkaStorageOptions extends StorageOptions {
@@ -67,6 +77,9 @@ export interface ReadView {
 
 export class Storage {
   private closed = false;
+  /** Listeners of readable (decrypted) changes; one materializer subscription serves them all. */
+  private readonly decodedListeners = new Set<ChangeListener>();
+  private unsubscribeDecoded: (() => void) | null = null;
   private constructor(
     readonly db: Db,
     readonly materializer: Materializer,
@@ -75,6 +88,9 @@ export class Storage {
     /** Kafka mode: the fold loop; embedded: the log folds as it appends. */
     private readonly tail: KafkaTail | null = null,
     private readonly writeTimeoutMs = 0,
+    /** Encryption at rest (encryption/at-rest.ts); a pass-through when nothing is configured. */
+    readonly atRest: AtRest = new AtRest(),
+    private readonly onUndecryptable: StorageOptions['onUndecryptable'] = undefined,
   ) {}
 
   private static async openDb(dataDir: string): Promise<Db> {
@@ -101,7 +117,7 @@ export class Storage {
     const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments });
     const compactor = Storage.compactorFor(db, materializer, opts);
     await compactor.start();
-    return new Storage(db, materializer, log, compactor);
+    return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable);
   }
 
   /**
@@ -130,7 +146,7 @@ export class Storage {
       await tail.start();
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();
-      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs);
+      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable);
       const caughtUp = Date.now();
       await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
@@ -197,6 +213,18 @@ export class Storage {
    */
   async write(intent: WriteIntent): Promise<Verdict> {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
+    if (intent.object && this.atRest.transforms(intent.group, intent.resource)) {
+      // Encrypted once, here, before the append: the log, every replica's snapshot and every
+      // checkpoint hold only the ciphertext. The writer answers from its own plain bytes.
+      const plain = intent.object;
+      const verdict = await this.append({ ...intent, object: this.atRest.encode(intent, plain) });
+      if (!verdict.accepted) return verdict;
+      return { ...verdict, object: stampResourceVersion(plain, verdict.rv) ?? verdict.object };
+    }
+    return this.append(intent);
+  }
+
+  private async append(intent: WriteIntent): Promise<Verdict> {
     const id = randomUUID();
     const verdict = this.materializer.expectVerdict(id);
     try {
@@ -233,7 +261,33 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
-    return this.db.get(currentKey(key));
+    const v = await this.db.get(currentKey(key));
+    return v === undefined ? v : this.atRest.decode(key, v);
+  }
+
+  /** Decoder of one resource's stored values, for readers that scan the snapshot themselves. */
+  decoderFor(group: string, resource: string): ValueDecoder {
+    return this.atRest.decoderFor(group, resource);
+  }
+
+  /**
+   * The stored value of `key` was read with a provider or key that writes no longer use (after a
+   * key rotation): a no-op update must still write it. False at once for unencrypted resources.
+   */
+  async stale(key: ObjectKey): Promise<boolean> {
+    if (!this.atRest.transforms(key.group, key.resource)) return false;
+    const v = await this.db.get(currentKey(key));
+    try {
+      return v !== undefined && this.atRest.stale(key, v);
+    } catch {
+      return false; // unreadable: the write path has already failed on the read
+    }
+  }
+
+  /** An event's object (from the log) as the fold stored it at `offset`, readable. */
+  eventObject(key: ObjectKey, offset: number, object: Buffer): Buffer | null {
+    const stamped = stampResourceVersion(object, offset);
+    return stamped && this.atRest.decode(key, stamped);
   }
 
   /**
@@ -243,7 +297,7 @@ export class Storage {
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
     for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
-      return v.length ? v : undefined;
+      return v.length ? this.atRest.decode(key, v) : undefined;
     }
     return undefined;
   }
@@ -261,10 +315,10 @@ export class Storage {
     // Newest first: the entry at rv itself (if any), then the one before it.
     for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
       if (k === at) {
-        written = v;
+        written = v.length ? this.atRest.decode(key, v) : v;
         continue;
       }
-      previous = v.length ? v : undefined;
+      previous = v.length ? this.atRest.decode(key, v) : undefined;
       break;
     }
     return { written, previous };
@@ -276,20 +330,64 @@ export class Storage {
     const f = await this.db.get(META_FOLDED, { snapshot });
     const rv = f === undefined ? 0 : fromHex16(f.toString());
     const db = this.db;
+    const atRest = this.atRest;
     return {
       rv,
-      get: (key) => db.get(currentKey(key), { snapshot }),
+      get: async (key) => {
+        const v = await db.get(currentKey(key), { snapshot });
+        return v === undefined ? v : atRest.decode(key, v);
+      },
       async *scan(gte, lt, after) {
         const range = after !== undefined ? { gt: after, lt } : { gte, lt };
-        for await (const entry of db.iterator({ ...range, snapshot })) yield entry;
+        for await (const [k, v] of db.iterator({ ...range, snapshot })) {
+          yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
+        }
       },
       close: () => snapshot.close(),
     };
   }
 
-  /** Subscribe to committed changes (in offset order). Returns an unsubscribe function. */
+  /**
+   * Subscribe to committed changes (in offset order), objects readable: values encrypted at rest
+   * are decrypted once per change for all listeners (one subscription to the materializer), and
+   * a change this process cannot read (no or another --encryption-provider-config) is reported to
+   * onUndecryptable instead of reaching a listener as bytes it would fail to parse. A batch with
+   * nothing encrypted is forwarded as it is (one byte compared per object).
+   */
   onChange(listener: ChangeListener): () => void {
-    return this.materializer.onChange(listener);
+    this.decodedListeners.add(listener);
+    this.unsubscribeDecoded ??= this.materializer.onChange((changes, folded) => this.publishDecoded(changes, folded));
+    return () => {
+      this.decodedListeners.delete(listener);
+      if (!this.decodedListeners.size && this.unsubscribeDecoded) {
+        this.unsubscribeDecoded();
+        this.unsubscribeDecoded = null;
+      }
+    };
+  }
+
+  private publishDecoded(changes: Change[], folded: number): void {
+    let out = changes;
+    if (changes.some((c) => isTransformed(c.object) || (c.prev !== undefined && isTransformed(c.prev)))) {
+      out = [];
+      for (const c of changes) {
+        try {
+          const object = isTransformed(c.object) ? this.atRest.decode(c.key, c.object) : c.object;
+          const prev = c.prev && isTransformed(c.prev) ? this.atRest.decode(c.key, c.prev) : c.prev;
+          out.push(object === c.object && prev === c.prev ? c : { ...c, object, ...(prev ? { prev } : {}) });
+        } catch (e) {
+          this.onUndecryptable?.(c, e as Error);
+        }
+      }
+      if (!out.length) return;
+    }
+    for (const l of this.decodedListeners) {
+      try {
+        l(out, folded);
+      } catch {
+        // A listener's failure is its own, as in Materializer.commit.
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -92,6 +92,7 @@ function wrap(s: Storage): Wrapped {
         await hook?.();
         return s.historyAt(key, rv);
       },
+      eventObject: (key, offset, object) => s.eventObject(key, offset, object),
     } satisfies HubStorage,
   };
   return w;

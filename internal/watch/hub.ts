@@ -21,7 +21,6 @@ import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/
 import type { EventLog } from '../storage/log/log.ts';
 import { eventKey, type LogEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
-import { stampResourceVersion } from '../storage/mvcc/fold.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -47,6 +46,8 @@ export interface HubStorage {
   readonly log: Pick<EventLog, 'read'>;
   onChange(listener: ChangeListener): () => void;
   historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }>;
+  /** A deleted object as the fold stored it from the event at `offset`, readable (decrypted). */
+  eventObject(key: ObjectKey, offset: number, object: Buffer): Buffer | null;
 }
 
 export interface WatchFilter {
@@ -269,7 +270,7 @@ export class WatchHub {
     const { written, previous } = await this.storage.historyAt(key, offset);
     if (written === undefined) return null;
     const type = changeTypeOf(event.op as 'CREATE' | 'UPDATE' | 'DELETE');
-    const object = written.length ? written : event.object && stampResourceVersion(event.object, offset);
+    const object = written.length ? written : event.object && this.storage.eventObject(key, offset, event.object);
     if (!object) return null;
     const c: Change = { offset, type, key, object, time: event.time };
     if (type !== 'ADDED' && previous) c.prev = previous;

@@ -30,7 +30,9 @@ import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/f
 import type { KindDescriptor } from '../rest/strategy.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { Db } from '../../storage/mvcc/materializer.ts';
-import { currentPrefix, currentKeyOf, historyEndOf, pathOfCurrentKey, pathOfHistoryKey, rvOfHistoryKey, fromHex16, META_FOLDED } from '../../storage/keys.ts';
+import { currentPrefix, currentKeyOf, historyEndOf, pathOfCurrentKey, pathOfHistoryKey, parseObjectPath, rvOfHistoryKey, fromHex16, META_FOLDED } from '../../storage/keys.ts';
+import { StorageError } from '../../storage/errors.ts';
+import type { ValueDecoder } from '../../storage/encryption/at-rest.ts';
 import { parseLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
@@ -204,6 +206,11 @@ export class GenericReader {
     this.codec = storageCodec(kind);
   }
 
+  /** The decoder of this kind's stored values (storage's at-rest codec). */
+  private decoder(): ValueDecoder {
+    return this.storage.decoderFor(this.codec.group, this.codec.resource);
+  }
+
   private get gr() {
     return { group: this.kind.group, resource: this.kind.resource };
   }
@@ -329,7 +336,7 @@ export class GenericReader {
       const rv = f === undefined ? 0 : fromHex16(f.toString());
       const base = prefix.slice(2);
       const after = start !== undefined ? base + start : undefined;
-      const taken = await fill(currentObjects(db, snapshot, prefix, after), page);
+      const taken = await fill(currentObjects(db, snapshot, prefix, this.decoder(), after), page);
       // The count reads keys only: no value leaves LevelDB for objects after the page.
       const count = async (last: string): Promise<number> => {
         let n = 0;
@@ -367,10 +374,10 @@ export class GenericReader {
       // checked after the snapshot was taken, every version ≤ rv is in the snapshot.
       retained();
       const after = start !== undefined ? base + start : undefined;
-      const taken = await fill(objectsAt(db, snapshot, prefix, rv, after), page);
+      const taken = await fill(objectsAt(db, snapshot, prefix, rv, this.decoder(), after), page);
       const count = async (last: string): Promise<number> => {
         let n = 0;
-        for await (const _ of objectsAt(db, snapshot, prefix, rv, last)) n++;
+        for await (const _ of objectsAt(db, snapshot, prefix, rv, skipValue, last)) n++;
         return n;
       };
       return await finish(rv, base, taken, page, known, count);
@@ -423,10 +430,29 @@ async function finish(rv: number, base: string, t: Taken, page: Page, known: num
   return r;
 }
 
+/**
+ * Stored value → object JSON (decrypted when the resource is encrypted at rest). A value that does
+ * not decrypt fails the list as etcd3's store does: "unable to transform key …".
+ */
+function readable(decode: ValueDecoder, path: string, v: Buffer): Buffer {
+  try {
+    return decode(path, v);
+  } catch (e) {
+    const { resource, namespace, name } = parseObjectPath(path);
+    throw new StorageError('corrupt', `unable to transform key "/registry/${resource}/${namespace ? `${namespace}/` : ''}${name}": ${(e as Error).message}`);
+  }
+}
+
+/** For scans that only count objects. */
+const skipValue: ValueDecoder = (_path, v) => v;
+
 /** Live objects of a snapshot's o/ keys under `prefix`, in key order, after object path `after`. */
-async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after?: string): AsyncGenerator<[string, Buffer]> {
+async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, decode: ValueDecoder, after?: string): AsyncGenerator<[string, Buffer]> {
   const range = after !== undefined ? { gt: currentKeyOf(after) } : { gte: prefix };
-  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) yield [pathOfCurrentKey(k), v];
+  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) {
+    const path = pathOfCurrentKey(k);
+    yield [path, readable(decode, path, v)];
+  }
 }
 
 /**
@@ -439,7 +465,7 @@ async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after
  * The h/ keys of the objects come in the same order as their o/ keys (storage/keys.ts), so a
  * continue token from either read resumes the other.
  */
-async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, after?: string): AsyncGenerator<[string, Buffer]> {
+async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, decode: ValueDecoder, after?: string): AsyncGenerator<[string, Buffer]> {
   const history = 'h' + prefix.slice(1); // prefix is the list's o/ prefix; h/ keys share its path
   const it = db.iterator({ gte: after !== undefined ? historyEndOf(after) : history, lt: prefixEnd(history), snapshot });
   let path = '';
@@ -451,14 +477,14 @@ async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number
       const [k, v] = e;
       const p = pathOfHistoryKey(k);
       if (p !== path) {
-        if (best && best.length) yield [path, best];
+        if (best && best.length) yield [path, readable(decode, path, best)];
         path = p;
         best = null;
       }
       if (rvOfHistoryKey(k) <= rv) best = v;
       else it.seek(historyEndOf(p)); // the next object's first version
     }
-    if (best && best.length) yield [path, best];
+    if (best && best.length) yield [path, readable(decode, path, best)];
   } finally {
     await it.close();
   }

@@ -563,7 +563,9 @@ export class GenericStore {
     await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
     const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
-    if (jsonEqual(stripVolatile(next), stripVolatile(current))) return { body: currentBytes, code: 200, warnings };
+    // A value stored with an older encryption provider or key is re-written all the same
+    // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.
+    if (jsonEqual(stripVolatile(next), stripVolatile(current)) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
     if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →

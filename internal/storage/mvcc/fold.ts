@@ -8,6 +8,7 @@
  * any replica, read the same verdicts for 7 and 8.
  */
 import type { LogEvent } from '../log/event.ts';
+import { isEncryptedObject, stampEncrypted } from '../encryption/stamp.ts';
 
 /** What the fold needs to know about a stored object: the in-memory key index entry. */
 export interface IndexEntry {
@@ -38,6 +39,8 @@ const RV_PLACEHOLDER_VALUE = RV_PLACEHOLDER.length - 1; // offset of the closing
  * in metadata, as they used to.
  */
 export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
+  // Encrypted at rest (encryption/stamp.ts): the version goes beside the ciphertext, in clear.
+  if (isEncryptedObject(json)) return stampEncrypted(json, rv);
   const at = json.indexOf(RV_PROBE);
   if (at < 0) return null;
   const cut = at + RV_PROBE.length;
