@@ -24,6 +24,8 @@
  *        [--requestheader-client-ca-file F] [--requestheader-allowed-names a,b]
  *        [--requestheader-username-headers X-Remote-User] [--requestheader-group-headers X-Remote-Group]
  *        [--requestheader-extra-headers-prefix X-Remote-Extra-]
+ *        [--enable-bootstrap-token-auth] [--authentication-token-webhook-config-file F]
+ *        [--authentication-token-webhook-cache-ttl 2m] [--authentication-token-webhook-version v1beta1|v1]
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -37,8 +39,10 @@ import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.
 import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
 import { addRequiredClaim, oidcConfigFromFlags, parseSigningAlgs } from '../internal/auth/oidc-claims.ts';
 import { parseCsv } from '../internal/auth/authn.ts';
+import { parseWebhookVersion } from '../internal/auth/token/webhook.ts';
 
 const { values } = parseArgs({
+  args: boolFlagValues(process.argv.slice(2), ['enable-bootstrap-token-auth']),
   options: {
     'data-dir': { type: 'string', default: './data' },
     'bind-address': { type: 'string', default: '127.0.0.1' },
@@ -90,6 +94,10 @@ const { values } = parseArgs({
     'requestheader-group-headers': { type: 'string', multiple: true, default: [] },
     'requestheader-extra-headers-prefix': { type: 'string', multiple: true, default: [] },
     'encryption-provider-config': { type: 'string' },
+    'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+    'authentication-token-webhook-config-file': { type: 'string' },
+    'authentication-token-webhook-cache-ttl': { type: 'string', default: '2m' },
+    'authentication-token-webhook-version': { type: 'string', default: 'v1beta1' },
   },
   strict: true,
 });
@@ -138,6 +146,15 @@ const oidc = (() => {
     process.exit(1);
   }
 })();
+const webhookCacheTtlMs = durationFlag('authentication-token-webhook-cache-ttl');
+const webhookVersion = (() => {
+  try {
+    return parseWebhookVersion(values['authentication-token-webhook-version']!);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    process.exit(1);
+  }
+})();
 
 const app = await startServer({
   featureGates,
@@ -179,6 +196,12 @@ const app = await startServer({
       }
     : undefined,
   encryptionProviderConfig: values['encryption-provider-config'],
+  tokenAuth: {
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'],
+    webhookConfigFile: values['authentication-token-webhook-config-file'],
+    webhookCacheTtlMs,
+    webhookVersion,
+  },
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);
@@ -219,7 +242,7 @@ function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-m
 }
 
 /** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
-function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period'): number {
+function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'authentication-token-webhook-cache-ttl'): number {
   const text = values[flag]!;
   try {
     return parseDuration(text);
@@ -227,6 +250,27 @@ function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period'): n
     console.error(`Error: invalid argument "${text}" for "--${flag}" flag: time: invalid duration "${text}"`);
     process.exit(1);
   }
+}
+
+/**
+ * pflag's bool flags take `--flag`, `--flag=true` and `--flag=false`; node's parseArgs only the
+ * first, so `=value` forms of the named flags are rewritten (a bad value ends the process).
+ */
+function boolFlagValues(args: string[], flags: string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    const m = /^--([^=]+)=(.*)$/.exec(a);
+    if (!m || !flags.includes(m[1]!)) {
+      out.push(a);
+      continue;
+    }
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(m[2]!)) out.push(`--${m[1]}`);
+    else if (!['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(m[2]!)) {
+      console.error(`Error: invalid argument "${m[2]}" for "--${m[1]}" flag: strconv.ParseBool: parsing ${JSON.stringify(m[2])}: invalid syntax`);
+      process.exit(1);
+    }
+  }
+  return out;
 }
 
 function positiveInt(flag: string, text: string): number {

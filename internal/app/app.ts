@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { ensurePki, type Pki } from '../auth/pki.ts';
 import { writeKubeconfig, serverUrl } from '../auth/kubeconfig.ts';
-import { x509Authenticator, tokenFileAuthenticator, unionAuthenticator, withAnonymous, type Authenticator } from '../auth/authn.ts';
+import { x509Authenticator, unionAuthenticator, withAnonymous, type Authenticator } from '../auth/authn.ts';
+import { buildTokenAuthentication, type TokenAuthOptions } from './token-auth.ts';
+import { TokenCleaner } from '../controllers/token-cleaner.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupAuthorizer, unionAuthorizer, type AuthorizationMode } from '../auth/authorizers.ts';
 import { RbacCache } from '../auth/rbac/cache.ts';
 import { RbacAuthorizer } from '../auth/rbac/authorizer.ts';
@@ -131,6 +133,11 @@ export interface ServerOptions {
    * encrypted before their events enter the log. Every replica of a topic needs the same file.
    */
   encryptionProviderConfig?: string;
+  /**
+   * Token authentication beyond --token-auth-file: --enable-bootstrap-token-auth,
+   * --authentication-token-webhook-config-file / -cache-ttl / -version, --api-audiences.
+   */
+  tokenAuth?: TokenAuthOptions;
 }
 
 export interface RunningServer {
@@ -160,6 +167,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const auditor = openAuditor(opts);
   // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
   const oidcCaPem = opts.oidc?.caFile ? readOidcCaBundle(opts.oidc.caFile) : undefined;
+  // OIDC is one of the token authenticators (after the service accounts and bootstrap tokens,
+  // before the webhook, as kube orders them); its discovery starts now, in the background.
+  const oidc = opts.oidc ? oidcAuthenticator(opts.oidc, log, { caPem: oidcCaPem }) : null;
+  // The token authenticators (kube's order, cached union), read and checked before anything
+  // starts: asked by the bearer-token filter and by TokenReview. Bootstrap tokens read Secrets
+  // through the registry, built later.
+  let registryRef: Registry | undefined;
+  const tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile }, () => registryRef, log, { oidc: oidc ?? undefined });
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
@@ -185,8 +200,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     storage,
     admission,
     { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates },
-    { authorizer },
+    { authorizer, tokenAuthenticator: tokenAuth.tokenAuthenticator, apiAudiences: tokenAuth.apiAudiences },
   );
+  registryRef = registry;
   await bootstrap(registry, kinds);
   await rbacCache.start(storage);
   // kube-apiserver's rbac/bootstrap-roles post-start hook, then the aggregation controller.
@@ -234,14 +250,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : null;
   await trust?.start();
 
+  // kube-controller-manager's tokencleaner, run whenever bootstrap tokens authenticate.
+  const secrets = registry.lookup('', 'v1', 'secrets');
+  const tokenCleaner = opts.tokenAuth?.enableBootstrapTokenAuth && secrets ? new TokenCleaner(storage, secrets, log) : null;
+  tokenCleaner?.start();
+
   const authenticators: Authenticator[] = [x509Authenticator(new ClientCertVerifier(clientCA))];
-  // kube's order: the front proxy first, then client certificates, then tokens.
+  // kube's order: the front proxy first, then client certificates, then bearer tokens (the token
+  // authenticators' union, internal/app/token-auth.ts: token file, bootstrap, OIDC, webhook).
   if (requestHeader) authenticators.unshift(requestHeaderAuthenticator(requestHeader));
-  if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
-  // kube's order: OIDC after the service-account and bootstrap token authenticators (both verify
-  // JWTs; OIDC may refetch keys on a miss), before the token webhook.
-  const oidc = opts.oidc ? oidcAuthenticator(opts.oidc, log, { caPem: oidcCaPem }) : null;
-  if (oidc) authenticators.push(oidc);
+  if (tokenAuth.bearer) authenticators.push(tokenAuth.bearer);
   let shuttingDown = false;
   const inflight = new InflightRequests();
   const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
@@ -310,6 +328,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         for (const c of perNamespace) c.stop();
         trust?.stop();
         for (const b of bundles) b.stop();
+        tokenCleaner?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -320,6 +339,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
         await trust?.idle();
+        await tokenCleaner?.idle().catch(() => undefined);
+        await tokenAuth.close();
         await storage.close();
         metrics.close();
         auditor?.close();

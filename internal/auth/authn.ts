@@ -21,6 +21,11 @@ export interface AuthRequest {
   certAuthorized: boolean;
   /** The request's header lines as received (name, value, …): repeated headers stay apart. */
   rawHeaders?: string[];
+  /**
+   * Audiences the credentials must be meant for (kube's authenticator.WithAudiences); absent: the
+   * server's --api-audiences, if any. TokenReview sets them from spec.audiences.
+   */
+  audiences?: string[];
 }
 
 export interface Authenticator {

@@ -6,7 +6,8 @@ import type { KindDescriptor } from './rest/strategy.ts';
 import { coreKinds } from './core/index.ts';
 import { eventsKinds } from './events/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
+import { authenticationKinds } from './authentication/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds];

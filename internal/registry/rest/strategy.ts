@@ -9,6 +9,7 @@
  * All methods may mutate the object they are given (it is the request's private copy) and must
  * be deterministic and free of I/O: they run before the log append, never in the fold.
  */
+import type { TokenAuthenticator } from '../../auth/token/token.ts';
 import type { FeatureGates } from '../../features/gates.ts';
 import type { KubeObject, UserInfo } from '../../api/types.ts';
 import type { Authorizer } from '../../auth/authz.ts';
@@ -238,6 +239,10 @@ export interface VirtualKind {
 export interface VirtualDeps {
   /** The server's authorizer (the one the authorization filter uses). */
   authorizer: Authorizer;
+  /** The server's token authenticators (cached union), for TokenReview; absent: none. */
+  tokenAuthenticator?: TokenAuthenticator;
+  /** --api-audiences: what TokenReview asks for when its spec names no audiences. */
+  apiAudiences?: readonly string[];
 }
 
 export interface KindDescriptor {

@@ -1,0 +1,218 @@
+/**
+ * Webhook token authentication (--authentication-token-webhook-config-file, -version, -cache-ttl):
+ * k8s.io/apiserver plugin/pkg/authenticator/token/webhook 1.24. Each token not already cached is
+ * POSTed as an authentication.k8s.io TokenReview (v1beta1 by default, or v1) to the service the
+ * kubeconfig names; its status says whether, as whom, and for which audiences.
+ *
+ * Failures (unreachable service, non-2xx, a body that is no TokenReview) are errors: the request
+ * gets 401, TokenReview gets the message in status.error, and — kube's choice — errors are never
+ * cached, so the next request asks again. 500s, 504s, 429s and connection resets are retried with
+ * kube's backoff (500 ms × 1.5ⁿ, ±20 % jitter, 5 attempts) before giving up.
+ */
+import { Agent, request } from 'undici';
+import type { UserInfo } from '../../api/types.ts';
+import { cachedTokenAuthenticator } from './cache.ts';
+import { intersectAudiences, type TokenAuthenticator, type TokenResponse } from './token.ts';
+import type { WebhookClientConfig } from './webhook-config.ts';
+
+export const WEBHOOK_VERSIONS = ['v1', 'v1beta1'] as const;
+export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
+
+/** --authentication-token-webhook-cache-ttl's default. */
+export const DEFAULT_WEBHOOK_CACHE_TTL_MS = 2 * 60_000;
+/** util/webhook's defaultRequestTimeout. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** client-go keeps at most this much of an unexpected body in the error (maxUnstructuredResponseTextBytes). */
+const MAX_BODY_IN_ERROR = 2048;
+
+/** wait.Backoff as DefaultRetryBackoffWithInitialDelay(500ms) sets it. */
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+export const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+
+/** --authentication-token-webhook-version, checked as kube checks it at start-up. */
+export function parseWebhookVersion(v: string): WebhookVersion {
+  if ((WEBHOOK_VERSIONS as readonly string[]).includes(v)) return v as WebhookVersion;
+  throw new Error(`unsupported authentication webhook version ${JSON.stringify(v)}, supported versions are "v1", "v1beta1"`);
+}
+
+export interface WebhookTokenOptions {
+  client: WebhookClientConfig;
+  version: WebhookVersion;
+  /** --api-audiences: what a webhook answer without audiences is taken to be valid for. */
+  implicitAudiences: readonly string[];
+  retryBackoff?: RetryBackoff;
+}
+
+class WebhookCallError extends Error {
+  constructor(message: string, readonly retry: boolean) {
+    super(message);
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** apierrors.NewGenericServerResponse's message for a non-2xx answer without a Status body. */
+function genericResponseMessage(code: number, body: string): { message: string; retry: boolean } {
+  switch (code) {
+    case 400: return { message: 'the server rejected our request for an unknown reason', retry: false };
+    case 401: return { message: 'the server has asked for the client to provide credentials', retry: false };
+    case 403: return { message: body, retry: false };
+    case 404: return { message: 'the server could not find the requested resource', retry: false };
+    case 409: return { message: 'the server reported a conflict', retry: false };
+    case 429: return { message: 'the server has received too many requests and has asked us to try again later', retry: true };
+    case 503: return { message: 'the server is currently unable to handle the request', retry: false };
+    case 504: return { message: 'the server was unable to return a response in the time allotted, but may still be processing the request', retry: true };
+  }
+  if (code >= 500) return { message: `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`, retry: true };
+  return { message: `the server responded with the status code ${code} but did not return more information`, retry: false };
+}
+
+/** The error of a non-2xx answer: a Status body's message when it is one, else the generic text. */
+function responseError(code: number, text: string, retryAfter: boolean): WebhookCallError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  if (isObj(parsed) && parsed.kind === 'Status' && typeof parsed.message === 'string') {
+    const reason = parsed.reason;
+    return new WebhookCallError(parsed.message, reason === 'InternalError' || reason === 'Timeout' || reason === 'TooManyRequests' || retryAfter);
+  }
+  const body = text.length > MAX_BODY_IN_ERROR ? text.slice(0, MAX_BODY_IN_ERROR) : text.trim();
+  const g = genericResponseMessage(code, body);
+  return new WebhookCallError(g.message, g.retry || retryAfter);
+}
+
+/** Go's net/http error text for a failed POST. */
+function transportError(url: string, err: unknown): WebhookCallError {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  const host = new URL(url).host;
+  if (code === 'ECONNREFUSED') return new WebhookCallError(`Post ${JSON.stringify(url)}: dial tcp ${host}: connect: connection refused`, false);
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return new WebhookCallError(`Post ${JSON.stringify(url)}: read: connection reset by peer`, true);
+  return new WebhookCallError(`Post ${JSON.stringify(url)}: ${e.cause?.message ?? e.message ?? String(err)}`, false);
+}
+
+/** The status of a TokenReview answer, read as Go decodes it (wrong types are errors). */
+interface ReviewStatus {
+  authenticated: boolean;
+  user: UserInfo;
+  audiences: string[];
+  error: string;
+}
+
+function decodeStatus(text: string): ReviewStatus {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new WebhookCallError(`couldn't get version/kind; json parse error: ${(e as Error).message}`, false);
+  }
+  if (!isObj(doc)) throw new WebhookCallError('couldn\'t get version/kind; json parse error: the answer is not a JSON object', false);
+  const status = isObj(doc.status) ? doc.status : {};
+  const user = isObj(status.user) ? status.user : {};
+  const strings = (v: unknown, field: string): string[] => {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new WebhookCallError(`json: cannot unmarshal ${field} of the TokenReview status`, false);
+    return v as string[];
+  };
+  const s = (v: unknown, field: string): string => {
+    if (v === undefined || v === null) return '';
+    if (typeof v !== 'string') throw new WebhookCallError(`json: cannot unmarshal ${field} of the TokenReview status`, false);
+    return v;
+  };
+  if (status.authenticated !== undefined && status.authenticated !== null && typeof status.authenticated !== 'boolean') throw new WebhookCallError('json: cannot unmarshal status.authenticated of the TokenReview status', false);
+  const info: UserInfo = { username: s(user.username, 'status.user.username'), groups: strings(user.groups, 'status.user.groups') };
+  const uid = s(user.uid, 'status.user.uid');
+  if (uid) info.uid = uid;
+  if (isObj(user.extra)) info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, strings(v, `status.user.extra[${k}]`)]));
+  return { authenticated: status.authenticated === true, user: info, audiences: strings(status.audiences, 'status.audiences'), error: s(status.error, 'status.error') };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The webhook authenticator itself (uncached). `close()` drops its connections.
+ */
+export class WebhookTokenAuthenticator implements TokenAuthenticator {
+  private readonly agent: Agent;
+  private readonly backoff: RetryBackoff;
+
+  constructor(private readonly opts: WebhookTokenOptions) {
+    const c = opts.client;
+    this.agent = new Agent({
+      connect: { ca: c.ca, cert: c.cert, key: c.key, servername: c.servername, rejectUnauthorized: !c.insecureSkipTlsVerify },
+      headersTimeout: REQUEST_TIMEOUT_MS,
+      bodyTimeout: REQUEST_TIMEOUT_MS,
+    });
+    this.backoff = opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+  }
+
+  async authenticateToken(token: string, ctx: { audiences?: string[] }): Promise<TokenResponse | null> {
+    const wanted = ctx.audiences;
+    const spec: Obj = { token };
+    if (wanted?.length) spec.audiences = wanted;
+    // The TokenReview as client-go encodes it: zero metadata, the always-present status.user.
+    const body = JSON.stringify({ kind: 'TokenReview', apiVersion: `authentication.k8s.io/${this.opts.version}`, metadata: { creationTimestamp: null }, spec, status: { user: {} } });
+    const status = await this.callWithBackoff(body);
+    let auds: string[] = [];
+    if (wanted !== undefined) {
+      const got = status.audiences.length ? status.audiences : this.opts.implicitAudiences;
+      auds = intersectAudiences(got, wanted);
+      if (!auds.length) return null;
+    }
+    if (!status.authenticated) {
+      if (status.error) throw new Error(status.error);
+      return null;
+    }
+    return { user: status.user, audiences: auds };
+  }
+
+  private async callWithBackoff(body: string): Promise<ReviewStatus> {
+    let delay = this.backoff.initialMs;
+    for (let step = 1; ; step++) {
+      try {
+        return await this.call(body);
+      } catch (e) {
+        if (!(e instanceof WebhookCallError) || !e.retry || step >= this.backoff.steps) throw e;
+      }
+      await sleep(delay * (1 + Math.random() * this.backoff.jitter));
+      delay *= this.backoff.factor;
+    }
+  }
+
+  private async call(body: string): Promise<ReviewStatus> {
+    const c = this.opts.client;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
+    if (c.authorization) headers.authorization = c.authorization;
+    let res;
+    try {
+      res = await request(c.url, { method: 'POST', headers, body, dispatcher: this.agent });
+    } catch (e) {
+      throw transportError(c.url, e);
+    }
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode > 299) throw responseError(res.statusCode, text, res.headers['retry-after'] !== undefined);
+    return decodeStatus(text);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/**
+ * The webhook authenticator as kube-apiserver wires it: wrapped in its own cache, which keeps
+ * successes and rejections for `cacheTtlMs` and never errors (0: no cache).
+ */
+export function cachedWebhookTokenAuthenticator(webhook: WebhookTokenAuthenticator, cacheTtlMs: number): TokenAuthenticator {
+  if (cacheTtlMs <= 0) return webhook;
+  return cachedTokenAuthenticator(webhook, { cacheErrors: false, successTtlMs: cacheTtlMs, failureTtlMs: cacheTtlMs });
+}
