@@ -74,7 +74,7 @@ function genericResponseMessage(code: number, body: string): { message: string; 
 }
 
 /** The error of a non-2xx answer: a Status body's message when it is one, else the generic text. */
-function responseError(code: number, text: string, retryAfter: boolean): WebhookCallError {
+function responseError(code: number, text: string, isText: boolean, retryAfter: boolean): WebhookCallError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -85,7 +85,8 @@ function responseError(code: number, text: string, retryAfter: boolean): Webhook
     const reason = parsed.reason;
     return new WebhookCallError(parsed.message, reason === 'InternalError' || reason === 'Timeout' || reason === 'TooManyRequests' || retryAfter);
   }
-  const body = text.length > MAX_BODY_IN_ERROR ? text.slice(0, MAX_BODY_IN_ERROR) : text.trim();
+  // client-go quotes the body only when it is text/plain; otherwise it says "unknown".
+  const body = isText ? (text.length > MAX_BODY_IN_ERROR ? text.slice(0, MAX_BODY_IN_ERROR) : text).trim() : 'unknown';
   const g = genericResponseMessage(code, body);
   return new WebhookCallError(g.message, g.retry || retryAfter);
 }
@@ -144,6 +145,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export class WebhookTokenAuthenticator implements TokenAuthenticator {
   private readonly agent: Agent;
   private readonly backoff: RetryBackoff;
+  private readonly url: string;
 
   constructor(private readonly opts: WebhookTokenOptions) {
     const c = opts.client;
@@ -153,6 +155,10 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       bodyTimeout: REQUEST_TIMEOUT_MS,
     });
     this.backoff = opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+    // client-go adds the client's timeout to every request's query (`?timeout=30s`).
+    const u = new URL(c.url);
+    u.searchParams.set('timeout', `${REQUEST_TIMEOUT_MS / 1000}s`);
+    this.url = u.toString();
   }
 
   async authenticateToken(token: string, ctx: { audiences?: string[] }): Promise<TokenResponse | null> {
@@ -160,7 +166,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     const spec: Obj = { token };
     if (wanted?.length) spec.audiences = wanted;
     // The TokenReview as client-go encodes it: zero metadata, the always-present status.user.
-    const body = JSON.stringify({ kind: 'TokenReview', apiVersion: `authentication.k8s.io/${this.opts.version}`, metadata: { creationTimestamp: null }, spec, status: { user: {} } });
+    const body = JSON.stringify({ kind: 'TokenReview', apiVersion: `authentication.k8s.io/${this.opts.version}`, metadata: { creationTimestamp: null }, spec, status: { user: {} } }) + '\n';
     const status = await this.callWithBackoff(body);
     let auds: string[] = [];
     if (wanted !== undefined) {
@@ -190,16 +196,21 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
 
   private async call(body: string): Promise<ReviewStatus> {
     const c = this.opts.client;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
+    // What client-go's REST client sends: Go's default User-Agent (the webhook kubeconfig sets
+    // none), JSON both ways.
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*', 'user-agent': 'Go-http-client/1.1' };
     if (c.authorization) headers.authorization = c.authorization;
     let res;
     try {
-      res = await request(c.url, { method: 'POST', headers, body, dispatcher: this.agent });
+      res = await request(this.url, { method: 'POST', headers, body, dispatcher: this.agent });
     } catch (e) {
-      throw transportError(c.url, e);
+      throw transportError(this.url, e);
     }
     const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) throw responseError(res.statusCode, text, res.headers['retry-after'] !== undefined);
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      throw responseError(res.statusCode, text, type === 'text/plain', res.headers['retry-after'] !== undefined);
+    }
     return decodeStatus(text);
   }
 

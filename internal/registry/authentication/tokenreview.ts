@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { badRequest, internalError } from '../../api/errors.ts';
-import { intersectAudiences, withAuthenticatedGroup, type TokenAuthenticator, type TokenResponse } from '../../auth/token/token.ts';
+import { AggregateAuthError, intersectAudiences, withAuthenticatedGroup, type TokenAuthenticator, type TokenResponse } from '../../auth/token/token.ts';
 import type { KindDescriptor, VirtualKind } from '../rest/strategy.ts';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
@@ -66,11 +66,16 @@ export function tokenReviewer(deps: TokenReviewDeps): VirtualKind {
       const auds = specAuds.length ? specAuds : [...(deps.apiAudiences ?? [])];
       let resp: TokenResponse | null = null;
       if (deps.tokenAuthenticator) {
+        // kube-apiserver's request authenticator is a union of its loopback token's bearer
+        // authenticator (which calls any other token invalid, whatever the audiences) and the
+        // configured chain, so a refused token reads "invalid bearer token" and a failure is
+        // aggregated after it: "[invalid bearer token, token revoked]".
         try {
           resp = await deps.tokenAuthenticator.authenticateToken(token, auds.length ? { audiences: auds } : {});
           if (!resp) status.error = INVALID_BEARER_TOKEN;
         } catch (e) {
-          status.error = e instanceof Error ? e.message : String(e);
+          const err = e instanceof Error ? e : new Error(String(e));
+          status.error = new AggregateAuthError([new Error(INVALID_BEARER_TOKEN), err]).message;
         }
       }
       status.authenticated = resp !== null;
