@@ -44,10 +44,11 @@ const leap = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 ==
 /**
  * Go's time.Parse(time.RFC3339, s) as epoch milliseconds, or null when Go would fail: a 4-digit
  * year, fields in range (day within its month, second < 60), optional fraction after the
- * seconds, `Z` or a ±hh:mm offset.
+ * seconds (`.` or `,`), `Z` or a ±hh:mm offset. Milliseconds are kept, the rest of a fraction
+ * truncated.
  */
 export function parseRfc3339(s: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(s);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(s);
   if (!m) return null;
   const [y, mo, d, h, mi, se] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
   if (mo! < 1 || mo! > 12 || d! < 1 || d! > (mo === 2 && leap(y!) ? 29 : DAYS[mo! - 1]!) || h! > 23 || mi! > 59 || se! > 59) return null;
@@ -55,10 +56,11 @@ export function parseRfc3339(s: string): number | null {
   if (m[8] !== 'Z') {
     const oh = Number(m[10]);
     const om = Number(m[11]);
-    if (oh > 23 || om > 59) return null;
+    // Go accepts offsets up to 24:00 (and minutes up to 60).
+    if (oh > 24 || om > 60) return null;
     offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  const frac = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  const frac = m[7] ? Number(m[7].slice(1, 4).padEnd(3, '0')) : 0;
   const t = new Date(0);
   t.setUTCFullYear(y!, mo! - 1, d!);
   t.setUTCHours(h!, mi!, se!, frac);
