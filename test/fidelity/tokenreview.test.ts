@@ -165,6 +165,37 @@ test('metadata: a name is echoed, a namespace dropped; a missing token is a 400'
   assert.equal(missing.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'token is required for TokenReview in authentication', reason: 'BadRequest', code: 400 });
 });
 
+test('decoding: wrong types are 400s, unknown fields dropped, a forged status overwritten as kube does', async () => {
+  const badToken = await review({ token: 5 });
+  assert.is(badToken.status, 400);
+  assert.equal(badToken.body, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal number into Go struct field TokenReviewSpec.spec.token of type string',
+    reason: 'BadRequest',
+    code: 400,
+  });
+  const badAuds = await review({ token: 'x', audiences: 'a' });
+  assert.is(badAuds.status, 400);
+  assert.is((badAuds.body as { message: string }).message, 'TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal string into Go struct field TokenReviewSpec.spec.audiences of type []string');
+  const unknown = await review({ token: 'x', bogus: 1 });
+  assert.equal(unknown.body, reviewBody({ token: 'x' }, INVALID));
+  // kube sets authenticated and error; a user it did not authenticate stays as the client sent it.
+  const r = await c.request('POST', `${GV}/tokenreviews`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'x' }, status: { authenticated: true, user: { username: 'forged' }, audiences: ['a'], error: 'e0' } },
+  });
+  assert.is(r.status, 201);
+  assert.equal(r.json.status, { user: { username: 'forged' }, audiences: ['a'], error: 'invalid bearer token' });
+  // Dry run answers the same; there is nothing to get.
+  const dry = await c.request('POST', `${GV}/tokenreviews?dryRun=All`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'x' } } });
+  assert.is(dry.status, 201);
+  assert.equal(dry.json.status, INVALID);
+  const get = await c.request('GET', `${GV}/tokenreviews/x`);
+  assert.is(get.status, 404);
+});
+
 /** Secrets that match a token's id but refuse it, each for one of kube's reasons. */
 const REFUSALS: [string, () => Promise<{ token: string; id: string }>][] = [
   ['a wrong token-secret', async () => { const x = await createToken(); return { token: `${x.id}.${randomId(16)}`, id: x.id }; }],
