@@ -24,7 +24,6 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { compactVerify, createRemoteJWKSet, customFetch, decodeProtectedHeader, type FetchImplementation, type JWSHeaderParameters, type RemoteJWKSet } from 'jose';
 import type { Logger } from 'pino';
 import type { UserInfo } from '../api/types.ts';
-import { unauthorized } from '../api/errors.ts';
 import { bearerToken, SYSTEM_AUTHENTICATED, type Authenticator } from './authn.ts';
 import { checkIdToken, decodeSegment, untrustedIssuer, userFromClaims, type OidcConfig } from './oidc-claims.ts';
 
@@ -268,7 +267,10 @@ export function oidcAuthenticator(cfg: OidcConfig, log: Logger, opts: OidcAuthen
   const resolver = cfg.groupsClaim ? new ClaimResolver(cfg.groupsClaim, fetch, log, retryMs) : null;
   const reject = (reason: string): never => {
     log.info({ err: reason }, 'Unable to authenticate the request due to an error');
-    throw unauthorized();
+    // The reason, as kube's authenticator returns it: a request still gets a plain 401 (the
+    // bearer-token filter answers Unauthorized whatever the error), TokenReview shows it in
+    // status.error.
+    throw new Error(reason);
   };
   return {
     get ready() {

@@ -155,9 +155,10 @@ export function staticTokens(tokens: Map<string, UserInfo>): TokenAuthenticator 
 }
 
 /**
- * A request authenticator that reads the bearer token itself, used as a token authenticator (for
- * one written before this module: it sees a request carrying only `Authorization: Bearer <token>`
- * and the audiences). Its 401 becomes an error; its audiences are unknown (none).
+ * A request authenticator that reads the bearer token itself, used as a token authenticator (the
+ * OIDC one, internal/auth/oidc.ts): it sees a request carrying only `Authorization: Bearer <token>`
+ * and the audiences. What it throws is the error (its message reaches TokenReview); its
+ * audiences are unknown (none: wrap it in audienceAgnostic).
  */
 export function tokenFromRequestAuthenticator(a: Authenticator): TokenAuthenticator {
   return {
