@@ -75,6 +75,8 @@ const GRANTS: Grant[] = [
   { subject: { group: 'team' }, namespace: '*', resources: ['configmaps'], verbs: ALL },
   { subject: { group: 'ops' }, namespace: '*', resources: ['configmaps', 'secrets'], verbs: ALL },
   { subject: { user: 'dana@example.com' }, namespace: '*', resources: ['secrets'], verbs: ALL },
+  // Bootstrap tokens: their extra group.
+  { subject: { group: 'system:bootstrappers:matrix' }, namespace: NS_A, resources: ['configmaps', 'secrets'], verbs: READ },
 ];
 
 function subjectMatches(s: Subject, id: Identity): boolean {
@@ -113,7 +115,7 @@ test.before(async () => {
   writeFileSync(join(dir, 'proxy-ca.crt'), proxyCa.certPem);
   const proxyCert = await issueCertificate(proxyCa, { cn: 'front-proxy' });
   server = await spawnServer(join(dir, 'data'), 0, [
-    '--token-auth-file', join(dir, 'tokens.csv'),
+    '--token-auth-file', join(dir, 'tokens.csv'), '--enable-bootstrap-token-auth',
     '--audit-log-path', join(dir, 'audit.log'), '--audit-policy-file', join(dir, 'policy.yaml'),
     '--oidc-issuer-url', provider.issuer, '--oidc-client-id', 'kube', '--oidc-ca-file', provider.caFile,
     '--oidc-username-claim', 'email', '--oidc-username-prefix', 'oidc:', '--oidc-groups-claim', 'groups', '--oidc-groups-prefix', 'oidc:',
@@ -159,6 +161,14 @@ test.before(async () => {
     { name: 'bob impersonating carol (no impersonate grant)', username: 'bob', groups: [], deniedAll: true, cannot: 'impersonate resource "users"', client: headerClient({ authorization: 'Bearer bob-token-0123456789', 'Impersonate-User': 'carol' }) },
   );
   await setUp();
+  // A bootstrap token (its Secret made by the admin, as kubeadm does).
+  await must(
+    admin.request('POST', '/api/v1/namespaces/kube-system/secrets', {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bootstrap-token-mtx001' }, type: 'bootstrap.kubernetes.io/token', stringData: { 'token-id': 'mtx001', 'token-secret': 'matrixsecret0001', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:matrix' } },
+    }),
+    'bootstrap token',
+  );
+  identities.push({ name: 'bootstrap token', username: 'system:bootstrap:mtx001', groups: ['system:bootstrappers', 'system:bootstrappers:matrix', 'system:authenticated'], client: tokenClient('mtx001.matrixsecret0001') });
 });
 
 test.after(async () => {
