@@ -16,7 +16,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
-import { Agent } from 'undici';
+import { Agent, request as undiciRequest } from 'undici';
+import { PROTOBUF, encodeProtobuf, decodeProtobuf } from '../../internal/http/protobuf.ts';
 import { startTarget, normalize, readKubeconfig, type Target } from '../target.ts';
 import { agentClient, type Client } from '../harness.ts';
 
@@ -194,6 +195,35 @@ test('decoding: wrong types are 400s, unknown fields dropped, a forged status ov
   assert.equal(dry.json.status, INVALID);
   const get = await c.request('GET', `${GV}/tokenreviews/x`);
   assert.is(get.status, 404);
+});
+
+test('protobuf in and out (client-go\'s delegated authentication speaks it), re-encoded byte for byte; YAML', async () => {
+  const tok = await createToken({ 'auth-extra-groups': 'system:bootstrappers:pb' });
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const body = encodeProtobuf({ kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {}, spec: { token: tok.token, audiences: ['other', API_AUDIENCE] } });
+    const r = await undiciRequest(`${k.server}${GV}/tokenreviews`, { method: 'POST', headers: { accept: PROTOBUF, 'content-type': PROTOBUF, 'user-agent': 'reviewer' }, body, dispatcher: agent });
+    const bytes = Buffer.from(await r.body.arrayBuffer());
+    assert.is(r.statusCode, 201);
+    assert.is(r.headers['content-type'], PROTOBUF);
+    const got = decodeProtobuf(bytes).object;
+    // Protobuf has no null: the zero creationTimestamp is simply absent.
+    assert.equal(normalize(got, { [tok.id]: 'ID' }), {
+      kind: 'TokenReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { managedFields: managed({ 'f:audiences': {}, 'f:token': {} }) },
+      spec: { token: normalize(tok.token, { [tok.id]: 'ID' }), audiences: ['other', API_AUDIENCE] },
+      status: { authenticated: true, user: { username: 'system:bootstrap:ID', groups: ['system:bootstrappers', 'system:bootstrappers:pb', 'system:authenticated'] }, audiences: [API_AUDIENCE] },
+    });
+    assert.is(encodeProtobuf(got).toString('hex'), bytes.toString('hex'));
+  } finally {
+    await agent.close();
+  }
+  const yaml = await c.request('POST', `${GV}/tokenreviews`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'x' } }, headers: { accept: 'application/yaml' } });
+  assert.is(yaml.status, 201);
+  assert.match(yaml.text, /^apiVersion: authentication.k8s.io\/v1\nkind: TokenReview\nmetadata:\n  creationTimestamp: null\n/);
+  assert.match(yaml.text, /\nspec:\n  token: x\nstatus:\n  error: invalid bearer token\n  user: \{\}\n$/);
 });
 
 /** Secrets that match a token's id but refuse it, each for one of kube's reasons. */
