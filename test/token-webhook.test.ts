@@ -6,95 +6,33 @@
  * (counted by the webhook): rejections kept for --authentication-token-webhook-cache-ttl, errors
  * never, successes also by kube's outer 10 s cache.
  *
- * Every expected text here was read from kube-apiserver 1.24.17 run against the same webhook
- * (../shared/reference, --authentication-token-webhook-config-file): the "[invalid bearer token,
- * …]" aggregates, client-go's "unknown" for a non-text body, 5 attempts on a 500, and the
- * `?timeout=30s` query and trailing newline of the request.
+ * The webhook is test/token-webhook-peer.ts; what kube-apiserver 1.24 sends it and answers is
+ * checked on both targets by test/fidelity/token-webhook.test.ts. This suite adds what needs this
+ * server's options: a short retry backoff, the v1 version, an unreachable webhook, kubectl
+ * --token with RBAC bindings, start-up errors.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import https from 'node:https';
 import net from 'node:net';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
 import { Agent } from 'undici';
 import { agentClient, startTestServer, tempDir, type Client, type TestServer } from './harness.ts';
-import { ensurePki, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+import { prepareWebhookDir, startWebhookPeer, type WebhookPeer } from './token-webhook-peer.ts';
 import type { ServerOptions } from '../internal/app/app.ts';
 
 const API_AUDIENCE = 'https://kubernetes.default.svc';
 const WEBHOOK_TTL_MS = 1500;
 const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
 
-interface Call {
-  method: string;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  clientCN: string;
-  body: string;
-}
-
 let dir: string;
-let webhook: https.Server;
-let webhookUrl: string;
-const calls: Call[] = [];
+let peer: WebhookPeer;
 let v1beta1: TestServer;
 const clients: Client[] = [];
 
-const callsFor = (token: string): Call[] => calls.filter((c) => JSON.parse(c.body).spec.token === token);
-
-/** The webhook's answers, per token. */
-function answer(review: { apiVersion: string; spec: { token: string } }): { code: number; type: string; body: string } {
-  const ok = (status: unknown) => ({ code: 200, type: 'application/json', body: JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status }) });
-  switch (review.spec.token) {
-    case 'good-token':
-    case 'kubectl-token':
-      return ok({ authenticated: true, user: { username: 'webhook-user', uid: 'u1', groups: ['wh-group'], extra: { k: ['v'] } } });
-    case 'aud-token':
-      return ok({ authenticated: true, audiences: ['other'], user: { username: 'aud-user' } });
-    case 'error-token':
-      return ok({ authenticated: false, error: 'token revoked' });
-    case 'boom-token':
-      return { code: 500, type: 'application/json', body: 'boom' };
-    case 'text-boom-token':
-      return { code: 500, type: 'text/plain; charset=utf-8', body: 'boom in text\n' };
-    case 'forbidden-token':
-      return { code: 403, type: 'application/json', body: 'nope' };
-    case 'status-token':
-      return { code: 500, type: 'application/json', body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'custom failure', reason: 'InternalError', code: 500 }) };
-    default:
-      return ok({ authenticated: false });
-  }
-}
-
-/** A kubeconfig for the webhook (relative file paths, as clientcmd resolves them). */
-function writeWebhookKubeconfig(name: string, server: string): string {
-  const file = join(dir, name);
-  writeFileSync(
-    file,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: webhook
-  cluster:
-    server: ${server}
-    certificate-authority: webhook-pki/ca.crt
-users:
-- name: apiserver
-  user:
-    client-certificate: apiserver-client.crt
-    client-key: apiserver-client.key
-contexts:
-- name: webhook
-  context: {cluster: webhook, user: apiserver}
-current-context: webhook
-`,
-  );
-  return file;
-}
+const callsFor = (token: string) => peer.callsFor(token);
 
 const FAST_RETRY = { initialMs: 20, factor: 1.5, jitter: 0.2, steps: 5 };
 
@@ -117,37 +55,21 @@ async function review(s: TestServer, spec: Record<string, unknown>): Promise<Rec
 
 test.before(async () => {
   dir = tempDir('token-webhook-');
-  const pki = await ensurePki(join(dir, 'webhook-pki'));
-  const client = await issueClientCert(pki, await readCaKey(pki), 'kube-apiserver', []);
-  writeFileSync(join(dir, 'apiserver-client.crt'), client.certPem);
-  writeFileSync(join(dir, 'apiserver-client.key'), client.keyPem);
-  webhook = https.createServer({ key: pki.serverKeyPem, cert: pki.serverCertPem, ca: pki.caCertPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCN: String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''), body });
-      const a = answer(JSON.parse(body));
-      res.writeHead(a.code, { 'content-type': a.type });
-      res.end(a.body);
-    });
-  });
-  webhook.listen(0, '127.0.0.1');
-  await once(webhook, 'listening');
-  webhookUrl = `https://127.0.0.1:${(webhook.address() as net.AddressInfo).port}/authenticate`;
-  v1beta1 = await startWith(writeWebhookKubeconfig('webhook.kubeconfig', webhookUrl));
+  peer = await startWebhookPeer(dir);
+  v1beta1 = await startWith(peer.kubeconfig);
 });
 
 test.after(async () => {
   for (const c of clients) await c.close();
   await v1beta1?.close();
-  webhook?.close();
+  await peer?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('the webhook gets a v1beta1 TokenReview as client-go sends it, over mutual TLS', async () => {
-  const r = await tokenClient(v1beta1, 'good-token').request('GET', '/api/v1/namespaces');
+  const r = await tokenClient(v1beta1, 'x-good').request('GET', '/api/v1/namespaces');
   assert.is(r.status, 403);
-  const [call, ...more] = callsFor('good-token');
+  const [call, ...more] = callsFor('x-good');
   assert.is(more.length, 0);
   assert.is(call!.method, 'POST');
   assert.is(call!.url, '/authenticate?timeout=30s');
@@ -156,12 +78,12 @@ test('the webhook gets a v1beta1 TokenReview as client-go sends it, over mutual 
   assert.is(call!.headers.accept, 'application/json, */*');
   assert.is(
     call!.body,
-    `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1beta1","metadata":{"creationTimestamp":null},"spec":{"token":"good-token","audiences":["${API_AUDIENCE}"]},"status":{"user":{}}}\n`,
+    `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1beta1","metadata":{"creationTimestamp":null},"spec":{"token":"x-good","audiences":["${API_AUDIENCE}"]},"status":{"user":{}}}\n`,
   );
 });
 
 test('an authenticated token acts as the webhook says: RBAC names the user, its groups count', async () => {
-  const c = tokenClient(v1beta1, 'good-token');
+  const c = tokenClient(v1beta1, 'x-good');
   const denied = await c.request('GET', '/api/v1/namespaces');
   assert.is(denied.status, 403);
   assert.is(denied.json.message, 'namespaces is forbidden: User "webhook-user" cannot list resource "namespaces" in API group "" at the cluster scope');
@@ -182,42 +104,42 @@ test('kubectl --token: a token only the webhook knows', async () => {
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
-  const ok = await kubectl(['--token=kubectl-token', 'get', 'configmaps', '-n', 'kube-system', '-o', 'name']);
+  const ok = await kubectl(['--token=kubectl-good', 'get', 'configmaps', '-n', 'kube-system', '-o', 'name']);
   assert.is(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /configmap\/kube-root-ca\.crt/);
-  const forbidden = await kubectl(['--token=kubectl-token', 'get', 'secrets', '-n', 'kube-system']);
+  const forbidden = await kubectl(['--token=kubectl-good', 'get', 'secrets', '-n', 'kube-system']);
   assert.is(forbidden.code, 1);
   assert.match(forbidden.stderr, /Error from server \(Forbidden\): secrets is forbidden: User "webhook-user" cannot list resource "secrets" in API group "" in the namespace "kube-system"/);
-  const bad = await kubectl(['--token=unknown-token', 'get', 'configmaps']);
+  const bad = await kubectl(['--token=unknown', 'get', 'configmaps']);
   assert.is(bad.code, 1);
   assert.match(bad.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
 });
 
 test('TokenReview: the webhook user (uid, extra, system:authenticated) and the API audience', async () => {
-  assert.equal(await review(v1beta1, { token: 'good-token' }), {
+  assert.equal(await review(v1beta1, { token: 'x-good' }), {
     authenticated: true,
     user: { username: 'webhook-user', uid: 'u1', groups: ['wh-group', 'system:authenticated'], extra: { k: ['v'] } },
     audiences: [API_AUDIENCE],
   });
   // Audiences asked for: the webhook is asked for them; without its own it answers for --api-audiences.
-  assert.equal(await review(v1beta1, { token: 'good-token', audiences: ['x', API_AUDIENCE] }), {
+  assert.equal(await review(v1beta1, { token: 'x-good', audiences: ['x', API_AUDIENCE] }), {
     authenticated: true,
     user: { username: 'webhook-user', uid: 'u1', groups: ['wh-group', 'system:authenticated'], extra: { k: ['v'] } },
     audiences: [API_AUDIENCE],
   });
-  assert.equal(JSON.parse(callsFor('good-token').at(-1)!.body).spec.audiences, ['x', API_AUDIENCE]);
-  assert.equal(await review(v1beta1, { token: 'good-token', audiences: ['x'] }), { user: {}, error: 'invalid bearer token' });
+  assert.equal(JSON.parse(callsFor('x-good').at(-1)!.body).spec.audiences, ['x', API_AUDIENCE]);
+  assert.equal(await review(v1beta1, { token: 'x-good', audiences: ['x'] }), { user: {}, error: 'invalid bearer token' });
 });
 
 /** Tokens the webhook refuses or fails on: TokenReview's error (as kube words it) and the 401. */
 const REFUSED: [string, string, number][] = [
-  ['aud-token', 'invalid bearer token', 1],
-  ['never-seen-token', 'invalid bearer token', 1],
-  ['error-token', '[invalid bearer token, token revoked]', 1],
-  ['forbidden-token', '[invalid bearer token, unknown]', 1],
-  ['boom-token', '[invalid bearer token, an error on the server ("unknown") has prevented the request from succeeding]', 5],
-  ['text-boom-token', '[invalid bearer token, an error on the server ("boom in text") has prevented the request from succeeding]', 5],
-  ['status-token', '[invalid bearer token, custom failure]', 5],
+  ['x-aud', 'invalid bearer token', 1],
+  ['never-seen', 'invalid bearer token', 1],
+  ['x-error', '[invalid bearer token, token revoked]', 1],
+  ['x-forbidden', '[invalid bearer token, unknown]', 1],
+  ['x-boom', '[invalid bearer token, an error on the server ("unknown") has prevented the request from succeeding]', 5],
+  ['x-textboom', '[invalid bearer token, an error on the server ("boom in text") has prevented the request from succeeding]', 5],
+  ['x-status', '[invalid bearer token, custom failure]', 5],
 ];
 
 for (const [i, [token, error, attempts]] of REFUSED.entries()) {
@@ -232,7 +154,7 @@ for (const [i, [token, error, attempts]] of REFUSED.entries()) {
 }
 
 test('cache: a rejection is kept for the webhook TTL, an error never', async () => {
-  const token = 'cache-probe-token';
+  const token = 'cache-probe';
   const c = tokenClient(v1beta1, token);
   assert.is((await c.request('GET', '/version')).status, 401);
   assert.is(callsFor(token).length, 1);
@@ -242,14 +164,14 @@ test('cache: a rejection is kept for the webhook TTL, an error never', async () 
   assert.is((await c.request('GET', '/version')).status, 401);
   assert.is(callsFor(token).length, 2, 'asked again after the TTL');
   // Errors are not cached: every request asks the webhook again.
-  const before = callsFor('error-token').length;
-  const e = tokenClient(v1beta1, 'error-token');
+  const before = callsFor('x-error').length;
+  const e = tokenClient(v1beta1, 'x-error');
   for (let i = 0; i < 3; i++) assert.is((await e.request('GET', '/version')).status, 401);
-  assert.is(callsFor('error-token').length - before, 3);
+  assert.is(callsFor('x-error').length - before, 3);
 });
 
 test('cache: a success is kept per token and audiences (kube also keeps it 10 s above the webhook)', async () => {
-  const token = 'good-token';
+  const token = 'x-good';
   const before = callsFor(token).length;
   const c = tokenClient(v1beta1, token);
   // Cached by the earlier tests' calls with the same audiences, then by the outer cache.
@@ -265,9 +187,9 @@ test('cache: a success is kept per token and audiences (kube also keeps it 10 s 
 });
 
 test('--authentication-token-webhook-version=v1: a v1 TokenReview, its v1 answer read', async () => {
-  const s = await startWith(writeWebhookKubeconfig('webhook-v1.kubeconfig', webhookUrl), { webhookVersion: 'v1' });
+  const s = await startWith(peer.kubeconfig, { webhookVersion: 'v1' });
   try {
-    const token = 'good-token';
+    const token = 'x-good';
     const before = callsFor(token).length;
     assert.equal(await review(s, { token }), { authenticated: true, user: { username: 'webhook-user', uid: 'u1', groups: ['wh-group', 'system:authenticated'], extra: { k: ['v'] } }, audiences: [API_AUDIENCE] });
     const sent = callsFor(token).slice(before);
@@ -284,12 +206,12 @@ test('an unreachable webhook: 401, and TokenReview says why (Go\'s dial error)',
   const port = (probe.address() as net.AddressInfo).port;
   await new Promise((r) => probe.close(r));
   const url = `https://127.0.0.1:${port}/authenticate`;
-  const s = await startWith(writeWebhookKubeconfig('webhook-down.kubeconfig', url));
+  const s = await startWith(await prepareWebhookDir(dir, port, 'webhook-down.kubeconfig'));
   try {
-    const r = await tokenClient(s, 'any-token').request('GET', '/version');
+    const r = await tokenClient(s, 'any').request('GET', '/version');
     assert.is(r.status, 401);
     assert.equal(r.json, UNAUTHORIZED);
-    assert.equal(await review(s, { token: 'any-token' }), { user: {}, error: `[invalid bearer token, Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused]` });
+    assert.equal(await review(s, { token: 'any' }), { user: {}, error: `[invalid bearer token, Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused]` });
     // The admin's client certificate still works: the webhook only sees bearer tokens.
     assert.is((await s.client.request('GET', '/api/v1/namespaces')).status, 200);
   } finally {

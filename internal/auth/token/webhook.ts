@@ -10,6 +10,7 @@
  * kube's backoff (500 ms × 1.5ⁿ, ±20 % jitter, 5 attempts) before giving up.
  */
 import { Agent, request } from 'undici';
+import { parse as parseYaml } from 'yaml';
 import type { UserInfo } from '../../api/types.ts';
 import { cachedTokenAuthenticator } from './cache.ts';
 import { intersectAudiences, type TokenAuthenticator, type TokenResponse } from './token.ts';
@@ -109,32 +110,58 @@ interface ReviewStatus {
   error: string;
 }
 
-function decodeStatus(text: string): ReviewStatus {
+const jsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v);
+
+/**
+ * The status of a TokenReview answer, read as Go's encoding/json decodes it into the version's
+ * types: a wrong type is an error in Go's words ("json: cannot unmarshal string into Go struct
+ * field UserInfo.status.user.groups of type []string"); null is a zero value.
+ */
+function decodeStatus(text: string, version: WebhookVersion): ReviewStatus {
+  // client-go's JSON serializer reads YAML too (a body `hello` is the string "hello").
   let doc: unknown;
   try {
     doc = JSON.parse(text);
-  } catch (e) {
-    throw new WebhookCallError(`couldn't get version/kind; json parse error: ${(e as Error).message}`, false);
+  } catch {
+    try {
+      doc = parseYaml(text);
+    } catch (e) {
+      throw new WebhookCallError(`couldn't get version/kind; json parse error: ${(e as Error).message}`, false);
+    }
   }
-  if (!isObj(doc)) throw new WebhookCallError('couldn\'t get version/kind; json parse error: the answer is not a JSON object', false);
-  const status = isObj(doc.status) ? doc.status : {};
-  const user = isObj(status.user) ? status.user : {};
-  const strings = (v: unknown, field: string): string[] => {
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new WebhookCallError(`json: cannot unmarshal ${field} of the TokenReview status`, false);
-    return v as string[];
+  if (!isObj(doc)) throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(doc)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`, false);
+  const fail = (v: unknown, struct: string, path: string, type: string): never => {
+    throw new WebhookCallError(`json: cannot unmarshal ${jsonType(v)} into Go struct field ${struct}.${path} of type ${type}`, false);
   };
-  const s = (v: unknown, field: string): string => {
+  const obj = (v: unknown, struct: string, path: string, type: string): Obj => {
+    if (v === undefined || v === null) return {};
+    return isObj(v) ? v : fail(v, struct, path, type);
+  };
+  const str = (v: unknown, struct: string, path: string): string => {
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw new WebhookCallError(`json: cannot unmarshal ${field} of the TokenReview status`, false);
-    return v;
+    return typeof v === 'string' ? v : fail(v, struct, path, 'string');
   };
-  if (status.authenticated !== undefined && status.authenticated !== null && typeof status.authenticated !== 'boolean') throw new WebhookCallError('json: cannot unmarshal status.authenticated of the TokenReview status', false);
-  const info: UserInfo = { username: s(user.username, 'status.user.username'), groups: strings(user.groups, 'status.user.groups') };
-  const uid = s(user.uid, 'status.user.uid');
+  const strings = (v: unknown, struct: string, path: string, type = '[]string'): string[] => {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) return fail(v, struct, path, type);
+    return v.map((x) => (x === null ? '' : typeof x === 'string' ? x : fail(x, struct, path, 'string')));
+  };
+  const status = obj(doc.status, 'TokenReview', 'status', `${version}.TokenReviewStatus`);
+  if (status.authenticated !== undefined && status.authenticated !== null && typeof status.authenticated !== 'boolean') fail(status.authenticated, 'TokenReviewStatus', 'status.authenticated', 'bool');
+  const user = obj(status.user, 'TokenReviewStatus', 'status.user', `${version}.UserInfo`);
+  const info: UserInfo = { username: str(user.username, 'UserInfo', 'status.user.username'), groups: strings(user.groups, 'UserInfo', 'status.user.groups') };
+  const uid = str(user.uid, 'UserInfo', 'status.user.uid');
   if (uid) info.uid = uid;
-  if (isObj(user.extra)) info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, strings(v, `status.user.extra[${k}]`)]));
-  return { authenticated: status.authenticated === true, user: info, audiences: strings(status.audiences, 'status.audiences'), error: s(status.error, 'status.error') };
+  if (user.extra !== undefined && user.extra !== null) {
+    const extra = obj(user.extra, 'UserInfo', 'status.user.extra', `map[string]${version}.ExtraValue`);
+    info.extra = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, strings(v, 'UserInfo', 'status.user.extra', `${version}.ExtraValue`)]));
+  }
+  return {
+    authenticated: status.authenticated === true,
+    user: info,
+    audiences: strings(status.audiences, 'TokenReviewStatus', 'status.audiences'),
+    error: str(status.error, 'TokenReviewStatus', 'status.error'),
+  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -211,7 +238,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       throw responseError(res.statusCode, text, type === 'text/plain', res.headers['retry-after'] !== undefined);
     }
-    return decodeStatus(text);
+    return decodeStatus(text, this.opts.version);
   }
 
   close(): Promise<void> {
