@@ -2,12 +2,12 @@
  * The server's token authentication, assembled as kube-apiserver 1.24 assembles it
  * (pkg/kubeapiserver/authenticator/config.go): the token authenticators in kube's order —
  *
- *   token file (audience-agnostic) → [service-account tokens] → bootstrap tokens (audience-agnostic)
+ *   token file (audience-agnostic) → service-account tokens → bootstrap tokens (audience-agnostic)
  *   → OIDC (audience-agnostic) → webhook (audience-aware, its own cache, --authentication-token-webhook-cache-ttl)
  *
  * — in one union, behind kube's outer cache (successes 10 s, failures not cached), then one
  * bearer-token request authenticator for the filter chain. TokenReview asks the same cached union.
- * Service-account JWTs join the list in the slot marked above.
+ * Service-account JWTs and OIDC come in through `TokenAuthSlots`.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -46,6 +46,12 @@ export interface TokenAuthOptions {
 
 /** Authenticators built elsewhere that take their place in kube's order. */
 export interface TokenAuthSlots {
+  /**
+   * Service-account JWT authenticators (legacy, then bound), audience-aware: each checks the
+   * token's `aud` against `ctx.audiences` (the API audiences when absent) and answers the
+   * intersection, as kube's JWTTokenAuthenticator does.
+   */
+  serviceAccounts?: TokenAuthenticator[];
   /** --oidc-*: a request authenticator reading the bearer token itself (internal/auth/oidc.ts). */
   oidc?: Authenticator;
 }
@@ -68,7 +74,8 @@ export function buildTokenAuthentication(opts: TokenAuthOptions, registry: () =>
   const apiAudiences = opts.apiAudiences ?? [];
   const list: TokenAuthenticator[] = [];
   if (opts.tokenAuthFile) list.push(audienceAgnostic(apiAudiences, staticTokens(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile))));
-  // (service-account token authenticators go here, after the token file)
+  // Service-account JWTs after the token file: audience-aware, so not wrapped.
+  list.push(...(slots.serviceAccounts ?? []));
   if (opts.enableBootstrapTokenAuth) {
     const boot = bootstrapTokenAuthenticator({
       getSecret: (name) => kubeSystemSecret(registry(), name),
