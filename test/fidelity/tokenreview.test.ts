@@ -269,6 +269,22 @@ test('a deleted Secret no longer authenticates its token', async () => {
   assert.is((await tokenClient(tok.token).request('GET', '/version')).status, 401);
 });
 
+test('a Secret being deleted (held by a finalizer) no longer authenticates its token', async () => {
+  const tok = await createToken();
+  const fin = await c.request('PATCH', `/api/v1/namespaces/kube-system/secrets/${tok.name}`, { raw: JSON.stringify({ metadata: { finalizers: ['example.com/hold'] } }), contentType: 'application/merge-patch+json' });
+  assert.is(fin.status, 200, fin.text);
+  try {
+    const d = await c.request('DELETE', `/api/v1/namespaces/kube-system/secrets/${tok.name}`);
+    assert.is(d.status, 200);
+    assert.ok(d.json.metadata.deletionTimestamp);
+    const r = await review({ token: tok.token }, tok.id);
+    assert.equal((r.body as { status: unknown }).status, INVALID);
+    assert.is((await tokenClient(tok.token).request('GET', '/version')).status, 401);
+  } finally {
+    await c.request('PATCH', `/api/v1/namespaces/kube-system/secrets/${tok.name}`, { raw: JSON.stringify({ metadata: { finalizers: null } }), contentType: 'application/merge-patch+json' });
+  }
+});
+
 test('RBAC: creating a TokenReview needs `create tokenreviews` (system:auth-delegator)', async () => {
   const group = `system:bootstrappers:delegator-${run}`;
   const plain = await createToken();
