@@ -107,6 +107,16 @@ test('kubectl --token=<id>.<secret>', async () => {
   const bad = await kubectl([`--token=${tok.id}.${randomId(16)}`, 'get', 'configmaps']);
   assert.is(bad.code, 1);
   assert.match(bad.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
+  // The admin reviews the token with kubectl (client-side validation reads the served OpenAPI).
+  const file = join(dir, 'review.yaml');
+  writeFileSync(file, `apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec:\n  token: ${tok.token}\n`);
+  const reviewed = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile('kubectl', ['--kubeconfig', join(s.dataDir, 'kubeconfig'), 'create', '-f', file, '-o', 'jsonpath={.status.authenticated} {.status.user.username} {.status.user.groups}'], { timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? 1 : 0, stdout, stderr }),
+    );
+  });
+  assert.is(reviewed.code, 0, reviewed.stderr);
+  assert.is(reviewed.stdout, `true system:bootstrap:${tok.id} ["system:bootstrappers","system:bootstrappers:kubectl","system:authenticated"]`);
 });
 
 test('tokencleaner: expired, soon-expiring and unparseable tokens are deleted; others stay', async () => {
