@@ -8,5 +8,6 @@ import { eventsKinds } from './events/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
+import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds];

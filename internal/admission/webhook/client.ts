@@ -1,0 +1,151 @@
+/**
+ * One HTTPS POST of an AdmissionReview to a webhook (kube's webhookutil.ClientManager + rest
+ * client): the webhook's `url`, or its `service` resolved as kube-apiserver's default
+ * ClusterIPServiceResolver does — an ExternalName Service gives `https://<externalName>:<port>`,
+ * ClusterIP/NodePort/LoadBalancer Services give `https://<clusterIP>:<service port>` (reachable only
+ * where a cluster network routes Service IPs, as with kube-apiserver without one). The TLS server
+ * name of a service reference is `<name>.<namespace>.svc`, and `caBundle` (else the system roots)
+ * is trusted. The timeout is sent as `?timeout=<n>s` and enforced here, as kube's rest client does.
+ */
+import { request } from 'node:https';
+import type { KubeObject } from '../../api/types.ts';
+import type { Webhook } from './source.ts';
+
+/** A Service as the resolver reads it, or undefined when it does not exist. */
+export type ServiceLookup = (namespace: string, name: string) => KubeObject | undefined;
+
+/** The call failed before a usable answer (kube's ErrCallingWebhook); `status` is what it maps to. */
+export class CallError extends Error {
+  constructor(
+    readonly webhookName: string,
+    readonly reason: string,
+    /** The code of the Status the failure maps to (metrics): 400 unless the webhook answered one. */
+    readonly code = 400,
+  ) {
+    super(`failed calling webhook ${JSON.stringify(webhookName)}: ${reason}`);
+  }
+}
+
+/** Webhook answers larger than this are refused (kube reads at most what its client decodes; 3 MiB bounds memory here). */
+const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
+
+interface Target {
+  url: URL;
+  servername?: string;
+}
+
+/** Where the webhook is reached: its URL, or the resolved service (throws a reason text). */
+export function resolveTarget(w: Webhook, services: ServiceLookup): Target {
+  const cc = w.clientConfig;
+  if (typeof cc.url === 'string') return { url: new URL(cc.url) };
+  const s = cc.service;
+  if (!s) throw new Error('neither URL nor service was specified');
+  const svc = services(s.namespace, s.name);
+  if (!svc) throw new Error(`service "${s.name}" not found`);
+  const spec = (svc.spec ?? {}) as Record<string, any>;
+  const port = s.port ?? 443;
+  let hostPort: string;
+  if (spec.type === 'ExternalName') hostPort = `${bracket(String(spec.externalName))}:${port}`;
+  else if (spec.clusterIP === 'None') throw new Error('cannot route to service with ClusterIP "None"');
+  else {
+    const sp = ((spec.ports ?? []) as Record<string, any>[]).find((p) => p.port === port);
+    if (!sp) throw new Error(`no service port ${port} found for service "${s.name}"`);
+    hostPort = `${bracket(String(spec.clusterIP))}:${port}`;
+  }
+  const path = s.path ?? '';
+  return { url: new URL(`https://${hostPort}${path.startsWith('/') || !path ? path : `/${path}`}`), servername: `${s.name}.${s.namespace}.svc` };
+}
+
+const bracket = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * POST `body` and parse the JSON answer. Throws CallError with Go's wording where it matters
+ * (`Post "<url>": <cause>`) for connection, TLS, timeout and HTTP-status failures.
+ */
+export async function callWebhook(w: Webhook, services: ServiceLookup, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  let target: Target;
+  try {
+    target = resolveTarget(w, services);
+  } catch (e) {
+    throw new CallError(w.name, `could not get REST client: ${(e as Error).message}`);
+  }
+  const u = new URL(target.url);
+  u.searchParams.set('timeout', `${w.timeoutSeconds}s`);
+  const shown = `Post ${JSON.stringify(u.toString())}`;
+  const ca = w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64') : undefined;
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => reject(new CallError(w.name, `failed to call webhook: ${shown}: ${why}`));
+    const req = request(
+      u,
+      {
+        method: 'POST',
+        ca,
+        servername: target.servername ?? (isIP(u.hostname) ? undefined : u.hostname),
+        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length, 'user-agent': 'kube-apiserver-admission' },
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) req.destroy(new Error('response too large'));
+          else chunks.push(c);
+        });
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const code = res.statusCode ?? 0;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          if (code < 200 || code > 299) {
+            // The rest client turns a Status answer into its error; anything else is generic.
+            const st = parsed as { kind?: string; message?: string } | undefined;
+            reject(new CallError(w.name, `failed to call webhook: ${st?.kind === 'Status' && st.message ? st.message : `an error on the server (${JSON.stringify(text.slice(0, 1024))}) has prevented the request from succeeding`}`, code));
+            return;
+          }
+          if (parsed === undefined) {
+            reject(new CallError(w.name, `failed to call webhook: ${text.length ? 'invalid character in response body' : 'unexpected end of JSON input'}`));
+            return;
+          }
+          resolve(parsed);
+        });
+        res.on('error', (e) => fail(e.message));
+      },
+    );
+    // The whole call (connect, TLS, answer) is bounded by timeoutSeconds, as kube's context is.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT_CTX' })), w.timeoutSeconds * 1000);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', (e: NodeJS.ErrnoException) => fail(goCause(e, u)));
+    req.end(payload);
+  });
+}
+
+const isIP = (h: string): boolean => /^[\d.]+$/.test(h) || h.includes(':');
+
+/** Go's net/http wording of a failed call, for the causes a webhook call commonly meets. */
+function goCause(e: NodeJS.ErrnoException, u: URL): string {
+  const hostPort = `${u.hostname.replace(/^\[|\]$/g, '')}:${u.port || 443}`;
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${hostPort}: connect: connection refused`;
+    case 'ETIMEDOUT_CTX':
+    case 'ABORT_ERR':
+      return 'context deadline exceeded';
+    case 'ENOTFOUND':
+      return `dial tcp: lookup ${u.hostname}: no such host`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'x509: certificate signed by unknown authority';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `x509: certificate is not valid for ${u.hostname}`;
+    default:
+      return e.message;
+  }
+}
