@@ -16,7 +16,7 @@ import type { AdmissionAttributes, MutatingPlugin, ValidatingPlugin } from '../c
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, internalError } from '../../api/errors.ts';
 import { applyPatch } from '../../registry/generic/patch.ts';
-import { decodeRequestBody } from '../../decode/body.ts';
+import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
 import { jsonEqual } from '../../registry/generic/serialize.ts';
 import { isWebhookConfigurationResource, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
 import { createReview, verifyResponse } from './review.ts';
@@ -99,11 +99,19 @@ class Dispatcher {
   constructor(private readonly deps: WebhookDeps) {}
 
   /** The object in the invocation's version (a copy; the request's own when it is the same). */
-  toInvocation(obj: KubeObject | null, a: AdmissionAttributes, inv: WebhookInvocation): KubeObject | null {
+  toInvocation(obj: KubeObject | null, a: AdmissionAttributes, inv: WebhookInvocation, late = false): KubeObject | null {
     if (!obj) return null;
     const req = requestResource(a);
     const copy = structuredClone(obj);
-    return sameResource(req, inv.resource) || !this.deps.converter ? copy : this.deps.converter.convert(copy, req, inv.resource);
+    // kube calls mutating webhooks on a create before BeforeCreate sets the uid, creation time
+    // and generation; Go encodes the zero creationTimestamp as null.
+    if (late) {
+      for (const f of LATE_CREATE_FIELDS) delete copy.metadata[f];
+      (copy.metadata as Record<string, unknown>).creationTimestamp = null;
+    }
+    const out = sameResource(req, inv.resource) || !this.deps.converter ? copy : this.deps.converter.convert(copy, req, inv.resource);
+    // Sent as Go encodes the versioned object (field order).
+    return canonicalObject(out, inv.kind);
   }
 
   fromInvocation(obj: KubeObject, a: AdmissionAttributes, inv: WebhookInvocation): KubeObject {
@@ -218,9 +226,7 @@ export function mutatingWebhooks(deps: WebhookDeps): MutatingPlugin {
  * the object changed.
  */
 async function callMutating(d: Dispatcher, hook: Webhook, inv: WebhookInvocation, a: AdmissionAttributes): Promise<boolean> {
-  const sent = d.toInvocation(a.object, a, inv);
-  // kube calls mutating webhooks before BeforeCreate names the uid, creation time and generation.
-  if (sent && a.operation === 'CREATE') for (const f of LATE_CREATE_FIELDS) delete sent.metadata[f];
+  const sent = d.toInvocation(a.object, a, inv, a.operation === 'CREATE');
   const resp = await d.call(hook, inv, a, sent, d.toInvocation(a.oldObject, a, inv), true);
   if (!resp.patch || resp.patch.length === 0) return false;
   let ops: unknown;

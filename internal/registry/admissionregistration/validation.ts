@@ -70,7 +70,7 @@ export function validateConfigurationUpdate(n: KubeObject, old: KubeObject, muta
   };
   const names = hooks.map((w) => str(w.name));
   return validateWithOptions(n, mutating, {
-    requireNoSideEffects: hooks.every((w) => NO_SIDE_EFFECTS.includes(str(w.sideEffects)) && w.sideEffects !== undefined),
+    requireNoSideEffects: hooks.every((w) => NO_SIDE_EFFECTS.includes(str(w.sideEffects))),
     requireRecognizedAdmissionReviewVersion: hooks.every(accepted),
     requireUniqueWebhookNames: new Set(names).size === names.length,
   });
@@ -104,16 +104,16 @@ export function validateFullyQualifiedName(name: string, p: FieldPath): FieldErr
 function validateWebhook(w: Record<string, unknown>, p: FieldPath, mutating: boolean, opts: Options): FieldError[] {
   const errs = validateFullyQualifiedName(str(w.name), p.child('name'));
   arr(w.rules).forEach((r, i) => errs.push(...validateRuleWithOperations(obj(r), p.child('rules').index(i))));
-  if (w.failurePolicy !== undefined && !FAILURE_POLICIES.includes(str(w.failurePolicy))) errs.push(notSupported(p.child('failurePolicy'), w.failurePolicy, FAILURE_POLICIES));
-  if (w.matchPolicy !== undefined && !MATCH_POLICIES.includes(str(w.matchPolicy))) errs.push(notSupported(p.child('matchPolicy'), w.matchPolicy, MATCH_POLICIES));
+  if (w.failurePolicy != null && !FAILURE_POLICIES.includes(str(w.failurePolicy))) errs.push(notSupported(p.child('failurePolicy'), w.failurePolicy, FAILURE_POLICIES));
+  if (w.matchPolicy != null && !MATCH_POLICIES.includes(str(w.matchPolicy))) errs.push(notSupported(p.child('matchPolicy'), w.matchPolicy, MATCH_POLICIES));
   const allowed = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ALL_SIDE_EFFECTS;
-  if (w.sideEffects === undefined) errs.push(required(p.child('sideEffects'), `must specify one of ${allowed.join(', ')}`));
+  if (w.sideEffects == null) errs.push(required(p.child('sideEffects'), `must specify one of ${allowed.join(', ')}`));
   else if (!allowed.includes(str(w.sideEffects))) errs.push(notSupported(p.child('sideEffects'), w.sideEffects, allowed));
   const timeout = w.timeoutSeconds;
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1)) errs.push(invalid(p.child('timeoutSeconds'), timeout, 'the timeout value must be between 1 and 30 seconds'));
-  if (w.namespaceSelector !== undefined) errs.push(...validateLabelSelector(w.namespaceSelector, p.child('namespaceSelector')));
-  if (w.objectSelector !== undefined) errs.push(...validateLabelSelector(w.objectSelector, p.child('objectSelector')));
-  if (mutating && w.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(str(w.reinvocationPolicy))) {
+  if (w.namespaceSelector != null) errs.push(...validateLabelSelector(w.namespaceSelector, p.child('namespaceSelector')));
+  if (w.objectSelector != null) errs.push(...validateLabelSelector(w.objectSelector, p.child('objectSelector')));
+  if (mutating && w.reinvocationPolicy != null && !REINVOCATION_POLICIES.includes(str(w.reinvocationPolicy))) {
     errs.push(notSupported(p.child('reinvocationPolicy'), w.reinvocationPolicy, REINVOCATION_POLICIES));
   }
   const cc = obj(w.clientConfig);
@@ -167,7 +167,7 @@ function validateRuleWithOperations(r: Record<string, unknown>, p: FieldPath): F
     if (v === '') errs.push(required(p.child('apiVersions').index(i), ''));
   });
   errs.push(...validateResources(arr(r.resources).map(str), p.child('resources')));
-  if (r.scope !== undefined && !SCOPES.includes(str(r.scope))) errs.push(notSupported(p.child('scope'), r.scope, SCOPES));
+  if (r.scope != null && !SCOPES.includes(str(r.scope))) errs.push(notSupported(p.child('scope'), r.scope, SCOPES));
   return errs;
 }
 

@@ -1,0 +1,483 @@
+/**
+ * Dynamic admission webhooks through real requests, with a real HTTPS webhook server on loopback
+ * (its own CA, trusted through caBundle): mutation by JSONPatch, denial with the webhook's code
+ * and message, warnings, failurePolicy Ignore/Fail on unreachable and slow webhooks,
+ * namespace/object selectors, AdmissionReview v1beta1, dry run, reinvocation, validating webhooks
+ * seeing the mutated object, configuration changes taking effect on the next request, and the
+ * configurations' own defaults and validation. Runs against the reference too (it reaches the
+ * webhook on 127.0.0.1 by `url`):
+ *
+ *   node --import tsx test/run.ts test/fidelity/admission-webhooks.test.ts
+ *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/admission-webhooks.test.ts
+ *
+ * Every configuration is scoped to this run's namespaces (namespaceSelector) and to one case's
+ * objects (objectSelector `case=<name>`), so cases do not see each other's webhooks and a shared
+ * cluster is not disturbed; all are deleted at the end. kube-apiserver reads configurations
+ * through an informer, so a new or deleted configuration is waited for (`until`) before the case
+ * asserts; this server applies it on the next request.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer } from 'node:net';
+import { startTarget, type Target } from '../target.ts';
+import { startWebhookServer, allow, patch, deny, type WebhookServer } from '../webhook-server.ts';
+import { kubectlFor } from '../kubectl-run.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../harness.ts';
+
+const AR = '/apis/admissionregistration.k8s.io/v1';
+let t: Target;
+let wh: WebhookServer;
+let run: string;
+let ns: string;
+/** A second namespace of the run, labelled team=blue (namespaceSelector). */
+let nsBlue: string;
+const created: string[] = [];
+
+test.before(async () => {
+  t = await startTarget();
+  wh = await startWebhookServer();
+  run = t.ns('r');
+  ns = await t.createNamespace('wh');
+  nsBlue = await t.createNamespace('whb');
+  for (const [n, labels] of [
+    [ns, { 'wh-run': run }],
+    [nsBlue, { 'wh-run': run, team: 'blue' }],
+  ] as const) {
+    const r = await t.client.request('PATCH', `/api/v1/namespaces/${n}`, { raw: JSON.stringify({ metadata: { labels } }), contentType: 'application/merge-patch+json' });
+    assert.is(r.status, 200, r.text);
+  }
+});
+test.after(async () => {
+  for (const path of created) await t.client.request('DELETE', path);
+  await wh.close();
+  await t.close();
+});
+
+type Json = Record<string, any>;
+
+/** A webhook entry for one case: configmaps CREATE/UPDATE in this run's namespaces with label case=<name>. */
+function hook(caseName: string, path: string, extra: Json = {}): Json {
+  return {
+    name: `${caseName}.wh.example.com`,
+    clientConfig: { url: `${wh.url}${path}`, caBundle: wh.caBundle },
+    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    namespaceSelector: { matchLabels: { 'wh-run': run } },
+    objectSelector: { matchLabels: { case: caseName } },
+    timeoutSeconds: 5,
+    ...extra,
+  };
+}
+
+async function configure(type: 'mutating' | 'validating', name: string, webhooks: Json[]): Promise<Json> {
+  const kind = type === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
+  const path = `${AR}/${type}webhookconfigurations`;
+  const r = await t.client.request('POST', path, { body: { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: `${name}-${run}` }, webhooks } });
+  assert.is(r.status, 201, r.text);
+  created.push(`${path}/${name}-${run}`);
+  return r.json;
+}
+
+async function unconfigure(type: 'mutating' | 'validating', name: string): Promise<void> {
+  const path = `${AR}/${type}webhookconfigurations/${name}-${run}`;
+  const r = await t.client.request('DELETE', path);
+  assert.is(r.status, 200, r.text);
+  created.splice(created.indexOf(path), 1);
+}
+
+function configMap(name: string, labels: Json, data: Json = { k: 'v' }): Json {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data };
+}
+
+const createCm = (namespace: string, obj: Json, query = '') => t.client.request('POST', `/api/v1/namespaces/${namespace}/configmaps${query}`, { body: obj });
+
+/** Poll until `check` holds (the reference applies configurations through an informer). */
+async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Wait until a dry-run create labelled case=<name> reaches the webhook at `path`. */
+async function active(caseName: string, path: string, namespace = ns): Promise<void> {
+  let i = 0;
+  await until(`${caseName} active`, async () => {
+    const before = wh.on(path).length;
+    await createCm(namespace, configMap(`probe-${caseName}-${i++}`, { case: caseName }), '?dryRun=All');
+    return wh.on(path).length > before;
+  });
+}
+
+const warningsOf = (h: Json): string[] => {
+  const w = h.warning;
+  return w === undefined ? [] : Array.isArray(w) ? w : [w];
+};
+
+test('a mutating webhook patches the object; its warning reaches the client; the review carries kube’s request fields', async () => {
+  wh.handle('/mutate', (rv) =>
+    patch(rv, [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }], { warnings: ['mutating webhook says hi'], auditAnnotations: { seen: 'yes' } }),
+  );
+  await configure('mutating', 'mutate', [hook('mutate', '/mutate')]);
+  await active('mutate', '/mutate');
+  const r = await createCm(ns, configMap('m1', { case: 'mutate' }), '?fieldManager=tester');
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.metadata.labels, { case: 'mutate', mutated: 'yes' });
+  assert.equal(warningsOf(r.headers), ['299 - "mutating webhook says hi"']);
+  const got = wh.on('/mutate').at(-1)!;
+  assert.is(got.query, 'timeout=5s');
+  const rv = got.review;
+  assert.is(rv.apiVersion, 'admission.k8s.io/v1');
+  assert.is(rv.kind, 'AdmissionReview');
+  const q = rv.request;
+  assert.equal(Object.keys(q), ['uid', 'kind', 'resource', 'requestKind', 'requestResource', 'name', 'namespace', 'operation', 'userInfo', 'object', 'oldObject', 'dryRun', 'options']);
+  assert.equal(q.kind, { group: '', version: 'v1', kind: 'ConfigMap' });
+  assert.equal(q.resource, { group: '', version: 'v1', resource: 'configmaps' });
+  assert.equal(q.requestKind, q.kind);
+  assert.equal(q.requestResource, q.resource);
+  assert.is(q.name, 'm1');
+  assert.is(q.namespace, ns);
+  assert.is(q.operation, 'CREATE');
+  assert.ok(q.userInfo.username);
+  assert.is(q.oldObject, null);
+  assert.is(q.dryRun, false);
+  assert.equal(q.options, { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'tester' });
+  // Mutating webhooks run before the server names the uid and the creation time.
+  assert.is(q.object.metadata.uid, undefined);
+  assert.is(q.object.metadata.creationTimestamp, null, 'a zero metav1.Time encodes as null');
+  if (process.env.DUMP_REVIEW) console.log(JSON.stringify(rv));
+  assert.equal(q.object.metadata.labels, { case: 'mutate' });
+  assert.equal(q.object.data, { k: 'v' });
+
+  // UPDATE: the old object is sent too; the patch is applied again (the label was removed).
+  const u = await t.client.request('PUT', `/api/v1/namespaces/${ns}/configmaps/m1`, { body: { ...r.json, metadata: { ...r.json.metadata, labels: { case: 'mutate' } } } });
+  assert.is(u.status, 200, u.text);
+  assert.equal(u.json.metadata.labels, { case: 'mutate', mutated: 'yes' });
+  const uq = wh.on('/mutate').at(-1)!.review.request;
+  assert.is(uq.operation, 'UPDATE');
+  assert.equal(uq.oldObject.metadata.labels, { case: 'mutate', mutated: 'yes' });
+  assert.equal(uq.options, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' });
+});
+
+test('a denial answers the webhook’s code and message, prefixed as kube does; kubectl prints it', async () => {
+  wh.handle('/deny', (rv) =>
+    rv.request.name.startsWith('deny-') ? deny(rv, { code: 403, message: 'configmaps named deny-* are not allowed', reason: 'Forbidden' }) : allow(rv),
+  );
+  wh.handle('/deny-bare', (rv) => deny(rv, {}));
+  // The configuration goes in with `kubectl apply`, as a person would install a webhook.
+  const kubectl = kubectlFor(t.kubeconfig);
+  const dir = tempDir('webhook-yaml-');
+  const config = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: `deny-${run}` }, webhooks: [hook('deny', '/deny'), hook('denybare', '/deny-bare')] };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  const applied = await kubectl.ok('apply', '-f', join(dir, 'config.json'));
+  created.push(`${AR}/validatingwebhookconfigurations/deny-${run}`);
+  assert.is(applied.trim(), `validatingwebhookconfiguration.admissionregistration.k8s.io/deny-${run} created`);
+  await active('deny', '/deny');
+  const r = await createCm(ns, configMap('deny-1', { case: 'deny' }));
+  assert.is(r.status, 403, r.text);
+  assert.is(r.text.trim(), JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'admission webhook "deny.wh.example.com" denied the request: configmaps named deny-* are not allowed', reason: 'Forbidden', code: 403 }));
+  const ok = await createCm(ns, configMap('fine-1', { case: 'deny' }));
+  assert.is(ok.status, 201, ok.text);
+  await active('denybare', '/deny-bare');
+  const bare = await createCm(ns, configMap('bare-1', { case: 'denybare' }));
+  assert.is(bare.status, 400, bare.text);
+  assert.is(bare.text.trim(), JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'admission webhook "denybare.wh.example.com" denied the request without explanation', code: 400 }));
+
+  writeFileSync(join(dir, 'cm.json'), JSON.stringify(configMap('deny-2', { case: 'deny' })));
+  const k = await kubectl.run('create', '-n', ns, '-f', join(dir, 'cm.json'));
+  assert.is(k.code, 1, k.stdout);
+  assert.is(k.stderr.trim(), `Error from server (Forbidden): error when creating "${join(dir, 'cm.json')}": admission webhook "deny.wh.example.com" denied the request: configmaps named deny-* are not allowed`);
+});
+
+test('validating webhooks see the object as mutated; the old object on update', async () => {
+  wh.handle('/chain-mutate', (rv) => patch(rv, [{ op: 'add', path: '/metadata/annotations', value: { stamped: 'by-mutator' } }]));
+  wh.handle('/chain-validate', (rv) =>
+    rv.request.object.metadata.annotations?.stamped === 'by-mutator' ? allow(rv) : deny(rv, { code: 422, message: 'not stamped' }),
+  );
+  await configure('mutating', 'chain-m', [hook('chain', '/chain-mutate')]);
+  await configure('validating', 'chain-v', [hook('chain', '/chain-validate')]);
+  await active('chain', '/chain-validate');
+  const r = await createCm(ns, configMap('c1', { case: 'chain' }));
+  assert.is(r.status, 201, r.text);
+  const v = wh.on('/chain-validate').at(-1)!.review.request;
+  assert.equal(v.object.metadata.annotations, { stamped: 'by-mutator' });
+  // The validating webhook runs after the server set the uid (kube: after BeforeCreate).
+  assert.ok(v.object.metadata.uid);
+});
+
+test('failurePolicy: an unreachable or slow webhook fails the request under Fail and is skipped under Ignore', async () => {
+  const closed = await freePort();
+  const unreachable = { url: `https://127.0.0.1:${closed}/`, caBundle: wh.caBundle };
+  wh.handle('/hang', () => 'hang');
+  await configure('validating', 'fail', [
+    hook('unreach-fail', '/', { clientConfig: unreachable }),
+    hook('unreach-ignore', '/', { clientConfig: unreachable, failurePolicy: 'Ignore' }),
+    hook('slow-fail', '/hang', { timeoutSeconds: 1 }),
+    hook('slow-ignore', '/hang', { timeoutSeconds: 1, failurePolicy: 'Ignore' }),
+  ]);
+  await until('unreach-fail active', async () => (await createCm(ns, configMap('uf', { case: 'unreach-fail' }), '?dryRun=All')).status === 500);
+  const r = await createCm(ns, configMap('uf', { case: 'unreach-fail' }));
+  assert.is(r.status, 500, r.text);
+  const msg = `failed calling webhook "unreach-fail.wh.example.com": failed to call webhook: Post "https://127.0.0.1:${closed}/?timeout=5s": dial tcp 127.0.0.1:${closed}: connect: connection refused`;
+  assert.is(r.text.trim(), JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${msg}`, reason: 'InternalError', details: { causes: [{ message: msg }] }, code: 500 }));
+  const ig = await createCm(ns, configMap('ui', { case: 'unreach-ignore' }));
+  assert.is(ig.status, 201, ig.text);
+
+  await active('slow-fail', '/hang');
+  const started = Date.now();
+  const slow = await createCm(ns, configMap('sf', { case: 'slow-fail' }));
+  assert.ok(Date.now() - started < 4000, 'the 1 s timeout bounds the call');
+  assert.is(slow.status, 500, slow.text);
+  assert.is(slow.json.reason, 'InternalError');
+  assert.ok(slow.json.message.startsWith(`Internal error occurred: failed calling webhook "slow-fail.wh.example.com": failed to call webhook: Post "${wh.url}/hang?timeout=1s": `), slow.json.message);
+  assert.ok(/context deadline exceeded/.test(slow.json.message), slow.json.message);
+  const si = await createCm(ns, configMap('si', { case: 'slow-ignore' }));
+  assert.is(si.status, 201, si.text);
+});
+
+test('namespaceSelector picks namespaces by label; objectSelector matches the new or the old object', async () => {
+  wh.handle('/blue', (rv) => deny(rv, { code: 403, message: `blue namespace ${rv.request.namespace}` }));
+  await configure('validating', 'blue', [hook('blue', '/blue', { namespaceSelector: { matchLabels: { 'wh-run': run, team: 'blue' } } })]);
+  await active('blue', '/blue', nsBlue);
+  const before = wh.on('/blue').length;
+  const other = await createCm(ns, configMap('b1', { case: 'blue' }));
+  assert.is(other.status, 201, other.text);
+  assert.is(wh.on('/blue').length, before, 'not called outside the selected namespace');
+  const blue = await createCm(nsBlue, configMap('b1', { case: 'blue' }));
+  assert.is(blue.status, 403, blue.text);
+  assert.is(blue.json.message, `admission webhook "blue.wh.example.com" denied the request: blue namespace ${nsBlue}`);
+
+  // objectSelector: an update that removes the label still matches (the old object has it).
+  wh.handle('/objsel', (rv) => allow(rv));
+  await configure('validating', 'objsel', [hook('objsel', '/objsel')]);
+  await active('objsel', '/objsel');
+  const c = await createCm(ns, configMap('o1', { case: 'objsel' }));
+  assert.is(c.status, 201, c.text);
+  const n = wh.on('/objsel').length;
+  const u = await t.client.request('PUT', `/api/v1/namespaces/${ns}/configmaps/o1`, { body: { ...c.json, metadata: { ...c.json.metadata, labels: { other: 'x' } } } });
+  assert.is(u.status, 200, u.text);
+  assert.is(wh.on('/objsel').length, n + 1, 'called for the update that drops the label');
+  const u2 = await t.client.request('PUT', `/api/v1/namespaces/${ns}/configmaps/o1`, { body: { ...u.json, data: { k: 'changed' } } });
+  assert.is(u2.status, 200, u2.text);
+  assert.is(wh.on('/objsel').length, n + 1, 'not called once neither object has the label');
+});
+
+test('admissionReviewVersions [v1beta1]: the review is sent as v1beta1 and a v1beta1 patch applies', async () => {
+  wh.handle('/beta', (rv) => ({
+    apiVersion: 'admission.k8s.io/v1beta1',
+    response: { uid: rv.request.uid, allowed: true, patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/data/beta', value: 'yes' }])).toString('base64') },
+  }));
+  await configure('mutating', 'beta', [hook('beta', '/beta', { admissionReviewVersions: ['v1beta1', 'v1'] })]);
+  await active('beta', '/beta');
+  const r = await createCm(ns, configMap('v1b', { case: 'beta' }));
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.data, { k: 'v', beta: 'yes' });
+  assert.is(wh.on('/beta').at(-1)!.review.apiVersion, 'admission.k8s.io/v1beta1');
+});
+
+test('dry run: webhooks without side effects are called with dryRun true and nothing is stored', async () => {
+  wh.handle('/dry', (rv) => patch(rv, [{ op: 'add', path: '/data/dry', value: String(rv.request.dryRun) }]));
+  await configure('mutating', 'dry', [hook('dry', '/dry', { sideEffects: 'NoneOnDryRun' })]);
+  await active('dry', '/dry');
+  const r = await createCm(ns, configMap('d1', { case: 'dry' }), '?dryRun=All');
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.data, { k: 'v', dry: 'true' });
+  const q = wh.on('/dry').at(-1)!.review.request;
+  assert.is(q.dryRun, true);
+  assert.equal(q.options, { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', dryRun: ['All'] });
+  const g = await t.client.request('GET', `/api/v1/namespaces/${ns}/configmaps/d1`);
+  assert.is(g.status, 404);
+});
+
+test('reinvocationPolicy IfNeeded: a webhook runs again when a later one changed the object', async () => {
+  // Configurations run in name order: reinv-a's webhook first, then reinv-b's.
+  wh.handle('/reinv-a', (rv) => (rv.request.object.metadata.labels.a ? allow(rv) : patch(rv, [{ op: 'add', path: '/metadata/labels/a', value: 'yes' }])));
+  wh.handle('/reinv-b', (rv) => (rv.request.object.metadata.labels.b ? allow(rv) : patch(rv, [{ op: 'add', path: '/metadata/labels/b', value: 'yes' }])));
+  wh.handle('/never', (rv) => allow(rv));
+  await configure('mutating', 'reinv-a', [hook('reinv', '/reinv-a', { reinvocationPolicy: 'IfNeeded' }), hook('reinv-never', '/never')]);
+  await configure('mutating', 'reinv-b', [hook('reinv', '/reinv-b')]);
+  await active('reinv', '/reinv-b');
+  const a0 = wh.on('/reinv-a').length;
+  const b0 = wh.on('/reinv-b').length;
+  const r = await createCm(ns, configMap('ri', { case: 'reinv' }));
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.metadata.labels, { case: 'reinv', a: 'yes', b: 'yes' });
+  assert.is(wh.on('/reinv-a').length - a0, 2, 'the IfNeeded webhook ran twice');
+  assert.is(wh.on('/reinv-b').length - b0, 1, 'the Never webhook ran once');
+  const second = wh.on('/reinv-a').at(-1)!.review.request.object.metadata.labels;
+  assert.equal(second, { case: 'reinv', a: 'yes', b: 'yes' }, 'the second round sees the later change');
+});
+
+test('a deleted configuration no longer applies; configurations are never sent to webhooks', async () => {
+  wh.handle('/gone', (rv) => deny(rv, { code: 403, message: 'still here' }));
+  await configure('validating', 'gone', [hook('gone', '/gone')]);
+  await active('gone', '/gone');
+  assert.is((await createCm(ns, configMap('g1', { case: 'gone' }))).status, 403);
+  await unconfigure('validating', 'gone');
+  await until('gone inactive', async () => (await createCm(ns, configMap('g1', { case: 'gone' }), '?dryRun=All')).status === 201);
+  const r = await createCm(ns, configMap('g1', { case: 'gone' }));
+  assert.is(r.status, 201, r.text);
+
+  // A webhook that matches everything in admissionregistration.k8s.io is not asked about configurations.
+  wh.handle('/meta', (rv) => deny(rv, { code: 403, message: 'no' }));
+  await configure('validating', 'meta', [
+    hook('meta', '/meta', { rules: [{ operations: ['*'], apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['*'], resources: ['*'] }], namespaceSelector: {}, objectSelector: {} }),
+  ]);
+  const before = wh.on('/meta').length;
+  await configure('validating', 'meta-2', [hook('meta2', '/x')]);
+  assert.is(wh.on('/meta').length, before);
+});
+
+test('configurations: kube’s defaults, generation, and Webhooks column', async () => {
+  const r = await t.client.request('POST', `${AR}/mutatingwebhookconfigurations`, {
+    body: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: `defaults-${run}` },
+      webhooks: [
+        {
+          name: 'defaults.wh.example.com',
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          clientConfig: { service: { name: 'svc', namespace: ns } },
+          rules: [{ operations: ['CREATE'], apiGroups: ['nothing.example.com'], apiVersions: ['v1'], resources: ['nothings'] }],
+        },
+      ],
+    },
+  });
+  assert.is(r.status, 201, r.text);
+  created.push(`${AR}/mutatingwebhookconfigurations/defaults-${run}`);
+  assert.is(r.json.metadata.generation, 1);
+  assert.equal(r.json.webhooks[0], {
+    name: 'defaults.wh.example.com',
+    clientConfig: { service: { namespace: ns, name: 'svc', port: 443 } },
+    rules: [{ operations: ['CREATE'], apiGroups: ['nothing.example.com'], apiVersions: ['v1'], resources: ['nothings'], scope: '*' }],
+    failurePolicy: 'Fail',
+    matchPolicy: 'Equivalent',
+    namespaceSelector: {},
+    objectSelector: {},
+    sideEffects: 'None',
+    timeoutSeconds: 10,
+    admissionReviewVersions: ['v1'],
+    reinvocationPolicy: 'Never',
+  });
+  const p = await t.client.request('PATCH', `${AR}/mutatingwebhookconfigurations/defaults-${run}`, { raw: JSON.stringify([{ op: 'replace', path: '/webhooks/0/timeoutSeconds', value: 3 }]), contentType: 'application/json-patch+json' });
+  assert.is(p.status, 200, p.text);
+  assert.is(p.json.metadata.generation, 2);
+  const table = await t.client.request('GET', `${AR}/mutatingwebhookconfigurations/defaults-${run}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  assert.equal(
+    table.json.columnDefinitions.map((c: Json) => [c.name, c.type]),
+    [
+      ['Name', 'string'],
+      ['Webhooks', 'integer'],
+      ['Age', 'string'],
+    ],
+  );
+  assert.equal(table.json.rows[0].cells.slice(0, 2), [`defaults-${run}`, 1]);
+});
+
+/** Bad configurations and kube's 422 causes, exactly as kube-apiserver 1.24 words them. */
+const INVALID: { name: string; webhook: Json; causes: [string, string][] }[] = [
+  {
+    name: 'missing',
+    webhook: { name: 'x', clientConfig: {} },
+    causes: [
+      ['webhooks[0].name', 'Invalid value: "x": should be a domain with at least three segments separated by dots'],
+      ['webhooks[0].sideEffects', 'Required value: must specify one of None, NoneOnDryRun'],
+      ['webhooks[0].clientConfig', 'Required value: exactly one of url or service is required'],
+      ['webhooks[0].admissionReviewVersions', 'Required value: must specify one of v1, v1beta1'],
+    ],
+  },
+  {
+    name: 'enums',
+    webhook: {
+      name: 'a.b.c',
+      sideEffects: 'Some',
+      failurePolicy: 'Maybe',
+      matchPolicy: 'Close',
+      timeoutSeconds: 31,
+      admissionReviewVersions: ['v2', 'v2'],
+      clientConfig: { url: 'http://user:pw@example.com/x?q=1#frag' },
+      rules: [{ operations: ['*', 'CREATE', 'PATCH'], apiGroups: ['*', 'apps'], apiVersions: ['', '*'], resources: ['*/*', 'pods'], scope: 'Galaxy' }],
+    },
+    causes: [
+      ['webhooks[0].rules[0].operations', 'Invalid value: []admissionregistration.OperationType{"*", "CREATE", "PATCH"}: if \'*\' is present, must not specify other operations'],
+      ['webhooks[0].rules[0].operations[2]', 'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"'],
+      ['webhooks[0].rules[0].apiGroups', 'Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups'],
+      ['webhooks[0].rules[0].apiVersions', 'Invalid value: []string{"", "*"}: if \'*\' is present, must not specify other API versions'],
+      ['webhooks[0].rules[0].apiVersions[0]', 'Required value'],
+      ['webhooks[0].rules[0].resources', 'Invalid value: []string{"*/*", "pods"}: if \'*/*\' is present, must not specify other resources'],
+      ['webhooks[0].rules[0].scope', 'Unsupported value: "Galaxy": supported values: "*", "Cluster", "Namespaced"'],
+      ['webhooks[0].failurePolicy', 'Unsupported value: "Maybe": supported values: "Fail", "Ignore"'],
+      ['webhooks[0].matchPolicy', 'Unsupported value: "Close": supported values: "Equivalent", "Exact"'],
+      ['webhooks[0].sideEffects', 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"'],
+      ['webhooks[0].timeoutSeconds', 'Invalid value: 31: the timeout value must be between 1 and 30 seconds'],
+      ['webhooks[0].clientConfig.url', "Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]"],
+      ['webhooks[0].clientConfig.url', 'Invalid value: "user:pw": user information is not permitted in the URL'],
+      ['webhooks[0].clientConfig.url', 'Invalid value: "frag": fragments are not permitted in the URL'],
+      ['webhooks[0].clientConfig.url', 'Invalid value: "q=1": query parameters are not permitted in the URL'],
+      ['webhooks[0].admissionReviewVersions[1]', 'Invalid value: "v2": duplicate version'],
+      ['webhooks[0].admissionReviewVersions', 'Invalid value: []string{"v2", "v2"}: must include at least one of v1, v1beta1'],
+    ],
+  },
+  {
+    name: 'service',
+    webhook: {
+      name: 'a.b.c',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      clientConfig: { service: { name: '', namespace: '', port: 0, path: 'no//Slash' }, url: undefined },
+      namespaceSelector: { matchExpressions: [{ key: 'k', operator: 'In' }] },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status', '*/x', 'a/x'] }],
+    },
+    causes: [
+      ['webhooks[0].rules[0].resources[1]', "Invalid value: \"pods/status\": if 'pods/*' is present, must not specify pods/status"],
+      ['webhooks[0].rules[0].resources[3]', "Invalid value: \"a/x\": if '*/x' is present, must not specify a/x"],
+      ['webhooks[0].namespaceSelector.matchExpressions[0].values', "Required value: must be specified when `operator` is 'In' or 'NotIn'"],
+      ['webhooks[0].clientConfig.service.name', 'Required value: service name is required'],
+      ['webhooks[0].clientConfig.service.namespace', 'Required value: service namespace is required'],
+      ['webhooks[0].clientConfig.service.port', 'Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive'],
+      ['webhooks[0].clientConfig.service.path', 'Invalid value: "no//Slash": must start with a \'/\''],
+      ['webhooks[0].clientConfig.service.path', 'Invalid value: "no//Slash": segment[1] may not be empty'],
+      ['webhooks[0].clientConfig.service.path', "Invalid value: \"no//Slash\": segment[2]: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"],
+    ],
+  },
+];
+
+test('invalid configurations: kube’s 422 causes, for both kinds', async () => {
+  for (const [i, c] of INVALID.entries()) {
+    for (const type of ['validating', 'mutating'] as const) {
+      const kind = type === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
+      const name = `bad-${c.name}-${run}`;
+      const r = await t.client.request('POST', `${AR}/${type}webhookconfigurations`, {
+        body: { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: [c.webhook, { ...c.webhook }] },
+      });
+      assert.is(r.status, 422, `case ${i} ${type}: ${r.text}`);
+      // The second webhook repeats the first: its errors again, plus a duplicate name.
+      const one = c.causes.map(([field, message]) => ({ field, message }));
+      const two = one.map((x) => ({ field: x.field.replace('webhooks[0]', 'webhooks[1]'), message: x.message }));
+      const dup = [{ field: 'webhooks[1].name', message: `Duplicate value: "${c.webhook.name}"` }];
+      const want = [...one, ...two, ...dup];
+      const got = r.json.details.causes.map((x: Json) => ({ field: x.field, message: x.message }));
+      assert.equal(got, want, `case ${i} ${type}`);
+      assert.is(r.json.details.kind, kind, `case ${i}`);
+      assert.is(r.json.details.group, 'admissionregistration.k8s.io', `case ${i}`);
+    }
+  }
+});
+
+/** A loopback port nobody listens on (bound, then released). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as import('node:net').AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+test.run();
