@@ -37,8 +37,9 @@ const created: string[] = [];
 
 test.before(async () => {
   t = await startTarget();
-  wh = await startWebhookServer();
   run = t.ns('r');
+  // The serving certificate also names the Service a `service` reference resolves to.
+  wh = await startWebhookServer([`hook.${t.ns('wh')}.svc`]);
   ns = await t.createNamespace('wh');
   nsBlue = await t.createNamespace('whb');
   for (const [n, labels] of [
@@ -379,6 +380,98 @@ test('configurations: kube’s defaults, generation, and Webhooks column', async
     ],
   );
   assert.equal(table.json.rows[0].cells.slice(0, 2), [`defaults-${run}`, 1]);
+});
+
+test('a service reference: an ExternalName Service is dialled at its name, with the TLS name <svc>.<ns>.svc', async () => {
+  const svc = await t.client.request('POST', `/api/v1/namespaces/${ns}/services`, {
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { type: 'ExternalName', externalName: 'localhost' } },
+  });
+  assert.is(svc.status, 201, svc.text);
+  wh.handle('/by-service', (rv) => patch(rv, [{ op: 'add', path: '/data/via', value: 'service' }]));
+  await configure('mutating', 'svc', [hook('svc', '', { clientConfig: { service: { namespace: ns, name: 'hook', path: '/by-service', port: wh.port }, caBundle: wh.caBundle } })]);
+  await active('svc', '/by-service');
+  const r = await createCm(ns, configMap('s1', { case: 'svc' }));
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.data, { k: 'v', via: 'service' });
+
+  // A Service that does not exist fails the call (failurePolicy Fail: 500).
+  await configure('validating', 'svc-missing', [hook('svcmissing', '', { clientConfig: { service: { namespace: ns, name: 'nothing', port: wh.port }, caBundle: wh.caBundle } })]);
+  let last: Json = {};
+  await until('svc-missing active', async () => {
+    const p = await createCm(ns, configMap('s2', { case: 'svcmissing' }), '?dryRun=All');
+    last = p.json;
+    return p.status === 500;
+  });
+  assert.is(last.message, `Internal error occurred: failed calling webhook "svcmissing.wh.example.com": failed to call webhook: Post "https://nothing.${ns}.svc:${wh.port}/?timeout=5s": service "nothing" not found`);
+});
+
+test('matchPolicy: Equivalent calls a webhook for another version of the resource, in the version it asked for; Exact does not', async () => {
+  wh.handle('/equiv', (rv) => allow(rv));
+  wh.handle('/exact', (rv) => allow(rv));
+  const rule = [{ operations: ['CREATE'], apiGroups: ['storage.k8s.io'], apiVersions: ['v1'], resources: ['csistoragecapacities'] }];
+  await configure('validating', 'equiv', [
+    hook('equiv', '/equiv', { rules: rule, objectSelector: { matchLabels: { case: 'equiv' } } }),
+    hook('exact', '/exact', { rules: rule, matchPolicy: 'Exact', objectSelector: { matchLabels: { case: 'equiv' } } }),
+  ]);
+  const body = (name: string, version: string): Json => ({ apiVersion: `storage.k8s.io/${version}`, kind: 'CSIStorageCapacity', metadata: { name, labels: { case: 'equiv' } }, storageClassName: 'sc' });
+  const csc = (version: string) => `/apis/storage.k8s.io/${version}/namespaces/${ns}/csistoragecapacities`;
+  let i = 0;
+  await until('equiv active', async () => {
+    const before = wh.on('/equiv').length;
+    await t.client.request('POST', `${csc('v1')}?dryRun=All`, { body: body(`probe-${i++}`, 'v1') });
+    return wh.on('/equiv').length > before;
+  });
+  const e0 = wh.on('/equiv').length;
+  const x0 = wh.on('/exact').length;
+  const r = await t.client.request('POST', csc('v1beta1'), { body: body('c1', 'v1beta1') });
+  assert.is(r.status, 201, r.text);
+  assert.is(wh.on('/exact').length, x0, 'Exact: not called for v1beta1');
+  assert.is(wh.on('/equiv').length, e0 + 1, 'Equivalent: called for v1beta1');
+  const q = wh.on('/equiv').at(-1)!.review.request;
+  assert.equal(q.kind, { group: 'storage.k8s.io', version: 'v1', kind: 'CSIStorageCapacity' });
+  assert.equal(q.resource, { group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities' });
+  assert.equal(q.requestKind, { group: 'storage.k8s.io', version: 'v1beta1', kind: 'CSIStorageCapacity' });
+  assert.equal(q.requestResource, { group: 'storage.k8s.io', version: 'v1beta1', resource: 'csistoragecapacities' });
+  assert.is(q.object.apiVersion, 'storage.k8s.io/v1');
+});
+
+test('a Namespace is matched by namespaceSelector on its own labels; pods/status-style subresource rules', async () => {
+  wh.handle('/ns', (rv) => deny(rv, { code: 403, message: `namespace ${rv.request.name}` }));
+  await configure('validating', 'nssel', [
+    hook('nssel', '/ns', {
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'] }],
+      namespaceSelector: { matchLabels: { 'wh-ns': run } },
+      objectSelector: {},
+    }),
+  ]);
+  const nsBody = (name: string, labels: Json): Json => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+  let i = 0;
+  await until('nssel active', async () => (await t.client.request('POST', '/api/v1/namespaces?dryRun=All', { body: nsBody(`${run}-p${i++}`, { 'wh-ns': run }) })).status === 403);
+  const denied = await t.client.request('POST', '/api/v1/namespaces', { body: nsBody(`${run}-n1`, { 'wh-ns': run }) });
+  assert.is(denied.status, 403, denied.text);
+  assert.is(denied.json.message, `admission webhook "nssel.wh.example.com" denied the request: namespace ${run}-n1`);
+  const other = await t.client.request('POST', '/api/v1/namespaces?dryRun=All', { body: nsBody(`${run}-n2`, { other: 'x' }) });
+  assert.is(other.status, 201, other.text);
+
+  // A rule naming namespaces/status matches status writes only.
+  wh.handle('/ns-status', (rv) => deny(rv, { code: 403, message: `${rv.request.subResource} of ${rv.request.name}` }));
+  await configure('validating', 'nsstatus', [
+    hook('nsstatus', '/ns-status', {
+      rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces/status'] }],
+      namespaceSelector: { matchLabels: { 'wh-run': run } },
+      objectSelector: {},
+    }),
+  ]);
+  const cur = await t.client.request('GET', `/api/v1/namespaces/${ns}`);
+  await until('nsstatus active', async () => (await t.client.request('PUT', `/api/v1/namespaces/${ns}/status?dryRun=All`, { body: cur.json })).status === 403);
+  const st = await t.client.request('PUT', `/api/v1/namespaces/${ns}/status`, { body: cur.json });
+  assert.is(st.status, 403, st.text);
+  assert.is(st.json.message, `admission webhook "nsstatus.wh.example.com" denied the request: status of ${ns}`);
+  const q = wh.on('/ns-status').at(-1)!.review.request;
+  assert.is(q.subResource, 'status');
+  assert.is(q.requestSubResource, 'status');
+  const main = await t.client.request('PUT', `/api/v1/namespaces/${ns}?dryRun=All`, { body: cur.json });
+  assert.is(main.status, 200, main.text);
 });
 
 /** Bad configurations and kube's 422 causes, exactly as kube-apiserver 1.24 words them. */

@@ -30,30 +30,50 @@ export class CallError extends Error {
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
 interface Target {
+  /** Where the call goes. */
   url: URL;
+  /** The URL as kube's client names it in errors (`https://<svc>.<ns>.svc:<port><path>` for a service). */
+  shown: URL;
   servername?: string;
 }
 
 /** Where the webhook is reached: its URL, or the resolved service (throws a reason text). */
 export function resolveTarget(w: Webhook, services: ServiceLookup): Target {
   const cc = w.clientConfig;
-  if (typeof cc.url === 'string') return { url: new URL(cc.url) };
+  if (typeof cc.url === 'string') return { url: new URL(cc.url), shown: new URL(cc.url) };
   const s = cc.service;
   if (!s) throw new Error('neither URL nor service was specified');
+  const path = s.path ?? '';
+  const withPath = (hostPort: string): URL => new URL(`https://${hostPort}${path.startsWith('/') || !path ? path : `/${path}`}`);
+  const servername = `${s.name}.${s.namespace}.svc`;
+  const shown = withPath(`${servername}:${s.port ?? 443}`);
+  // kube resolves the service when it dials, so failures name the service URL.
+  const fail = (why: string): never => {
+    throw new ResolveError(shown, why);
+  };
   const svc = services(s.namespace, s.name);
-  if (!svc) throw new Error(`service "${s.name}" not found`);
+  if (!svc) return fail(`service "${s.name}" not found`);
   const spec = (svc.spec ?? {}) as Record<string, any>;
   const port = s.port ?? 443;
   let hostPort: string;
   if (spec.type === 'ExternalName') hostPort = `${bracket(String(spec.externalName))}:${port}`;
-  else if (spec.clusterIP === 'None') throw new Error('cannot route to service with ClusterIP "None"');
+  else if (spec.clusterIP === 'None') return fail('cannot route to service with ClusterIP "None"');
   else {
     const sp = ((spec.ports ?? []) as Record<string, any>[]).find((p) => p.port === port);
-    if (!sp) throw new Error(`no service port ${port} found for service "${s.name}"`);
+    if (!sp) return fail(`no service port ${port} found for service "${s.name}"`);
     hostPort = `${bracket(String(spec.clusterIP))}:${port}`;
   }
-  const path = s.path ?? '';
-  return { url: new URL(`https://${hostPort}${path.startsWith('/') || !path ? path : `/${path}`}`), servername: `${s.name}.${s.namespace}.svc` };
+  return { url: withPath(hostPort), shown, servername };
+}
+
+/** A service reference that does not resolve: reported as a failed POST to the service's URL. */
+export class ResolveError extends Error {
+  constructor(
+    readonly shown: URL,
+    why: string,
+  ) {
+    super(why);
+  }
 }
 
 const bracket = (host: string): string => (host.includes(':') ? `[${host}]` : host);
@@ -63,15 +83,19 @@ const bracket = (host: string): string => (host.includes(':') ? `[${host}]` : ho
  * (`Post "<url>": <cause>`) for connection, TLS, timeout and HTTP-status failures.
  */
 export async function callWebhook(w: Webhook, services: ServiceLookup, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  const timeout = `${w.timeoutSeconds}s`;
   let target: Target;
   try {
     target = resolveTarget(w, services);
   } catch (e) {
-    throw new CallError(w.name, `could not get REST client: ${(e as Error).message}`);
+    if (!(e instanceof ResolveError)) throw new CallError(w.name, `could not get REST client: ${(e as Error).message}`);
+    e.shown.searchParams.set('timeout', timeout);
+    throw new CallError(w.name, `failed to call webhook: Post ${JSON.stringify(e.shown.toString())}: ${e.message}`);
   }
   const u = new URL(target.url);
-  u.searchParams.set('timeout', `${w.timeoutSeconds}s`);
-  const shown = `Post ${JSON.stringify(u.toString())}`;
+  u.searchParams.set('timeout', timeout);
+  target.shown.searchParams.set('timeout', timeout);
+  const shown = `Post ${JSON.stringify(target.shown.toString())}`;
   const ca = w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64') : undefined;
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
