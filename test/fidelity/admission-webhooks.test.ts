@@ -474,6 +474,53 @@ test('a Namespace is matched by namespaceSelector on its own labels; pods/status
   assert.is(main.status, 200, main.text);
 });
 
+test('answers kube refuses: a bad uid or a validating patch (500 under Fail); an invalid mutation fails validation (422); warnings survive a denial', async () => {
+  wh.handle('/bad-uid', (rv) => ({ response: { uid: 'not-the-uid', allowed: true } }));
+  wh.handle('/val-patch', (rv) => patch(rv, [{ op: 'add', path: '/data/x', value: 'y' }]));
+  wh.handle('/bad-label', (rv) => patch(rv, [{ op: 'add', path: '/metadata/labels/bad', value: 'not a valid label!' }]));
+  wh.handle('/warn-deny', (rv) => deny(rv, { code: 409, message: 'conflicting' }));
+  wh.handle('/warn-first', (rv) => allow(rv, { warnings: ['first warning', 'second warning'] }));
+  await configure('mutating', 'answers-m', [hook('badlabel', '/bad-label'), hook('warndeny', '/warn-first')]);
+  await configure('validating', 'answers-v', [hook('baduid', '/bad-uid'), hook('valpatch', '/val-patch'), hook('warndeny', '/warn-deny')]);
+  await active('baduid', '/bad-uid');
+  const uid = await createCm(ns, configMap('u1', { case: 'baduid' }));
+  assert.is(uid.status, 500, uid.text);
+  const sent = wh.on('/bad-uid').at(-1)!.review.request.uid;
+  assert.is(uid.json.message, `Internal error occurred: failed calling webhook "baduid.wh.example.com": received invalid webhook response: expected response.uid="${sent}", got "not-the-uid"`);
+  const vp = await createCm(ns, configMap('v1', { case: 'valpatch' }));
+  assert.is(vp.status, 500, vp.text);
+  assert.is(vp.json.message, 'Internal error occurred: failed calling webhook "valpatch.wh.example.com": received invalid webhook response: validating webhook may not return response.patch');
+  const bl = await createCm(ns, configMap('l1', { case: 'badlabel' }));
+  assert.is(bl.status, 422, bl.text);
+  assert.equal(
+    bl.json.details.causes.map((c: Json) => c.field),
+    ['metadata.labels'],
+  );
+  const wd = await createCm(ns, configMap('w1', { case: 'warndeny' }));
+  assert.is(wd.status, 409, wd.text);
+  assert.is(wd.json.message, 'admission webhook "warndeny.wh.example.com" denied the request: conflicting');
+  assert.equal(warningsOf(wd.headers), ['299 - "first warning"', '299 - "second warning"']);
+});
+
+test('DELETE: validating webhooks get the object being deleted as oldObject, with DeleteOptions', async () => {
+  wh.handle('/del', (rv) => (rv.request.oldObject?.metadata?.labels?.keep === 'yes' ? deny(rv, { code: 403, message: 'kept' }) : allow(rv)));
+  await configure('validating', 'del', [hook('del', '/del', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] })]);
+  const keep = await createCm(ns, configMap('keep', { case: 'del', keep: 'yes' }));
+  assert.is(keep.status, 201, keep.text);
+  const go = await createCm(ns, configMap('go', { case: 'del' }));
+  assert.is(go.status, 201, go.text);
+  await until('del active', async () => (await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/keep?dryRun=All`)).status === 403);
+  const k = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/keep`, { body: { propagationPolicy: 'Background' } });
+  assert.is(k.status, 403, k.text);
+  const q = wh.on('/del').at(-1)!.review.request;
+  assert.is(q.operation, 'DELETE');
+  assert.is(q.object, null);
+  assert.is(q.oldObject.metadata.name, 'keep');
+  assert.equal(q.options, { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', propagationPolicy: 'Background' });
+  const g = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/go`);
+  assert.is(g.status, 200, g.text);
+});
+
 /** Bad configurations and kube's 422 causes, exactly as kube-apiserver 1.24 words them. */
 const INVALID: { name: string; webhook: Json; causes: [string, string][] }[] = [
   {
