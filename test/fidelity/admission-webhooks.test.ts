@@ -480,7 +480,8 @@ test('answers kube refuses: a bad uid or a validating patch (500 under Fail); an
   wh.handle('/bad-label', (rv) => patch(rv, [{ op: 'add', path: '/metadata/labels/bad', value: 'not a valid label!' }]));
   wh.handle('/warn-deny', (rv) => deny(rv, { code: 409, message: 'conflicting' }));
   wh.handle('/warn-first', (rv) => allow(rv, { warnings: ['first warning', 'second warning'] }));
-  await configure('mutating', 'answers-m', [hook('badlabel', '/bad-label'), hook('warndeny', '/warn-first')]);
+  wh.handle('/bad-patch', (rv) => patch(rv, [{ op: 'add', path: '/data/x', value: 'y' }]));
+  await configure('mutating', 'answers-m', [hook('badlabel', '/bad-label'), hook('warndeny', '/warn-first'), hook('badpatch', '/bad-patch')]);
   await configure('validating', 'answers-v', [hook('baduid', '/bad-uid'), hook('valpatch', '/val-patch'), hook('warndeny', '/warn-deny')]);
   await active('baduid', '/bad-uid');
   const uid = await createCm(ns, configMap('u1', { case: 'baduid' }));
@@ -496,6 +497,9 @@ test('answers kube refuses: a bad uid or a validating patch (500 under Fail); an
     bl.json.details.causes.map((c: Json) => c.field),
     ['metadata.labels'],
   );
+  const bp = await createCm(ns, { ...configMap('p1', { case: 'badpatch' }), data: undefined });
+  assert.is(bp.status, 500, bp.text);
+  assert.is(bp.json.message, 'Internal error occurred: add operation does not apply: doc is missing path: "/data/x": missing value');
   const wd = await createCm(ns, configMap('w1', { case: 'warndeny' }));
   assert.is(wd.status, 409, wd.text);
   assert.is(wd.json.message, 'admission webhook "warndeny.wh.example.com" denied the request: conflicting');

@@ -15,7 +15,7 @@
 import type { AdmissionAttributes, MutatingPlugin, ValidatingPlugin } from '../chain.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, internalError } from '../../api/errors.ts';
-import { applyPatch } from '../../registry/generic/patch.ts';
+import { applyWebhookPatch } from './json-patch.ts';
 import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
 import { jsonEqual } from '../../registry/generic/serialize.ts';
 import { isWebhookConfigurationResource, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
@@ -47,8 +47,11 @@ export interface WebhookObservation {
   rejectionCode?: string;
 }
 
+/** What the dispatchers read: the configurations and the namespaces/services they refer to. */
+export type WebhookLookups = Pick<WebhookSource, 'webhooks' | 'namespaceLabels' | 'service'>;
+
 export interface WebhookDeps {
-  source: WebhookSource;
+  source: WebhookLookups;
   /** matchPolicy Equivalent's other versions, and conversion to them (absent: none). */
   converter?: ObjectConverter;
   observe?: (o: WebhookObservation) => void;
@@ -241,9 +244,9 @@ async function callMutating(d: Dispatcher, hook: Webhook, inv: WebhookInvocation
   if (resp.patchType !== 'JSONPatch') throw new CallError(hook.name, `unsupported patch type ${JSON.stringify(resp.patchType)}`);
   let patched: KubeObject;
   try {
-    patched = applyPatch('json', sent, resp.patch) as KubeObject;
+    patched = applyWebhookPatch(sent, ops) as KubeObject;
   } catch (e) {
-    throw internalError(e instanceof ApiError ? e.status.message ?? e.message : (e as Error).message);
+    throw internalError((e as Error).message);
   }
   if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw internalError('the patched object is not an object');
   let decoded: KubeObject;
