@@ -619,6 +619,16 @@ export class GenericStore {
    * - otherwise it is removed (200 + Status or the object, per kind).
    * Kinds with `beginDelete` (Namespace) follow kube's Namespace REST on the first delete.
    */
+  /**
+   * The mutating admission of a DELETE or DELETECOLLECTION request (`name` ''), which kube's
+   * delete handlers run before the storage reads anything, with neither object
+   * (handlers/delete.go). The per-object validating admission runs inside `delete`.
+   */
+  async admitDelete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<void> {
+    if (this.virtual) return;
+    await this.admission.admit(this.attrs('DELETE', ctx, this.kind.namespaced ? namespace : '', name, null, null, '', opts));
+  }
+
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
   }
