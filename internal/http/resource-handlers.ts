@@ -220,9 +220,7 @@ export class ResourceHandlers {
         const out = rep();
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         // kube has no fieldManager on delete; the log's audit history still records the one given.
-        const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
-        await store.admitDelete(ctx, ns, info.name, opts.options);
-        const result = await store.delete(ctx, ns, info.name, opts.options);
+        const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
         return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
@@ -234,7 +232,6 @@ export class ResourceHandlers {
         reader.selectors(lq);
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
-        await store.admitDelete(ctx, ns, '', opts.options);
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
         const list = await reader.list(ns, lq);

@@ -525,7 +525,7 @@ test('DELETE: validating webhooks get the object being deleted as oldObject, wit
   assert.is(g.status, 200, g.text);
 });
 
-test('DELETE: mutating webhooks are asked first, with neither object', async () => {
+test('DELETE: mutating webhooks are asked too, on the object being deleted', async () => {
   wh.handle('/mdel', (rv) => (rv.request.name.startsWith('ok') ? allow(rv) : deny(rv, { code: 403, message: `keep ${rv.request.name}` })));
   await configure('mutating', 'mdel', [hook('mdel', '/mdel', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }], objectSelector: {} })]);
   const secret = (name: string): Json => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });
@@ -535,12 +535,14 @@ test('DELETE: mutating webhooks are asked first, with neither object', async () 
   assert.is(no.status, 403, no.text);
   assert.is(no.json.message, 'admission webhook "mdel.wh.example.com" denied the request: keep no-1');
   const q = wh.on('/mdel').at(-1)!.review.request;
-  assert.equal([q.operation, q.name, q.object, q.oldObject], ['DELETE', 'no-1', null, null]);
+  assert.equal([q.operation, q.name, q.object, q.oldObject.metadata.name], ['DELETE', 'no-1', null, 'no-1']);
   assert.equal(q.options, { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' });
   assert.is((await t.client.request('DELETE', `/api/v1/namespaces/${ns}/secrets/ok-1`)).status, 200);
-  // Asked before the object is read: a missing object is refused by the webhook, not 404.
+  // Asked once the object is read: a missing object is a 404, the webhook is not called.
+  const calls = wh.on('/mdel').length;
   const missing = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/secrets/no-such`);
-  assert.is(missing.status, 403, missing.text);
+  assert.is(missing.status, 404, missing.text);
+  assert.is(wh.on('/mdel').length, calls);
 });
 
 /** Bad configurations and kube's 422 causes, exactly as kube-apiserver 1.24 words them. */

@@ -619,16 +619,6 @@ export class GenericStore {
    * - otherwise it is removed (200 + Status or the object, per kind).
    * Kinds with `beginDelete` (Namespace) follow kube's Namespace REST on the first delete.
    */
-  /**
-   * The mutating admission of a DELETE or DELETECOLLECTION request (`name` ''), which kube's
-   * delete handlers run before the storage reads anything, with neither object
-   * (handlers/delete.go). The per-object validating admission runs inside `delete`.
-   */
-  async admitDelete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<void> {
-    if (this.virtual) return;
-    await this.admission.admit(this.attrs('DELETE', ctx, this.kind.namespaced ? namespace : '', name, null, null, '', opts));
-  }
-
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult> {
     return this.locks.run(objectPath(this.key(namespace, name)), () => this.deleteLocked(ctx, namespace, name, opts));
   }
@@ -655,6 +645,9 @@ export class GenericStore {
           ? conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`)
           : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
+      // rest.AdmissionToValidateObjectDeleteFunc: mutating, then validating admission, both on
+      // the object about to be deleted (as oldObject; there is no new object).
+      await this.admission.admit(this.attrs('DELETE', ctx, namespace, name, null, current, '', opts));
       await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current, '', opts));
       const currentRv = Number(current.metadata.resourceVersion);
       const next = deepCopy(current);
