@@ -314,6 +314,17 @@ test('reinvocationPolicy IfNeeded: a webhook runs again when a later one changed
   assert.equal(second, { case: 'reinv', a: 'yes', b: 'yes' }, 'the second round sees the later change');
 });
 
+test('a later webhook is matched against the object as earlier webhooks changed it', async () => {
+  wh.handle('/relabel', (rv) => patch(rv, [{ op: 'add', path: '/metadata/labels/stage', value: `two-${run}` }]));
+  wh.handle('/stage-two', (rv) => patch(rv, [{ op: 'add', path: '/data/stage', value: 'two' }]));
+  await configure('mutating', 'relabel-1', [hook('relabel', '/relabel')]);
+  await configure('mutating', 'relabel-2', [hook('stagetwo', '/stage-two', { objectSelector: { matchLabels: { stage: `two-${run}` } } })]);
+  await active('relabel', '/stage-two');
+  const r = await createCm(ns, configMap('rl', { case: 'relabel' }));
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.data, { k: 'v', stage: 'two' });
+});
+
 test('a deleted configuration no longer applies; configurations are never sent to webhooks', async () => {
   wh.handle('/gone', (rv) => deny(rv, { code: 403, message: 'still here' }));
   await configure('validating', 'gone', [hook('gone', '/gone')]);

@@ -122,10 +122,9 @@ class Dispatcher {
     return sameResource(req, inv.resource) || !this.deps.converter ? obj : this.deps.converter.convert(obj, inv.resource, req);
   }
 
-  matching(type: 'mutating' | 'validating', a: AdmissionAttributes): { hook: Webhook; inv: WebhookInvocation | null; index: number }[] {
-    const hooks = this.deps.source.webhooks(type);
-    const ns = (name: string): Record<string, string> | undefined => this.deps.source.namespaceLabels(name);
-    return hooks.map((hook, index) => ({ hook, index, inv: shouldCallHook(hook, a, ns, this.deps.converter) }));
+  /** ShouldCallHook against the request as it is now (a mutating webhook may have relabelled it). */
+  invocation(hook: Webhook, a: AdmissionAttributes): WebhookInvocation | null {
+    return shouldCallHook(hook, a, (name) => this.deps.source.namespaceLabels(name), this.deps.converter);
   }
 
   /**
@@ -187,7 +186,9 @@ export function mutatingWebhooks(deps: WebhookDeps): MutatingPlugin {
       if (rc?.isReinvoke && !jsonEqual(st.lastOutput, a.object)) requireReinvoking();
       const round = rc?.isReinvoke ? 1 : 0;
       try {
-        for (const { hook, inv, index } of d.matching('mutating', a)) {
+        // Matched one by one: the object selector sees what the webhooks before changed.
+        for (const [index, hook] of deps.source.webhooks('mutating').entries()) {
+          const inv = d.invocation(hook, a);
           if (!inv) continue;
           if (rc?.isReinvoke && !st.reinvoke.has(hook.uid)) continue;
           const started = performance.now();
@@ -271,7 +272,10 @@ export function validatingWebhooks(deps: WebhookDeps): ValidatingPlugin {
     async validate(a: AdmissionAttributes) {
       if (isWebhookConfigurationResource(a)) return;
       if (deps.source.webhooks('validating').length === 0) return;
-      const relevant = d.matching('validating', a).filter((m) => m.inv !== null);
+      const relevant = deps.source
+        .webhooks('validating')
+        .map((hook) => ({ hook, inv: d.invocation(hook, a) }))
+        .filter((m) => m.inv !== null);
       if (relevant.length === 0) return;
       // Every matching webhook is called at once; errors are kept in the order they arrive.
       const errors: unknown[] = [];
