@@ -92,6 +92,8 @@ test('audit annotations: the webhook’s own as <webhook>/<key>, mutation and fa
   const text = m.text;
   assert.ok(text.includes('apiserver_admission_webhook_request_total{code="200",name="annotate.audit.example.com",operation="CREATE",rejected="false",type="admit"} 1'), 'request_total for the good webhook');
   assert.ok(text.includes('apiserver_admission_webhook_fail_open_count{name="down.audit.example.com",type="admit"} 1'), 'fail_open_count');
+  // A failed call counts with the code of kube's "error calling webhook" Status (400), as the reference reports it.
+  assert.ok(text.includes('apiserver_admission_webhook_request_total{code="400",name="down.audit.example.com",operation="CREATE",rejected="false",type="admit"} 1'), 'request_total for the failed-open webhook');
   assert.ok(/apiserver_admission_webhook_admission_duration_seconds_count\{name="annotate.audit.example.com",operation="CREATE",rejected="false",type="admit"\} 1/.test(text), 'duration histogram');
   assert.ok(text.includes('# TYPE apiserver_admission_webhook_rejection_count counter'));
 });
