@@ -235,8 +235,7 @@ test('failurePolicy: an unreachable or slow webhook fails the request under Fail
   assert.ok(Date.now() - started < 4000, 'the 1 s timeout bounds the call');
   assert.is(slow.status, 500, slow.text);
   assert.is(slow.json.reason, 'InternalError');
-  assert.ok(slow.json.message.startsWith(`Internal error occurred: failed calling webhook "slow-fail.wh.example.com": failed to call webhook: Post "${wh.url}/hang?timeout=1s": `), slow.json.message);
-  assert.ok(/context deadline exceeded/.test(slow.json.message), slow.json.message);
+  assert.is(slow.json.message, `Internal error occurred: failed calling webhook "slow-fail.wh.example.com": failed to call webhook: Post "${wh.url}/hang?timeout=1s": context deadline exceeded`);
   const si = await createCm(ns, configMap('si', { case: 'slow-ignore' }));
   assert.is(si.status, 201, si.text);
 });
