@@ -4,6 +4,7 @@
  * record of every AdmissionReview received.
  */
 import { createServer, type Server } from 'node:https';
+import { X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { ensurePki } from '../internal/auth/pki.ts';
@@ -26,6 +27,8 @@ export interface WebhookServer {
   port: number;
   /** base64 PEM of the test CA (the configurations' caBundle). */
   caBundle: string;
+  /** The DNS names of the serving certificate, in its order. */
+  certNames: string[];
   received: ReceivedReview[];
   /** Reviews received on one path. */
   on(path: string): ReceivedReview[];
@@ -87,6 +90,7 @@ export async function startWebhookServer(extraHosts: string[] = []): Promise<Web
     url: `https://127.0.0.1:${port}`,
     port,
     caBundle: Buffer.from(pki.caCertPem).toString('base64'),
+    certNames: dnsNames(pki.serverCertPem),
     received,
     on: (path) => received.filter((r) => r.path === path),
     handle: (path, h) => void handlers.set(path, h),
@@ -96,4 +100,9 @@ export async function startWebhookServer(extraHosts: string[] = []): Promise<Web
       server.close();
     },
   };
+}
+
+/** The DNS SANs of a PEM certificate, in order. */
+function dnsNames(pem: string): string[] {
+  return (new X509Certificate(pem).subjectAltName ?? '').split(', ').filter((x) => x.startsWith('DNS:')).map((x) => x.slice(4));
 }

@@ -240,6 +240,32 @@ test('failurePolicy: an unreachable or slow webhook fails the request under Fail
   assert.is(si.status, 201, si.text);
 });
 
+test('call failures: an untrusted certificate, an HTTP error answer, a Status error answer', async () => {
+  wh.handle('/http500', () => ({ raw: { status: 500, body: 'boom' } }));
+  wh.handle('/status403', () => ({ raw: { status: 403, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'go away', reason: 'Forbidden', code: 403 }) } }));
+  const other = await startWebhookServer();
+  const otherCa = other.caBundle;
+  await other.close();
+  await configure('validating', 'callfail', [
+    hook('untrusted', '/', { clientConfig: { url: `${wh.url}/`, caBundle: otherCa } }),
+    hook('http500', '/http500'),
+    hook('status403', '/status403'),
+  ]);
+  const messages: Record<string, string> = {};
+  for (const c of ['untrusted', 'http500', 'status403']) {
+    await until(`${c} active`, async () => {
+      const r = await createCm(ns, configMap(`cf-${c}`, { case: c }), '?dryRun=All');
+      messages[c] = r.json.message;
+      return r.status === 500;
+    });
+  }
+  const prefix = (name: string, path: string): string => `Internal error occurred: failed calling webhook "${name}.wh.example.com": failed to call webhook: Post "${wh.url}${path}?timeout=5s": `;
+  assert.is(messages.untrusted, `${prefix('untrusted', '/')}tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+  // A non-Status answer: its text only when it is text/*, else "unknown" (client-go's rest client).
+  assert.is(messages.http500, `Internal error occurred: failed calling webhook "http500.wh.example.com": failed to call webhook: an error on the server ("unknown") has prevented the request from succeeding`);
+  assert.is(messages.status403, `Internal error occurred: failed calling webhook "status403.wh.example.com": failed to call webhook: go away`);
+});
+
 test('namespaceSelector picks namespaces by label; objectSelector matches the new or the old object', async () => {
   wh.handle('/blue', (rv) => deny(rv, { code: 403, message: `blue namespace ${rv.request.namespace}` }));
   await configure('validating', 'blue', [hook('blue', '/blue', { namespaceSelector: { matchLabels: { 'wh-run': run, team: 'blue' } } })]);
@@ -403,6 +429,21 @@ test('a service reference: an ExternalName Service is dialled at its name, with 
   const r = await createCm(ns, configMap('s1', { case: 'svc' }));
   assert.is(r.status, 201, r.text);
   assert.equal(r.json.data, { k: 'v', via: 'service' });
+
+  // The certificate must name <service>.<namespace>.svc.
+  const other = await t.client.request('POST', `/api/v1/namespaces/${ns}/services`, {
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'other' }, spec: { type: 'ExternalName', externalName: 'localhost' } },
+  });
+  assert.is(other.status, 201, other.text);
+  await configure('validating', 'svc-name', [hook('svcname', '', { clientConfig: { service: { namespace: ns, name: 'other', port: wh.port }, caBundle: wh.caBundle } })]);
+  let misnamed: Json = {};
+  await until('svc-name active', async () => {
+    const p = await createCm(ns, configMap('s3', { case: 'svcname' }), '?dryRun=All');
+    misnamed = p.json;
+    return p.status === 500;
+  });
+  const names = wh.certNames.join(', ');
+  assert.is(misnamed.message, `Internal error occurred: failed calling webhook "svcname.wh.example.com": failed to call webhook: Post "https://other.${ns}.svc:${wh.port}/?timeout=5s": tls: failed to verify certificate: x509: certificate is valid for ${names}, not other.${ns}.svc`);
 
   // A Service that does not exist fails the call (failurePolicy Fail: 500).
   await configure('validating', 'svc-missing', [hook('svcmissing', '', { clientConfig: { service: { namespace: ns, name: 'nothing', port: wh.port }, caBundle: wh.caBundle } })]);

@@ -129,7 +129,8 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
           if (code < 200 || code > 299) {
             // The rest client turns a Status answer into its error; anything else is generic.
             const st = parsed as { kind?: string; message?: string } | undefined;
-            reject(new CallError(w.name, `failed to call webhook: ${st?.kind === 'Status' && st.message ? st.message : `an error on the server (${JSON.stringify(text.slice(0, 1024))}) has prevented the request from succeeding`}`, code));
+            const text_ = String(res.headers['content-type'] ?? '').startsWith('text/') ? text.slice(0, MAX_ERROR_TEXT).trim() : 'unknown';
+            reject(new CallError(w.name, `failed to call webhook: ${st?.kind === 'Status' && st.message ? st.message : genericServerMessage(code, text_)}`, code));
             return;
           }
           if (parsed === undefined) {
@@ -144,15 +145,63 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
     // The whole call (connect, TLS, answer) is bounded by timeoutSeconds, as kube's context is.
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT_CTX' })), w.timeoutSeconds * 1000);
     req.on('close', () => clearTimeout(timer));
-    req.on('error', (e: NodeJS.ErrnoException) => fail(goCause(e, u)));
+    req.on('error', (e: NodeJS.ErrnoException) => fail(goCause(e, u, target.servername)));
     req.end(payload);
   });
+}
+
+/** client-go keeps at most this much of a non-Status error body (maxUnstructuredResponseTextBytes). */
+const MAX_ERROR_TEXT = 2048;
+
+/** apierrors.NewGenericServerResponse's message for an answer that is not a Status. */
+function genericServerMessage(code: number, serverMessage: string): string {
+  switch (code) {
+    case 409:
+      return 'the server reported a conflict';
+    case 404:
+      return 'the server could not find the requested resource';
+    case 400:
+      return 'the server rejected our request for an unknown reason';
+    case 401:
+      return 'the server has asked for the client to provide credentials';
+    case 403:
+    case 415:
+      return serverMessage;
+    case 406:
+      return !serverMessage || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
+    case 405:
+      return 'the server does not allow this method on the requested resource';
+    case 422:
+      return 'the server rejected our request due to an error in our request';
+    case 503:
+      return 'the server is currently unable to handle the request';
+    case 504:
+      return 'the server was unable to return a response in the time allotted, but may still be processing the request';
+    case 429:
+      return 'the server has received too many requests and has asked us to try again later';
+    default:
+      return code >= 500 ? `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding` : `the server responded with the status code ${code} but did not return more information`;
+  }
+}
+
+/** x509.HostnameError's text, from the certificate's SANs as Node lists them (`DNS:a, IP Address:1.2.3.4`). */
+function hostnameError(host: string, sans: string): string {
+  const entries = sans.split(', ').filter(Boolean);
+  const pick = (prefix: string): string[] => entries.filter((x) => x.startsWith(prefix)).map((x) => x.slice(prefix.length));
+  if (isIP(host)) {
+    const ips = pick('IP Address:');
+    if (!ips.length) return `x509: cannot validate certificate for ${host} because it doesn't contain any IP SANs`;
+    return `x509: certificate is valid for ${ips.join(', ')}, not ${host}`;
+  }
+  const names = pick('DNS:');
+  if (!names.length) return `x509: certificate is not valid for any names, but wanted to match ${host}`;
+  return `x509: certificate is valid for ${names.join(', ')}, not ${host}`;
 }
 
 const isIP = (h: string): boolean => /^[\d.]+$/.test(h) || h.includes(':');
 
 /** Go's net/http wording of a failed call, for the causes a webhook call commonly meets. */
-function goCause(e: NodeJS.ErrnoException, u: URL): string {
+function goCause(e: NodeJS.ErrnoException, u: URL, servername?: string): string {
   const hostPort = `${u.hostname.replace(/^\[|\]$/g, '')}:${u.port || 443}`;
   switch (e.code) {
     case 'ECONNREFUSED':
@@ -166,9 +215,9 @@ function goCause(e: NodeJS.ErrnoException, u: URL): string {
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'x509: certificate signed by unknown authority';
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `x509: certificate is not valid for ${u.hostname}`;
+      return `tls: failed to verify certificate: ${hostnameError(servername ?? u.hostname.replace(/^\[|\]$/g, ''), String((e as { cert?: { subjectaltname?: string } }).cert?.subjectaltname ?? ''))}`;
     default:
       return e.message;
   }
