@@ -178,6 +178,14 @@ test('a denial answers the webhook’s code and message, prefixed as kube does; 
   const applied = await kubectl.ok('apply', '-f', join(dir, 'config.json'));
   created.push(`${AR}/validatingwebhookconfigurations/deny-${run}`);
   assert.is(applied.trim(), `validatingwebhookconfiguration.admissionregistration.k8s.io/deny-${run} created`);
+  // A second apply with a change patches the webhook in place (webhooks merge by name).
+  config.webhooks[1]!.timeoutSeconds = 4;
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  assert.is((await kubectl.ok('apply', '-f', join(dir, 'config.json'))).trim(), `validatingwebhookconfiguration.admissionregistration.k8s.io/deny-${run} configured`);
+  const got = await t.client.request('GET', `${AR}/validatingwebhookconfigurations/deny-${run}`);
+  assert.equal([got.json.metadata.generation, got.json.webhooks.map((w: Json) => w.timeoutSeconds)], [2, [5, 4]]);
+  const listed = await kubectl.ok('get', 'validatingwebhookconfigurations', `deny-${run}`);
+  assert.match(listed, new RegExp(`^NAME\\s+WEBHOOKS\\s+AGE\\ndeny-${run}\\s+2\\s+\\d+s\\n$`));
   await active('deny', '/deny');
   const r = await createCm(ns, configMap('deny-1', { case: 'deny' }));
   assert.is(r.status, 403, r.text);
