@@ -197,6 +197,10 @@ test('a denial answers the webhook’s code and message, prefixed as kube does; 
   assert.is(bare.status, 400, bare.text);
   assert.is(bare.text.trim(), JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'admission webhook "denybare.wh.example.com" denied the request without explanation', code: 400 }));
 
+  // The denials are counted as kube counts them (the count includes the activation probes).
+  const metrics = (await t.client.request('GET', '/metrics', { headers: { accept: 'text/plain' } })).text;
+  assert.match(metrics, /\napiserver_admission_webhook_rejection_count\{error_type="no_error",name="deny\.wh\.example\.com",operation="CREATE",rejection_code="403",type="validating"\} \d+\n/);
+  assert.match(metrics, /\napiserver_admission_webhook_request_total\{code="403",name="deny\.wh\.example\.com",operation="CREATE",rejected="true",type="validating"\} \d+\n/);
   writeFileSync(join(dir, 'cm.json'), JSON.stringify(configMap('deny-2', { case: 'deny' })));
   const k = await kubectl.run('create', '-n', ns, '-f', join(dir, 'cm.json'));
   assert.is(k.code, 1, k.stdout);

@@ -19,7 +19,7 @@ import { applyWebhookPatch } from './json-patch.ts';
 import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
 import { jsonEqual } from '../../registry/generic/serialize.ts';
 import { isWebhookConfigurationResource, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
-import { createReview, verifyResponse } from './review.ts';
+import { createReview, verifyResponse, type AdmissionResponse, type AdmissionReviewRequest } from './review.ts';
 import { CallError, callWebhook } from './client.ts';
 import type { Webhook, WebhookSource } from './source.ts';
 
@@ -68,8 +68,11 @@ interface ReinvokeState {
   reinvoke: Set<string>;
 }
 
+/** A webhook's denial (kube's ErrWebhookRejection): the request's answer is its Status. */
+export class WebhookDenial extends ApiError {}
+
 /** errors.ToStatusErr: the webhook's Status as the request's answer. */
-export function toStatusError(webhookName: string, result: Record<string, unknown> | undefined): ApiError {
+export function toStatusError(webhookName: string, result: Record<string, unknown> | undefined): WebhookDenial {
   const r = result ?? {};
   const deniedBy = `admission webhook ${JSON.stringify(webhookName)} denied the request`;
   const code = typeof r.code === 'number' && r.code >= 400 ? r.code : 400;
@@ -80,7 +83,7 @@ export function toStatusError(webhookName: string, result: Record<string, unknow
   if (reason) body.reason = reason;
   if (r.details && typeof r.details === 'object' && Object.keys(r.details).length) body.details = r.details;
   body.code = code;
-  return new ApiError(body as unknown as ApiError['status']);
+  return new WebhookDenial(body as unknown as ApiError['status']);
 }
 
 const dryRunUnsupported = (name: string): ApiError => badRequest(`admission webhook ${JSON.stringify(name)} does not support dry run`);
@@ -132,16 +135,16 @@ class Dispatcher {
    * and audit annotations. Returns the answer when allowed; throws the denial, a CallError, or
    * the dry-run 400.
    */
-  async call(hook: Webhook, inv: WebhookInvocation, a: AdmissionAttributes, object: KubeObject | null, oldObject: KubeObject | null, mutating: boolean) {
+  async call(hook: Webhook, inv: WebhookInvocation, a: AdmissionAttributes, object: KubeObject | null, oldObject: KubeObject | null, mutating: boolean): Promise<AdmissionResponse> {
     if (a.dryRun && !NO_SIDE_EFFECTS.includes(hook.sideEffects)) throw dryRunUnsupported(hook.name);
-    let review;
+    let review: AdmissionReviewRequest;
     try {
       review = createReview(a, inv, object, oldObject);
     } catch (e) {
       throw new CallError(hook.name, `could not create admission objects: ${(e as Error).message}`);
     }
     const answer = await callWebhook(hook, (n, s) => this.deps.source.service(n, s), review.body);
-    let resp;
+    let resp: AdmissionResponse;
     try {
       resp = verifyResponse(review, answer, mutating);
     } catch (e) {
@@ -159,7 +162,7 @@ class Dispatcher {
     const base = { name: hook.name, type, operation: a.operation, seconds, failedOpen };
     if (!err) this.deps.observe({ ...base, rejected: false, code: 200 });
     else if (err instanceof CallError) this.deps.observe({ ...base, rejected: !failedOpen, code: err.code, rejectionCode: failedOpen ? undefined : 'calling_webhook_error' });
-    else if (err instanceof ApiError && err.message.startsWith(`admission webhook ${JSON.stringify(hook.name)} denied`)) this.deps.observe({ ...base, rejected: true, code: err.code, rejectionCode: 'no_error' });
+    else if (err instanceof WebhookDenial) this.deps.observe({ ...base, rejected: true, code: err.code, rejectionCode: 'no_error' });
     else this.deps.observe({ ...base, rejected: true, code: 0, rejectionCode: 'apiserver_internal_error' });
   }
 }
