@@ -20,7 +20,7 @@ import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
 import { jsonEqual } from '../../registry/generic/serialize.ts';
 import { isWebhookConfigurationResource, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
 import { createReview, verifyResponse, type AdmissionResponse, type AdmissionReviewRequest } from './review.ts';
-import { CallError, callWebhook } from './client.ts';
+import { CallError, callWebhook, webhookAgent } from './client.ts';
 import type { Webhook, WebhookSource } from './source.ts';
 
 export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
@@ -102,6 +102,9 @@ function sameResource(a: GroupVersionResource, b: GroupVersionResource): boolean
 }
 
 class Dispatcher {
+  /** Connections to the webhooks, reused between calls. */
+  private readonly agent = webhookAgent();
+
   constructor(private readonly deps: WebhookDeps) {}
 
   /** The object in the invocation's version (a copy; the request's own when it is the same). */
@@ -143,7 +146,7 @@ class Dispatcher {
     } catch (e) {
       throw new CallError(hook.name, `could not create admission objects: ${(e as Error).message}`);
     }
-    const answer = await callWebhook(hook, (n, s) => this.deps.source.service(n, s), review.body);
+    const answer = await callWebhook(hook, (n, s) => this.deps.source.service(n, s), review.body, this.agent);
     let resp: AdmissionResponse;
     try {
       resp = verifyResponse(review, answer, mutating);
