@@ -107,7 +107,10 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
   const shown = `Post ${JSON.stringify(target.shown.toString())}`;
   const ca = w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64') : undefined;
   const payload = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
+  // The whole call (connect, TLS, answer) is bounded by timeoutSeconds, as kube's context is.
+  const deadline = Date.now() + w.timeoutSeconds * 1000;
+  let retried = false;
+  const attempt = (): Promise<unknown> => new Promise((resolve, reject) => {
     const fail = (why: string): void => reject(new CallError(w.name, `failed to call webhook: ${shown}: ${why}`));
     const req = request(
       u,
@@ -151,12 +154,21 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
         res.on('error', (e) => fail(e.message));
       },
     );
-    // The whole call (connect, TLS, answer) is bounded by timeoutSeconds, as kube's context is.
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT_CTX' })), w.timeoutSeconds * 1000);
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT_CTX' })), Math.max(0, deadline - Date.now()));
     req.on('close', () => clearTimeout(timer));
-    req.on('error', (e: NodeJS.ErrnoException) => fail(goCause(e, u, target.servername)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A pooled connection the webhook closed just as it was reused: send once more on a new one
+      // (Go's transport retries a request that failed on a reused idle connection this way too).
+      if (!retried && req.reusedSocket && e.code === 'ECONNRESET') {
+        retried = true;
+        resolve(attempt());
+        return;
+      }
+      fail(goCause(e, u, target.servername));
+    });
     req.end(payload);
   });
+  return attempt();
 }
 
 /** client-go keeps at most this much of a non-Status error body (maxUnstructuredResponseTextBytes). */
