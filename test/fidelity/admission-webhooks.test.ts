@@ -155,6 +155,15 @@ test('a mutating webhook patches the object; its warning reaches the client; the
   assert.equal(q.object.metadata.labels, { case: 'mutate' });
   assert.equal(q.object.data, { k: 'v' });
 
+  // generateName: webhooks see the object before it is named.
+  const g = await createCm(ns, { ...configMap('', { case: 'mutate' }), metadata: { generateName: 'gen-', labels: { case: 'mutate' } } });
+  assert.is(g.status, 201, g.text);
+  assert.match(g.json.metadata.name, /^gen-[a-z0-9]{5}$/);
+  assert.equal(g.json.metadata.labels, { case: 'mutate', mutated: 'yes' });
+  const gq = wh.on('/mutate').at(-1)!.review.request;
+  assert.is(gq.name, undefined);
+  assert.equal([gq.object.metadata.name, gq.object.metadata.generateName], [undefined, 'gen-']);
+
   // UPDATE: the old object is sent too; the patch is applied again (the label was removed).
   const u = await t.client.request('PUT', `/api/v1/namespaces/${ns}/configmaps/m1`, { body: { ...r.json, metadata: { ...r.json.metadata, labels: { case: 'mutate' } } } });
   assert.is(u.status, 200, u.text);

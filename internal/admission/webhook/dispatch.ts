@@ -18,7 +18,7 @@ import { ApiError, badRequest, internalError } from '../../api/errors.ts';
 import { applyWebhookPatch } from './json-patch.ts';
 import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
 import { jsonEqual } from '../../registry/generic/serialize.ts';
-import { isWebhookConfigurationResource, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
+import { isWebhookConfigurationResource, nameIsGenerated, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
 import { createReview, verifyResponse, type AdmissionResponse, type AdmissionReviewRequest } from './review.ts';
 import { CallError, callWebhook, webhookAgent } from './client.ts';
 import type { Webhook, WebhookSource } from './source.ts';
@@ -117,6 +117,8 @@ class Dispatcher {
     if (late) {
       for (const f of LATE_CREATE_FIELDS) delete copy.metadata[f];
       (copy.metadata as Record<string, unknown>).creationTimestamp = null;
+      // …and before a generateName is turned into a name.
+      if (nameIsGenerated(a)) delete copy.metadata.name;
     }
     const out = sameResource(req, inv.resource) || !this.deps.converter ? copy : this.deps.converter.convert(copy, req, inv.resource);
     // Sent as Go encodes the versioned object (field order).
@@ -265,7 +267,10 @@ async function callMutating(d: Dispatcher, hook: Webhook, inv: WebhookInvocation
   if (!decoded.metadata || typeof decoded.metadata !== 'object') decoded.metadata = {};
   const changed = !jsonEqual(sent, decoded);
   const back = d.fromInvocation(decoded, a, inv);
-  if (a.operation === 'CREATE') for (const f of LATE_CREATE_FIELDS) if (a.object.metadata[f] !== undefined) (back.metadata as Record<string, unknown>)[f] = a.object.metadata[f];
+  if (a.operation === 'CREATE') {
+    for (const f of LATE_CREATE_FIELDS) if (a.object.metadata[f] !== undefined) (back.metadata as Record<string, unknown>)[f] = a.object.metadata[f];
+    if (nameIsGenerated(a)) back.metadata.name = a.object.metadata.name;
+  }
   replaceContents(a.object, back);
   return changed;
 }

@@ -129,3 +129,12 @@ export function shouldCallHook(w: Webhook, a: AdmissionAttributes, namespaces: N
   if (obj instanceof ApiError) throw obj;
   return invocation;
 }
+
+/**
+ * Whether the store named a create from its generateName before admission (kube names it only
+ * afterwards, so webhooks see no name): the name is generateName plus 5 random characters.
+ */
+export function nameIsGenerated(a: AdmissionAttributes): boolean {
+  const gen = a.object?.metadata?.generateName;
+  return a.operation === 'CREATE' && typeof gen === 'string' && gen !== '' && a.name.length === Math.min(gen.length, 58) + 5 && a.name.startsWith(gen.slice(0, 58));
+}

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmissionAttributes } from '../chain.ts';
 import type { KubeObject } from '../../api/types.ts';
-import type { WebhookInvocation } from './match.ts';
+import { nameIsGenerated, type WebhookInvocation } from './match.ts';
 
 export interface AdmissionResponse {
   allowed: boolean;
@@ -46,7 +46,7 @@ export function createReview(a: AdmissionAttributes, inv: WebhookInvocation, obj
     requestKind: { group: a.kind.group, version: requestVersion, kind: a.kind.kind },
     requestResource: { group: a.kind.group, version: requestVersion, resource: a.kind.resource },
     ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-    ...(a.name ? { name: a.name } : {}),
+    ...(a.name && !nameIsGenerated(a) ? { name: a.name } : {}),
     ...(a.namespace ? { namespace: a.namespace } : {}),
     operation: a.operation,
     userInfo,
