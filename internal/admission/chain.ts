@@ -1,12 +1,25 @@
 /**
  * Admission: mutating plugins run in the verb handler before the strategy; validating plugins run
  * after the strategy's prepare+validate, on the final object (kube-apiserver's order). Plugins
- * throw ApiError to reject. Webhooks plug in here as plugins in a later issue.
+ * throw ApiError to reject. The dynamic admission webhooks (webhook/) are the last plugin of each
+ * chain, as in kube-apiserver's plugin order.
  */
 import type { KubeObject, UserInfo } from '../api/types.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/**
+ * admission.ReinvocationContext: one per admission of a request. A mutating plugin that changed the
+ * object after an earlier plugin asked to be reinvoked sets `shouldReinvoke`; the chain then runs
+ * every mutating plugin once more with `isReinvoke` (kube's reinvoker). `values` keeps each
+ * plugin's own state across the two rounds.
+ */
+export interface ReinvocationContext {
+  isReinvoke: boolean;
+  shouldReinvoke: boolean;
+  readonly values: Map<string, unknown>;
+}
 
 export interface AdmissionAttributes {
   operation: AdmissionOperation;
@@ -19,6 +32,16 @@ export interface AdmissionAttributes {
   oldObject: KubeObject | null;
   user: UserInfo;
   dryRun: boolean;
+  /** The API version the request addressed (e.g. 'v1'); absent: the kind's preferred one. */
+  version?: string;
+  /** The request's CreateOptions/UpdateOptions/DeleteOptions (AdmissionRequest.options). */
+  options?: Record<string, unknown> | null;
+  /** Adds a `Warning` header to the answer, also when the request fails. */
+  warn?(warning: string): void;
+  /** Adds an annotation to the request's audit event (the first value of a key wins). */
+  annotate?(key: string, value: string): void;
+  /** Set by AdmissionChain.admit for the mutating plugins. */
+  reinvocation?: ReinvocationContext;
 }
 
 export interface MutatingPlugin {
@@ -34,7 +57,16 @@ export interface ValidatingPlugin {
 export class AdmissionChain {
   constructor(readonly mutating: MutatingPlugin[] = [], readonly validating: ValidatingPlugin[] = []) {}
 
+  /**
+   * Runs the mutating plugins; when one of them asks for it (a webhook with reinvocationPolicy
+   * IfNeeded saw the object change after it ran), runs them all once more (kube's reinvoker).
+   */
   async admit(a: AdmissionAttributes): Promise<void> {
+    const r: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    a.reinvocation = r;
+    for (const p of this.mutating) await p.admit(a);
+    if (!r.shouldReinvoke) return;
+    r.isReinvoke = true;
     for (const p of this.mutating) await p.admit(a);
   }
 

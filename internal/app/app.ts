@@ -24,6 +24,9 @@ import { defaultKinds } from '../registry/kinds.ts';
 import { AdmissionChain } from '../admission/chain.ts';
 import { defaultTolerationSeconds, priorityAdmission, runtimeClassAdmission } from '../admission/pod-defaults.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { WebhookSource } from '../admission/webhook/source.ts';
+import { mutatingWebhooks, validatingWebhooks, type WebhookObservation } from '../admission/webhook/dispatch.ts';
+import { kindConverter } from '../admission/webhook/equivalents.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { StorageProtectionController } from '../controllers/storage-protection.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
@@ -190,9 +193,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // kube-apiserver 1.24's default plugin order (AllOrderedPlugins), for the plugins this server has:
   // NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, DefaultStorageClass, ….
   const serviceAccount = serviceAccountAdmission(storage);
+  // The dynamic admission webhooks come last in each chain (MutatingAdmissionWebhook,
+  // ValidatingAdmissionWebhook); their configurations are read from a cache that follows the fold.
+  const webhookSource = new WebhookSource();
+  let registryKinds: () => readonly KindDescriptor[] = () => [];
+  const webhookDeps = { source: webhookSource, converter: kindConverter(() => registryKinds()), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission],
-    [lifecycle, serviceAccount, persistentVolumeClaimResize(storage), runtimeClassAdmission],
+    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission, mutatingWebhooks(webhookDeps)],
+    [lifecycle, serviceAccount, persistentVolumeClaimResize(storage), runtimeClassAdmission, validatingWebhooks(webhookDeps)],
   );
   const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
   const registry = new Registry(
@@ -203,8 +211,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     { authorizer, tokenAuthenticator: tokenAuth.tokenAuthenticator, apiAudiences: tokenAuth.apiAudiences },
   );
   registryRef = registry;
+  registryKinds = () => registry.kinds.map((k) => k.kind);
   await bootstrap(registry, kinds);
   await rbacCache.start(storage);
+  await webhookSource.start(storage);
   // kube-apiserver's rbac/bootstrap-roles post-start hook, then the aggregation controller.
   const reconciled = await reconcileBootstrapPolicy(registry);
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
@@ -336,6 +346,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await gc.idle().catch(() => undefined);
         await aggregator.idle();
         rbacCache.stop();
+        webhookSource.stop();
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
         await trust?.idle();

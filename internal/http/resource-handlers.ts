@@ -30,6 +30,10 @@ export interface ResourceRequest {
   requestId: string;
   /** Reads the body (bounded); only called for verbs that take one. */
   body(): Promise<Buffer>;
+  /** Warnings added while the request is served (admission webhooks); set by `handle`. */
+  warnings?: string[];
+  /** Adds an annotation to the request's audit event, when it is audited. */
+  annotate?(key: string, value: string): void;
 }
 
 const header = (h: ResourceRequest['headers'], name: string): string | undefined => {
@@ -45,7 +49,19 @@ function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): Reques
   const ua = header(r.headers, 'user-agent');
   const fv = r.query.get('fieldValidation');
   const fieldValidation = fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? fv : undefined;
-  return { user: r.user, dryRun, fieldManager: fieldManager || defaultManager(ua), userAgent: ua, requestId: r.requestId, force: queryBool(r.query, 'force'), fieldValidation };
+  return {
+    user: r.user,
+    dryRun,
+    fieldManager: fieldManager || defaultManager(ua),
+    userAgent: ua,
+    requestId: r.requestId,
+    force: queryBool(r.query, 'force'),
+    fieldValidation,
+    apiVersion: r.info.version,
+    fieldManagerParam: fieldManager || undefined,
+    warnings: r.warnings,
+    annotate: r.annotate,
+  };
 }
 
 /**
@@ -113,6 +129,21 @@ export class ResourceHandlers {
   }
 
   async handle(r: ResourceRequest, res: Res): Promise<void> {
+    r.warnings ??= [];
+    try {
+      await this.handleVerb(r, res);
+    } catch (e) {
+      // Warnings added before the failure still go out (kube's warning recorder writes them on
+      // every answer), after a deprecated version's own.
+      if (r.warnings.length) {
+        const deprecation = this.registry.lookup(r.info.group, r.info.version, r.info.resource)?.kind.deprecationWarning;
+        (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([...(deprecation ? [deprecation] : []), ...r.warnings]).Warning!);
+      }
+      throw e;
+    }
+  }
+
+  private async handleVerb(r: ResourceRequest, res: Res): Promise<void> {
     const info = r.info;
     const served = this.resolve(info);
     const ns = info.namespace;
@@ -157,7 +188,7 @@ export class ResourceHandlers {
         const body = await r.body();
         const opts = createOptions(r.query);
         const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body, store.kind.kind));
-        return this.sendWritten(res, served, out, r.query, result);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
@@ -166,7 +197,7 @@ export class ResourceHandlers {
         const body = await r.body();
         const opts = updateOptions(r.query);
         const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body, store.kind.kind), info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
@@ -179,10 +210,10 @@ export class ResourceHandlers {
           const applied = decodeApplyBody(body);
           const duplicates = (): string[] => applyBodyDuplicates(body);
           const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
-          return this.sendWritten(res, served, out, r.query, result);
+          return this.sendWritten(res, served, out, r.query, result, r.warnings);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'delete': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
@@ -191,7 +222,7 @@ export class ResourceHandlers {
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
-        return this.sendWritten(res, served, out, r.query, result);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'deletecollection': {
         const out = rep();
@@ -242,10 +273,11 @@ export class ResourceHandlers {
    * never turns a Status into a Table); objects go out in the negotiated representation and
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
-  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult): void {
-    // The deprecation warning (set on the response above) comes first, then the write's own.
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
+    // The deprecation warning (set on the response above) comes first, then admission's (added
+    // while the request ran), then the write's own.
     const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
-    const headers = warningHeaders([...deprecation, ...result.warnings]);
+    const headers = warningHeaders([...deprecation, ...admissionWarnings, ...result.warnings]);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);

@@ -162,7 +162,10 @@ export function createHandler(deps: ServerDeps) {
         return;
       }
       if (info.isResourceRequest) {
-        await resources.handle({ info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body }, res);
+        await resources.handle(
+          { info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body, annotate: audited ? (k, v) => audited!.annotate(k, v) : undefined },
+          res,
+        );
         return;
       }
       const accept = req.headers.accept;

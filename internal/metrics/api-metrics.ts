@@ -18,6 +18,8 @@ const REQUEST_BUCKETS = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4,
 const BATCH_EVENT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 /** Batch write latency: an fsync is ~0.1–10 ms on local disks; a Kafka round trip up to seconds. */
 const BATCH_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Admission webhook latency buckets: 5 ms to 2.5 s (kube 1.24). */
+const WEBHOOK_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
 /** kube's max-in-flight filter reports the largest use during each period of this length. */
 const INFLIGHT_PERIOD_MS = 1000;
 
@@ -89,6 +91,10 @@ export class ApiMetrics {
   private readonly currentInflight: Gauge<string>;
   private readonly batchEvents: Histogram<string>;
   private readonly batchSeconds: Histogram<string>;
+  private readonly webhookDuration?: Histogram<string>;
+  private readonly webhookRequests?: Counter<string>;
+  private readonly webhookRejections?: Counter<string>;
+  private readonly webhookFailOpen?: Counter<string>;
 
   constructor(opts: ApiMetricsOptions = {}) {
     this.showHidden = opts.showHidden ?? false;
@@ -132,6 +138,11 @@ export class ApiMetrics {
       c.reset();
       for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);
     });
+    // kube's admission webhook metrics (apiserver/pkg/admission/metrics), same names and labels.
+    this.webhookDuration = this.histogram({ name: 'apiserver_admission_webhook_admission_duration_seconds', help: 'Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).', stabilityLevel: 'STABLE' }, ['name', 'type', 'operation', 'rejected'], WEBHOOK_BUCKETS);
+    this.webhookRequests = this.counter({ name: 'apiserver_admission_webhook_request_total', help: 'Admission webhook request total, identified by name and broken out for each admission type (validating or mutating) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.', stabilityLevel: 'ALPHA' }, ['name', 'type', 'operation', 'code', 'rejected']);
+    this.webhookRejections = this.counter({ name: 'apiserver_admission_webhook_rejection_count', help: 'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.', stabilityLevel: 'ALPHA' }, ['name', 'type', 'operation', 'error_type', 'rejection_code']);
+    this.webhookFailOpen = this.counter({ name: 'apiserver_admission_webhook_fail_open_count', help: 'Admission webhook fail open count, identified by name and broken out for each admission type (validating or mutating).', stabilityLevel: 'ALPHA' }, ['name', 'type']);
     collectDefaultMetrics({ register: this.registry });
 
     // The max-in-flight filter's watermark: every period, report the period's peak, then restart
@@ -198,6 +209,15 @@ export class ApiMetrics {
         this.requestDuration.observe(sorted({ ...labels }), seconds);
       },
     };
+  }
+
+  /** One admission webhook call (kube's ObserveWebhook, ObserveWebhookRejection, ObserveWebhookFailOpen). */
+  observeWebhook(o: { name: string; type: string; operation: string; rejected: boolean; code: number; seconds: number; failedOpen: boolean; rejectionCode?: string }): void {
+    const code = String(Math.min(o.code, 600));
+    this.webhookRequests?.inc(sorted({ name: o.name, type: o.type, operation: o.operation, code, rejected: String(o.rejected) }));
+    this.webhookDuration?.observe(sorted({ name: o.name, type: o.type, operation: o.operation, rejected: String(o.rejected) }), o.seconds);
+    if (o.rejectionCode) this.webhookRejections?.inc(sorted({ name: o.name, type: o.type, operation: o.operation, error_type: o.rejectionCode, rejection_code: code }));
+    if (o.failedOpen) this.webhookFailOpen?.inc(sorted({ name: o.name, type: o.type }));
   }
 
   /** A request reached a deprecated API version (MonitorRequest's deprecated branch). */

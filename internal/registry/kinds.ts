@@ -9,5 +9,6 @@ import { authorizationKinds } from './authorization/index.ts';
 import { authenticationKinds } from './authentication/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
+import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds];

@@ -49,6 +49,12 @@ const STORAGE_V1 = [
   { name: 'volumeattachments/status', singularName: '', namespaced: false, kind: 'VolumeAttachment', verbs: ['get', 'patch', 'update'] },
 ];
 
+/** The admissionregistration.k8s.io/v1 document, byte for byte as kube-apiserver 1.24 writes it. */
+const ADMISSION_V1 =
+  '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"admissionregistration.k8s.io/v1","resources":[' +
+  '{"name":"mutatingwebhookconfigurations","singularName":"","namespaced":false,"kind":"MutatingWebhookConfiguration","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"categories":["api-extensions"],"storageVersionHash":"Sqi0GUgDaX0="},' +
+  '{"name":"validatingwebhookconfigurations","singularName":"","namespaced":false,"kind":"ValidatingWebhookConfiguration","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"categories":["api-extensions"],"storageVersionHash":"B0wHjQmsGNk="}]}';
+
 /** metav1.APIResource's JSON field order. */
 const RESOURCE_FIELDS = ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash'];
 
@@ -104,6 +110,17 @@ test('/apis/storage.k8s.io/v1: the five storage kinds byte for byte as kube list
   assert.is(JSON.stringify((doc.resources as any[]).filter((r) => ours.has(r.name))), JSON.stringify(STORAGE_V1));
   const group = await ok(t.client.request('GET', '/apis/storage.k8s.io'), 200, 'storage.k8s.io');
   assert.equal(group.preferredVersion, { groupVersion: 'storage.k8s.io/v1', version: 'v1' });
+});
+
+test('/apis/admissionregistration.k8s.io/v1 and its group: byte for byte as kube writes them', async () => {
+  const r = await t.client.request('GET', '/apis/admissionregistration.k8s.io/v1');
+  assert.is(r.status, 200);
+  assert.is(r.text.trim(), ADMISSION_V1);
+  const g = await t.client.request('GET', '/apis/admissionregistration.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"admissionregistration.k8s.io","versions":[{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}}',
+  );
 });
 
 test('storageVersionHash is base64 of the first 8 bytes of sha256(<group>/<version>/<kind>)', async () => {

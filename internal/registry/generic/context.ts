@@ -12,6 +12,14 @@ export interface RequestContext {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** `?force=true` on apply. */
   force?: boolean;
+  /** The API version the request addressed (admission webhooks are told it). */
+  apiVersion?: string;
+  /** The fieldManager query parameter as given (admission webhooks see the request's options). */
+  fieldManagerParam?: string;
+  /** Warnings admission adds (webhooks): sent as `Warning` headers, also on failure. */
+  warnings?: string[];
+  /** Adds an annotation to the request's audit event. */
+  annotate?(key: string, value: string): void;
 }
 
 /** A context for the server's own controllers. */

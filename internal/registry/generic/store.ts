@@ -15,7 +15,7 @@ import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor,
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
-import type { AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
+import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
@@ -523,6 +523,8 @@ export class GenericStore {
       const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
+        // Mutating admission sees subresource writes too (webhooks may match `pods/status`).
+        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub.name));
         sub.strategy!.prepareForUpdate(next, current);
       } else {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
@@ -645,7 +647,10 @@ export class GenericStore {
           ? conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`)
           : deletePreconditionFailed(this.kind.group, this.kind.kind, name, 'resourceVersion', pre.resourceVersion, current.metadata.resourceVersion ?? '');
       }
-      await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current));
+      // rest.AdmissionToValidateObjectDeleteFunc: mutating, then validating admission, both on
+      // the object about to be deleted (as oldObject; there is no new object).
+      await this.admission.admit(this.attrs('DELETE', ctx, namespace, name, null, current, '', opts));
+      await this.admission.validate(this.attrs('DELETE', ctx, namespace, name, null, current, '', opts));
       const currentRv = Number(current.metadata.resourceVersion);
       const next = deepCopy(current);
       delete next.metadata.resourceVersion;
@@ -775,8 +780,23 @@ export class GenericStore {
     return conflict(this.gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
   }
 
-  private attrs(operation: AdmissionOperation, ctx: RequestContext, namespace: string, name: string, object: KubeObject | null, oldObject: KubeObject | null, subresource = '') {
-    return { operation, kind: this.kind, subresource, namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun };
+  private attrs(operation: AdmissionOperation, ctx: RequestContext, namespace: string, name: string, object: KubeObject | null, oldObject: KubeObject | null, subresource = '', deleteOpts?: DeleteOptions): AdmissionAttributes {
+    return {
+      operation,
+      kind: this.kind,
+      subresource,
+      namespace,
+      name,
+      object,
+      oldObject,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+      version: ctx.apiVersion,
+      options: admissionOptions(operation, ctx, deleteOpts),
+      // kube's warning recorder keeps one copy of each text.
+      warn: ctx.warnings ? (w) => void (ctx.warnings!.includes(w) || ctx.warnings!.push(w)) : undefined,
+      annotate: ctx.annotate,
+    };
   }
 
   /**
@@ -832,6 +852,24 @@ function objectResourceVersion(rv: string): number {
   const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > 2n ** 64n - 1n ? 'value out of range' : '';
   if (why) throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`));
   return Number(rv);
+}
+
+/**
+ * The options object an admission webhook is sent (AdmissionRequest.options): the request's
+ * CreateOptions, UpdateOptions or DeleteOptions with the fields it set (metav1 field order).
+ */
+function admissionOptions(operation: AdmissionOperation, ctx: RequestContext, del?: DeleteOptions): Record<string, unknown> {
+  const kind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const o: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (del) {
+    if (del.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = del.gracePeriodSeconds;
+    if (del.preconditions) o.preconditions = del.preconditions;
+    if (del.orphanDependents !== undefined) o.orphanDependents = del.orphanDependents;
+    if (del.propagationPolicy) o.propagationPolicy = del.propagationPolicy;
+  }
+  if (ctx.dryRun) o.dryRun = ['All'];
+  if (!del && ctx.fieldManagerParam) o.fieldManager = ctx.fieldManagerParam;
+  return o;
 }
 
 /** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
