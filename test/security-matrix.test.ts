@@ -21,6 +21,7 @@ import { Agent } from 'undici';
 import { clientFor, agentClient, spawnServer, tempDir, type ChildServer, type Client } from './harness.ts';
 import { createCertificateAuthority, ensurePki, issueCertificate, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
 import { createTestProvider, type TestProvider } from './oidc-provider.ts';
+import { startWebhookPeer, type WebhookPeer } from './token-webhook-peer.ts';
 
 const SECRET_VALUE = 'matrix-secret-value-7f3c9a1e';
 const SECRET_B64 = Buffer.from(SECRET_VALUE).toString('base64');
@@ -65,6 +66,7 @@ const GRANTS: Grant[] = [
   { subject: { group: 'team-b' }, namespace: '*', resources: ['namespaces'], verbs: READ },
   { subject: { group: 'team-b' }, namespace: NS_B, resources: ['configmaps', 'serviceaccounts'], verbs: ['get', 'list', 'create', 'update'] },
   { subject: { user: 'carol' }, namespace: '*', resources: ['secrets'], verbs: ['get', 'list'] },
+  { subject: { group: 'wh-group' }, namespace: NS_B, resources: ['secrets', 'configmaps'], verbs: ['get', 'create', 'patch'] },
   // OIDC users and groups carry the --oidc-*-prefix: the grants name them so.
   { subject: { group: 'oidc:ops' }, namespace: NS_A, resources: ['secrets', 'serviceaccounts'], verbs: ['get', 'list', 'watch', 'delete'] },
   { subject: { user: 'oidc:dana@example.com' }, namespace: NS_B, resources: ['configmaps'], verbs: ['patch', 'update'] },
@@ -94,6 +96,7 @@ function expected(id: Identity, verb: Verb, resource: Resource, namespace: strin
 
 let server: ChildServer;
 let provider: TestProvider;
+let tokenWebhook: WebhookPeer;
 let dir: string;
 let admin: Client;
 let stderr = '';
@@ -110,6 +113,8 @@ test.before(async () => {
   provider = await createTestProvider(join(dir, 'oidc-pki'));
   provider.accounts.set('dana', { email: 'dana@example.com', email_verified: true, groups: ['ops'] });
   await provider.listen();
+  // A real token-review webhook (HTTPS, its own CA): tokens ending in -good are webhook-user of wh-group.
+  tokenWebhook = await startWebhookPeer(join(dir, 'token-webhook'));
   // The authenticating proxy's own CA, and its client certificate.
   const proxyCa = await createCertificateAuthority('matrix-front-proxy-ca');
   writeFileSync(join(dir, 'proxy-ca.crt'), proxyCa.certPem);
@@ -121,6 +126,7 @@ test.before(async () => {
     '--oidc-username-claim', 'email', '--oidc-username-prefix', 'oidc:', '--oidc-groups-claim', 'groups', '--oidc-groups-prefix', 'oidc:',
     '--requestheader-client-ca-file', join(dir, 'proxy-ca.crt'), '--requestheader-allowed-names', 'front-proxy',
     '--requestheader-username-headers', 'X-Remote-User', '--requestheader-group-headers', 'X-Remote-Group',
+    '--authentication-token-webhook-config-file', tokenWebhook.kubeconfig, '--authentication-token-webhook-version', 'v1',
   ]);
   server.proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const pkiDir = join(dir, 'data', 'pki');
@@ -157,6 +163,8 @@ test.before(async () => {
     { name: 'authenticating-proxy user', username: 'paul', groups: ['team-b', 'system:authenticated'], client: headerClient({ 'X-Remote-User': 'paul', 'X-Remote-Group': 'team-b' }, proxyCert) },
     // Identity headers from a caller that is no trusted proxy are ignored: this is anonymous.
     { name: 'proxy headers without the proxy certificate', username: 'system:anonymous', groups: ['system:unauthenticated'], client: headerClient({ 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' }) },
+    { name: 'webhook-token user', username: 'webhook-user', groups: ['wh-group', 'system:authenticated'], client: tokenClient('matrix-good') },
+    // A token nobody accepts (the webhook says no) is a 401, never anonymous: asserted below.
     { name: 'admin impersonating alice', username: 'alice', groups: ['system:authenticated'], client: headerClient({ 'Impersonate-User': 'alice' }, adminCert) },
     { name: 'bob impersonating carol (no impersonate grant)', username: 'bob', groups: [], deniedAll: true, cannot: 'impersonate resource "users"', client: headerClient({ authorization: 'Bearer bob-token-0123456789', 'Impersonate-User': 'carol' }) },
   );
@@ -176,6 +184,7 @@ test.after(async () => {
   await admin?.close();
   await server?.kill();
   await provider?.close().catch(() => undefined);
+  await tokenWebhook?.close().catch(() => undefined);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -298,6 +307,18 @@ test('identities × verbs × resources × namespaces: no unexpected allow, no un
   console.log(`security matrix: ${identities.length} identities, ${allowed + denied} requests, ${allowed} expected allowed, ${denied} expected denied, ${mismatches.length} mismatches`);
   assert.ok(allowed > 50 && denied > 100, `the matrix exercises both outcomes (${allowed} allowed, ${denied} denied)`);
   assert.equal(mismatches, [], mismatches.join('\n'));
+});
+
+test('credentials nobody accepts are 401 Status, never anonymous', async () => {
+  const ca = readFileSync(join(dir, 'data', 'pki', 'ca.crt'), 'utf8');
+  const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+  for (const token of ['matrix-error', 'matrix-unknown', 'alice-token-wrong', 'mtx001.wrongsecret000001', 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln']) {
+    const c = agentClient(server.url, new Agent({ connect: { ca } }), { authorization: `Bearer ${token}` });
+    const r = await c.request('GET', `/api/v1/namespaces/${NS_A}/configmaps`);
+    await c.close();
+    assert.is(r.status, 401, token);
+    assert.equal(r.json, unauthorized, token);
+  }
 });
 
 test('the Secret value appears only in allowed reads of Secrets: not in other answers, the log, or the audit log', async () => {
