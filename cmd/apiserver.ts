@@ -17,6 +17,9 @@
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
+ *        [--service-account-signing-key-file F] [--service-account-key-file F]… [--service-account-issuer URL]…
+ *        [--api-audiences A,B] [--service-account-lookup=true] [--service-account-max-token-expiration 0s]
+ *        [--service-account-extend-token-expiration=true]   (none of the first three: a key generated under the PKI dir)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -63,6 +66,15 @@ const { values } = parseArgs({
     'audit-log-maxage': { type: 'string', default: '0' },
     'audit-log-maxbackup': { type: 'string', default: '0' },
     'audit-log-maxsize': { type: 'string', default: '0' },
+    'service-account-signing-key-file': { type: 'string' },
+    // Repeatable (kube's StringArray flags: every occurrence adds one value, commas kept).
+    'service-account-key-file': { type: 'string', multiple: true, default: [] },
+    'service-account-issuer': { type: 'string', multiple: true, default: [] },
+    // kube's StringSlice: repeatable and comma-separated.
+    'api-audiences': { type: 'string', multiple: true, default: [] },
+    'service-account-lookup': { type: 'string', default: 'true' },
+    'service-account-max-token-expiration': { type: 'string', default: '0s' },
+    'service-account-extend-token-expiration': { type: 'string', default: 'true' },
   },
   strict: true,
 });
@@ -91,6 +103,7 @@ const authorizationModes = (() => {
   }
 })();
 durationFlag('livez-grace-period');
+const serviceAccountMaxTokenExpirationMs = durationFlag('service-account-max-token-expiration');
 
 const app = await startServer({
   featureGates,
@@ -120,6 +133,15 @@ const app = await startServer({
   auditLogMaxAge: intFlag('audit-log-maxage'),
   auditLogMaxBackup: intFlag('audit-log-maxbackup'),
   auditLogMaxSize: intFlag('audit-log-maxsize'),
+  serviceAccounts: {
+    signingKeyFile: values['service-account-signing-key-file'],
+    keyFiles: values['service-account-key-file'],
+    issuers: values['service-account-issuer'],
+    apiAudiences: values['api-audiences']!.flatMap((v) => v.split(',')),
+    lookup: boolFlag('service-account-lookup'),
+    maxTokenExpirationMs: serviceAccountMaxTokenExpirationMs,
+    extendTokenExpiration: boolFlag('service-account-extend-token-expiration'),
+  },
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);
@@ -127,7 +149,7 @@ const app = await startServer({
 });
 
 /** A boolean flag given as `--flag=false` (pflag's strconv.ParseBool). */
-function boolFlag(flag: 'anonymous-auth'): boolean {
+function boolFlag(flag: 'anonymous-auth' | 'service-account-lookup' | 'service-account-extend-token-expiration'): boolean {
   const v = values[flag]!;
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
@@ -146,7 +168,7 @@ function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-m
 }
 
 /** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
-function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period'): number {
+function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'service-account-max-token-expiration'): number {
   const text = values[flag]!;
   try {
     return parseDuration(text);

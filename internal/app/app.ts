@@ -47,6 +47,9 @@ import { Auditor } from '../audit/auditor.ts';
 import { AuditLogWriter } from '../audit/log-writer.ts';
 import { parsePolicy } from '../audit/policy.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
+import { ServiceAccountTokens } from '../auth/serviceaccount/setup.ts';
+import type { ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -109,6 +112,12 @@ export interface ServerOptions {
   auditLogMaxAge?: number;
   auditLogMaxBackup?: number;
   auditLogMaxSize?: number;
+  /**
+   * --service-account-signing-key-file, --service-account-key-file, --service-account-issuer,
+   * --api-audiences, --service-account-lookup, --service-account-max-token-expiration,
+   * --service-account-extend-token-expiration (none given: a key generated under the PKI dir).
+   */
+  serviceAccounts?: ServiceAccountFlags;
 }
 
 export interface RunningServer {
@@ -125,6 +134,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
   const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
+  // Bad --service-account-* combinations fail start-up here, with kube's messages.
+  const saTokens = await ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log);
   const auditor = openAuditor(opts);
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
@@ -150,9 +161,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kinds,
     storage,
     admission,
-    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates },
+    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates, serviceAccountTokens: saTokens.tokenRequest },
     { authorizer },
   );
+  saTokens.attach(registry);
   await bootstrap(registry, kinds);
   await rbacCache.start(storage);
   // kube-apiserver's rbac/bootstrap-roles post-start hook, then the aggregation controller.
@@ -187,9 +199,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
   }
   for (const c of perNamespace) c.start();
+  // kube-controller-manager's tokens controller (legacy token Secrets).
+  const tokensController = opts.namespaceDefaults !== false && registry.lookup('', 'v1', 'secrets') ? new ServiceAccountTokensController(storage, registry, saTokens.legacyGenerator, pki.caCertPem, log) : null;
+  tokensController?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (opts.tokenAuthFile) authenticators.push(tokenFileAuthenticator(opts.tokenAuthFile));
+  // kube's token union order: token file, service accounts (legacy, then bound), bootstrap, OIDC, webhook.
+  authenticators.push(saTokens.authenticator);
   let shuttingDown = false;
   const inflight = new InflightRequests();
   const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
@@ -208,6 +225,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inflight,
     audit: auditor,
   };
+  deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const server = createServer(pki, createHandler(deps));
   server.listen(opts.securePort, opts.bindAddress);
   await once(server, 'listening');
@@ -245,6 +263,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await serviceControllers.stop();
         eventTtl?.stop();
         for (const c of perNamespace) c.stop();
+        tokensController?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -254,6 +273,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         rbacCache.stop();
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
+        await tokensController?.idle().catch(() => undefined);
         await storage.close();
         metrics.close();
         auditor?.close();

@@ -28,6 +28,7 @@ import type { InflightRequests } from './inflight.ts';
 import type { AuditedRequest, Auditor } from '../audit/auditor.ts';
 import { auditRequest, failedAuthenticationAudit } from './audit-filter.ts';
 import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/request-labels.ts';
+import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -51,6 +52,8 @@ export interface ServerDeps {
   inflight?: InflightRequests;
   /** The audit log (absent: no auditing). */
   audit?: Auditor;
+  /** ServiceAccount issuer discovery documents (absent: the routes are not installed, 404). */
+  openIdDiscovery?: OpenIdDiscovery;
 }
 
 
@@ -148,7 +151,7 @@ export function createHandler(deps: ServerDeps) {
         // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
         // an unread request body is drained so the connection stays usable.
         if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
-        await mux(deps, method, path, url.searchParams, res);
+        await mux(deps, method, path, url.searchParams, res, Array.isArray(req.headers.accept) ? req.headers.accept[0] : req.headers.accept);
         return;
       }
       if (info.isResourceRequest) {
@@ -216,12 +219,13 @@ function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
 }
 
 /** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
-async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
+async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res, accept?: string): Promise<void> {
   if (path === '/metrics' && deps.metrics && (method === 'GET' || method === 'HEAD')) {
     const m = await deps.metrics.render();
     sendText(res, 200, m.body, { 'Content-Type': m.contentType });
     return;
   }
+  if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];
