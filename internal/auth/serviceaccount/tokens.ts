@@ -2,17 +2,16 @@
  * ServiceAccount token claims and signing, after k8s.io/kubernetes 1.24 pkg/serviceaccount
  * (claims.go Claims, legacy.go LegacyClaims, jwt.go jwtTokenGenerator) and signed with `jose`.
  *
- * go-jose merges the private and public claims into one JSON object, so the payload's top-level
- * keys come out sorted (Go marshals maps in key order) while the `kubernetes.io` object keeps its
- * struct order (namespace, serviceaccount, pod, secret, warnafter) with empty members left out.
- * The protected header is `{"alg":…,"kid":…}`. Times are whole seconds (jwt.NumericDate).
+ * go-jose merges the private and public claims into one JSON object through maps, so every
+ * object of the payload comes out with sorted keys (Go marshals maps in key order), empty members
+ * of the `kubernetes.io` claim left out. The protected header is `{"alg":…,"kid":…}`. Times are
+ * whole seconds (jwt.NumericDate).
  *
  * Worked example (a pod-bound token):
  *   {"aud":["https://kubernetes.default.svc.cluster.local"],"exp":1795675905,"iat":1795672305,
  *    "iss":"https://kubernetes.default.svc.cluster.local","kubernetes.io":{"namespace":"ns",
  *    "pod":{"name":"p","uid":"…"},"serviceaccount":{"name":"sa","uid":"…"}},"nbf":1795672305,
  *    "sub":"system:serviceaccount:ns:sa"}
- * (the nested object above is shown sorted for brevity; the real one keeps struct order).
  */
 import { SignJWT } from 'jose';
 import type { SigningKey } from './options.ts';
@@ -59,10 +58,17 @@ export function splitServiceAccountUsername(username: string): [string, string] 
 
 const omitEmptyRef = (r: Ref): Partial<Ref> => ({ ...(r.name ? { name: r.name } : {}), ...(r.uid ? { uid: r.uid } : {}) });
 
-/** The top-level keys in Go's map order. */
-function sorted(claims: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The claims in Go's map order at every level: go-jose merges the claim structs by marshalling each
+ * and unmarshalling it into a map[string]interface{}, nested objects included, so every object of
+ * the payload comes out with sorted keys.
+ */
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (!v || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(claims).sort()) if (claims[k] !== undefined) out[k] = claims[k];
+  for (const k of Object.keys(o).sort()) if (o[k] !== undefined) out[k] = sorted(o[k]);
   return out;
 }
 
@@ -113,7 +119,7 @@ export interface TokenGenerator {
 export function jwtTokenGenerator(issuer: string, signing: SigningKey): TokenGenerator {
   return {
     async generate(claims) {
-      return new SignJWT(sorted({ ...claims, iss: issuer })).setProtectedHeader({ alg: signing.alg, kid: signing.kid }).sign(signing.key);
+      return new SignJWT(sorted({ ...claims, iss: issuer }) as Record<string, unknown>).setProtectedHeader({ alg: signing.alg, kid: signing.kid }).sign(signing.key);
     },
   };
 }
