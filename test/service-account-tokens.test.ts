@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestServer, tempDir, clientFor, agentClient, spawnServer, type TestServer, type Client } from './harness.ts';
+import { startTestServer, tempDir, clientFor, agentClient, spawnServer, type Client } from './harness.ts';
 import { keyId } from '../internal/auth/serviceaccount/keys.ts';
 
 const dir = tempDir('satoken-');

@@ -65,13 +65,29 @@ function pkixOrCertificate(der: Buffer): KeyObject | undefined {
   return attempt(() => createPublicKey({ key: der, format: 'der', type: 'spki' })) ?? attempt(() => new X509Certificate(der).publicKey);
 }
 
+/**
+ * Is this DER a SEC1 ECPrivateKey (SEQUENCE { INTEGER 1, OCTET STRING, … })? OpenSSL's decoder
+ * behind Node's `type: 'sec1'` also takes PKCS#8, which Go's x509.ParseECPrivateKey refuses.
+ */
+function isSec1(der: Buffer): boolean {
+  if (der[0] !== 0x30 || der.length < 2) return false;
+  const lenByte = der[1]!;
+  const start = lenByte < 0x80 ? 2 : 2 + (lenByte & 0x7f);
+  return der[start] === 0x02 && der[start + 1] === 0x01 && der[start + 2] === 0x01 && der[start + 3] === 0x04;
+}
+
+/** x509.ParseECPrivateKey. */
+function sec1PrivateKey(der: Buffer): KeyObject | undefined {
+  return isSec1(der) ? attempt(() => createPrivateKey({ key: der, format: 'der', type: 'sec1' })) : undefined;
+}
+
 /** The public key one PEM block yields for verification (keyutil.ParsePublicKeysPEM), if any. */
 function publicKeyOfBlock(der: Buffer): KeyObject | undefined {
   const rsaPrivate = attempt(() => createPrivateKey({ key: der, format: 'der', type: 'pkcs1' })) ?? attempt(() => createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
   if (isRsa(rsaPrivate)) return createPublicKey(rsaPrivate);
   const pub = pkixOrCertificate(der);
   if (isRsa(pub)) return pub;
-  const ecPrivate = attempt(() => createPrivateKey({ key: der, format: 'der', type: 'sec1' }));
+  const ecPrivate = sec1PrivateKey(der);
   if (isEc(ecPrivate)) return createPublicKey(ecPrivate);
   if (isEc(pub)) return pub;
   return undefined;
@@ -103,7 +119,7 @@ export function privateKeyFromPem(text: string, file: string): KeyObject {
   for (const b of pemBlocks(text)) {
     const type = b.type === 'EC PRIVATE KEY' ? 'sec1' : b.type === 'RSA PRIVATE KEY' ? 'pkcs1' : b.type === 'PRIVATE KEY' ? 'pkcs8' : undefined;
     if (!type) continue;
-    const key = attempt(() => createPrivateKey({ key: b.der, format: 'der', type }));
+    const key = type === 'sec1' ? sec1PrivateKey(b.der) : attempt(() => createPrivateKey({ key: b.der, format: 'der', type }));
     if (isRsa(key) || isEc(key)) return key;
   }
   throw new Error(`error reading private key file ${file}: data does not contain a valid RSA or ECDSA private key`);
