@@ -172,6 +172,22 @@ test('TokenRequest: defaults, echo and claims', async () => {
   assert.is(Date.parse(body.status.expirationTimestamp) / 1000, claims.exp);
 });
 
+test('TokenRequest: client metadata echoed in ObjectMeta order; dry run issues a token too; only POST', async () => {
+  const r = await t.client.request('POST', `${tokenPath()}?dryRun=All`, { body: { metadata: { labels: { a: 'b' }, annotations: { c: 'd' }, uid: 'u1', resourceVersion: '5', generateName: 'g' } } });
+  assert.is(r.status, 201, r.text);
+  assert.equal(Object.keys(r.json.metadata), ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'labels', 'annotations', 'managedFields']);
+  assert.equal([r.json.metadata.uid, r.json.metadata.resourceVersion, r.json.metadata.labels, r.json.metadata.annotations], ['u1', '5', { a: 'b' }, { c: 'd' }]);
+  assert.ok(decodeJwt(r.json.status.token).sub);
+  const bad = await t.client.request('POST', `${tokenPath()}?dryRun=Bogus`, { body: {} });
+  assert.is(bad.status, 422);
+  assert.is(bad.json.details.causes[0].message, 'Unsupported value: []string{"Bogus"}: supported values: "All"');
+  for (const m of ['GET', 'PUT', 'DELETE']) {
+    const x = await t.client.request(m, tokenPath(), m === 'PUT' ? { body: {} } : {});
+    assert.is(x.status, 405, m);
+    assert.is(x.json.reason, 'MethodNotAllowed', m);
+  }
+});
+
 /** Requests whose answers must match kube's byte for byte (Status bodies). */
 const errorCases: { name: string; body: unknown; sa?: string; code: number; message: (ns: string) => string; details?: (ns: string) => unknown }[] = [
   { name: 'expiration below 10 minutes', body: { spec: { expirationSeconds: 599 } }, code: 422, message: () => 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes' },
