@@ -19,7 +19,7 @@
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *        [--service-account-signing-key-file F] [--service-account-key-file F]… [--service-account-issuer URL]…
  *        [--api-audiences A,B] [--service-account-lookup=true] [--service-account-max-token-expiration 0s]
- *        [--service-account-extend-token-expiration=true]   (none of the first three: a key generated under the PKI dir)
+ *        [--service-account-extend-token-expiration=true] [--service-account-jwks-uri URL]   (none of the first three: a key generated under the PKI dir)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -75,6 +75,7 @@ const { values } = parseArgs({
     'service-account-lookup': { type: 'string', default: 'true' },
     'service-account-max-token-expiration': { type: 'string', default: '0s' },
     'service-account-extend-token-expiration': { type: 'string', default: 'true' },
+    'service-account-jwks-uri': { type: 'string' },
   },
   strict: true,
 });
@@ -141,6 +142,7 @@ const app = await startServer({
     lookup: boolFlag('service-account-lookup'),
     maxTokenExpirationMs: serviceAccountMaxTokenExpirationMs,
     extendTokenExpiration: boolFlag('service-account-extend-token-expiration'),
+    jwksUri: values['service-account-jwks-uri'],
   },
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.

@@ -136,6 +136,37 @@ test('explicit keys: ECDSA signing, several keys per file, two issuers, --api-au
   }
 });
 
+test('discovery: --service-account-jwks-uri in the document; an issuer that is not an https URL leaves the routes uninstalled (404) while tokens work', async () => {
+  const d = join(dir, 'issuers');
+  mkdirSync(d, { recursive: true });
+  const k = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  writeFileSync(join(d, 'sa.key'), pem(k.privateKey, 'pkcs1'));
+  const flags = { signingKeyFile: join(d, 'sa.key'), keyFiles: [join(d, 'sa.key')] };
+  const withUri = await startTestServer({ serviceAccounts: { ...flags, issuers: ['https://issuer.example/cluster'], jwksUri: 'https://cdn.example/jwks.json' } });
+  try {
+    const conf = await ok(withUri.client, 'GET', '/.well-known/openid-configuration');
+    assert.equal([conf.issuer, conf.jwks_uri], ['https://issuer.example/cluster', 'https://cdn.example/jwks.json']);
+  } finally {
+    await withUri.close();
+  }
+  const plain = await startTestServer({ serviceAccounts: { ...flags, issuers: ['kubernetes-issuer'] } });
+  try {
+    for (const p of ['/.well-known/openid-configuration', '/openid/v1/jwks']) {
+      const r = await plain.client.request('GET', p);
+      assert.is(r.status, 404, p);
+      assert.is(r.text, '404 page not found\n', p);
+    }
+    await ok(plain.client, 'POST', '/api/v1/namespaces/default/serviceaccounts', saBody('svc'));
+    const token = (await ok(plain.client, 'POST', '/api/v1/namespaces/default/serviceaccounts/svc/token', {})).status.token;
+    assert.is(decodeJwt(token).iss, 'kubernetes-issuer');
+    const tc = bearerClient(plain, join(plain.dataDir, 'pki'), token);
+    assert.is((await tc.request('GET', '/api/v1/namespaces/default/configmaps')).status, 403, 'authenticated');
+    await tc.close();
+  } finally {
+    await plain.close();
+  }
+});
+
 test('--service-account-lookup=false: a legacy token outlives its Secret; bound tokens are always looked up', async () => {
   const s = await startTestServer({ serviceAccounts: { lookup: false } });
   try {

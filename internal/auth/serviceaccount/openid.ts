@@ -33,8 +33,8 @@ export function publicJwk(key: KeyObject): Record<string, string> {
 /** The two documents, or why kube would not install the endpoints. */
 export type OpenIdMetadata = { ok: true; configJson: string; keysetJson: string } | { ok: false; reason: string };
 
-/** NewOpenIDMetadata (jwksURI unset: built from the external address host:port). */
-export function openIdMetadata(issuer: string, externalAddress: string, publicKeys: KeyObject[]): OpenIdMetadata {
+/** NewOpenIDMetadata (`jwksUri` '' : built from the external address host:port). */
+export function openIdMetadata(issuer: string, externalAddress: string, publicKeys: KeyObject[], jwksUri = ''): OpenIdMetadata {
   if (!issuer) return { ok: false, reason: 'empty issuer URL' };
   if (publicKeys.length === 0) return { ok: false, reason: 'no keys provided for validating keyset' };
   let url: URL;
@@ -55,7 +55,7 @@ export function openIdMetadata(issuer: string, externalAddress: string, publicKe
   const algs = [...new Set(keys.map((k) => k.alg!))].sort();
   const configJson = JSON.stringify({
     issuer,
-    jwks_uri: `https://${externalAddress}${JWKS_PATH}`,
+    jwks_uri: jwksUri || `https://${externalAddress}${JWKS_PATH}`,
     response_types_supported: ['id_token'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: algs,

@@ -107,6 +107,8 @@ const resolveCases: { name: string; flags: ServiceAccountFlags; error?: string; 
   { name: 'signing key missing', flags: { signingKeyFile: join(dir, 'nope'), keyFiles: [rsaPub], issuers: ['https://x'] }, error: `failed to parse service-account-issuer-key-file: open ${join(dir, 'nope')}: no such file or directory` },
   { name: 'max expiration below an hour', flags: { signingKeyFile: rsaKey, keyFiles: [rsaPub], issuers: ['https://x'], maxTokenExpirationMs: 600_000 }, error: 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds' },
   { name: 'max expiration above 2^32 s', flags: { signingKeyFile: rsaKey, keyFiles: [rsaPub], issuers: ['https://x'], maxTokenExpirationMs: 2 ** 33 * 1000 }, error: 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds' },
+  { name: 'jwks uri not https', flags: { signingKeyFile: rsaKey, keyFiles: [rsaPub], issuers: ['https://x'], jwksUri: 'http://x/jwks' }, error: 'service-account-jwks-uri requires https scheme, parsed as: http://x/jwks' },
+  { name: 'jwks uri', flags: { signingKeyFile: rsaKey, keyFiles: [rsaPub], issuers: ['https://x'], jwksUri: 'https://cdn.example/jwks' }, check: (c) => assert.is(c.jwksUri, 'https://cdn.example/jwks') },
   { name: 'garbage key file', flags: { signingKeyFile: rsaKey, keyFiles: [garbage], issuers: ['https://x'] }, error: `error reading public key file ${garbage}: data does not contain any valid RSA or ECDSA public keys` },
   { name: 'missing key file', flags: { signingKeyFile: rsaKey, keyFiles: [join(dir, 'absent')], issuers: ['https://x'] }, error: `open ${join(dir, 'absent')}: no such file or directory` },
 ];

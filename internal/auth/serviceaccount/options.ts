@@ -34,6 +34,8 @@ export interface ServiceAccountFlags {
   maxTokenExpirationMs?: number;
   /** --service-account-extend-token-expiration (default true) */
   extendTokenExpiration?: boolean;
+  /** --service-account-jwks-uri (default: https://<external address>/openid/v1/jwks) */
+  jwksUri?: string;
 }
 
 /** The key tokens are signed with. */
@@ -56,6 +58,8 @@ export interface ServiceAccountConfig {
   /** 0: no maximum. */
   maxExpirationSeconds: number;
   extendExpiration: boolean;
+  /** The discovery document's jwks_uri, when given ('' → built from the external address). */
+  jwksUri: string;
 }
 
 /** WarnOnlyBoundTokenExpirationSeconds: the projected-token lifetime that triggers the extension. */
@@ -160,6 +164,12 @@ export async function resolveServiceAccountConfig(flags: ServiceAccountFlags, pk
   }
   if (issuers.length === 0) errs.push('service-account-issuer is a required flag');
   if (keyFiles.length === 0) errs.push('service-account-key-file is a required flag');
+  const jwksUri = flags.jwksUri ?? '';
+  if (jwksUri) {
+    const why = goUrlParseError(jwksUri);
+    if (why) errs.push(`service-account-jwks-uri must be a valid URL: parse ${JSON.stringify(jwksUri)}: ${why}`);
+    else if (!/^https:/i.test(jwksUri)) errs.push(`service-account-jwks-uri requires https scheme, parsed as: ${jwksUri}`);
+  }
   const enableAttempted = signingKeyFile !== '' || (issuers.length > 0 && issuers[0] !== '') || apiAudiencesGiven.length > 0;
   if (!enableAttempted) errs.push('--service-account-signing-key-file and --service-account-issuer are required flags');
   if (enableAttempted && !signing) errs.push('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
@@ -175,5 +185,6 @@ export async function resolveServiceAccountConfig(flags: ServiceAccountFlags, pk
     lookup: flags.lookup ?? true,
     maxExpirationSeconds,
     extendExpiration: flags.extendTokenExpiration ?? true,
+    jwksUri,
   };
 }

@@ -71,7 +71,7 @@ export class ServiceAccountTokens {
     const render = () => {
       const address = externalAddress();
       if (cached?.address !== address) {
-        const md = openIdMetadata(this.config.issuers[0]!, address, this.config.publicKeys);
+        const md = openIdMetadata(this.config.issuers[0]!, address, this.config.publicKeys, this.config.jwksUri);
         if (!md.ok) throw new Error(md.reason);
         cached = { address, configJson: md.configJson, keysetJson: md.keysetJson };
       }
