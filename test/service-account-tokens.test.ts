@@ -16,6 +16,7 @@ import { Agent } from 'undici';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestServer, tempDir, clientFor, agentClient, spawnServer, type Client } from './harness.ts';
 import { keyId } from '../internal/auth/serviceaccount/keys.ts';
+import { FeatureGates } from '../internal/features/gates.ts';
 
 const dir = tempDir('satoken-');
 const pem = (k: KeyObject, type: 'pkcs8' | 'spki' | 'pkcs1' | 'sec1'): string => k.export({ type, format: 'pem' } as never) as string;
@@ -191,6 +192,49 @@ test('--service-account-lookup=false: a legacy token outlives its Secret; bound 
     } finally {
       await lc.close();
       await bc.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test('LegacyServiceAccountTokenNoAutoGeneration=false: every account gets a referenced token Secret, replaced when deleted, deleted with its account', async () => {
+  const s = await startTestServer({ featureGates: new FeatureGates('LegacyServiceAccountTokenNoAutoGeneration=false') });
+  try {
+    const c = s.client;
+    const referenced = async (name: string): Promise<string> => {
+      let ref = '';
+      await eventually(`a token Secret referenced by ${name}`, async () => {
+        const sa = (await c.request('GET', `/api/v1/namespaces/default/serviceaccounts/${name}`)).json;
+        ref = sa.secrets?.[0]?.name ?? '';
+        return ref !== '' && (await c.request('GET', `/api/v1/namespaces/default/secrets/${ref}`)).status === 200;
+      });
+      return ref;
+    };
+    assert.match(await referenced('default'), /^default-token-[bcdfghjklmnpqrstvwxz2456789]{5}$/, 'the default account too');
+    await ok(c, 'POST', '/api/v1/namespaces/default/serviceaccounts', saBody('auto'));
+    const first = await referenced('auto');
+    const secret = await ok(c, 'GET', `/api/v1/namespaces/default/secrets/${first}`);
+    assert.is(secret.type, 'kubernetes.io/service-account-token');
+    assert.equal(Object.keys(secret.data).sort(), ['ca.crt', 'namespace', 'token']);
+    const token = Buffer.from(secret.data.token, 'base64').toString();
+    assert.is(decodeJwt(token)['kubernetes.io/serviceaccount/secret.name'], first);
+    const tc = bearerClient(s, join(s.dataDir, 'pki'), token);
+    try {
+      assert.is((await tc.request('GET', '/api/v1/namespaces/default/configmaps')).status, 403, 'authenticated');
+      const sas = (await ok(c, 'GET', '/api/v1/namespaces/default/secrets?fieldSelector=type%3Dkubernetes.io%2Fservice-account-token')).items.filter((x: any) => x.metadata.annotations['kubernetes.io/service-account.name'] === 'auto');
+      assert.is(sas.length, 1, 'exactly one token Secret');
+      await ok(c, 'DELETE', `/api/v1/namespaces/default/secrets/${first}`);
+      let second = '';
+      await eventually('a new referenced token Secret', async () => {
+        second = (await c.request('GET', '/api/v1/namespaces/default/serviceaccounts/auto')).json.secrets?.[0]?.name ?? '';
+        return second !== '' && second !== first;
+      });
+      assert.is((await tc.request('GET', '/api/v1/namespaces/default/configmaps')).status, 401, 'the deleted Secret\'s token is dead');
+      await ok(c, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/auto');
+      await eventually('the token Secret deleted with its account', async () => (await c.request('GET', `/api/v1/namespaces/default/secrets/${second}`)).status === 404);
+    } finally {
+      await tc.close();
     }
   } finally {
     await s.close();

@@ -2,7 +2,7 @@
  * Wiring of one API server process: PKI, storage, registry, admission, controllers, HTTPS.
  * Used by cmd/apiserver.ts and by tests that need a server in-process.
  */
-import type { FeatureGates } from '../features/gates.ts';
+import { FeatureGates } from '../features/gates.ts';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -200,7 +200,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   for (const c of perNamespace) c.start();
   // kube-controller-manager's tokens controller (legacy token Secrets).
-  const tokensController = opts.namespaceDefaults !== false && registry.lookup('', 'v1', 'secrets') ? new ServiceAccountTokensController(storage, registry, saTokens.legacyGenerator, pki.caCertPem, log) : null;
+  const tokensController = opts.namespaceDefaults !== false && registry.lookup('', 'v1', 'secrets') ? new ServiceAccountTokensController(storage, registry, saTokens.legacyGenerator, pki.caCertPem, log, !(opts.featureGates ?? new FeatureGates()).enabled('LegacyServiceAccountTokenNoAutoGeneration')) : null;
   tokensController?.start();
 
   const authenticators: Authenticator[] = [x509Authenticator()];

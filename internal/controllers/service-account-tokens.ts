@@ -11,7 +11,10 @@
  *   - when a token Secret is deleted, the account's `secrets` reference to it is removed.
  *
  * 1.24 enables LegacyServiceAccountTokenNoAutoGeneration (beta, on by default): accounts no longer
- * get an auto-generated token Secret, and neither do they here (kube's AutoGenerate is off).
+ * get an auto-generated token Secret, and neither do they here (kube's AutoGenerate is off). With
+ * the gate off (`--feature-gates LegacyServiceAccountTokenNoAutoGeneration=false`) every account
+ * without a referenced token Secret gets one (`<name>-token-xxxxx`), referenced from its `secrets`
+ * (ensureReferencedToken); a replica that loses the race to reference its Secret deletes it again.
  *
  * Replica safety (Kafka mode, every replica runs this on the same changes): every write is
  * conditional — the Secret update carries the resourceVersion it was computed from (a loser's 409
@@ -30,7 +33,13 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_KEY } from '../registry/core/secret.ts';
 import { legacyClaims, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
-import { getOrNull } from './namespace-reconciler.ts';
+import { getOrNull, isNamespaceTerminating } from './namespace-reconciler.ts';
+import { simpleNameGenerator } from '../admission/service-account-pod.ts';
+
+/** names.SimpleNameGenerator keeps generated names within 63 characters: base ≤ 58 + 5 random. */
+const MAX_GENERATED_NAME_BASE = 58;
+/** clientretry.DefaultRetry's steps: how often a lost race to reference a new token is retried. */
+const REFERENCE_RETRIES = 5;
 
 /** v1.ServiceAccountUIDKey. */
 export const SERVICE_ACCOUNT_UID_KEY = 'kubernetes.io/service-account.uid';
@@ -43,7 +52,7 @@ export const ROOT_CA_KEY = 'ca.crt';
 const SCAN_PAGE = 500;
 
 /** A unit of work: a token Secret to sync, or a deleted account whose tokens go. */
-type Item = { key: string; kind: 'secret'; namespace: string; name: string } | { key: string; kind: 'account-deleted'; namespace: string; name: string; uid: string } | { key: string; kind: 'secret-deleted'; namespace: string; name: string; saName: string; saUid: string };
+type Item = { key: string; kind: 'secret'; namespace: string; name: string } | { key: string; kind: 'account'; namespace: string; name: string } | { key: string; kind: 'account-deleted'; namespace: string; name: string; uid: string } | { key: string; kind: 'secret-deleted'; namespace: string; name: string; saName: string; saUid: string };
 
 type J = Record<string, unknown>;
 const obj = (v: unknown): J | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as J) : undefined);
@@ -51,7 +60,7 @@ const obj = (v: unknown): J | undefined => (v && typeof v === 'object' && !Array
 const isTokenSecret = (o: KubeObject): boolean => o.type === SECRET_TYPE_SERVICE_ACCOUNT_TOKEN;
 
 /** The work a committed change asks for (kube's informer handlers), or undefined. */
-export function tokensTrigger(c: Change): Item | undefined {
+export function tokensTrigger(c: Change, autoGenerate = false): Item | undefined {
   if (c.key.group !== '') return undefined;
   if (c.key.resource === 'secrets') {
     const o = parseObject(c.object);
@@ -61,6 +70,9 @@ export function tokensTrigger(c: Change): Item | undefined {
     const saName = o.metadata.annotations?.[SERVICE_ACCOUNT_NAME_KEY] ?? '';
     if (!saName) return undefined;
     return { key: `secret-deleted:${namespace}/${name}`, kind: 'secret-deleted', namespace, name, saName, saUid: o.metadata.annotations?.[SERVICE_ACCOUNT_UID_KEY] ?? '' };
+  }
+  if (c.key.resource === 'serviceaccounts' && c.type !== 'DELETED') {
+    return autoGenerate ? { key: `account:${c.key.namespace}/${c.key.name}`, kind: 'account', namespace: c.key.namespace, name: c.key.name } : undefined;
   }
   if (c.key.resource === 'serviceaccounts' && c.type === 'DELETED') {
     const uid = parseObject(c.object).metadata.uid ?? '';
@@ -102,6 +114,8 @@ export class ServiceAccountTokensController {
     private readonly generator: TokenGenerator,
     private readonly caPem: string,
     private readonly log: Logger,
+    /** kube's TokensControllerOptions.AutoGenerate (!LegacyServiceAccountTokenNoAutoGeneration). */
+    private readonly autoGenerate = false,
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
     const secrets = registry.lookup('', 'v1', 'secrets');
@@ -126,7 +140,7 @@ export class ServiceAccountTokensController {
     this.unsubscribe = this.storage.onChange((changes) => {
       for (const c of changes) {
         try {
-          const item = tokensTrigger(c);
+          const item = tokensTrigger(c, this.autoGenerate);
           if (item) this.queue.add(item);
         } catch (err) {
           this.log.warn({ err, key: c.key }, 'tokens controller: could not read a change');
@@ -147,6 +161,17 @@ export class ServiceAccountTokensController {
       }
       cont = page.continue;
     } while (cont);
+    if (!this.autoGenerate) return;
+    cont = undefined;
+    do {
+      if (!this.unsubscribe) return;
+      const page = await this.accounts.reader.list('', { limit: SCAN_PAGE, continue: cont });
+      for (const b of page.items) {
+        const m = parseObject(b).metadata;
+        if (m.name && m.namespace) this.queue.add({ key: `account:${m.namespace}/${m.name}`, kind: 'account', namespace: m.namespace, name: m.name });
+      }
+      cont = page.continue;
+    } while (cont);
   }
 
   stop(): void {
@@ -163,6 +188,7 @@ export class ServiceAccountTokensController {
 
   private async sync(item: Item): Promise<void> {
     if (item.kind === 'secret') return this.syncSecret(item.namespace, item.name);
+    if (item.kind === 'account') return this.ensureReferencedToken(item.namespace, item.name);
     if (item.kind === 'account-deleted') return this.deleteTokens(item.namespace, { name: item.name, uid: item.uid });
     return this.removeSecretReference(item.namespace, item.saName, item.saUid, item.name);
   }
@@ -200,6 +226,75 @@ export class ServiceAccountTokensController {
       if (err instanceof ApiError && (err.code === 409 || err.code === 404)) return;
       throw err;
     }
+  }
+
+  /** The token Secrets of an account in its namespace (listTokenSecrets). */
+  private async tokenSecretsOf(namespace: string, sa: { name: string; uid: string }): Promise<KubeObject[]> {
+    const out: KubeObject[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.secrets.reader.list(namespace, { fieldSelector: `type=${SECRET_TYPE_SERVICE_ACCOUNT_TOKEN}`, limit: SCAN_PAGE, continue: cont });
+      for (const b of page.items) {
+        const s = parseObject(b);
+        if (isTokenOf(s, sa)) out.push(s);
+      }
+      cont = page.continue;
+    } while (cont);
+    return out;
+  }
+
+  /** hasReferencedToken: does the account reference one of its token Secrets? */
+  private async hasReferencedToken(sa: KubeObject): Promise<boolean> {
+    const refs = new Set((Array.isArray(sa.secrets) ? (sa.secrets as J[]) : []).map((r) => r?.name).filter((n): n is string => typeof n === 'string'));
+    if (refs.size === 0) return false;
+    const tokens = await this.tokenSecretsOf(sa.metadata.namespace!, { name: sa.metadata.name!, uid: sa.metadata.uid ?? '' });
+    return tokens.some((t) => refs.has(t.metadata.name!));
+  }
+
+  /**
+   * ensureReferencedToken (AutoGenerate): create a filled token Secret for an account that
+   * references none, then add the reference (re-reading the account on conflicts); when the
+   * reference cannot be added (the account went, changed uid, or got a token meanwhile — e.g. from
+   * another replica) the new Secret is deleted again.
+   */
+  private async ensureReferencedToken(namespace: string, name: string): Promise<void> {
+    const sa = await getOrNull(this.accounts, namespace, name);
+    if (!sa || sa.metadata.deletionTimestamp || (await this.hasReferencedToken(sa))) return;
+    const account = { namespace, name, uid: sa.metadata.uid ?? '' };
+    const secretName = simpleNameGenerator(`${name}-token-`.slice(0, MAX_GENERATED_NAME_BASE));
+    const b64 = (x: string): string => Buffer.from(x, 'utf8').toString('base64');
+    const token = await this.generator.generate(legacyClaims(account, secretName));
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secretName, namespace, annotations: { [SERVICE_ACCOUNT_NAME_KEY]: name, [SERVICE_ACCOUNT_UID_KEY]: account.uid } },
+      type: SECRET_TYPE_SERVICE_ACCOUNT_TOKEN,
+      data: { [TOKEN_KEY]: b64(token), [NAMESPACE_KEY]: b64(namespace), ...(this.caPem ? { [ROOT_CA_KEY]: b64(this.caPem) } : {}) },
+    };
+    let created: KubeObject;
+    try {
+      created = parseObject((await this.secrets.store.create(this.ctx, namespace, secret)).body);
+    } catch (err) {
+      // A terminating namespace refuses every create: nothing to do.
+      if (isNamespaceTerminating(err)) return;
+      throw err;
+    }
+    let added = false;
+    for (let attempt = 0; attempt < REFERENCE_RETRIES; attempt++) {
+      const live = await getOrNull(this.accounts, namespace, name);
+      if (!live || live.metadata.uid !== account.uid || (await this.hasReferencedToken(live))) break;
+      live.secrets = [...(Array.isArray(live.secrets) ? (live.secrets as J[]) : []), { name: secretName }];
+      try {
+        await this.accounts.store.update(this.ctx, namespace, name, live);
+        added = true;
+        break;
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 409) continue;
+        if (err instanceof ApiError && err.code === 404) break;
+        throw err;
+      }
+    }
+    if (!added) await this.deleteToken(namespace, secretName, created.metadata.uid ?? '');
   }
 
   /** deleteTokens: every token Secret of a deleted account. */
