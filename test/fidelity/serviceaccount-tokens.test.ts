@@ -188,6 +188,26 @@ test('TokenRequest: client metadata echoed in ObjectMeta order; dry run issues a
   }
 });
 
+test('TokenRequest: NamespaceLifecycle refuses it in a terminating namespace; a missing namespace is its 404', async () => {
+  const gone = await t.createNamespace('satoken-gone');
+  await create(`/api/v1/namespaces/${gone}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA } });
+  assert.is((await t.client.request('DELETE', `/api/v1/namespaces/${gone}`)).status, 200);
+  const r = await t.client.request('POST', tokenPath(SA, gone), { body: {} });
+  assert.equal(r.json, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `serviceaccounts "${SA}" is forbidden: unable to create new content in namespace ${gone} because it is being terminated`,
+    reason: 'Forbidden',
+    details: { name: SA, kind: 'serviceaccounts', causes: [{ reason: 'NamespaceTerminating', message: `namespace ${gone} is being terminated`, field: 'metadata.namespace' }] },
+    code: 403,
+  });
+  const missing = await t.client.request('POST', tokenPath(SA, 'satoken-no-such-namespace'), { body: {} });
+  assert.is(missing.status, 404);
+  assert.is(missing.json.message, 'namespaces "satoken-no-such-namespace" not found');
+});
+
 /** Requests whose answers must match kube's byte for byte (Status bodies). */
 const errorCases: { name: string; body: unknown; sa?: string; code: number; message: (ns: string) => string; details?: (ns: string) => unknown }[] = [
   { name: 'expiration below 10 minutes', body: { spec: { expirationSeconds: 599 } }, code: 422, message: () => 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes' },

@@ -319,6 +319,11 @@ export class GenericStore {
       const subKind = { ...this.kind, group: sub.kind.group, versions: [sub.kind.version], kind: sub.kind.kind, subresources: [], strategy: { ...this.kind.strategy, defaults: sub.defaults, canonicalize: undefined } };
       setManagedFields(decoded, new FieldManager(subKind).update(decoded, null, ctx.fieldManager, new Date(), sub.name));
     }
+    // kube's create handler runs admission on a named create too (subresource set): e.g.
+    // NamespaceLifecycle refuses a TokenRequest or an Eviction in a terminating namespace.
+    const attrs = this.attrs('CREATE', { ...ctx, dryRun: dryRun.length > 0 }, namespace, name, decoded, null, sub.name);
+    await this.admission.admit(attrs);
+    await this.admission.validate(attrs);
     return sub.create(
       {
         user: ctx.user,
