@@ -282,6 +282,18 @@ test('bound to a Pod: claims, wrong account, uid mismatch, revoked when the Pod 
   await expect401(token, 'token of a deleted pod', true);
 });
 
+test('bound to a scheduled Pod: its tokens outlive the graceful deletion period\'s start, and die with the Pod', async () => {
+  await create(`/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'running' }, spec: { nodeName: 'node-1', serviceAccountName: SA, containers: [{ name: 'c', image: 'busybox' }] } });
+  const token = await requestToken({ spec: { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'running' } } });
+  const del = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/running`);
+  assert.is(del.status, 200, del.text);
+  assert.ok(del.json.metadata.deletionTimestamp, 'a scheduled Pod is deleted gracefully');
+  // kube refuses the token only once the Pod was marked deleted more than a minute ago.
+  assert.is(await listWith(token), 403, 'still authenticated while the Pod terminates');
+  assert.is((await t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/running?gracePeriodSeconds=0`)).status, 200);
+  await expect401(token, 'token of a force-deleted pod', true);
+});
+
 test('bound to a Secret: revoked when the Secret goes', async () => {
   const secret = await create(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anchor' } });
   const token = await requestToken({ spec: { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'anchor' } } });
