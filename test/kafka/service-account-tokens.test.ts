@@ -4,7 +4,8 @@
  * authenticates on the other at once (an account the other has not folded yet is looked up after
  * catching up with the log); both replicas' tokens controllers race to fill a legacy token Secret
  * and it is written exactly once; deleting the account revokes its tokens on both and deletes its
- * token Secret exactly once.
+ * token Secret exactly once. The replicas run with LegacyServiceAccountTokenNoAutoGeneration=false,
+ * so both also race to give each new account a token Secret: it ends up with exactly one.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,7 +45,7 @@ const listStatus = async (r: Replica, token: string): Promise<number> => (await 
 test.before(() =>
   setup(async () => {
     kafka = await startKafka({ brokers: 1 });
-    set = replicaSet(kafka.bootstrap, 'kube-satoken');
+    set = replicaSet(kafka.bootstrap, 'kube-satoken', ['--feature-gates', 'LegacyServiceAccountTokenNoAutoGeneration=false']);
     replicas = await Promise.all([set.start(), set.start()]);
     await ok(replicas[0]!.client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }), 201, 'namespace');
   }),
@@ -101,6 +102,26 @@ test('a legacy token Secret is filled exactly once by the racing controllers, an
   } finally {
     await w.close();
   }
+});
+
+test('auto-generated token Secrets: racing replicas leave each account exactly one, referenced', async () => {
+  const [a, b] = replicas as [Replica, Replica];
+  const names = ['auto-0', 'auto-1', 'auto-2', 'auto-3'];
+  await Promise.all(names.map((n, i) => ok((i % 2 ? a : b).client.request('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, { body: { metadata: { name: n } } }), 201, n)));
+  const tokensOf = async (n: string): Promise<string[]> =>
+    (await ok(a.client.request('GET', `/api/v1/namespaces/${NS}/secrets?fieldSelector=type%3Dkubernetes.io%2Fservice-account-token`), 200, 'list')).items
+      .filter((x: any) => x.metadata.annotations?.['kubernetes.io/service-account.name'] === n)
+      .map((x: any) => x.metadata.name);
+  for (const n of names) {
+    await eventually(`${n}: one referenced token Secret`, async () => {
+      const sa = await ok(b.client.request('GET', `/api/v1/namespaces/${NS}/serviceaccounts/${n}`), 200, 'get');
+      const refs = (sa.secrets ?? []).map((r: any) => r.name);
+      const tokens = await tokensOf(n);
+      return refs.length === 1 && tokens.length === 1 && refs[0] === tokens[0];
+    });
+  }
+  await sleep(1000);
+  for (const n of names) assert.is((await tokensOf(n)).length, 1, `${n}: still one`);
 });
 
 test.run();
