@@ -208,6 +208,27 @@ test('TokenRequest: NamespaceLifecycle refuses it in a terminating namespace; a 
   assert.is(missing.json.message, 'namespaces "satoken-no-such-namespace" not found');
 });
 
+test('TokenRequest in Protobuf (as kubelet sends it): the answer decodes, and posted back as a request it is one', async () => {
+  const k = readKubeconfig(t.kubeconfig);
+  const agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  try {
+    const { request } = await import('undici');
+    const first = await request(`${t.url}${tokenPath()}`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', accept: 'application/vnd.kubernetes.protobuf' }, body: JSON.stringify({ spec: { audiences: ['pb-aud'], expirationSeconds: 900 } }) });
+    assert.is(first.statusCode, 201);
+    assert.is(first.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    const pb = Buffer.from(await first.body.arrayBuffer());
+    assert.equal([...pb.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00], 'kube\'s protobuf envelope');
+    assert.ok(pb.includes(Buffer.from('authentication.k8s.io/v1')) && pb.includes(Buffer.from('TokenRequest')));
+    const again = await request(`${t.url}${tokenPath()}`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/json' }, body: pb });
+    const body = (await again.body.json()) as any;
+    assert.is(again.statusCode, 201, JSON.stringify(body));
+    assert.equal(body.spec, { audiences: ['pb-aud'], expirationSeconds: 900, boundObjectRef: null });
+    assert.equal(decodeJwt(body.status.token).aud, ['pb-aud']);
+  } finally {
+    await agent.close();
+  }
+});
+
 /** Requests whose answers must match kube's byte for byte (Status bodies). */
 const errorCases: { name: string; body: unknown; sa?: string; code: number; message: (ns: string) => string; details?: (ns: string) => unknown }[] = [
   { name: 'expiration below 10 minutes', body: { spec: { expirationSeconds: 599 } }, code: 422, message: () => 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes' },
