@@ -20,7 +20,7 @@
  * is rejected when its Secret is gone, being deleted, or holds another token, and when the account
  * is gone, being deleted, or has another uid.
  */
-import type { KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { compactVerify } from 'jose';
 import type { KubeObject, UserInfo } from '../../api/types.ts';
 import { unauthorized } from '../../api/errors.ts';
@@ -96,8 +96,12 @@ export class JwtTokenAuthenticator {
   private readonly issuers: Set<string>;
   private readonly now: () => number;
 
+  private readonly keys: KeyObject[];
+
   constructor(private readonly opts: ServiceAccountAuthenticatorOptions, private readonly validate: Validate) {
     this.issuers = new Set(opts.issuers);
+    // A private key verifies as its public half (jose takes only public KeyObjects for RS/ES).
+    this.keys = opts.keys.map((k) => (k.type === 'private' ? createPublicKey(k) : k));
     this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
@@ -110,7 +114,7 @@ export class JwtTokenAuthenticator {
     if (!decodeJson(parts[0]!)) return null;
     let claims: Claims | undefined;
     const errors: string[] = [];
-    for (const key of this.opts.keys) {
+    for (const key of this.keys) {
       try {
         const { payload } = await compactVerify(token, key);
         claims = JSON.parse(Buffer.from(payload).toString('utf8')) as Claims;
