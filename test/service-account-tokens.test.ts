@@ -131,6 +131,37 @@ test('explicit keys: ECDSA signing, several keys per file, two issuers, --api-au
       groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
       extra: { 'authentication.kubernetes.io/pod-name': ['p'], 'authentication.kubernetes.io/pod-uid': [pod.metadata.uid] },
     });
+
+    // Audit annotations from authentication, from RequestReceived on: a projected token past its
+    // warnafter (still valid) is `stale-token`; a legacy token is `legacy-token`.
+    const eventsOf = (id: unknown) => readFileSync(join(d, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.auditID === id);
+    const t0 = Math.floor(Date.now() / 1000);
+    const stale = await new SignJWT({ ...xc, iat: t0 - 200, nbf: t0 - 200, exp: t0 + 3600, 'kubernetes.io': { ...(xc['kubernetes.io'] as object), warnafter: t0 - 100 } })
+      .setProtectedHeader({ alg: 'ES256', kid: keyId(ec.publicKey) })
+      .sign(ec.privateKey);
+    const sc = bearerClient(s, join(s.dataDir, 'pki'), stale);
+    clients.push(sc);
+    const sr = await sc.request('GET', '/api/v1/namespaces/default/configmaps');
+    assert.is(sr.status, 403, 'a stale token is still valid');
+    await new Promise((res) => setTimeout(res, 100));
+    const staleEvents = eventsOf(sr.headers['audit-id']);
+    assert.equal(staleEvents.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    for (const e of staleEvents) assert.match(e.annotations['authentication.k8s.io/stale-token'], /^subject: system:serviceaccount:default:svc, seconds after warning threshold: 10\d$/);
+    assert.equal(Object.keys(staleEvents[0].annotations), ['authentication.k8s.io/stale-token'], 'only authentication\'s at RequestReceived');
+
+    await ok(c, 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'svc-token', annotations: { 'kubernetes.io/service-account.name': 'svc' } }, type: 'kubernetes.io/service-account-token' });
+    let legacy = '';
+    await eventually('the token Secret to be filled', async () => {
+      const sec = (await c.request('GET', '/api/v1/namespaces/default/secrets/svc-token')).json;
+      legacy = sec.data?.token ? Buffer.from(sec.data.token, 'base64').toString() : '';
+      return legacy !== '';
+    });
+    const legacyClient = bearerClient(s, join(s.dataDir, 'pki'), legacy);
+    clients.push(legacyClient);
+    const lr = await legacyClient.request('GET', '/api/v1/namespaces/default/configmaps');
+    assert.is(lr.status, 403);
+    await new Promise((res) => setTimeout(res, 100));
+    for (const e of eventsOf(lr.headers['audit-id'])) assert.is(e.annotations['authentication.k8s.io/legacy-token'], 'system:serviceaccount:default:svc', e.stage);
   } finally {
     for (const x of clients) await x.close();
     await s.close();

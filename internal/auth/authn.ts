@@ -19,6 +19,11 @@ export interface AuthRequest {
   peerCertificate?: PeerCertificate | null;
   /** True when the TLS layer verified the client certificate against the client CA. */
   certAuthorized: boolean;
+  /**
+   * Audit annotations an authenticator records (kube's audit.AddAuditAnnotation during
+   * authentication, e.g. `authentication.k8s.io/legacy-token`); absent when nobody collects them.
+   */
+  annotations?: Record<string, string>;
 }
 
 export interface Authenticator {

@@ -108,7 +108,8 @@ export function createHandler(deps: ServerDeps) {
       // Authentication
       const peer = peerOf(req);
       const info = requestInfo(method, path, url.searchParams);
-      const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized }).catch((err: unknown) => {
+      const authAnnotations: Record<string, string> = {};
+      const user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized, annotations: authAnnotations }).catch((err: unknown) => {
         // Bad credentials: kube's failed-authentication audit event, then the 401.
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw err;
@@ -118,7 +119,7 @@ export function createHandler(deps: ServerDeps) {
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw unauthorized();
       }
-      audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
+      audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise, authAnnotations) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
         const uri = req.url ?? path;

@@ -70,12 +70,16 @@ export function serviceAccountUser(sa: ServiceAccountInfo): UserInfo {
 export class TokenRejected extends Error {}
 
 type Claims = Record<string, unknown>;
-type Validate = (token: string, claims: Claims, nowSeconds: number) => Promise<ServiceAccountInfo>;
+/** A validator's answer: the account, and audit annotations it wants recorded. */
+type Validated = ServiceAccountInfo & { annotations?: Record<string, string> };
+type Validate = (token: string, claims: Claims, nowSeconds: number) => Promise<Validated>;
 
 /** A token authenticator's answer: the user and the audiences the token was accepted for. */
 export interface TokenResponse {
   user: UserInfo;
   audiences: string[];
+  /** Audit annotations (kube: `authentication.k8s.io/legacy-token`, `authentication.k8s.io/stale-token`). */
+  annotations: Record<string, string>;
 }
 
 export interface ServiceAccountAuthenticatorOptions {
@@ -126,15 +130,19 @@ export class JwtTokenAuthenticator {
     if (!claims) throw new TokenRejected(errors.join(', ') || 'no keys');
     const rawAud = claims.aud;
     let tokenAudiences = typeof rawAud === 'string' ? [rawAud] : Array.isArray(rawAud) ? rawAud.filter((a): a is string => typeof a === 'string') : [];
+    const annotations: Record<string, string> = {};
     // Only apiserver audiences are allowed for legacy tokens.
-    if (tokenAudiences.length === 0) tokenAudiences = this.opts.apiAudiences;
+    if (tokenAudiences.length === 0) {
+      annotations['authentication.k8s.io/legacy-token'] = str(claims.sub);
+      tokenAudiences = this.opts.apiAudiences;
+    }
     const requested = requestedAudiences ?? this.opts.apiAudiences;
     const audiences = tokenAudiences.filter((a) => requested.includes(a));
     if (audiences.length === 0 && this.opts.apiAudiences.length !== 0) {
       throw new TokenRejected(`token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList(requested)}`);
     }
     const sa = await this.validate(token, claims, this.now());
-    return { user: serviceAccountUser(sa), audiences };
+    return { user: serviceAccountUser(sa), audiences, annotations: { ...annotations, ...sa.annotations } };
   }
 }
 
@@ -196,6 +204,11 @@ export function boundValidator(getter: ServiceAccountTokenGetter): Validate {
       info.podName = str(podRef.name);
       info.podUid = str(podRef.uid);
     }
+    // A projected token past its requested expiry (the extension's warnafter): still valid, audited.
+    const warnAfter = num(k8s.warnafter);
+    if (warnAfter && now > warnAfter) {
+      return { ...info, annotations: { 'authentication.k8s.io/stale-token': `subject: ${str(claims.sub)}, seconds after warning threshold: ${now - warnAfter}` } };
+    }
     return info;
   };
 }
@@ -243,7 +256,10 @@ export function serviceAccountRequestAuthenticator(tokenAuthenticators: JwtToken
       for (const a of tokenAuthenticators) {
         try {
           const r = await a.authenticateToken(token);
-          if (r) return r.user;
+          if (r) {
+            if (req.annotations) Object.assign(req.annotations, r.annotations);
+            return r.user;
+          }
         } catch (e) {
           rejected ??= (e as Error).message;
         }
