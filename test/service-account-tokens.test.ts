@@ -162,6 +162,13 @@ test('explicit keys: ECDSA signing, several keys per file, two issuers, --api-au
     assert.is(lr.status, 403);
     await new Promise((res) => setTimeout(res, 100));
     for (const e of eventsOf(lr.headers['audit-id'])) assert.is(e.annotations['authentication.k8s.io/legacy-token'], 'system:serviceaccount:default:svc', e.stage);
+
+    // kube's serviceaccount_*_tokens_total: one legacy, one stale and one valid projected use above.
+    const metrics = (await c.request('GET', '/metrics', { headers: { accept: 'text/plain' } })).text;
+    for (const [name, n] of [['serviceaccount_legacy_tokens_total', 1], ['serviceaccount_stale_tokens_total', 1], ['serviceaccount_valid_tokens_total', 1]] as const) {
+      assert.match(metrics, `# TYPE ${name} counter\n${name} ${n}\n`, name);
+    }
+    assert.match(metrics, '# HELP serviceaccount_stale_tokens_total [ALPHA] Cumulative stale projected service account tokens used\n');
   } finally {
     for (const x of clients) await x.close();
     await s.close();

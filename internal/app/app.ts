@@ -138,6 +138,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const saTokens = await ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log);
   const auditor = openAuditor(opts);
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  saTokens.onTokenUsed = (kind) => metrics.serviceAccountTokenUsed(kind);
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
     throw err;

@@ -89,6 +89,7 @@ export class ApiMetrics {
   private readonly currentInflight: Gauge<string>;
   private readonly batchEvents: Histogram<string>;
   private readonly batchSeconds: Histogram<string>;
+  private readonly serviceAccountTokens: Record<'legacy' | 'stale' | 'valid', Counter<string>>;
 
   constructor(opts: ApiMetricsOptions = {}) {
     this.showHidden = opts.showHidden ?? false;
@@ -132,6 +133,12 @@ export class ApiMetrics {
       c.reset();
       for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);
     });
+    // pkg/serviceaccount/metrics.go: service-account tokens authenticated, by kind.
+    this.serviceAccountTokens = {
+      legacy: this.counter({ name: 'serviceaccount_legacy_tokens_total', help: 'Cumulative legacy service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+      stale: this.counter({ name: 'serviceaccount_stale_tokens_total', help: 'Cumulative stale projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+      valid: this.counter({ name: 'serviceaccount_valid_tokens_total', help: 'Cumulative valid projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+    };
     collectDefaultMetrics({ register: this.registry });
 
     // The max-in-flight filter's watermark: every period, report the period's peak, then restart
@@ -203,6 +210,11 @@ export class ApiMetrics {
   /** A request reached a deprecated API version (MonitorRequest's deprecated branch). */
   deprecatedRequest(l: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
     this.deprecatedApis.set(sorted({ group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, removed_release: l.removedRelease }), 1);
+  }
+
+  /** A service-account token was used: legacy (no audience), or projected past / before its warnafter. */
+  serviceAccountTokenUsed(kind: 'legacy' | 'stale' | 'valid'): void {
+    this.serviceAccountTokens[kind].inc();
   }
 
   /** The Prometheus text exposition of every registered metric. */

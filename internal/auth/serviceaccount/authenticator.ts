@@ -90,7 +90,12 @@ export interface ServiceAccountAuthenticatorOptions {
   getter: ServiceAccountTokenGetter;
   /** Clock (seconds since the epoch); tests may move it. */
   now?: () => number;
+  /** Counts tokens as kube's serviceaccount_*_tokens_total metrics do. */
+  onUsed?: TokenUseListener;
 }
+
+/** legacy: a token without audiences was presented; stale / valid: a projected token with warnafter, past it or not. */
+export type TokenUseListener = (kind: 'legacy' | 'stale' | 'valid') => void;
 
 /**
  * A token authenticator (kube's authenticator.Token) for one set of issuers. `authenticateToken`
@@ -134,6 +139,7 @@ export class JwtTokenAuthenticator {
     // Only apiserver audiences are allowed for legacy tokens.
     if (tokenAudiences.length === 0) {
       annotations['authentication.k8s.io/legacy-token'] = str(claims.sub);
+      this.opts.onUsed?.('legacy');
       tokenAudiences = this.opts.apiAudiences;
     }
     const requested = requestedAudiences ?? this.opts.apiAudiences;
@@ -170,7 +176,7 @@ function seconds(ts: unknown): number | undefined {
 }
 
 /** claims.go validator.Validate: times, then the account, the Secret and the Pod in storage. */
-export function boundValidator(getter: ServiceAccountTokenGetter): Validate {
+export function boundValidator(getter: ServiceAccountTokenGetter, onUsed?: TokenUseListener): Validate {
   return async (_token, claims, now) => {
     const exp = num(claims.exp);
     const nbf = num(claims.nbf);
@@ -206,6 +212,7 @@ export function boundValidator(getter: ServiceAccountTokenGetter): Validate {
     }
     // A projected token past its requested expiry (the extension's warnafter): still valid, audited.
     const warnAfter = num(k8s.warnafter);
+    if (warnAfter) onUsed?.(now > warnAfter ? 'stale' : 'valid');
     if (warnAfter && now > warnAfter) {
       return { ...info, annotations: { 'authentication.k8s.io/stale-token': `subject: ${str(claims.sub)}, seconds after warning threshold: ${now - warnAfter}` } };
     }
@@ -272,10 +279,10 @@ export function serviceAccountRequestAuthenticator(tokenAuthenticators: JwtToken
 }
 
 /** kube's two service-account token authenticators, in its union's order (legacy, then bound). */
-export function serviceAccountTokenAuthenticators(opts: { issuers: string[]; keys: KeyObject[]; apiAudiences: string[]; lookup: boolean; getter: ServiceAccountTokenGetter; now?: () => number }): JwtTokenAuthenticator[] {
-  const base = { keys: opts.keys, apiAudiences: opts.apiAudiences, getter: opts.getter, now: opts.now };
+export function serviceAccountTokenAuthenticators(opts: { issuers: string[]; keys: KeyObject[]; apiAudiences: string[]; lookup: boolean; getter: ServiceAccountTokenGetter; now?: () => number; onUsed?: TokenUseListener }): JwtTokenAuthenticator[] {
+  const base = { keys: opts.keys, apiAudiences: opts.apiAudiences, getter: opts.getter, now: opts.now, onUsed: opts.onUsed };
   return [
     new JwtTokenAuthenticator({ ...base, issuers: [LEGACY_ISSUER] }, legacyValidator(opts.lookup, opts.getter)),
-    new JwtTokenAuthenticator({ ...base, issuers: opts.issuers }, boundValidator(opts.getter)),
+    new JwtTokenAuthenticator({ ...base, issuers: opts.issuers }, boundValidator(opts.getter, opts.onUsed)),
   ];
 }

@@ -19,7 +19,7 @@ import { PKI_FILES } from '../pki.ts';
 import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from './options.ts';
 import { jwtTokenGenerator, LEGACY_ISSUER, type TokenGenerator } from './tokens.ts';
 import { RegistryTokenGetter } from './getter.ts';
-import { serviceAccountRequestAuthenticator, serviceAccountTokenAuthenticators, type JwtTokenAuthenticator } from './authenticator.ts';
+import { serviceAccountRequestAuthenticator, serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from './authenticator.ts';
 import { openIdMetadata } from './openid.ts';
 
 export class ServiceAccountTokens {
@@ -30,6 +30,8 @@ export class ServiceAccountTokens {
   /** kube's legacy and bound token authenticators, in union order. */
   readonly tokenAuthenticators: JwtTokenAuthenticator[];
   readonly authenticator: Authenticator;
+  /** Set once metrics exist: counts token uses (serviceaccount_*_tokens_total). */
+  onTokenUsed: TokenUseListener | undefined;
 
   private constructor(readonly config: ServiceAccountConfig, log: Logger) {
     const generator = jwtTokenGenerator(config.issuers[0]!, config.signing);
@@ -41,7 +43,7 @@ export class ServiceAccountTokens {
       extendExpiration: config.extendExpiration,
       getObject: (resource, namespace, name) => this.getter.getOrNotFound(resource, namespace, name),
     };
-    this.tokenAuthenticators = serviceAccountTokenAuthenticators({ issuers: config.issuers, keys: config.publicKeys, apiAudiences: config.apiAudiences, lookup: config.lookup, getter: this.getter });
+    this.tokenAuthenticators = serviceAccountTokenAuthenticators({ issuers: config.issuers, keys: config.publicKeys, apiAudiences: config.apiAudiences, lookup: config.lookup, getter: this.getter, onUsed: (kind) => this.onTokenUsed?.(kind) });
     // Why a token failed is logged at debug level only: the client sees a bare 401, as from kube.
     this.authenticator = serviceAccountRequestAuthenticator(this.tokenAuthenticators, (why) => log.debug({ why }, 'service account token rejected'));
   }
