@@ -13,6 +13,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dirname, join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent } from 'undici';
 import { SignJWT, createLocalJWKSet, jwtVerify, decodeJwt } from 'jose';
@@ -26,6 +28,7 @@ let ns: string;
 let kubectl: Kubectl;
 const clients: Client[] = [];
 const SA = 'robot';
+const tmpDirs: string[] = [];
 
 /** A client presenting no certificate and, when given, a bearer token. */
 function bearer(token?: string): Client {
@@ -102,6 +105,7 @@ test.before(async () => {
 
 test.after(async () => {
   for (const c of clients) await c.close();
+  for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   await t.close();
 });
@@ -351,6 +355,28 @@ test('RBAC: the account gets what its bindings grant, on the next request', asyn
   const tr = await bearer(token).request('POST', tokenPath(), { body: {} });
   assert.is(tr.status, 403);
   assert.is(tr.json.message, `serviceaccounts "${SA}" is forbidden: User "system:serviceaccount:${ns}:${SA}" cannot create resource "serviceaccounts/token" in API group "" in the namespace "${ns}"`);
+});
+
+test('kubectl with the token as its only credential: RBAC answers for the account', async () => {
+  const token = await requestToken({});
+  const k = readKubeconfig(t.kubeconfig);
+  const dir = mkdtempSync(join(tmpdir(), 'satoken-kc-'));
+  tmpDirs.push(dir);
+  const kc = join(dir, 'token.kubeconfig');
+  writeFileSync(kc, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${k.server}\n    certificate-authority-data: ${Buffer.from(k.ca).toString('base64')}\nusers:\n- name: sa\n  user:\n    token: ${token}\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: sa\n    namespace: ${ns}\ncurrent-context: x\n`);
+  const asSa = kubectlFor(kc);
+  await eventually('the RoleBinding to apply', async () => (await asSa.run('get', 'configmaps', '-o', 'name')).code === 0);
+  const denied = await asSa.run('get', 'secrets');
+  assert.is(denied.code, 1);
+  assert.match(denied.stderr, `Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:${ns}:${SA}" cannot list resource "secrets" in API group "" in the namespace "${ns}"`);
+  assert.is((await asSa.ok('auth', 'can-i', 'list', 'configmaps')).trim(), 'yes');
+  const no = await asSa.run('auth', 'can-i', 'create', 'serviceaccounts', '--subresource=token');
+  assert.is(no.stdout.trim(), 'no');
+  const expired = kubectlFor(kc.replace('token.kubeconfig', 'bad.kubeconfig'));
+  writeFileSync(kc.replace('token.kubeconfig', 'bad.kubeconfig'), readFileSync(kc, 'utf8').replace(token, `${token.slice(0, -4)}AAAA`));
+  const bad = await expired.run('get', 'configmaps');
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, 'error: You must be logged in to the server (the server has asked for the client to provide credentials)');
 });
 
 test('kubectl create token: --audience, --duration, --bound-object-kind', async () => {
