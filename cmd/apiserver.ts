@@ -72,6 +72,8 @@ const { values } = parseArgs({
     'service-account-issuer': { type: 'string', multiple: true, default: [] },
     // kube's StringSlice: repeatable and comma-separated.
     'api-audiences': { type: 'string', multiple: true, default: [] },
+    // Deprecated in 1.13, still accepted by 1.24 (the same values as --api-audiences).
+    'service-account-api-audiences': { type: 'string', multiple: true, default: [] },
     'service-account-lookup': { type: 'string', default: 'true' },
     'service-account-max-token-expiration': { type: 'string', default: '0s' },
     'service-account-extend-token-expiration': { type: 'string', default: 'true' },
@@ -104,6 +106,8 @@ const authorizationModes = (() => {
   }
 })();
 durationFlag('livez-grace-period');
+// pflag's deprecation notice, on stderr, as kube-apiserver prints it.
+if (values['service-account-api-audiences']!.length) console.error('Flag --service-account-api-audiences has been deprecated, Use --api-audiences');
 const serviceAccountMaxTokenExpirationMs = durationFlag('service-account-max-token-expiration');
 
 const app = await startServer({
@@ -138,7 +142,7 @@ const app = await startServer({
     signingKeyFile: values['service-account-signing-key-file'],
     keyFiles: values['service-account-key-file'],
     issuers: values['service-account-issuer'],
-    apiAudiences: values['api-audiences']!.flatMap((v) => v.split(',')),
+    apiAudiences: [...values['api-audiences']!, ...values['service-account-api-audiences']!].flatMap((v) => v.split(',')),
     lookup: boolFlag('service-account-lookup'),
     maxTokenExpirationMs: serviceAccountMaxTokenExpirationMs,
     extendTokenExpiration: boolFlag('service-account-extend-token-expiration'),
