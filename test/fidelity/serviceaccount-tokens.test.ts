@@ -155,6 +155,14 @@ test('discovery: methods, Accept, trailing slash; anonymous is forbidden, servic
   assert.is((await bearer(token).request('GET', '/openid/v1/jwks', { headers: { accept: 'application/jwk-set+json' } })).status, 200, 'system:service-account-issuer-discovery is bound to system:serviceaccounts');
 });
 
+test('discovery of /api/v1 lists serviceaccounts/token as kube does', async () => {
+  const r = await t.client.request('GET', '/api/v1');
+  assert.equal(
+    r.json.resources.find((x: any) => x.name === 'serviceaccounts/token'),
+    { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
+  );
+});
+
 test('TokenRequest: defaults, echo and claims', async () => {
   const r = await t.client.request('POST', tokenPath(), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' } });
   assert.is(r.status, 201, r.text);
