@@ -58,11 +58,14 @@ type J = Record<string, unknown>;
 const obj = (v: unknown): J | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as J) : undefined);
 
 const isTokenSecret = (o: KubeObject): boolean => o.type === SECRET_TYPE_SERVICE_ACCOUNT_TOKEN;
+const TOKEN_TYPE_BYTES = Buffer.from(JSON.stringify(SECRET_TYPE_SERVICE_ACCOUNT_TOKEN));
 
 /** The work a committed change asks for (kube's informer handlers), or undefined. */
 export function tokensTrigger(c: Change, autoGenerate = false): Item | undefined {
   if (c.key.group !== '') return undefined;
   if (c.key.resource === 'secrets') {
+    // Runs in the fold's commit step for every Secret write: only token Secrets are parsed.
+    if (!c.object.includes(TOKEN_TYPE_BYTES)) return undefined;
     const o = parseObject(c.object);
     if (!isTokenSecret(o)) return undefined;
     const { namespace, name } = c.key;
