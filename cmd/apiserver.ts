@@ -26,6 +26,9 @@
  *        [--requestheader-extra-headers-prefix X-Remote-Extra-]
  *        [--enable-bootstrap-token-auth] [--authentication-token-webhook-config-file F]
  *        [--authentication-token-webhook-cache-ttl 2m] [--authentication-token-webhook-version v1beta1|v1]
+ *        [--service-account-signing-key-file F] [--service-account-key-file F]… [--service-account-issuer URL]…
+ *        [--api-audiences A,B] [--service-account-lookup=true] [--service-account-max-token-expiration 0s]
+ *        [--service-account-extend-token-expiration=true] [--service-account-jwks-uri URL]   (none of the first three: a key generated under the PKI dir)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -98,6 +101,18 @@ const { values } = parseArgs({
     'authentication-token-webhook-config-file': { type: 'string' },
     'authentication-token-webhook-cache-ttl': { type: 'string', default: '2m' },
     'authentication-token-webhook-version': { type: 'string', default: 'v1beta1' },
+    'service-account-signing-key-file': { type: 'string' },
+    // Repeatable (kube's StringArray flags: every occurrence adds one value, commas kept).
+    'service-account-key-file': { type: 'string', multiple: true, default: [] },
+    'service-account-issuer': { type: 'string', multiple: true, default: [] },
+    // kube's StringSlice: repeatable and comma-separated.
+    'api-audiences': { type: 'string', multiple: true, default: [] },
+    // Deprecated in 1.13, still accepted by 1.24 (the same values as --api-audiences).
+    'service-account-api-audiences': { type: 'string', multiple: true, default: [] },
+    'service-account-lookup': { type: 'string', default: 'true' },
+    'service-account-max-token-expiration': { type: 'string', default: '0s' },
+    'service-account-extend-token-expiration': { type: 'string', default: 'true' },
+    'service-account-jwks-uri': { type: 'string' },
   },
   strict: true,
 });
@@ -155,6 +170,9 @@ const webhookVersion = (() => {
     process.exit(1);
   }
 })();
+// pflag's deprecation notice, on stderr, as kube-apiserver prints it.
+if (values['service-account-api-audiences']!.length) console.error('Flag --service-account-api-audiences has been deprecated, Use --api-audiences');
+const serviceAccountMaxTokenExpirationMs = durationFlag('service-account-max-token-expiration');
 
 const app = await startServer({
   featureGates,
@@ -202,6 +220,16 @@ const app = await startServer({
     webhookCacheTtlMs,
     webhookVersion,
   },
+  serviceAccounts: {
+    signingKeyFile: values['service-account-signing-key-file'],
+    keyFiles: values['service-account-key-file'],
+    issuers: values['service-account-issuer'],
+    apiAudiences: [...values['api-audiences']!, ...values['service-account-api-audiences']!].flatMap((v) => v.split(',')),
+    lookup: boolFlag('service-account-lookup'),
+    maxTokenExpirationMs: serviceAccountMaxTokenExpirationMs,
+    extendTokenExpiration: boolFlag('service-account-extend-token-expiration'),
+    jwksUri: values['service-account-jwks-uri'],
+  },
 }).catch((err: unknown) => {
   // A start-up error (bad flag value, unreadable policy, storage that cannot open) ends the process with its message.
   console.error(`Error: ${(err as Error).message}`);
@@ -209,7 +237,7 @@ const app = await startServer({
 });
 
 /** A boolean flag given as `--flag=false` (pflag's strconv.ParseBool). */
-function boolFlag(flag: 'anonymous-auth'): boolean {
+function boolFlag(flag: 'anonymous-auth' | 'service-account-lookup' | 'service-account-extend-token-expiration'): boolean {
   const v = values[flag]!;
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
@@ -242,7 +270,7 @@ function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-m
 }
 
 /** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
-function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'authentication-token-webhook-cache-ttl'): number {
+function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'authentication-token-webhook-cache-ttl' | 'service-account-max-token-expiration'): number {
   const text = values[flag]!;
   try {
     return parseDuration(text);

@@ -17,7 +17,8 @@ export function namespaceLifecycle(storage: Storage): MutatingPlugin & Validatin
   return {
     name: 'NamespaceLifecycle',
     admit(a: AdmissionAttributes) {
-      if (a.operation !== 'CREATE' || !a.kind.namespaced || a.subresource) return;
+      // Named creates on a subresource (pods/eviction, pods/binding, serviceaccounts/token) count too.
+      if (a.operation !== 'CREATE' || !a.kind.namespaced) return;
       const ns = storage.entry({ group: '', resource: 'namespaces', namespace: '', name: a.namespace });
       if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
       if (ns.deleting) throw namespaceTerminating({ group: a.kind.group, resource: a.kind.resource }, nameForError(a), a.namespace);

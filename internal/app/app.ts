@@ -2,7 +2,7 @@
  * Wiring of one API server process: PKI, storage, registry, admission, controllers, HTTPS.
  * Used by cmd/apiserver.ts and by tests that need a server in-process.
  */
-import type { FeatureGates } from '../features/gates.ts';
+import { FeatureGates } from '../features/gates.ts';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +60,9 @@ import { requestHeaderAuthenticator, requestHeaderConfig, type RequestHeaderFlag
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 import { AtRest } from '../storage/encryption/at-rest.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
+import { ServiceAccountTokens } from '../auth/serviceaccount/setup.ts';
+import type { ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -141,6 +144,12 @@ export interface ServerOptions {
    * --authentication-token-webhook-config-file / -cache-ttl / -version, --api-audiences.
    */
   tokenAuth?: TokenAuthOptions;
+  /**
+   * --service-account-signing-key-file, --service-account-key-file, --service-account-issuer,
+   * --api-audiences, --service-account-lookup, --service-account-max-token-expiration,
+   * --service-account-extend-token-expiration (none given: a key generated under the PKI dir).
+   */
+  serviceAccounts?: ServiceAccountFlags;
 }
 
 export interface RunningServer {
@@ -167,6 +176,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const ownCa = parseCaBundle(pki.caCertPem, 'pki')[0]!;
   if (!clientCA.certificates.some((c) => c.raw.equals(ownCa.raw))) log.warn({ clientCaFile: opts.clientCaFile }, '--client-ca-file does not include this server\'s CA: the admin certificate of the generated kubeconfig will not authenticate');
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
+  // Bad --service-account-* combinations fail start-up here, with kube's messages.
+  const saTokens = await ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log);
   const auditor = openAuditor(opts);
   // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
   const oidcCaPem = opts.oidc?.caFile ? readOidcCaBundle(opts.oidc.caFile) : undefined;
@@ -177,8 +188,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // starts: asked by the bearer-token filter and by TokenReview. Bootstrap tokens read Secrets
   // through the registry, built later.
   let registryRef: Registry | undefined;
-  const tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile }, () => registryRef, log, { oidc: oidc ?? undefined });
+  // The service-account JWT authenticators take their slot after the token file; the API
+  // audiences are --api-audiences, or the service-account issuers (kube's default).
+  const tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile, apiAudiences: opts.tokenAuth?.apiAudiences ?? saTokens.config.apiAudiences }, () => registryRef, log, {
+    oidc: oidc ?? undefined,
+    serviceAccounts: saTokens.tokenAuthenticators.map((a) => ({ authenticateToken: (token, ctx) => a.authenticateToken(token, ctx.audiences) })),
+  });
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  saTokens.onTokenUsed = (kind) => metrics.serviceAccountTokenUsed(kind);
   const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
     metrics.close();
     throw err;
@@ -207,11 +224,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kinds,
     storage,
     admission,
-    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates },
+    { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates, serviceAccountTokens: saTokens.tokenRequest },
     { authorizer, tokenAuthenticator: tokenAuth.tokenAuthenticator, apiAudiences: tokenAuth.apiAudiences },
   );
   registryRef = registry;
   registryKinds = () => registry.kinds.map((k) => k.kind);
+  saTokens.attach(registry);
   await bootstrap(registry, kinds);
   await rbacCache.start(storage);
   await webhookSource.start(storage);
@@ -247,6 +265,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
   }
   for (const c of perNamespace) c.start();
+  // kube-controller-manager's tokens controller (legacy token Secrets).
+  const tokensController = opts.namespaceDefaults !== false && registry.lookup('', 'v1', 'secrets') ? new ServiceAccountTokensController(storage, registry, saTokens.legacyGenerator, pki.caCertPem, log, !(opts.featureGates ?? new FeatureGates()).enabled('LegacyServiceAccountTokenNoAutoGeneration')) : null;
+  tokensController?.start();
+
   // kube-apiserver's cluster_authentication_trust_controller: kube-system/extension-apiserver-authentication.
   const trust = registry.lookup('', 'v1', 'configmaps')
     ? new ClusterAuthenticationTrustController(storage, registry, () => ({
@@ -288,6 +310,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inflight,
     audit: auditor,
   };
+  deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());
   const server = createServer(pki, createHandler(deps), tlsCas());
   // A reloaded bundle: new connections are asked for the new CAs, and the ConfigMap follows.
@@ -339,6 +362,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         trust?.stop();
         for (const b of bundles) b.stop();
         tokenCleaner?.stop();
+        tokensController?.stop();
         if (!(await inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: inflight.size }, 'shutdown: requests still in flight after the timeout');
         hub.close(); // ends every watch stream (each ends its response, flushing what was written)
         await connections.drain(SHUTDOWN_DRAIN_MS);
@@ -349,6 +373,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         webhookSource.stop();
         await storageProtection.idle().catch(() => undefined);
         for (const c of perNamespace) await c.idle().catch(() => undefined);
+        await tokensController?.idle().catch(() => undefined);
         await trust?.idle();
         await tokenCleaner?.idle().catch(() => undefined);
         await tokenAuth.close();

@@ -40,6 +40,12 @@ export interface AuditRequestInfo {
   userAgent?: string;
   attributes: AuditAttributes;
   objectRef?: ObjectRef;
+  /**
+   * Annotations authentication recorded (kube's audit.AddAuditAnnotation before the event exists,
+   * e.g. `authentication.k8s.io/legacy-token`): the event starts with them, so they appear from
+   * RequestReceived on.
+   */
+  annotations?: Record<string, string>;
 }
 
 /** A Status as audit events carry it: everything but kind/apiVersion. */
@@ -116,6 +122,7 @@ export class AuditedRequest {
 
   constructor(private readonly writer: AuditLogWriter, private readonly info: AuditRequestInfo, private readonly decision: AuditDecision) {
     this.level = decision.level;
+    Object.assign(this.annotations, info.annotations);
   }
 
   /** Whether request / response bodies are logged at this level. */
@@ -190,7 +197,8 @@ export class AuditedRequest {
       ...(stage !== 'RequestReceived' && stage !== 'ResponseStarted' && this.wantsResponseObject && this.responseObject !== undefined ? { responseObject: strip(this.responseObject) } : {}),
       requestReceivedTimestamp: microTime(this.received),
       stageTimestamp: microTime(stage === 'RequestReceived' ? this.received : nowMs()),
-      ...(stage !== 'RequestReceived' && Object.keys(this.annotations).length ? { annotations: { ...this.annotations } } : {}),
+      // At RequestReceived the only annotations are authentication's (the rest come later).
+      ...(Object.keys(this.annotations).length ? { annotations: { ...this.annotations } } : {}),
     };
     this.writer.write(JSON.stringify(ev));
   }

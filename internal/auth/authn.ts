@@ -26,6 +26,11 @@ export interface AuthRequest {
    * server's --api-audiences, if any. TokenReview sets them from spec.audiences.
    */
   audiences?: string[];
+  /**
+   * Audit annotations an authenticator records (kube's audit.AddAuditAnnotation during
+   * authentication, e.g. `authentication.k8s.io/legacy-token`); absent when nobody collects them.
+   */
+  annotations?: Record<string, string>;
 }
 
 export interface Authenticator {

@@ -40,6 +40,7 @@ export const KNOWN_GATES = {
   ServiceInternalTrafficPolicy: { default: true, stage: 'BETA' },
   ServiceIPStaticSubrange: { default: false, stage: 'ALPHA' },
   ProbeTerminationGracePeriod: { default: false, stage: 'BETA' },
+  LegacyServiceAccountTokenNoAutoGeneration: { default: true, stage: 'BETA' },
 } as const satisfies Record<string, FeatureSpec>;
 
 /** A gate name. */

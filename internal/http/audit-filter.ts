@@ -47,7 +47,7 @@ function objectRef(info: RequestInfo): ObjectRef | undefined {
   };
 }
 
-function requestFacts(req: Req, info: RequestInfo, user: UserInfo | null, auditID: string): AuditRequestInfo {
+function requestFacts(req: Req, info: RequestInfo, user: UserInfo | null, auditID: string, annotations?: Record<string, string>): AuditRequestInfo {
   const ua = req.headers['user-agent'];
   return {
     auditID,
@@ -58,6 +58,7 @@ function requestFacts(req: Req, info: RequestInfo, user: UserInfo | null, auditI
     userAgent: Array.isArray(ua) ? ua[0] : ua,
     attributes: { user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path, namespace: info.namespace, group: info.group, resource: info.resource, subresource: info.subresource, name: info.name },
     objectRef: objectRef(info),
+    ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
   };
 }
 
@@ -86,8 +87,8 @@ export function failedAuthenticationAudit(auditor: Auditor, req: Req, info: Requ
  * Audit one authenticated request: emits RequestReceived now, and the later stages as the response
  * goes out. Returns null when the policy does not audit the request.
  */
-export function auditRequest(auditor: Auditor, registry: Registry, req: Req, res: Res, info: RequestInfo, user: UserInfo | null, auditID: string, requestBody: () => Promise<Buffer> | null): AuditedRequest | null {
-  const a = auditor.begin(requestFacts(req, info, user, auditID));
+export function auditRequest(auditor: Auditor, registry: Registry, req: Req, res: Res, info: RequestInfo, user: UserInfo | null, auditID: string, requestBody: () => Promise<Buffer> | null, authAnnotations?: Record<string, string>): AuditedRequest | null {
+  const a = auditor.begin(requestFacts(req, info, user, auditID, authAnnotations));
   if (!a) return null;
   const served = info.isResourceRequest ? registry.lookup(info.group, info.version, info.resource) : undefined;
   if (served?.kind.deprecationWarning) {

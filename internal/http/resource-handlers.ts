@@ -180,7 +180,7 @@ export class ResourceHandlers {
           const opts = createOptions(r.query);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
-          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, {});
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, result.warnings?.length ? warningHeaders(result.warnings) : {});
         }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);

@@ -247,3 +247,8 @@ const OPEN = Buffer.from('{');
 /** `Warning` header values in RFC 7234 form, as kube-apiserver sends them. */
 export const warningHeaders = (warnings: string[]): Record<string, string[]> =>
   warnings.length ? { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) } : {};
+
+/** A body written as is with its own content type (kube handlers that write pre-rendered bytes). */
+export function sendRaw(res: Res, code: number, contentType: string, body: Buffer | string, headers: Record<string, string> = {}): void {
+  send(res, code, contentType, body, headers);
+}

@@ -31,6 +31,7 @@ import { cleanScope, dryRunLabel, reportedVerb, requestKind } from '../metrics/r
 import type { UserInfo } from '../api/types.ts';
 import { headerLines } from '../auth/headers.ts';
 import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsImpersonation, ImpersonationRequestError } from '../auth/impersonation.ts';
+import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -54,6 +55,8 @@ export interface ServerDeps {
   inflight?: InflightRequests;
   /** The audit log (absent: no auditing). */
   audit?: Auditor;
+  /** ServiceAccount issuer discovery documents (absent: the routes are not installed, 404). */
+  openIdDiscovery?: OpenIdDiscovery;
 }
 
 
@@ -110,7 +113,9 @@ export function createHandler(deps: ServerDeps) {
       const info = requestInfo(method, path, url.searchParams);
       // One raw-header array for every stage that reads (and, as kube, removes) identity headers.
       const rawHeaders = req.rawHeaders;
-      let user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized, rawHeaders }).catch((err: unknown) => {
+      // Audit annotations recorded while authenticating (e.g. a legacy service-account token).
+      const authAnnotations: Record<string, string> = {};
+      let user = await deps.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, peerCertificate: peer.peerCertificate, certAuthorized: peer.certAuthorized, rawHeaders, annotations: authAnnotations }).catch((err: unknown) => {
         // Bad credentials: kube's failed-authentication audit event, then the 401.
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw err;
@@ -120,7 +125,7 @@ export function createHandler(deps: ServerDeps) {
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw unauthorized();
       }
-      audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise) : null;
+      audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise, authAnnotations) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
         const uri = req.url ?? path;
@@ -158,7 +163,7 @@ export function createHandler(deps: ServerDeps) {
         // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
         // an unread request body is drained so the connection stays usable.
         if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
-        await mux(deps, method, path, url.searchParams, res);
+        await mux(deps, method, path, url.searchParams, res, Array.isArray(req.headers.accept) ? req.headers.accept[0] : req.headers.accept);
         return;
       }
       if (info.isResourceRequest) {
@@ -257,12 +262,13 @@ function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
 }
 
 /** Paths outside the API prefixes: health checks, the index, else the mux's text/plain 404. */
-async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res): Promise<void> {
+async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchParams, res: Res, accept?: string): Promise<void> {
   if (path === '/metrics' && deps.metrics && (method === 'GET' || method === 'HEAD')) {
     const m = await deps.metrics.render();
     sendText(res, 200, m.body, { 'Content-Type': m.contentType });
     return;
   }
+  if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];

@@ -95,6 +95,7 @@ export class ApiMetrics {
   private readonly webhookRequests?: Counter<string>;
   private readonly webhookRejections?: Counter<string>;
   private readonly webhookFailOpen?: Counter<string>;
+  private readonly serviceAccountTokens: Record<'legacy' | 'stale' | 'valid', Counter<string>>;
 
   constructor(opts: ApiMetricsOptions = {}) {
     this.showHidden = opts.showHidden ?? false;
@@ -143,6 +144,12 @@ export class ApiMetrics {
     this.webhookRequests = this.counter({ name: 'apiserver_admission_webhook_request_total', help: 'Admission webhook request total, identified by name and broken out for each admission type (validating or mutating) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.', stabilityLevel: 'ALPHA' }, ['name', 'type', 'operation', 'code', 'rejected']);
     this.webhookRejections = this.counter({ name: 'apiserver_admission_webhook_rejection_count', help: 'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.', stabilityLevel: 'ALPHA' }, ['name', 'type', 'operation', 'error_type', 'rejection_code']);
     this.webhookFailOpen = this.counter({ name: 'apiserver_admission_webhook_fail_open_count', help: 'Admission webhook fail open count, identified by name and broken out for each admission type (validating or mutating).', stabilityLevel: 'ALPHA' }, ['name', 'type']);
+    // pkg/serviceaccount/metrics.go: service-account tokens authenticated, by kind.
+    this.serviceAccountTokens = {
+      legacy: this.counter({ name: 'serviceaccount_legacy_tokens_total', help: 'Cumulative legacy service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+      stale: this.counter({ name: 'serviceaccount_stale_tokens_total', help: 'Cumulative stale projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+      valid: this.counter({ name: 'serviceaccount_valid_tokens_total', help: 'Cumulative valid projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
+    };
     collectDefaultMetrics({ register: this.registry });
 
     // The max-in-flight filter's watermark: every period, report the period's peak, then restart
@@ -223,6 +230,11 @@ export class ApiMetrics {
   /** A request reached a deprecated API version (MonitorRequest's deprecated branch). */
   deprecatedRequest(l: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
     this.deprecatedApis.set(sorted({ group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, removed_release: l.removedRelease }), 1);
+  }
+
+  /** A service-account token was used: legacy (no audience), or projected past / before its warnafter. */
+  serviceAccountTokenUsed(kind: 'legacy' | 'stale' | 'valid'): void {
+    this.serviceAccountTokens[kind].inc();
   }
 
   /** The Prometheus text exposition of every registered metric. */

@@ -65,6 +65,8 @@ function cacheKey(hmacKey: Buffer, token: string, audiences: string[] | undefine
 const copyResponse = (r: TokenResponse): TokenResponse => ({
   user: { ...r.user, groups: [...r.user.groups], ...(r.user.extra ? { extra: Object.fromEntries(Object.entries(r.user.extra).map(([k, v]) => [k, [...v]])) } : {}) },
   audiences: [...r.audiences],
+  // kube's cached authenticator records the audit annotations of the call and replays them on hits.
+  ...(r.annotations ? { annotations: { ...r.annotations } } : {}),
 });
 
 export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenCacheOptions): TokenAuthenticator {

@@ -26,6 +26,11 @@ export interface TokenResponse {
   user: UserInfo;
   /** The audiences the token was found valid for (empty when none was asked for). */
   audiences: string[];
+  /**
+   * Audit annotations the authenticator records (kube's audit.AddAuditAnnotation while
+   * authenticating, e.g. `authentication.k8s.io/legacy-token`); kept with a cached answer.
+   */
+  annotations?: Record<string, string>;
 }
 
 export interface TokenAuthenticator {
@@ -135,6 +140,7 @@ export function bearerTokenAuthenticator(tokens: TokenAuthenticator, apiAudience
         throw unauthorized();
       }
       if (!r) throw unauthorized();
+      if (r.annotations && req.annotations) Object.assign(req.annotations, r.annotations);
       return withAuthenticatedGroup(r.user);
     },
   };

@@ -3,12 +3,14 @@
  * ValidateServiceAccount / ValidateServiceAccountUpdate in pkg/apis/core/validation (Kubernetes
  * 1.24). Kube validates nothing beyond ObjectMeta (DNS-1123 subdomain names, which the store
  * checks); the strategy's one rule is cleanSecretReferences: each `secrets` entry keeps only its
- * name. The `serviceaccounts/token` subresource (TokenRequest) is not served yet.
+ * name. The `serviceaccounts/token` subresource (TokenRequest, serviceaccount-token.ts) is served
+ * when the server has a token issuer (KindOptions.serviceAccountTokens).
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
+import { tokenSubresource } from './serviceaccount-token.ts';
 
 /** Name of the account the serviceaccounts controller keeps in every active namespace. */
 export const DEFAULT_SERVICE_ACCOUNT_NAME = 'default';
@@ -74,4 +76,7 @@ export const serviceAccountKind: KindDescriptor = {
   table: serviceAccountTable,
   // genericregistry.Store{ReturnDeletedObject: true} in pkg/registry/core/serviceaccount/storage.
   deleteReturns: 'Object',
+  // kube-apiserver 1.24 always has a token issuer (its flags are required); this server's has one
+  // unless the registry is built without (unit tests).
+  forOptions: (options) => (options.serviceAccountTokens ? { ...serviceAccountKind, subresources: [tokenSubresource(options.serviceAccountTokens)] } : serviceAccountKind),
 };

@@ -296,7 +296,7 @@ export class GenericStore {
    * decoded as the subresource's kind, then the subresource's create runs with access to the
    * parent (get, delete through this store).
    */
-  async createSubresource(ctx: RequestContext, namespace: string, name: string, subresourceName: string, body: KubeObject, dryRun: string[]): Promise<{ code: number; body: unknown }> {
+  async createSubresource(ctx: RequestContext, namespace: string, name: string, subresourceName: string, body: KubeObject, dryRun: string[]): Promise<{ code: number; body: unknown; warnings?: string[] }> {
     const sub = this.subresource(subresourceName);
     if (!sub?.create || !sub.verbs.includes('create')) throw methodNotAllowed();
     const target = sub.kind ? { group: sub.kind.group, versions: [sub.kind.version, 'v1beta1'], kind: sub.kind.kind } : this.kind;
@@ -308,6 +308,22 @@ export class GenericStore {
       throw e;
     }
     if (!decoded.metadata || typeof decoded.metadata !== 'object') decoded.metadata = {};
+    // kube's create handler: EnsureObjectNamespaceMatchesRequestNamespace, the decoder's
+    // defaulting, then managedFields of the decoded object (TokenRequest echoes them).
+    if (this.kind.namespaced) {
+      if (decoded.metadata.namespace && decoded.metadata.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      decoded.metadata.namespace = namespace;
+    }
+    sub.defaults?.(decoded);
+    if (sub.kind) {
+      const subKind = { ...this.kind, group: sub.kind.group, versions: [sub.kind.version], kind: sub.kind.kind, subresources: [], strategy: { ...this.kind.strategy, defaults: sub.defaults, canonicalize: undefined } };
+      setManagedFields(decoded, new FieldManager(subKind).update(decoded, null, ctx.fieldManager, new Date(), sub.name));
+    }
+    // kube's create handler runs admission on a named create too (subresource set): e.g.
+    // NamespaceLifecycle refuses a TokenRequest or an Eviction in a terminating namespace.
+    const attrs = this.attrs('CREATE', { ...ctx, dryRun: dryRun.length > 0 }, namespace, name, decoded, null, sub.name);
+    await this.admission.admit(attrs);
+    await this.admission.validate(attrs);
     return sub.create(
       {
         user: ctx.user,

@@ -15,6 +15,7 @@ import type { KubeObject, UserInfo } from '../../api/types.ts';
 import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
+import type { TokenRequestDeps } from '../core/serviceaccount-token.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
@@ -122,6 +123,8 @@ export interface KindOptions {
   serviceNodePortRange?: string;
   /** `--feature-gates` (1.24 defaults when absent): decoding, and gated fields of a kind. */
   featureGates?: FeatureGates;
+  /** The ServiceAccount token issuer: serves `serviceaccounts/token` (TokenRequest) when set. */
+  serviceAccountTokens?: TokenRequestDeps;
 }
 
 /** What a kind's hooks are built from, once per server, when the registry is built. */
@@ -191,7 +194,12 @@ export interface SubresourceDescriptor {
    * A POST on the subresource (kube's rest.NamedCreater, e.g. pods/eviction): given the decoded
    * body (kind and apiVersion checked against `kind`), the answer's code and body.
    */
-  create?(ctx: SubresourceCreateContext, body: KubeObject): Promise<{ code: number; body: unknown }>;
+  create?(ctx: SubresourceCreateContext, body: KubeObject): Promise<{ code: number; body: unknown; warnings?: string[] }>;
+  /**
+   * The subresource kind's API defaulting, applied to the decoded body before managedFields are
+   * computed and `create` runs (kube's decoder defaults, e.g. TokenRequest expirationSeconds).
+   */
+  defaults?(obj: KubeObject): void;
 }
 
 /**
