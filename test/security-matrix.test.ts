@@ -66,6 +66,9 @@ const GRANTS: Grant[] = [
   { subject: { group: 'team-b' }, namespace: '*', resources: ['namespaces'], verbs: READ },
   { subject: { group: 'team-b' }, namespace: NS_B, resources: ['configmaps', 'serviceaccounts'], verbs: ['get', 'list', 'create', 'update'] },
   { subject: { user: 'carol' }, namespace: '*', resources: ['secrets'], verbs: ['get', 'list'] },
+  // A ServiceAccount by its username, and every account of NS_B by the namespace's group.
+  { subject: { user: `system:serviceaccount:${NS_A}:robot` }, namespace: NS_A, resources: ['configmaps'], verbs: ['get', 'list', 'update'] },
+  { subject: { group: `system:serviceaccounts:${NS_B}` }, namespace: NS_B, resources: ['serviceaccounts'], verbs: READ },
   { subject: { group: 'wh-group' }, namespace: NS_B, resources: ['secrets', 'configmaps'], verbs: ['get', 'create', 'patch'] },
   // OIDC users and groups carry the --oidc-*-prefix: the grants name them so.
   { subject: { group: 'oidc:ops' }, namespace: NS_A, resources: ['secrets', 'serviceaccounts'], verbs: ['get', 'list', 'watch', 'delete'] },
@@ -176,6 +179,11 @@ test.before(async () => {
     }),
     'bootstrap token',
   );
+  // A ServiceAccount's token from TokenRequest (what `kubectl create token` asks for).
+  await must(admin.request('POST', `/api/v1/namespaces/${NS_A}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } }), 'robot');
+  const tr = await admin.request('POST', `/api/v1/namespaces/${NS_A}/serviceaccounts/robot/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+  if (tr.status !== 201) throw new Error(`TokenRequest: ${tr.status} ${tr.text}`);
+  identities.push({ name: 'service account', username: `system:serviceaccount:${NS_A}:robot`, groups: ['system:serviceaccounts', `system:serviceaccounts:${NS_A}`, 'system:authenticated'], client: tokenClient(tr.json.status.token) });
   identities.push({ name: 'bootstrap token', username: 'system:bootstrap:mtx001', groups: ['system:bootstrappers', 'system:bootstrappers:matrix', 'system:authenticated'], client: tokenClient('mtx001.matrixsecret0001') });
 });
 
