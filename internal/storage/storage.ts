@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
-import { Kafka, logLevel as kafkaLogLevel } from 'kafkajs';
+// kafkajs is loaded by openKafka only: an embedded server never pays for loading it (~150 ms).
+import type { logLevel as KafkaLogLevel } from 'kafkajs';
 import type { EventLog } from './log/log.ts';
 import { LevelLog } from './log/level-log.ts';
 import { KafkaLog } from './log/kafka-log.ts';
@@ -128,7 +129,8 @@ export class Storage {
   static async openKafka(opts: KafkaStorageOptions): Promise<Storage> {
     const clientId = opts.clientId ?? 'kube-apiserver';
     const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
-    const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger), connectionTimeout: 3_000, requestTimeout: 10_000 });
+    const { Kafka, logLevel: kafkaLogLevel } = await import('kafkajs');
+    const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
     const db = await Storage.openDb(opts.dataDir);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
@@ -403,7 +405,7 @@ export class Storage {
 
 
 /** kafkajs log entries → the server's logger (kafkajs logs to the console by default). */
-function kafkaLogs(logger: StorageLogger) {
+function kafkaLogs(logger: StorageLogger, kafkaLogLevel: typeof KafkaLogLevel) {
   return () => ({ level, log }: { level: number; log: { message: string; [k: string]: unknown } }) => {
     const { message, ...rest } = log;
     if (level <= kafkaLogLevel.ERROR) logger.error({ kafka: rest }, message);
