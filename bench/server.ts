@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
 import { spawnTracked, stopChild, freePort, sleep, round } from './util.ts';
+import { nodeArgsFor } from '../test/server-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -45,7 +46,7 @@ export interface ApiServer {
 export async function spawnApiServer(dataDir: string, port?: number, extraArgs: string[] = []): Promise<ApiServer> {
   port ??= await freePort();
   const spawnedAt = performance.now();
-  const proc = spawnTracked(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
+  const proc = spawnTracked(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { cpus, totalmem, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeArgsFor } from '../test/server-command.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -491,7 +492,7 @@ export async function spawnServerWithFlags(opts: { dataDir: string; flags: strin
   const port = opts.port ?? (await freePort());
   const prof = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
   const spawnedAt = performance.now();
-  const proc = spawnTracked(process.execPath, ['--import', 'tsx', ...prof, 'cmd/apiserver.ts', '--data-dir', opts.dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...opts.flags], {
+  const proc = spawnTracked(process.execPath, [...nodeArgsFor('cmd/apiserver.ts', prof), '--data-dir', opts.dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...opts.flags], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

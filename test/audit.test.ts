@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { startTestServer, tempDir, clientFor, type TestServer } from './harness.ts';
+import { nodeArgsFor } from './server-command.ts';
 
 const POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -175,7 +176,7 @@ test('rotation: --audit-log-maxsize 1 MB, --audit-log-maxbackup 2: backups named
 test('--audit-log-path - writes events to standard output; a bad policy fails start-up', async () => {
   const d = tempDir();
   writeFileSync(join(d, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', d, '--secure-port', '0', '--log-level', 'info', '--audit-log-path', '-', '--audit-policy-file', join(d, 'policy.yaml')], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', d, '--secure-port', '0', '--log-level', 'info', '--audit-log-path', '-', '--audit-policy-file', join(d, 'policy.yaml')], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c));
@@ -204,7 +205,7 @@ test('--audit-log-path - writes events to standard output; a bad policy fails st
   }
 
   writeFileSync(join(d, 'bad.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
-  const bad = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', d, '--secure-port', '0', '--audit-log-path', join(d, 'x.log'), '--audit-policy-file', join(d, 'bad.yaml')], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
+  const bad = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', d, '--secure-port', '0', '--audit-log-path', join(d, 'x.log'), '--audit-policy-file', join(d, 'bad.yaml')], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
   let badErr = '';
   bad.stderr!.on('data', (c: Buffer) => (badErr += c));
   const code = await new Promise<number | null>((r) => bad.on('exit', r));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as undiciRequest } from 'undici';
 import { startServer, type RunningServer, type ServerOptions } from '../internal/app/app.ts';
+import { nodeArgsFor } from './server-command.ts';
 
 export interface HttpResult {
   status: number;
@@ -115,8 +116,9 @@ export interface ChildServer {
  */
 export async function spawnServer(dataDir: string, port = 0, extraArgs: string[] = []): Promise<ChildServer> {
   const args = extraArgs.filter((a, i) => a !== '--log-level' && extraArgs[i - 1] !== '--log-level' && !a.startsWith('--log-level='));
-  const proc = spawn(process.execPath, ['--import', 'tsx', // APISERVER_CPU_PROF=<dir>: write a V8 CPU profile of the server there (profiling benchmarks).
-    ...(process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : []), 'cmd/apiserver.ts', '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {
+  // The built dist/ JavaScript when fresh, else tsx (test/server-command.ts). APISERVER_CPU_PROF=<dir>:
+  // write a V8 CPU profile of the server there (profiling benchmarks).
+  const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts', process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : []), '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { startTestServer, tempDir, type TestServer } from './harness.ts';
 import { clientFor } from './harness.ts';
 import { join } from 'node:path';
+import { nodeArgsFor } from './server-command.ts';
 
 let s: TestServer;
 
@@ -154,7 +155,7 @@ test('metric lifecycle: metrics deprecated in 1.23 are hidden unless --show-hidd
 
 test('--show-hidden-metrics-for-version accepts only the previous minor (kube message), else start-up fails', async () => {
   const dir = tempDir();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dir, '--secure-port', '0', '--show-hidden-metrics-for-version', '1.22'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dir, '--secure-port', '0', '--show-hidden-metrics-for-version', '1.22'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c));
   const code = await new Promise<number | null>((r) => proc.on('exit', r));

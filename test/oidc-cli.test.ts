@@ -14,6 +14,7 @@ import { Agent } from 'undici';
 import { agentClient, clientFor, spawnServer, type HttpResult } from './harness.ts';
 import { createTestProvider, type TestProvider } from './oidc-provider.ts';
 import { ensurePki } from '../internal/auth/pki.ts';
+import { nodeArgsFor } from './server-command.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'oidc-cli-'));
 let provider: TestProvider;
@@ -32,7 +33,7 @@ test.after(async () => {
 
 /** Run cmd/apiserver.ts until it exits; its exit code and last stderr line. */
 function runApiserver(args: string[]): Promise<{ code: number | null; last: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', join(tmp, 'data-fail'), '--secure-port', '0', ...args], {
+  const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', join(tmp, 'data-fail'), '--secure-port', '0', ...args], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

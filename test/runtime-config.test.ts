@@ -11,6 +11,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runtimeConfig, parseConfigurationMap, defaultResourceConfig } from '../internal/app/runtime-config.ts';
 import { startTestServer, tempDir } from './harness.ts';
+import { nodeArgsFor } from './server-command.ts';
 
 const BETA_EVENTS = '/apis/events.k8s.io/v1beta1/namespaces/default/events';
 
@@ -111,7 +112,7 @@ test('--runtime-config api/all=false,v1=true: only the core group is served', as
 
 test('a bad --runtime-config fails start-up with the message', async () => {
   const dir = tempDir();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'cmd/apiserver.ts', '--data-dir', dir, '--secure-port', '0', '--runtime-config', 'foo.example.com/v1=false'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dir, '--secure-port', '0', '--runtime-config', 'foo.example.com/v1=false'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c));
   assert.is(await new Promise<number | null>((r) => proc.on('exit', r)), 1);

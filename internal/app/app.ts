@@ -264,22 +264,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await controller.start();
   phase('namespaceController');
   const gc = new GarbageCollector(storage, registry, log);
-  if (opts.garbageCollector !== false) gc.start();
   // kube-controller-manager's pv-protection and pvc-protection controllers.
   const storageProtection = new StorageProtectionController(storage, registry, log);
-  storageProtection.start();
   const events = registry.lookup('', 'v1', 'events');
   const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
   // --event-ttl 0: no expiry (kube attaches no etcd lease for a zero TTL).
   const eventTtl = events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
-  eventTtl?.start();
   // Each runs when its kind is served (a server built with a subset of kinds has fewer).
   const perNamespace: (ServiceAccountsController | RootCaPublisher)[] = [];
   if (opts.namespaceDefaults !== false) {
     if (registry.lookup('', 'v1', 'serviceaccounts')) perNamespace.push(new ServiceAccountsController(storage, registry, log));
     if (registry.lookup('', 'v1', 'configmaps')) perNamespace.push(new RootCaPublisher(storage, registry, pki.caCertPem, log));
   }
-  for (const c of perNamespace) c.start();
   // kube-controller-manager's tokens controller (legacy token Secrets).
   const tokensController = opts.namespaceDefaults !== false && registry.lookup('', 'v1', 'secrets') ? new ServiceAccountTokensController(storage, registry, saTokens.legacyGenerator, pki.caCertPem, log, !(opts.featureGates ?? new FeatureGates()).enabled('LegacyServiceAccountTokenNoAutoGeneration')) : null;
   tokensController?.start();
@@ -345,6 +341,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const serviceControllers = await startServiceControllers(storage, registry, log, { ...opts, securePort: port });
   phase('kubernetesService');
+  // kube-controller-manager's controllers (GC, pv/pvc protection, event TTL, serviceaccounts,
+  // root-ca-cert-publisher) start once the server serves, as kube's start after the apiserver is
+  // ready: their start-up scans (every object of their kinds) are not on the path to /readyz.
+  if (opts.garbageCollector !== false) gc.start();
+  storageProtection.start();
+  eventTtl?.start();
+  for (const c of perNamespace) c.start();
   const url = serverUrl(opts.bindAddress, port);
   // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
   deps.advertiseAddress = new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host;

@@ -12,10 +12,11 @@
  * when missing, unreadable, not issued by the current CA, expiring within 30 days, or (serving cert)
  * lacking a requested host.
  */
-import { webcrypto, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { webcrypto, createPrivateKey, createPublicKey, randomBytes, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { isIP } from 'node:net';
 import * as path from 'node:path';
+import { createRequire } from 'node:module';
 import type * as X509 from '@peculiar/x509';
 
 /**
@@ -55,11 +56,23 @@ function installReflectMetadataShim(): void {
     metadata: (k: unknown, v: unknown) => (target: object, prop?: Key) => define(k, v, target, prop),
   });
 }
-installReflectMetadataShim();
-const x509: typeof X509 = await import('@peculiar/x509');
-
 const crypto = webcrypto as unknown as Crypto;
-x509.cryptoProvider.set(crypto);
+
+/**
+ * @peculiar/x509 (its CommonJS build, which is also what `import` resolves to), loaded at the first
+ * use of `x509` rather than at import: with its ASN.1 modules it is ~70 ms of start-up, and a
+ * start on an existing, valid PKI never needs it (existingPki checks with Node's own parser).
+ */
+let x509Module: typeof X509 | undefined;
+function loadX509(): typeof X509 {
+  if (!x509Module) {
+    installReflectMetadataShim();
+    x509Module = createRequire(import.meta.url)('@peculiar/x509') as typeof X509;
+    x509Module.cryptoProvider.set(crypto);
+  }
+  return x509Module;
+}
+const x509: typeof X509 = new Proxy({} as typeof X509, { get: (_target, prop) => Reflect.get(loadX509(), prop) });
 
 export interface Pki {
   caCertPem: string;
@@ -308,6 +321,41 @@ async function leafIsGood(ca: Ca, certText: string | null, keyText: string | nul
   }
 }
 
+/**
+ * The PKI in `dir` when all six files are there and both leaves pass leafIsGood's checks — issued
+ * by the CA (signature), key matching the certificate, not within RENEW_BEFORE of expiry, the
+ * serving certificate carrying `wantSans` — made with Node's native X.509 parser; null otherwise,
+ * and then ensurePki's full path (with @peculiar/x509) decides what to repair, as before.
+ */
+async function existingPki(dir: string, wantSans: X509.JsonGeneralNames): Promise<Pki | null> {
+  const [caCertPem, caKeyPem, serverCertPem, serverKeyPem, adminCertPem, adminKeyPem] = await Promise.all(
+    [PKI_FILES.caCert, PKI_FILES.caKey, PKI_FILES.serverCert, PKI_FILES.serverKey, PKI_FILES.adminCert, PKI_FILES.adminKey].map((f) => readIfExists(path.join(dir, f))),
+  );
+  if (!caCertPem || !caKeyPem || !serverCertPem || !serverKeyPem || !adminCertPem || !adminKeyPem) return null;
+  try {
+    const ca = new NodeX509Certificate(caCertPem);
+    const good = (certPemText: string, keyPemText: string, sans?: X509.JsonGeneralNames): boolean => {
+      const cert = new NodeX509Certificate(certPemText);
+      const notAfter = Date.parse(cert.validTo);
+      if (!(notAfter - Date.now() >= RENEW_BEFORE)) return false;
+      if (!cert.verify(ca.publicKey)) return false;
+      if (!cert.checkPrivateKey(createPrivateKey(keyPemText))) return false;
+      if (!sans) return true;
+      // Node lists SANs as "DNS:a, IP Address:b"; anything else (or a quoted value) just fails the match.
+      const have = new Set<string>();
+      for (const part of (cert.subjectAltName ?? '').split(', ')) {
+        if (part.startsWith('DNS:')) have.add(`dns:${part.slice(4).toLowerCase()}`);
+        else if (part.startsWith('IP Address:')) have.add(`ip:${canonicalIp(part.slice(11))}`);
+      }
+      return sans.every((n) => have.has(n.type === 'ip' ? `ip:${canonicalIp(n.value)}` : `${n.type}:${n.value.toLowerCase()}`));
+    };
+    if (!good(serverCertPem, serverKeyPem, wantSans) || !good(adminCertPem, adminKeyPem)) return null;
+  } catch {
+    return null;
+  }
+  return { caCertPem, serverCertPem, serverKeyPem, adminCertPem, adminKeyPem, dir };
+}
+
 // ---------------------------------------------------------------------------------------------
 // directory lock: several processes (parallel tests) may call ensurePki on one directory.
 
@@ -353,6 +401,9 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
   const f = (name: string) => path.join(dir, name);
 
   return withDirLock(dir, async () => {
+    // --- everything present and usable (every start but the first): no certificate library needed.
+    const existing = await existingPki(dir, servingSans(opts.hosts));
+    if (existing) return existing;
     // --- CA: load if present, never regenerate.
     let caCertText = await readIfExists(f(PKI_FILES.caCert));
     let caKeyText = await readIfExists(f(PKI_FILES.caKey));

@@ -12,8 +12,14 @@ import { eventKey, type LogEvent } from '../log/event.ts';
 export const encodeIndexEntry = (e: IndexEntry): Buffer => Buffer.from(`${e.rv} ${e.uid} ${e.deleting ? 1 : 0}`);
 
 export function decodeIndexEntry(b: Buffer): IndexEntry {
-  const [rv, uid, del] = b.toString().split(' ');
-  return { rv: Number(rv), uid, deleting: del === '1' };
+  return parseIndexEntry(b.toString('latin1'));
+}
+
+/** The i/ value as text (ASCII: digits, a UID, 0/1). */
+export function parseIndexEntry(s: string): IndexEntry {
+  const a = s.indexOf(' ');
+  const z = s.lastIndexOf(' ');
+  return { rv: Number(s.slice(0, a)), uid: s.slice(a + 1, z), deleting: s.charCodeAt(z + 1) === 0x31 };
 }
 
 export interface Folded {
@@ -23,22 +29,31 @@ export interface Folded {
 }
 
 export class KeyIndex {
-  private readonly entries = new Map<string, IndexEntry>();
+  /**
+   * path → entry. Entries loaded at start-up stay in their stored text form until first read
+   * (`get` parses and keeps the object): a start-up with 100k objects then allocates 100k short
+   * strings, not 100k entry objects, and parses only the entries that writes touch.
+   */
+  private readonly entries = new Map<string, IndexEntry | string>();
 
   get size(): number {
     return this.entries.size;
   }
 
   get(path: string): IndexEntry | undefined {
-    return this.entries.get(path);
+    const e = this.entries.get(path);
+    if (typeof e !== 'string') return e;
+    const parsed = parseIndexEntry(e);
+    this.entries.set(path, parsed);
+    return parsed;
   }
 
   has(path: string): boolean {
     return this.entries.has(path);
   }
 
-  /** Load an entry as stored (start-up). */
-  set(path: string, e: IndexEntry): void {
+  /** Load an entry as stored (start-up): the object, or the i/ value's text (parsed when read). */
+  set(path: string, e: IndexEntry | string): void {
     this.entries.set(path, e);
   }
 
@@ -65,7 +80,7 @@ export class KeyIndex {
     if (event.op === 'GENESIS') return null;
     const key = eventKey(event);
     const path = objectPath(key);
-    const verdict = fold(offset, this.entries.get(path), event, (ns) => this.entries.get(namespacePath(ns)));
+    const verdict = fold(offset, this.get(path), event, (ns) => this.get(namespacePath(ns)));
     if (verdict.accepted) {
       if (verdict.op === 'DELETE') this.entries.delete(path);
       else this.entries.set(path, { rv: offset, uid: event.uid, deleting: event.deleting });

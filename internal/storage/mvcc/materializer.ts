@@ -11,7 +11,7 @@
 import type { ClassicLevel } from 'classic-level';
 import { eventKey, type PositionedEvent } from '../log/event.ts';
 import type { IndexEntry, Verdict } from './fold.ts';
-import { KeyIndex, encodeIndexEntry, decodeIndexEntry } from './key-index.ts';
+import { KeyIndex, encodeIndexEntry } from './key-index.ts';
 import { currentKey, historyKey, indexKey, markerKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
 import { StorageError } from '../errors.ts';
 
@@ -49,6 +49,9 @@ export interface PendingFold {
 }
 
 const INDEX_PREFIX = 'i/';
+/** Key index entries per read at start-up, and the bytes one read may buffer (~100 B an entry). */
+const INDEX_LOAD_BATCH = 4096;
+const INDEX_LOAD_BYTES = 1024 * 1024;
 
 export class Materializer {
   private readonly index = new KeyIndex();
@@ -84,8 +87,19 @@ export class Materializer {
 
   private async load(): Promise<void> {
     this.index.clear();
-    for await (const [k, v] of this.db.iterator({ gte: INDEX_PREFIX, lt: 'i0' })) {
-      this.index.set(k.slice(INDEX_PREFIX.length), decodeIndexEntry(v));
+    // In bulk: one iterator read in batches of INDEX_LOAD_BATCH entries (one native call and one
+    // promise per batch, not per key).
+    // Values come as strings decoded by LevelDB's binding (no Buffer per entry) and stay text until
+    // the index reads them (KeyIndex).
+    const it = this.db.iterator<string, string>({ gte: INDEX_PREFIX, lt: 'i0', valueEncoding: 'utf8', highWaterMarkBytes: INDEX_LOAD_BYTES });
+    try {
+      for (;;) {
+        const entries = await it.nextv(INDEX_LOAD_BATCH);
+        if (!entries.length) break;
+        for (const [k, v] of entries) this.index.set(k.slice(INDEX_PREFIX.length), v);
+      }
+    } finally {
+      await it.close();
     }
     for await (const v of this.db.values({ gte: 't/', lt: 't0', reverse: true, limit: 1 })) {
       this.lastMarkerSecond = Math.floor(Number(v.toString()) / 1000);
