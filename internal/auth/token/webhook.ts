@@ -9,12 +9,17 @@
  * cached, so the next request asks again. 500s, 504s, 429s and connection resets are retried with
  * kube's backoff (500 ms × 1.5ⁿ, ±20 % jitter, 5 attempts) before giving up.
  */
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import type * as Undici from 'undici';
+import { lazyRequire } from '../../lazy.ts';
 import { parse as parseYaml } from 'yaml';
 import type { UserInfo } from '../../api/types.ts';
 import { cachedTokenAuthenticator } from './cache.ts';
 import { intersectAudiences, type TokenAuthenticator, type TokenResponse } from './token.ts';
 import type { WebhookClientConfig } from './webhook-config.ts';
+
+/** undici, loaded when the first webhook is built (start-up time: see internal/lazy.ts). */
+const undici = lazyRequire<typeof Undici>('undici');
 
 export const WEBHOOK_VERSIONS = ['v1', 'v1beta1'] as const;
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
@@ -176,7 +181,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
 
   constructor(private readonly opts: WebhookTokenOptions) {
     const c = opts.client;
-    this.agent = new Agent({
+    this.agent = new undici.Agent({
       connect: { ca: c.ca, cert: c.cert, key: c.key, servername: c.servername, rejectUnauthorized: !c.insecureSkipTlsVerify },
       headersTimeout: REQUEST_TIMEOUT_MS,
       bodyTimeout: REQUEST_TIMEOUT_MS,
@@ -229,7 +234,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     if (c.authorization) headers.authorization = c.authorization;
     let res;
     try {
-      res = await request(this.url, { method: 'POST', headers, body, dispatcher: this.agent });
+      res = await undici.request(this.url, { method: 'POST', headers, body, dispatcher: this.agent });
     } catch (e) {
       throw transportError(this.url, e);
     }
