@@ -21,7 +21,6 @@
  * is gone, being deleted, or has another uid.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { compactVerify } from 'jose';
 import type { KubeObject, UserInfo } from '../../api/types.ts';
 import { unauthorized } from '../../api/errors.ts';
 import { bearerToken, SYSTEM_AUTHENTICATED, type Authenticator } from '../authn.ts';
@@ -123,6 +122,8 @@ export class JwtTokenAuthenticator {
     if (!decodeJson(parts[0]!)) return null;
     let claims: Claims | undefined;
     const errors: string[] = [];
+    // jose is loaded at the first service-account token verified, not at start-up (~30 ms).
+    const { compactVerify } = await import('jose');
     for (const key of this.keys) {
       try {
         const { payload } = await compactVerify(token, key);

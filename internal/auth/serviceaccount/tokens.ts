@@ -13,7 +13,6 @@
  *    "pod":{"name":"p","uid":"…"},"serviceaccount":{"name":"sa","uid":"…"}},"nbf":1795672305,
  *    "sub":"system:serviceaccount:ns:sa"}
  */
-import { SignJWT } from 'jose';
 import type { SigningKey } from './options.ts';
 
 /** The issuer of the tokens the tokens controller writes into Secrets (LegacyIssuer). */
@@ -119,6 +118,8 @@ export interface TokenGenerator {
 export function jwtTokenGenerator(issuer: string, signing: SigningKey): TokenGenerator {
   return {
     async generate(claims) {
+      // jose is loaded at the first token signed, not at start-up (~30 ms).
+      const { SignJWT } = await import('jose');
       return new SignJWT(sorted({ ...claims, iss: issuer }) as Record<string, unknown>).setProtectedHeader({ alg: signing.alg, kid: signing.kid }).sign(signing.key);
     },
   };
