@@ -4,10 +4,10 @@
  * renews (eventstore TTLFunc); here Events are ordinary objects in the log, so this in-process
  * controller deletes them through the generic store, like any client.
  *
- *   onChange (ADDED/MODIFIED of an Event at offset rv, written at time t) ─► timer at t + ttl
- *   onChange (DELETED)                                                    ─► timer dropped
- *   timer ─► work queue (dedup per object, retries) ─► storage.latest() ─► still the version the
- *            timer was set for? ─► DELETE with uid + resourceVersion preconditions
+ *   onChange (ADDED/MODIFIED of an Event at offset rv, written at time t) ─► scheduled at t + ttl
+ *   onChange (DELETED)                                                    ─► forgotten
+ *
+ * The timers, the work queue and the guarded DELETE are ExpiringObjects' (expiring-objects.ts).
  *
  * A start-up scan (pages of 500) sets a timer for every stored Event from its last write time as
  * the object records it (the newest of creationTimestamp and managedFields times), which is how a
@@ -17,33 +17,19 @@
  * the timer was set changes the resourceVersion, so an expired timer never deletes a renewed Event.
  */
 import type { Logger } from 'pino';
-import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import { objectPath } from '../storage/keys.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { ExpiringObjects } from './expiring-objects.ts';
 
 /** kube-apiserver's --event-ttl default. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
 /** Page size of the start-up scan: bounds memory on large stores. */
 const SCAN_PAGE = 500;
-/** setTimeout's largest delay (2^31-1 ms, ~24.8 days); longer TTLs re-arm when it fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** One stored version of an object that will expire. */
-interface Expiry {
-  key: string;
-  namespace: string;
-  name: string;
-  uid: string;
-  rv: number;
-  due: number;
-}
-
-const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
 
 /** When an object was last written, as the object itself records it (second precision). */
 function lastWriteOf(o: KubeObject): number {
@@ -60,10 +46,7 @@ function lastWriteOf(o: KubeObject): number {
  * the kind it is given; app.ts gives it Events and --event-ttl.
  */
 export class EventTtlController {
-  private readonly expiries = new Map<string, Expiry>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly queue: WorkQueue<Expiry>;
-  private readonly ctx = systemContext('event-ttl-controller');
+  private readonly expiring: ExpiringObjects;
   private unsubscribe: (() => void) | null = null;
   private scanned: Promise<void> = Promise.resolve();
 
@@ -75,11 +58,7 @@ export class EventTtlController {
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
     if (served.kind.storedAs) throw new Error(`event TTL controller: ${served.kind.resource} is a view; give it the kind that owns the storage`);
-    this.queue = new WorkQueue<Expiry>(
-      (e) => this.expire(e),
-      (e, err) => this.log.warn({ err, object: e.key }, 'event TTL deletion failed; retrying'),
-      queueOptions,
-    );
+    this.expiring = new ExpiringObjects({ storage, served, ctx: systemContext('event-ttl-controller'), log, failureMessage: 'event TTL deletion failed; retrying', queueOptions });
   }
 
   /** Subscribe to changes, then scan the stored objects in the background. */
@@ -90,7 +69,7 @@ export class EventTtlController {
         if (c.key.group !== group || c.key.resource !== resource) continue;
         const key = objectPath(c.key);
         if (c.type === 'DELETED') {
-          this.forget(key);
+          this.expiring.forget(key);
           continue;
         }
         // This runs in the fold's commit step: a bad object must never break it.
@@ -100,7 +79,7 @@ export class EventTtlController {
         } catch (err) {
           this.log.warn({ err, object: key }, 'event TTL controller could not read a change');
         }
-        this.schedule({ key, namespace: c.key.namespace, name: c.key.name, uid, rv: c.offset, due: c.time + this.ttlMs });
+        this.expiring.schedule({ key, namespace: c.key.namespace, name: c.key.name, uid, rv: c.offset, due: c.time + this.ttlMs });
       }
     });
     this.scanned = this.scan().catch((err) => this.log.warn({ err }, 'event TTL start-up scan failed; expiry resumes as events are written'));
@@ -114,14 +93,12 @@ export class EventTtlController {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-    this.queue.stop();
+    this.expiring.stop();
   }
 
   /** Resolves when no deletion is in flight (tests, shutdown). */
   idle(): Promise<void> {
-    return this.queue.idle();
+    return this.expiring.idle();
   }
 
   private async scan(): Promise<void> {
@@ -132,51 +109,9 @@ export class EventTtlController {
         const o = parseObject(b);
         const m = o.metadata;
         const key = objectPath(this.served.store.key(m.namespace ?? '', m.name ?? ''));
-        this.schedule({ key, namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '', rv: Number(m.resourceVersion), due: lastWriteOf(o) + this.ttlMs });
+        this.expiring.schedule({ key, namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '', rv: Number(m.resourceVersion), due: lastWriteOf(o) + this.ttlMs });
       }
       cont = page.continue;
     } while (cont);
-  }
-
-  /** Arm the timer of an object's version (a newer version already known wins). */
-  private schedule(e: Expiry): void {
-    const known = this.expiries.get(e.key);
-    if (known && known.rv >= e.rv) return;
-    this.expiries.set(e.key, e);
-    this.arm(e);
-  }
-
-  private arm(e: Expiry): void {
-    const old = this.timers.get(e.key);
-    if (old) clearTimeout(old);
-    const wait = Math.max(0, e.due - Date.now());
-    const t = setTimeout(() => {
-      this.timers.delete(e.key);
-      if (this.expiries.get(e.key) !== e) return;
-      if (Date.now() < e.due) this.arm(e); // a TTL longer than one timer can wait
-      else this.queue.add(e);
-    }, Math.min(wait, MAX_TIMER_MS));
-    t.unref();
-    this.timers.set(e.key, t);
-  }
-
-  private forget(key: string): void {
-    this.expiries.delete(key);
-    const t = this.timers.get(key);
-    if (t) clearTimeout(t);
-    this.timers.delete(key);
-  }
-
-  /** Delete the version the timer was set for, if it is still the current one. */
-  private async expire(e: Expiry): Promise<void> {
-    await this.storage.latest();
-    if (this.expiries.get(e.key)?.rv !== e.rv) return; // renewed (or gone) since
-    try {
-      await this.served.store.delete(this.ctx, e.namespace, e.name, { preconditions: { uid: e.uid, resourceVersion: String(e.rv) } });
-    } catch (err) {
-      // 404: already deleted (another replica, a client); 409: written since, a new timer runs.
-      if (errCode(err) !== 404 && errCode(err) !== 409) throw err;
-    }
-    if (this.expiries.get(e.key)?.rv === e.rv) this.forget(e.key);
   }
 }

@@ -5,42 +5,26 @@
  * kube's controller is off by default (`--controllers=*,tokencleaner`); this server runs it
  * whenever --enable-bootstrap-token-auth is on, the only setting in which such tokens matter.
  *
- *   onChange (ADDED/MODIFIED of a bootstrap Secret at rv) ─► expiry parsed ─► timer at expiry
- *   onChange (DELETED)                                    ─► timer dropped
- *   timer ─► work queue ─► still that version? ─► DELETE with uid + resourceVersion preconditions
+ *   onChange (ADDED/MODIFIED of a bootstrap Secret at rv) ─► expiry parsed ─► scheduled at expiry
+ *   onChange (DELETED)                                    ─► forgotten
  *
- * Replica-safe: every replica on one Kafka topic sees the same Secrets and arms the same timers;
- * the preconditions let exactly one DELETE land, the others get 404/409 (expected, not failures).
- * A Secret updated after its timer was armed (a new expiration) changes its resourceVersion, so
- * the stale timer deletes nothing and the update's own timer decides. A start-up scan arms timers
- * for the Secrets already stored, which is how a restarted server resumes.
+ * The timers, the guarded DELETE and its replica safety are ExpiringObjects' (expiring-objects.ts):
+ * a Secret updated after its timer was armed (a new expiration) changes its resourceVersion, so
+ * the stale timer deletes nothing. A start-up scan schedules the Secrets already stored, which is
+ * how a restarted server resumes.
  */
 import type { Logger } from 'pino';
-import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, timeToExpiry } from '../auth/token/bootstrap.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { ExpiringObjects } from './expiring-objects.ts';
 
 /** Page size of the start-up scan: bounds memory on large stores. */
 const SCAN_PAGE = 500;
-/** setTimeout's largest delay (2^31-1 ms, ~24.8 days); longer waits re-arm when it fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** One stored version of a bootstrap-token Secret that will expire. */
-interface Expiry {
-  /** The work queue's dedup key: the Secret's name. */
-  key: string;
-  name: string;
-  uid: string;
-  rv: number;
-  due: number;
-}
-
-const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
 
 /** When a bootstrap-token Secret is due for deletion (epoch ms), or null when it never is. */
 export function deletionDue(secret: KubeObject, nowMs: number): number | null {
@@ -51,10 +35,7 @@ export function deletionDue(secret: KubeObject, nowMs: number): number | null {
 }
 
 export class TokenCleaner {
-  private readonly expiries = new Map<string, Expiry>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly queue: WorkQueue<Expiry>;
-  private readonly ctx = systemContext('token-cleaner');
+  private readonly expiring: ExpiringObjects;
   private unsubscribe: (() => void) | null = null;
   private scanned: Promise<void> = Promise.resolve();
 
@@ -65,11 +46,15 @@ export class TokenCleaner {
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
     if (secrets.kind.resource !== 'secrets' || secrets.kind.group !== '') throw new Error(`token cleaner: needs the core Secrets kind, got ${secrets.kind.resource}`);
-    this.queue = new WorkQueue<Expiry>(
-      (e) => this.expire(e),
-      (e, err) => this.log.warn({ err, secret: `${BOOTSTRAP_TOKEN_NAMESPACE}/${e.name}` }, 'token cleaner: deletion failed; retrying'),
+    this.expiring = new ExpiringObjects({
+      storage,
+      served: secrets,
+      ctx: systemContext('token-cleaner'),
+      log,
+      failureMessage: 'token cleaner: deletion failed; retrying',
+      onDeleted: (e) => log.info({ secret: `${BOOTSTRAP_TOKEN_NAMESPACE}/${e.name}` }, 'token cleaner: deleted an expired bootstrap token'),
       queueOptions,
-    );
+    });
   }
 
   /** Subscribe to changes, then scan the stored Secrets in the background. */
@@ -79,7 +64,7 @@ export class TokenCleaner {
       for (const c of changes) {
         if (c.key.group !== group || c.key.resource !== resource || c.key.namespace !== BOOTSTRAP_TOKEN_NAMESPACE) continue;
         if (c.type === 'DELETED') {
-          this.forget(c.key.name);
+          this.expiring.forget(c.key.name);
           continue;
         }
         // This runs in the fold's commit step: a bad object must never break it.
@@ -101,14 +86,12 @@ export class TokenCleaner {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-    this.queue.stop();
+    this.expiring.stop();
   }
 
   /** Resolves when no deletion is in flight (tests, shutdown). */
   idle(): Promise<void> {
-    return this.queue.idle();
+    return this.expiring.idle();
   }
 
   private async scan(): Promise<void> {
@@ -123,53 +106,13 @@ export class TokenCleaner {
     } while (cont);
   }
 
-  /** A version of a Secret was seen: arm (or drop) its timer. */
+  /** A version of a Secret was seen: schedule (or forget) its deletion. */
   private observe(o: KubeObject, rv: number): void {
     const name = o.metadata.name ?? '';
-    const known = this.expiries.get(name);
+    const known = this.expiring.known(name);
     if (known && known.rv >= rv) return;
     const due = deletionDue(o, Date.now());
-    if (due === null) {
-      this.forget(name);
-      return;
-    }
-    const e: Expiry = { key: name, name, uid: o.metadata.uid ?? '', rv, due };
-    this.expiries.set(name, e);
-    this.arm(e);
-  }
-
-  private arm(e: Expiry): void {
-    const old = this.timers.get(e.name);
-    if (old) clearTimeout(old);
-    const wait = Math.max(0, e.due - Date.now());
-    const t = setTimeout(() => {
-      this.timers.delete(e.name);
-      if (this.expiries.get(e.name) !== e) return;
-      if (Date.now() < e.due) this.arm(e);
-      else this.queue.add(e);
-    }, Math.min(wait, MAX_TIMER_MS));
-    t.unref();
-    this.timers.set(e.name, t);
-  }
-
-  private forget(name: string): void {
-    this.expiries.delete(name);
-    const t = this.timers.get(name);
-    if (t) clearTimeout(t);
-    this.timers.delete(name);
-  }
-
-  /** Delete the version the timer was set for, if it is still the current one. */
-  private async expire(e: Expiry): Promise<void> {
-    await this.storage.latest();
-    if (this.expiries.get(e.name)?.rv !== e.rv) return; // updated (or gone) since
-    try {
-      await this.secrets.store.delete(this.ctx, BOOTSTRAP_TOKEN_NAMESPACE, e.name, { preconditions: { uid: e.uid, resourceVersion: String(e.rv) } });
-      this.log.info({ secret: `${BOOTSTRAP_TOKEN_NAMESPACE}/${e.name}` }, 'token cleaner: deleted an expired bootstrap token');
-    } catch (err) {
-      // 404: already deleted (another replica, a client); 409: written since, a new timer runs.
-      if (errCode(err) !== 404 && errCode(err) !== 409) throw err;
-    }
-    if (this.expiries.get(e.name)?.rv === e.rv) this.forget(e.name);
+    if (due === null) this.expiring.forget(name);
+    else this.expiring.schedule({ key: name, namespace: BOOTSTRAP_TOKEN_NAMESPACE, name, uid: o.metadata.uid ?? '', rv, due });
   }
 }
