@@ -57,6 +57,32 @@ const FETCH_BYTES = 1024 * 1024;
  * — stop at that fetch) with a short fetch wait (above).
  */
 async function commitStart(kafka: Kafka, groupId: string, topic: string, offset: number): Promise<void> {
+  // A broker that just started answers group requests with retriable errors for a while (e.g.
+  // COORDINATOR_LOAD_IN_PROGRESS while __consumer_offsets loads): try again, as kafkajs' own
+  // consumer would, instead of failing the replica's start-up.
+  const deadline = Date.now() + COMMIT_START_RETRY_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await commitStartOnce(kafka, groupId, topic, offset);
+    } catch (err) {
+      if (!isRetriable(err) || Date.now() + wait > deadline) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/** How long a replica's start keeps retrying retriable broker errors while committing its start offset. */
+const COMMIT_START_RETRY_MS = 60_000;
+
+/** kafkajs marks errors a retry may cure (`retriable`), also when wrapped by its retrier (`originalError`). */
+function isRetriable(err: unknown): boolean {
+  for (let e = err as { retriable?: boolean; originalError?: unknown } | undefined; e; e = e.originalError as typeof e) {
+    if (e.retriable === true) return true;
+  }
+  return false;
+}
+
+async function commitStartOnce(kafka: Kafka, groupId: string, topic: string, offset: number): Promise<void> {
   const c = kafka.consumer({ groupId, maxWaitTimeInMs: COMMIT_FETCH_WAIT_MS, allowAutoTopicCreation: false });
   await c.connect();
   try {
