@@ -6,7 +6,7 @@
  * takes effect for every request admitted after N's write was acknowledged on this replica.
  */
 import type { Storage } from '../../storage/storage.ts';
-import { currentPrefix } from '../../storage/keys.ts';
+import { followStore } from '../../storage/follow.ts';
 import type { Change } from '../../storage/mvcc/materializer.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../selectors/label-selector.ts';
@@ -86,32 +86,16 @@ export class WebhookSource {
 
   /** Load everything and follow the fold. Resolves once the source is current. */
   async start(storage: Storage): Promise<void> {
-    const pending: Change[] = [];
-    let loaded = false;
-    let loadedAt = -1;
-    this.unsubscribe = storage.onChange((changes) => {
-      for (const c of changes) {
-        if (c.key.group !== ADMISSION_GROUP && !(c.key.group === '' && (c.key.resource === 'namespaces' || c.key.resource === 'services'))) continue;
-        if (!loaded) pending.push(c);
-        else if (c.offset > loadedAt) this.apply(c);
-      }
+    this.unsubscribe = await followStore(storage, {
+      resources: [{ group: ADMISSION_GROUP, resource: RESOURCE.mutating }, { group: ADMISSION_GROUP, resource: RESOURCE.validating }, { group: '', resource: 'namespaces' }, { group: '', resource: 'services' }],
+      wants: (key) => key.group === ADMISSION_GROUP || (key.group === '' && (key.resource === 'namespaces' || key.resource === 'services')),
+      load: (r, json) => {
+        const obj = JSON.parse(json.toString('utf8')) as KubeObject;
+        if (r.group === '') this.putCore(r.resource, obj);
+        else this.put(r.resource === RESOURCE.mutating ? 'mutating' : 'validating', obj);
+      },
+      apply: (c) => this.apply(c),
     });
-    const view = await storage.view();
-    try {
-      loadedAt = view.rv;
-      for (const type of ['mutating', 'validating'] as const) {
-        const prefix = currentPrefix(ADMISSION_GROUP, RESOURCE[type]);
-        for await (const [, value] of view.scan(prefix, prefix.slice(0, -1) + '0')) this.put(type, JSON.parse(value.toString('utf8')) as KubeObject);
-      }
-      for (const resource of ['namespaces', 'services']) {
-        const prefix = currentPrefix('', resource);
-        for await (const [, value] of view.scan(prefix, prefix.slice(0, -1) + '0')) this.putCore(resource, JSON.parse(value.toString('utf8')) as KubeObject);
-      }
-    } finally {
-      await view.close();
-    }
-    for (const c of pending) if (c.offset > loadedAt) this.apply(c);
-    loaded = true;
   }
 
   stop(): void {

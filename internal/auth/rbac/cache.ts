@@ -6,7 +6,8 @@
  * answered after N's write was acknowledged on this replica.
  */
 import type { Storage } from '../../storage/storage.ts';
-import { currentPrefix, type ObjectKey } from '../../storage/keys.ts';
+import type { ObjectKey } from '../../storage/keys.ts';
+import { followStore } from '../../storage/follow.ts';
 import type { Change } from '../../storage/mvcc/materializer.ts';
 import { serviceAccountUsername, type PolicyRule, type Subject } from './rules.ts';
 import type { UserInfo } from '../../api/types.ts';
@@ -63,28 +64,12 @@ export class RbacCache {
 
   /** Load everything and follow the fold. Resolves once the cache is current. */
   async start(storage: Storage): Promise<void> {
-    const pending: Change[] = [];
-    let loaded = false;
-    let loadedAt = -1;
-    this.unsubscribe = storage.onChange((changes) => {
-      for (const c of changes) {
-        if (c.key.group !== RBAC_GROUP) continue;
-        if (!loaded) pending.push(c);
-        else if (c.offset > loadedAt) this.apply(c);
-      }
+    this.unsubscribe = await followStore(storage, {
+      resources: RESOURCES.map((resource) => ({ group: RBAC_GROUP, resource })),
+      wants: (key) => key.group === RBAC_GROUP,
+      load: (r, json) => this.put(r.resource as (typeof RESOURCES)[number], JSON.parse(json.toString('utf8')) as Stored),
+      apply: (c) => this.apply(c),
     });
-    const view = await storage.view();
-    try {
-      loadedAt = view.rv;
-      for (const resource of RESOURCES) {
-        const prefix = currentPrefix(RBAC_GROUP, resource);
-        for await (const [, value] of view.scan(prefix, prefix.slice(0, -1) + '0')) this.put(resource, JSON.parse(value.toString('utf8')) as Stored);
-      }
-    } finally {
-      await view.close();
-    }
-    for (const c of pending) if (c.offset > loadedAt) this.apply(c);
-    loaded = true;
   }
 
   stop(): void {
