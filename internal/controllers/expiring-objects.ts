@@ -7,6 +7,10 @@
  *                                                   ─► DELETE with uid + resourceVersion preconditions
  *   forget(key)            ─► timer dropped (the object was deleted, or no longer expires)
  *
+ * `start(policy)` feeds it: every folded change of the kind (in the policy's namespace) is
+ * scheduled at the deadline the policy gives the version, or forgotten; a start-up scan (pages of
+ * 500) schedules the objects already stored, which is how a restarted server resumes.
+ *
  * Replica-safe: every replica on one Kafka topic sees the same versions and arms the same timers;
  * the preconditions let exactly one DELETE land, the others get 404/409 (expected, not failures).
  * A write after a timer was armed changes the resourceVersion, so a stale timer deletes nothing
@@ -17,6 +21,9 @@ import { ApiError } from '../api/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
+import type { KubeObject } from '../api/types.ts';
+import { objectPath } from '../storage/keys.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 
 /** setTimeout's largest delay (2^31-1 ms, ~24.8 days); longer waits re-arm when it fires. */
@@ -32,6 +39,22 @@ export interface Expiry {
   rv: number;
   /** Epoch ms at which this version is deleted. */
   due: number;
+}
+
+/** Page size of the start-up scan: bounds memory on large stores. */
+const SCAN_PAGE = 500;
+
+/** What expires, and when. */
+export interface ExpiryPolicy {
+  /** The namespace followed; undefined: all of them. */
+  namespace?: string;
+  /**
+   * The deadline (epoch ms) of this version of `o`, or null when it never expires. `writtenAt`:
+   * the write's time when the version comes from a folded change, null from the start-up scan.
+   */
+  due(o: KubeObject, writtenAt: number | null): number | null;
+  /** Names the controller in its log lines. */
+  name: string;
 }
 
 const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
@@ -52,6 +75,8 @@ export class ExpiringObjects {
   private readonly expiries = new Map<string, Expiry>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly queue: WorkQueue<Expiry>;
+  private unsubscribe: (() => void) | null = null;
+  private scanned: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: ExpiringObjectsOptions) {
     this.queue = new WorkQueue<Expiry>(
@@ -61,28 +86,75 @@ export class ExpiringObjects {
     );
   }
 
+  /** Follow the kind's folded changes, then scan the stored objects in the background. */
+  start(policy: ExpiryPolicy): void {
+    const { group, resource } = this.opts.served.store.codec;
+    this.unsubscribe = this.opts.storage.onChange((changes) => {
+      for (const c of changes) {
+        if (c.key.group !== group || c.key.resource !== resource) continue;
+        if (policy.namespace !== undefined && c.key.namespace !== policy.namespace) continue;
+        if (c.type === 'DELETED') {
+          this.forget(objectPath(c.key));
+          continue;
+        }
+        // This runs in the fold's commit step: a bad object must never break it.
+        try {
+          const o = parseObject(c.object);
+          this.observe(o, c.offset, policy.due(o, c.time));
+        } catch (err) {
+          this.opts.log.warn({ err, object: objectPath(c.key) }, `${policy.name} could not read a change`);
+        }
+      }
+    });
+    this.scanned = this.scan(policy).catch((err) => this.opts.log.warn({ err }, `${policy.name}: start-up scan failed; expiry resumes as objects are written`));
+  }
+
+  /** Resolves when the start-up scan is done (tests). */
+  synced(): Promise<void> {
+    return this.scanned;
+  }
+
+  private async scan(policy: ExpiryPolicy): Promise<void> {
+    let cont: string | undefined;
+    do {
+      const page = await this.opts.served.reader.list(policy.namespace ?? '', { limit: SCAN_PAGE, continue: cont });
+      for (const b of page.items) {
+        const o = parseObject(b);
+        this.observe(o, Number(o.metadata.resourceVersion), policy.due(o, null));
+      }
+      cont = page.continue;
+    } while (cont);
+  }
+
+  /** A version of an object was seen: schedule its deletion at `due`, or forget it (null). */
+  private observe(o: KubeObject, rv: number, due: number | null): void {
+    const m = o.metadata;
+    const key = objectPath(this.opts.served.store.key(m.namespace ?? '', m.name ?? ''));
+    const known = this.expiries.get(key);
+    if (known && known.rv >= rv) return;
+    if (due === null) this.forget(key);
+    else this.schedule({ key, namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '', rv, due });
+  }
+
   /** Arm the timer of an object's version (a newer version already known wins). */
-  schedule(e: Expiry): void {
+  private schedule(e: Expiry): void {
     const known = this.expiries.get(e.key);
     if (known && known.rv >= e.rv) return;
     this.expiries.set(e.key, e);
     this.arm(e);
   }
 
-  /** The version last scheduled for `key`, if any. */
-  known(key: string): Expiry | undefined {
-    return this.expiries.get(key);
-  }
-
-  forget(key: string): void {
+  private forget(key: string): void {
     this.expiries.delete(key);
     const t = this.timers.get(key);
     if (t) clearTimeout(t);
     this.timers.delete(key);
   }
 
-  /** Drop every timer and queued deletion (deletions under way finish). */
+  /** Stop following, drop every timer and queued deletion (deletions under way finish). */
   stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     this.queue.stop();

@@ -18,13 +18,9 @@ import type { KubeObject } from '../api/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
-import { parseObject } from '../registry/generic/serialize.ts';
 import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, timeToExpiry } from '../auth/token/bootstrap.ts';
 import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 import { ExpiringObjects } from './expiring-objects.ts';
-
-/** Page size of the start-up scan: bounds memory on large stores. */
-const SCAN_PAGE = 500;
 
 /** When a bootstrap-token Secret is due for deletion (epoch ms), or null when it never is. */
 export function deletionDue(secret: KubeObject, nowMs: number): number | null {
@@ -36,13 +32,11 @@ export function deletionDue(secret: KubeObject, nowMs: number): number | null {
 
 export class TokenCleaner {
   private readonly expiring: ExpiringObjects;
-  private unsubscribe: (() => void) | null = null;
-  private scanned: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly storage: Storage,
-    private readonly secrets: ServedKind,
-    private readonly log: Logger,
+    storage: Storage,
+    secrets: ServedKind,
+    log: Logger,
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
     if (secrets.kind.resource !== 'secrets' || secrets.kind.group !== '') throw new Error(`token cleaner: needs the core Secrets kind, got ${secrets.kind.resource}`);
@@ -57,62 +51,22 @@ export class TokenCleaner {
     });
   }
 
-  /** Subscribe to changes, then scan the stored Secrets in the background. */
+  /** Follow the kube-system Secrets, then scan the stored ones in the background. */
   start(): void {
-    const { group, resource } = this.secrets.store.codec;
-    this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) {
-        if (c.key.group !== group || c.key.resource !== resource || c.key.namespace !== BOOTSTRAP_TOKEN_NAMESPACE) continue;
-        if (c.type === 'DELETED') {
-          this.expiring.forget(c.key.name);
-          continue;
-        }
-        // This runs in the fold's commit step: a bad object must never break it.
-        try {
-          this.observe(parseObject(c.object), c.offset);
-        } catch (err) {
-          this.log.warn({ err, secret: `${BOOTSTRAP_TOKEN_NAMESPACE}/${c.key.name}` }, 'token cleaner could not read a change');
-        }
-      }
-    });
-    this.scanned = this.scan().catch((err) => this.log.warn({ err }, 'token cleaner: start-up scan failed; cleaning resumes as Secrets are written'));
+    this.expiring.start({ name: 'token cleaner', namespace: BOOTSTRAP_TOKEN_NAMESPACE, due: (o) => deletionDue(o, Date.now()) });
   }
 
   /** Resolves when the start-up scan is done (tests). */
   synced(): Promise<void> {
-    return this.scanned;
+    return this.expiring.synced();
   }
 
   stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
     this.expiring.stop();
   }
 
   /** Resolves when no deletion is in flight (tests, shutdown). */
   idle(): Promise<void> {
     return this.expiring.idle();
-  }
-
-  private async scan(): Promise<void> {
-    let cont: string | undefined;
-    do {
-      const page = await this.secrets.reader.list(BOOTSTRAP_TOKEN_NAMESPACE, { limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const o = parseObject(b);
-        this.observe(o, Number(o.metadata.resourceVersion));
-      }
-      cont = page.continue;
-    } while (cont);
-  }
-
-  /** A version of a Secret was seen: schedule (or forget) its deletion. */
-  private observe(o: KubeObject, rv: number): void {
-    const name = o.metadata.name ?? '';
-    const known = this.expiring.known(name);
-    if (known && known.rv >= rv) return;
-    const due = deletionDue(o, Date.now());
-    if (due === null) this.expiring.forget(name);
-    else this.expiring.schedule({ key: name, namespace: BOOTSTRAP_TOKEN_NAMESPACE, name, uid: o.metadata.uid ?? '', rv, due });
   }
 }
