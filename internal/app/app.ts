@@ -203,7 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // audiences are --api-audiences, or the service-account issuers (kube's default).
   const tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile, apiAudiences: opts.tokenAuth?.apiAudiences ?? saTokens.config.apiAudiences }, () => registryRef, log, {
     oidc: oidc ?? undefined,
-    serviceAccounts: saTokens.tokenAuthenticators.map((a) => ({ authenticateToken: (token, ctx) => a.authenticateToken(token, ctx.audiences) })),
+    serviceAccounts: saTokens.tokenAuthenticators,
   });
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
   saTokens.onTokenUsed = (kind) => metrics.serviceAccountTokenUsed(kind);

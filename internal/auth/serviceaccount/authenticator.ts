@@ -22,8 +22,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { KubeObject, UserInfo } from '../../api/types.ts';
-import { unauthorized } from '../../api/errors.ts';
-import { bearerToken, SYSTEM_AUTHENTICATED, type Authenticator } from '../authn.ts';
+import { SYSTEM_AUTHENTICATED } from '../authn.ts';
+import { goQuoteList, type TokenAuthenticator, type TokenContext, type TokenResponse } from '../token/token.ts';
 import {
   ALL_SERVICE_ACCOUNTS_GROUP,
   LEGACY_CLAIMS,
@@ -73,14 +73,6 @@ type Claims = Record<string, unknown>;
 type Validated = ServiceAccountInfo & { annotations?: Record<string, string> };
 type Validate = (token: string, claims: Claims, nowSeconds: number) => Promise<Validated>;
 
-/** A token authenticator's answer: the user and the audiences the token was accepted for. */
-export interface TokenResponse {
-  user: UserInfo;
-  audiences: string[];
-  /** Audit annotations (kube: `authentication.k8s.io/legacy-token`, `authentication.k8s.io/stale-token`). */
-  annotations: Record<string, string>;
-}
-
 export interface ServiceAccountAuthenticatorOptions {
   issuers: string[];
   keys: KeyObject[];
@@ -100,7 +92,7 @@ export type TokenUseListener = (kind: 'legacy' | 'stale' | 'valid') => void;
  * A token authenticator (kube's authenticator.Token) for one set of issuers. `authenticateToken`
  * answers null for a token that is not its kind, throws TokenRejected for a bad one.
  */
-export class JwtTokenAuthenticator {
+export class JwtTokenAuthenticator implements TokenAuthenticator {
   private readonly issuers: Set<string>;
   private readonly now: () => number;
 
@@ -113,7 +105,8 @@ export class JwtTokenAuthenticator {
     this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  async authenticateToken(token: string, requestedAudiences?: string[]): Promise<TokenResponse | null> {
+  /** Audit annotations in the answer: kube's `authentication.k8s.io/legacy-token` and `…/stale-token`. */
+  async authenticateToken(token: string, ctx: TokenContext = {}): Promise<TokenResponse | null> {
     const parts = token.split('.');
     if (parts.length !== 3) return null;
     const unverified = decodeJson(parts[1]!);
@@ -143,7 +136,7 @@ export class JwtTokenAuthenticator {
       this.opts.onUsed?.('legacy');
       tokenAudiences = this.opts.apiAudiences;
     }
-    const requested = requestedAudiences ?? this.opts.apiAudiences;
+    const requested = ctx.audiences ?? this.opts.apiAudiences;
     const audiences = tokenAudiences.filter((a) => requested.includes(a));
     if (audiences.length === 0 && this.opts.apiAudiences.length !== 0) {
       throw new TokenRejected(`token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList(requested)}`);
@@ -152,8 +145,6 @@ export class JwtTokenAuthenticator {
     return { user: serviceAccountUser(sa), audiences, annotations: { ...annotations, ...sa.annotations } };
   }
 }
-
-const goQuoteList = (xs: string[]): string => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
 
 function decodeJson(segment: string): Claims | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(segment)) return undefined;
@@ -247,35 +238,6 @@ export function legacyValidator(lookup: boolean, getter: ServiceAccountTokenGett
       if ((sa.metadata.uid ?? '') !== uid) throw new TokenRejected(`ServiceAccount UID (${sa.metadata.uid}) does not match claim (${uid})`);
     }
     return { namespace, name, uid };
-  };
-}
-
-/**
- * The request authenticator over a list of token authenticators (kube's bearertoken filter over
- * the token union, for the service-account part of it): null without a bearer token or when no
- * authenticator recognises it, the first success, else a 401. `onReject` sees why (for logs).
- */
-export function serviceAccountRequestAuthenticator(tokenAuthenticators: JwtTokenAuthenticator[], onReject?: (why: string) => void): Authenticator {
-  return {
-    async authenticate(req) {
-      const token = bearerToken(req.headers);
-      if (token === undefined) return null;
-      let rejected: string | undefined;
-      for (const a of tokenAuthenticators) {
-        try {
-          const r = await a.authenticateToken(token);
-          if (r) {
-            if (req.annotations) Object.assign(req.annotations, r.annotations);
-            return r.user;
-          }
-        } catch (e) {
-          rejected ??= (e as Error).message;
-        }
-      }
-      if (rejected === undefined) return null;
-      onReject?.(rejected);
-      throw unauthorized();
-    },
   };
 }
 

@@ -6,12 +6,11 @@
  *   flags ─► resolveServiceAccountConfig ─► { signing key, public keys, issuers, audiences }
  *              ├─► tokenRequest   (serviceaccounts/token)       ┐
  *              ├─► legacyGenerator (tokens controller)          ├─ getter ─► registry (attached later)
- *              ├─► authenticator  (legacy + bound JWT)          ┘
+ *              ├─► tokenAuthenticators (legacy + bound JWT)     ┘
  *              └─► discovery      (/.well-known/openid-configuration, /openid/v1/jwks)
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Authenticator } from '../authn.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { TokenRequestDeps } from '../../registry/core/serviceaccount-token.ts';
 import type { OpenIdDiscovery } from '../../http/openid-discovery.ts';
@@ -19,7 +18,7 @@ import { PKI_FILES } from '../pki.ts';
 import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from './options.ts';
 import { jwtTokenGenerator, LEGACY_ISSUER, type TokenGenerator } from './tokens.ts';
 import { RegistryTokenGetter } from './getter.ts';
-import { serviceAccountRequestAuthenticator, serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from './authenticator.ts';
+import { serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from './authenticator.ts';
 import { openIdMetadata } from './openid.ts';
 
 export class ServiceAccountTokens {
@@ -29,7 +28,6 @@ export class ServiceAccountTokens {
   readonly legacyGenerator: TokenGenerator;
   /** kube's legacy and bound token authenticators, in union order. */
   readonly tokenAuthenticators: JwtTokenAuthenticator[];
-  readonly authenticator: Authenticator;
   /** Set once metrics exist: counts token uses (serviceaccount_*_tokens_total). */
   onTokenUsed: TokenUseListener | undefined;
 
@@ -45,7 +43,6 @@ export class ServiceAccountTokens {
     };
     this.tokenAuthenticators = serviceAccountTokenAuthenticators({ issuers: config.issuers, keys: config.publicKeys, apiAudiences: config.apiAudiences, lookup: config.lookup, getter: this.getter, onUsed: (kind) => this.onTokenUsed?.(kind) });
     // Why a token failed is logged at debug level only: the client sees a bare 401, as from kube.
-    this.authenticator = serviceAccountRequestAuthenticator(this.tokenAuthenticators, (why) => log.debug({ why }, 'service account token rejected'));
   }
 
   /** Resolve the flags (kube's start-up errors are thrown) and build everything. */

@@ -109,7 +109,7 @@ export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthen
 }
 
 /** Go's %q of a []string: ["a" "b"]. */
-const goQuoteList = (xs: readonly string[]): string => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
+export const goQuoteList = (xs: readonly string[]): string => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
 
 /**
  * kube's AuthenticatedGroupAdder: every authenticated user (but the anonymous one, and one already
