@@ -10,15 +10,14 @@
  *
  * `--if-stale`: do nothing when dist/ is fresh (no input changed after the last build), as
  * `npm start`'s prestart step uses it. dist/.build-stamp is written last, with the mtime of the
- * build's start: test/server-command.ts compares it with the inputs' mtimes.
+ * build's start: cmd/build-stamp.ts compares it with the inputs' mtimes.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { BUILD_STAMP, buildIsFresh } from '../test/server-command.ts';
+import { BUILD_STAMP, ROOT, buildIsFresh } from './build-stamp.ts';
 
-const ROOT = join(dirname(new URL(import.meta.url).pathname), '..');
 const DIST = join(ROOT, 'dist');
 
 /** Every file under `dir` (recursively) that `keep` accepts. */
