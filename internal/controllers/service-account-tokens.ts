@@ -32,6 +32,7 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_KEY } from '../registry/core/secret.ts';
 import { legacyClaims, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
+import { ROOT_CA_KEY } from './root-ca-publisher.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 import { getOrNull, isNamespaceTerminating } from './namespace-reconciler.ts';
 import { simpleNameGenerator } from '../admission/service-account-pod.ts';
@@ -46,7 +47,6 @@ export const SERVICE_ACCOUNT_UID_KEY = 'kubernetes.io/service-account.uid';
 /** v1.ServiceAccountTokenKey, ServiceAccountNamespaceKey, ServiceAccountRootCAKey. */
 export const TOKEN_KEY = 'token';
 export const NAMESPACE_KEY = 'namespace';
-export const ROOT_CA_KEY = 'ca.crt';
 
 /** Page size of the start-up scan of token Secrets. */
 const SCAN_PAGE = 500;

@@ -117,6 +117,15 @@ function listMetaOf(result: ListResult): Record<string, unknown> {
   return meta;
 }
 
+/**
+ * The Warning headers of an answer, in kube's order: a deprecated version's warning first, then
+ * admission's (added while the request ran, webhooks included), then the write's own.
+ */
+function answerWarnings(served: ServedKind | undefined, admission: string[], own: string[] = []): Record<string, string[]> {
+  const deprecation = served?.kind.deprecationWarning;
+  return warningHeaders([...(deprecation ? [deprecation] : []), ...admission, ...own]);
+}
+
 export class ResourceHandlers {
   constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number) {}
 
@@ -135,10 +144,7 @@ export class ResourceHandlers {
     } catch (e) {
       // Warnings added before the failure still go out (kube's warning recorder writes them on
       // every answer), after a deprecated version's own.
-      if (r.warnings.length) {
-        const deprecation = this.registry.lookup(r.info.group, r.info.version, r.info.resource)?.kind.deprecationWarning;
-        (res as import('node:http').ServerResponse).setHeader('Warning', warningHeaders([...(deprecation ? [deprecation] : []), ...r.warnings]).Warning!);
-      }
+      if (r.warnings.length) (res as import('node:http').ServerResponse).setHeader('Warning', answerWarnings(this.registry.lookup(r.info.group, r.info.version, r.info.resource), r.warnings).Warning!);
       throw e;
     }
   }
@@ -180,7 +186,7 @@ export class ResourceHandlers {
           const opts = createOptions(r.query);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
-          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, result.warnings?.length ? warningHeaders(result.warnings) : {});
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings));
         }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);
@@ -274,10 +280,7 @@ export class ResourceHandlers {
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
   private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
-    // The deprecation warning (set on the response above) comes first, then admission's (added
-    // while the request ran), then the write's own.
-    const deprecation = served.kind.deprecationWarning ? [served.kind.deprecationWarning] : [];
-    const headers = warningHeaders([...deprecation, ...admissionWarnings, ...result.warnings]);
+    const headers = answerWarnings(served, admissionWarnings, result.warnings);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);

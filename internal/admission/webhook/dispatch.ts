@@ -22,11 +22,11 @@ import { isWebhookConfigurationResource, nameIsGenerated, requestResource, shoul
 import { createReview, verifyResponse, type AdmissionResponse, type AdmissionReviewRequest } from './review.ts';
 import { CallError, callWebhook, webhookAgent } from './client.ts';
 import type { Webhook, WebhookSource } from './source.ts';
+import { NO_SIDE_EFFECTS } from '../../registry/admissionregistration/validation.ts';
 
 export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
 export const VALIDATING_PLUGIN = 'ValidatingAdmissionWebhook';
 
-const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
 
 /** Converts an object between two resources that serve the same stored objects. */
 export interface ObjectConverter extends EquivalentResources {

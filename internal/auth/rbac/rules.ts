@@ -4,6 +4,7 @@
  */
 import type { UserInfo } from '../../api/types.ts';
 import type { AuthorizationAttributes } from '../authz.ts';
+import { serviceAccountUsername } from '../serviceaccount/tokens.ts';
 
 /** rbac/v1 PolicyRule. */
 export interface PolicyRule {
@@ -50,7 +51,7 @@ export function ruleAllows(a: Pick<AuthorizationAttributes, 'verb' | 'isResource
 }
 
 /** The username of a service account (serviceaccount.MakeUsername). */
-export const serviceAccountUsername = (namespace: string, name: string): string => `system:serviceaccount:${namespace}:${name}`;
+export { serviceAccountUsername };
 
 /**
  * appliesTo: does `subject` (of a binding in `bindingNamespace`, '' for cluster bindings) name

@@ -17,7 +17,8 @@ const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
 const ALL_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 /** v1 requires webhooks without side effects (or none on dry run). */
-const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+/** The sideEffects values v1 allows (and the only ones a dry run may reach). */
+export const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const SCOPES = ['*', 'Cluster', 'Namespaced'];

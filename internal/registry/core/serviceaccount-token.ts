@@ -17,6 +17,7 @@
  *
  * RBAC sees the request as verb `create` on `serviceaccounts/token` (request-info does that).
  */
+import { rfc3339 } from '../generic/serialize.ts';
 import { badRequest, conflict, invalid } from '../../api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
@@ -76,8 +77,6 @@ const groupOf = (apiVersion: string): string => {
 };
 
 /** RFC 3339 in whole seconds, as metav1.Time marshals. */
-const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /** TokenREST.Create. */
 async function createToken(deps: TokenRequestDeps, ctx: SubresourceCreateContext, req: KubeObject): Promise<{ code: number; body: unknown; warnings?: string[] }> {
   const meta = req.metadata;

@@ -11,10 +11,6 @@ import { eventKey, type LogEvent } from '../log/event.ts';
 /** The i/ value: "rv uid deleting". */
 export const encodeIndexEntry = (e: IndexEntry): Buffer => Buffer.from(`${e.rv} ${e.uid} ${e.deleting ? 1 : 0}`);
 
-export function decodeIndexEntry(b: Buffer): IndexEntry {
-  return parseIndexEntry(b.toString('latin1'));
-}
-
 /** The i/ value as text (ASCII: digits, a UID, 0/1). */
 export function parseIndexEntry(s: string): IndexEntry {
   const a = s.indexOf(' ');
