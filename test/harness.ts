@@ -31,6 +31,21 @@ export interface Client {
   close(): Promise<void>;
 }
 
+/**
+ * Poll `fn` every 100 ms until it is true; after `ms`, fail the test (after `onTimeout`, e.g. to
+ * print the servers' logs). For what settles asynchronously: controllers, caches, the fold.
+ */
+export async function eventually(what: string, fn: () => Promise<boolean>, ms = 15_000, onTimeout?: () => void): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) {
+      onTimeout?.();
+      throw new Error(`timed out waiting for ${what} (${ms} ms)`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export function tempDir(prefix = 'apiserver-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

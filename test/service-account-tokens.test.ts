@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestServer, tempDir, clientFor, agentClient, spawnServer, type Client } from './harness.ts';
+import { startTestServer, tempDir, clientFor, agentClient, spawnServer, eventually, type Client } from './harness.ts';
 import { keyId } from '../internal/auth/serviceaccount/keys.ts';
 import { FeatureGates } from '../internal/features/gates.ts';
 
@@ -33,14 +33,6 @@ async function ok(c: Client, method: string, path: string, body?: unknown): Prom
 }
 
 const saBody = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-
-async function eventually(what: string, fn: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) assert.unreachable(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('explicit keys: ECDSA signing, several keys per file, two issuers, --api-audiences, max expiration, extension, pod extra', async () => {
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -24,7 +24,7 @@ import { startWebhookServer, allow, patch, deny, type WebhookServer } from '../w
 import { kubectlFor } from '../kubectl-run.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../harness.ts';
+import { tempDir, eventually } from '../harness.ts';
 
 const AR = '/apis/admissionregistration.k8s.io/v1';
 let t: Target;
@@ -95,20 +95,10 @@ function configMap(name: string, labels: Json, data: Json = { k: 'v' }): Json {
 
 const createCm = (namespace: string, obj: Json, query = '') => t.client.request('POST', `/api/v1/namespaces/${namespace}/configmaps${query}`, { body: obj });
 
-/** Poll until `check` holds (the reference applies configurations through an informer). */
-async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Wait until a dry-run create labelled case=<name> reaches the webhook at `path`. */
 async function active(caseName: string, path: string, namespace = ns): Promise<void> {
   let i = 0;
-  await until(`${caseName} active`, async () => {
+  await eventually(`${caseName} active`, async () => {
     const before = wh.on(path).length;
     await createCm(namespace, configMap(`probe-${caseName}-${i++}`, { case: caseName }), '?dryRun=All');
     return wh.on(path).length > before;
@@ -242,7 +232,7 @@ test('failurePolicy: an unreachable or slow webhook fails the request under Fail
     hook('slow-fail', '/hang', { timeoutSeconds: 1 }),
     hook('slow-ignore', '/hang', { timeoutSeconds: 1, failurePolicy: 'Ignore' }),
   ]);
-  await until('unreach-fail active', async () => (await createCm(ns, configMap('uf', { case: 'unreach-fail' }), '?dryRun=All')).status === 500);
+  await eventually('unreach-fail active', async () => (await createCm(ns, configMap('uf', { case: 'unreach-fail' }), '?dryRun=All')).status === 500);
   const r = await createCm(ns, configMap('uf', { case: 'unreach-fail' }));
   assert.is(r.status, 500, r.text);
   const msg = `failed calling webhook "unreach-fail.wh.example.com": failed to call webhook: Post "https://127.0.0.1:${closed}/?timeout=5s": dial tcp 127.0.0.1:${closed}: connect: connection refused`;
@@ -274,7 +264,7 @@ test('call failures: an untrusted certificate, an HTTP error answer, a Status er
   ]);
   const messages: Record<string, string> = {};
   for (const c of ['untrusted', 'http500', 'status403']) {
-    await until(`${c} active`, async () => {
+    await eventually(`${c} active`, async () => {
       const r = await createCm(ns, configMap(`cf-${c}`, { case: c }), '?dryRun=All');
       messages[c] = r.json.message;
       return r.status === 500;
@@ -377,7 +367,7 @@ test('a deleted configuration no longer applies; configurations are never sent t
   await active('gone', '/gone');
   assert.is((await createCm(ns, configMap('g1', { case: 'gone' }))).status, 403);
   await unconfigure('validating', 'gone');
-  await until('gone inactive', async () => (await createCm(ns, configMap('g1', { case: 'gone' }), '?dryRun=All')).status === 201);
+  await eventually('gone inactive', async () => (await createCm(ns, configMap('g1', { case: 'gone' }), '?dryRun=All')).status === 201);
   const r = await createCm(ns, configMap('g1', { case: 'gone' }));
   assert.is(r.status, 201, r.text);
 
@@ -458,7 +448,7 @@ test('a service reference: an ExternalName Service is dialled at its name, with 
   assert.is(other.status, 201, other.text);
   await configure('validating', 'svc-name', [hook('svcname', '', { clientConfig: { service: { namespace: ns, name: 'other', port: wh.port }, caBundle: wh.caBundle } })]);
   let misnamed: Json = {};
-  await until('svc-name active', async () => {
+  await eventually('svc-name active', async () => {
     const p = await createCm(ns, configMap('s3', { case: 'svcname' }), '?dryRun=All');
     misnamed = p.json;
     return p.status === 500;
@@ -469,7 +459,7 @@ test('a service reference: an ExternalName Service is dialled at its name, with 
   // A Service that does not exist fails the call (failurePolicy Fail: 500).
   await configure('validating', 'svc-missing', [hook('svcmissing', '', { clientConfig: { service: { namespace: ns, name: 'nothing', port: wh.port }, caBundle: wh.caBundle } })]);
   let last: Json = {};
-  await until('svc-missing active', async () => {
+  await eventually('svc-missing active', async () => {
     const p = await createCm(ns, configMap('s2', { case: 'svcmissing' }), '?dryRun=All');
     last = p.json;
     return p.status === 500;
@@ -488,7 +478,7 @@ test('matchPolicy: Equivalent calls a webhook for another version of the resourc
   const body = (name: string, version: string): Json => ({ apiVersion: `storage.k8s.io/${version}`, kind: 'CSIStorageCapacity', metadata: { name, labels: { case: 'equiv' } }, storageClassName: 'sc' });
   const csc = (version: string) => `/apis/storage.k8s.io/${version}/namespaces/${ns}/csistoragecapacities`;
   let i = 0;
-  await until('equiv active', async () => {
+  await eventually('equiv active', async () => {
     const before = wh.on('/equiv').length;
     await t.client.request('POST', `${csc('v1')}?dryRun=All`, { body: body(`probe-${i++}`, 'v1') });
     return wh.on('/equiv').length > before;
@@ -518,7 +508,7 @@ test('a Namespace is matched by namespaceSelector on its own labels; pods/status
   ]);
   const nsBody = (name: string, labels: Json): Json => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
   let i = 0;
-  await until('nssel active', async () => (await t.client.request('POST', '/api/v1/namespaces?dryRun=All', { body: nsBody(`${run}-p${i++}`, { 'wh-ns': run }) })).status === 403);
+  await eventually('nssel active', async () => (await t.client.request('POST', '/api/v1/namespaces?dryRun=All', { body: nsBody(`${run}-p${i++}`, { 'wh-ns': run }) })).status === 403);
   const denied = await t.client.request('POST', '/api/v1/namespaces', { body: nsBody(`${run}-n1`, { 'wh-ns': run }) });
   assert.is(denied.status, 403, denied.text);
   assert.is(denied.json.message, `admission webhook "nssel.wh.example.com" denied the request: namespace ${run}-n1`);
@@ -535,7 +525,7 @@ test('a Namespace is matched by namespaceSelector on its own labels; pods/status
     }),
   ]);
   const cur = await t.client.request('GET', `/api/v1/namespaces/${ns}`);
-  await until('nsstatus active', async () => (await t.client.request('PUT', `/api/v1/namespaces/${ns}/status?dryRun=All`, { body: cur.json })).status === 403);
+  await eventually('nsstatus active', async () => (await t.client.request('PUT', `/api/v1/namespaces/${ns}/status?dryRun=All`, { body: cur.json })).status === 403);
   const st = await t.client.request('PUT', `/api/v1/namespaces/${ns}/status`, { body: cur.json });
   assert.is(st.status, 403, st.text);
   assert.is(st.json.message, `admission webhook "nsstatus.wh.example.com" denied the request: status of ${ns}`);
@@ -585,7 +575,7 @@ test('DELETE: validating webhooks get the object being deleted as oldObject, wit
   assert.is(keep.status, 201, keep.text);
   const go = await createCm(ns, configMap('go', { case: 'del' }));
   assert.is(go.status, 201, go.text);
-  await until('del active', async () => (await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/keep?dryRun=All`)).status === 403);
+  await eventually('del active', async () => (await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/keep?dryRun=All`)).status === 403);
   const k = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/keep`, { body: { propagationPolicy: 'Background' } });
   assert.is(k.status, 403, k.text);
   const q = wh.on('/del').at(-1)!.review.request;
@@ -602,7 +592,7 @@ test('DELETE: mutating webhooks are asked too, on the object being deleted', asy
   await configure('mutating', 'mdel', [hook('mdel', '/mdel', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }], objectSelector: {} })]);
   const secret = (name: string): Json => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });
   for (const n of ['ok-1', 'no-1']) assert.is((await t.client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret(n) })).status, 201);
-  await until('mdel active', async () => (await t.client.request('DELETE', `/api/v1/namespaces/${ns}/secrets/no-1?dryRun=All`)).status === 403);
+  await eventually('mdel active', async () => (await t.client.request('DELETE', `/api/v1/namespaces/${ns}/secrets/no-1?dryRun=All`)).status === 403);
   const no = await t.client.request('DELETE', `/api/v1/namespaces/${ns}/secrets/no-1`);
   assert.is(no.status, 403, no.text);
   assert.is(no.json.message, 'admission webhook "mdel.wh.example.com" denied the request: keep no-1');

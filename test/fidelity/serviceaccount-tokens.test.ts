@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent } from 'undici';
 import { SignJWT, createLocalJWKSet, jwtVerify, decodeJwt } from 'jose';
-import { agentClient, type Client } from '../harness.ts';
+import { agentClient, eventually, type Client } from '../harness.ts';
 import { readKubeconfig, startTarget, type Target } from '../target.ts';
 import { kubectlFor, type Kubectl } from '../kubectl-run.ts';
 import { keyId, privateKeyFromFile } from '../../internal/auth/serviceaccount/keys.ts';
@@ -76,16 +76,6 @@ async function expect401(token: string, what: string, revoked = false): Promise<
 async function expectList(token: string, code: number, what: string): Promise<void> {
   if (t.reference) await eventually(`${what}: ${code}`, async () => (await listWith(token)) === code);
   assert.is(await listWith(token), code, what);
-}
-
-/** Poll until `fn` is true (controllers, caches). */
-async function eventually(what: string, fn: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) assert.unreachable(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 let issuer: string;

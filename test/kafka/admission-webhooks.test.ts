@@ -7,9 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startKafka, type KafkaCluster } from './broker.ts';
-import { replicaSet, setup, stopAll, printLogTails, sleep, cm, type Replica } from './replicas.ts';
+import { replicaSet, setup, stopAll, printLogTails, cm, type Replica } from './replicas.ts';
 import { ok } from '../assertions.ts';
 import { startWebhookServer, deny, type WebhookServer } from '../webhook-server.ts';
+import { eventually as waitFor } from '../harness.ts';
 
 let kafka: KafkaCluster;
 let replicas: Replica[] = [];
@@ -17,16 +18,8 @@ let wh: WebhookServer;
 const CONFIGS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const CMS = '/api/v1/namespaces/default/configmaps';
 
-async function eventually(label: string, fn: () => Promise<boolean>, limitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) {
-      printLogTails(replicas);
-      throw new Error(`${label}: not reached within ${limitMs} ms`);
-    }
-    await sleep(50);
-  }
-}
+/** `eventually`, printing the replicas' log tails when it times out. */
+const eventually = (label: string, fn: () => Promise<boolean>, limitMs = 30_000): Promise<void> => waitFor(label, fn, limitMs, () => printLogTails(replicas));
 
 test.before(() =>
   setup(async () => {

@@ -15,7 +15,7 @@ import { Agent } from 'undici';
 import { startKafka, type KafkaCluster } from './broker.ts';
 import { replicaSet, openWatch, sleep, setup, stopAll, printLogTails, type Replica, type ReplicaSet } from './replicas.ts';
 import { ok } from '../assertions.ts';
-import { agentClient, type Client } from '../harness.ts';
+import { agentClient, eventually as waitFor, type Client } from '../harness.ts';
 
 let kafka: KafkaCluster;
 let set: ReplicaSet;
@@ -23,16 +23,8 @@ let replicas: Replica[] = [];
 const NS = 'kafka-satoken';
 const clients: Client[] = [];
 
-async function eventually(label: string, fn: () => Promise<boolean>, limitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) {
-      printLogTails(replicas);
-      throw new Error(`${label}: not reached within ${limitMs} ms`);
-    }
-    await sleep(50);
-  }
-}
+/** `eventually`, printing the replicas' log tails when it times out. */
+const eventually = (label: string, fn: () => Promise<boolean>, limitMs = 30_000): Promise<void> => waitFor(label, fn, limitMs, () => printLogTails(replicas));
 
 function bearer(r: Replica, token: string): Client {
   const c = agentClient(r.server.url, new Agent({ connect: { ca: readFileSync(join(set.pkiDir, 'ca.crt'), 'utf8') } }), { authorization: `Bearer ${token}` });
