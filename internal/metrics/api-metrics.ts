@@ -185,7 +185,9 @@ export class ApiMetrics {
   startRequest(opts: { labels?: RequestLabels; kind: 'readOnly' | 'mutating'; longRunning: boolean; watchKind?: { group: string; version: string; kind: string } }): RequestTracker {
     const started = process.hrtime.bigint();
     const labels = opts.labels;
-    const lr = labels && sorted({ verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope, component: labels.component });
+    // Label objects written in sorted key order as literals (what `sorted` would build): two
+    // sorts per request were ~1.5% of a create's CPU.
+    const lr = labels && { component: labels.component, group: labels.group, resource: labels.resource, scope: labels.scope, subresource: labels.subresource, verb: labels.verb, version: labels.version };
     if (opts.longRunning) {
       if (lr) {
         this.longRunning.inc(lr);
@@ -212,8 +214,9 @@ export class ApiMetrics {
         }
         if (!labels) return;
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        this.requestTotal.inc(sorted({ ...labels, code: String(code) }));
-        this.requestDuration.observe(sorted({ ...labels }), seconds);
+        const { component, dry_run, group, resource, scope, subresource, verb, version } = labels;
+        this.requestTotal.inc({ code: String(code), component, dry_run, group, resource, scope, subresource, verb, version });
+        this.requestDuration.observe({ component, dry_run, group, resource, scope, subresource, verb, version }, seconds);
       },
     };
   }

@@ -11,6 +11,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
 import type { PositionedEvent } from './event.ts';
 import { startPartitionReader, type PartitionReader } from './kafka-reader.ts';
+import { writeBatch } from '../write-batch.ts';
 
 export interface TailLogger {
   warn(obj: object, msg: string): void;
@@ -64,7 +65,7 @@ export class KafkaTail {
     const ops: BatchOp[] = [];
     const pending = await this.m.foldInto(events, ops);
     try {
-      await this.db.batch(ops);
+      await writeBatch(this.db, ops, false);
     } catch (err) {
       await this.m.reload();
       throw err; // kafkajs re-fetches the batch; the reader skips what was folded

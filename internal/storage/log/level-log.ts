@@ -12,6 +12,7 @@ import { encodeEvent, decodeEvent, genesisEvent, type LogEvent, type PositionedE
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
 import { logKey, fromHex16 } from '../keys.ts';
 import { StorageError } from '../errors.ts';
+import { writeBatch } from '../write-batch.ts';
 
 /** 512 events x ~1 KiB keeps one batch well under LevelDB's 4 MiB write buffer. */
 export const MAX_BATCH_EVENTS = 512;
@@ -100,7 +101,7 @@ export class LevelLog implements EventLog {
         const startedAt = process.hrtime.bigint();
         try {
           pending = await this.sink.foldInto(positioned, ops);
-          await this.db.batch(ops, { sync: this.opts.sync !== false });
+          await writeBatch(this.db, ops, this.opts.sync !== false);
         } catch (err) {
           // Nothing of this batch is durable: undo the in-memory fold and fail its writers.
           await this.sink.reload().catch(() => undefined);
