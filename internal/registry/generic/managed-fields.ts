@@ -322,8 +322,11 @@ export function capUpdateManagers(managed: Managed): Managed {
  * when that leaves nothing (kube names such entries "unknown" when it writes them).
  */
 export function defaultManager(userAgent: string | undefined): string {
+  const prefix = (userAgent ?? '').split('/')[0]!;
+  // Printable ASCII (every real client's name) is kept as it is: one test, not one per character.
+  if (prefix.length <= FIELD_MANAGER_MAX_LENGTH && /^[\x20-\x7e]+$/.test(prefix)) return prefix;
   let out = '';
-  for (const ch of (userAgent ?? '').split('/')[0]) {
+  for (const ch of prefix) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
     if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
