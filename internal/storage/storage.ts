@@ -35,6 +35,7 @@ import type { LogInstruments } from './log/instruments.ts';
  */
 const WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
 
+
 export interface StorageOptions {
   dataDir: string;
   /** How long object history stays readable at exact versions (ms). Kubernetes: 5 minutes. */
@@ -275,7 +276,8 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
-    const v = await this.db.get(currentKey(key));
+    // Recently committed objects are answered from memory (mvcc/current-cache.ts).
+    const v = this.materializer.cached(key) ?? (await this.db.get(currentKey(key)));
     return v === undefined ? v : this.atRest.decode(key, v);
   }
 

@@ -14,6 +14,7 @@ import type { IndexEntry, Verdict } from './fold.ts';
 import { KeyIndex, encodeIndexEntry } from './key-index.ts';
 import { currentKey, historyKey, indexKey, markerKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
 import { StorageError } from '../errors.ts';
+import { CurrentCache } from './current-cache.ts';
 
 export type Db = ClassicLevel<string, Buffer>;
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
@@ -49,6 +50,8 @@ export interface PendingFold {
 }
 
 const INDEX_PREFIX = 'i/';
+/** Latest versions of recently written objects kept in memory (current-cache.ts). */
+const CURRENT_CACHE_BYTES = 16 * 1024 * 1024;
 /** Key index entries per read at start-up, and the bytes one read may buffer (~100 B an entry). */
 const INDEX_LOAD_BATCH = 4096;
 const INDEX_LOAD_BYTES = 1024 * 1024;
@@ -75,6 +78,8 @@ export class Materializer {
   private readonly unflushed = new Map<string, { offset: number; object: Buffer | null }>();
   /** A foldInto is between its prefetch and its fold; a second one would fold on a stale prefetch. */
   private folding = false;
+  /** o/ values of recently committed objects (fed by commit), for reads and for readPrevious. */
+  private readonly current = new CurrentCache(CURRENT_CACHE_BYTES);
 
   private constructor(private readonly db: Db) {}
 
@@ -122,6 +127,11 @@ export class Materializer {
   /** Live objects per `<group>/<resource>` (`core/configmaps`), for metrics. */
   objectCounts(): Map<string, number> {
     return this.index.countByResource();
+  }
+
+  /** The stored bytes of the object's latest committed version, if held in memory. */
+  cached(key: ObjectKey): Buffer | undefined {
+    return this.current.get(key);
   }
 
   /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
@@ -188,17 +198,21 @@ export class Materializer {
 
   /**
    * Current o/ values of the objects `events` may update or delete and that no uncommitted fold
-   * has written. Creates need no read; an update of a missing key is rejected, so it reads nothing.
+   * has written. Creates need no read; an update of a missing key is rejected, so it reads nothing;
+   * values held in memory are not read again (a batch of updates of hot objects folds at once).
    */
   private async readPrevious(events: PositionedEvent[]): Promise<Map<string, Buffer>> {
     const paths = new Map<string, string>(); // objectPath → o/ key
+    const out = new Map<string, Buffer>();
     for (const { event } of events) {
       if (event.op !== 'UPDATE' && event.op !== 'DELETE') continue;
       const key = eventKey(event);
       const path = objectPath(key);
-      if (this.index.has(path) && !this.unflushed.has(path)) paths.set(path, currentKey(key));
+      if (!this.index.has(path) || this.unflushed.has(path)) continue;
+      const held = this.current.get(key);
+      if (held) out.set(path, held);
+      else paths.set(path, currentKey(key));
     }
-    const out = new Map<string, Buffer>();
     if (!paths.size) return out;
     const values = await this.db.getMany([...paths.values()]);
     let i = 0;
@@ -253,6 +267,7 @@ export class Materializer {
     this.foldedOffset = pending.lastOffset;
     // o/ now holds these versions; keep only what later, still uncommitted folds wrote.
     for (const [path, w] of this.unflushed) if (w.offset <= pending.lastOffset) this.unflushed.delete(path);
+    this.current.apply(pending.changes);
     for (const { id, verdict } of pending.verdicts) {
       const w = this.verdictWaiters.get(id);
       if (w) {

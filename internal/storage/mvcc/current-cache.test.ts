@@ -1,0 +1,44 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CurrentCache } from './current-cache.ts';
+import type { Change } from './materializer.ts';
+
+const key = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });
+/** A value with its own memory (not a slice of a pooled slab), so its size is what it counts. */
+const value = (n: number, fill = 1): Buffer => Buffer.alloc(n, fill);
+const change = (name: string, type: Change['type'], object: Buffer, offset = 1): Change => ({ offset, type, key: key(name), object, time: 0 });
+
+test('holds the latest committed version, forgets a deleted object', () => {
+  const c = new CurrentCache(1 << 20);
+  c.apply([change('a', 'ADDED', value(100, 1), 1), change('b', 'ADDED', value(100, 2), 2)]);
+  c.apply([change('a', 'MODIFIED', value(100, 3), 3)]);
+  assert.is(c.get(key('a'))![0], 3);
+  assert.is(c.get(key('b'))![0], 2);
+  c.apply([change('b', 'DELETED', value(100, 2), 4)]);
+  assert.is(c.get(key('b')), undefined);
+  assert.is(c.size, 1);
+});
+
+test('stays within its byte budget, least recently used first out', () => {
+  const c = new CurrentCache(64 * 1024);
+  for (let i = 0; i < 10; i++) c.apply([change(`o${i}`, 'ADDED', value(8 * 1024), i)]);
+  assert.is(c.size, 8);
+  assert.is(c.get(key('o0')), undefined);
+  assert.ok(c.get(key('o2'))); // o2 is now the most recently used
+  c.apply([change('o10', 'ADDED', value(8 * 1024), 10)]);
+  assert.ok(c.get(key('o2')));
+  assert.is(c.get(key('o3')), undefined);
+});
+
+test('counts the slab a small pooled value keeps alive, and skips values too big to hold', () => {
+  const c = new CurrentCache(64 * 1024);
+  const pooled = Buffer.concat([Buffer.from('{"a":'), Buffer.from('1}')]); // a slice of Buffer's 8 KiB pool
+  assert.ok(pooled.buffer.byteLength > pooled.length);
+  for (let i = 0; i < 10; i++) c.apply([change(`p${i}`, 'ADDED', Buffer.concat([pooled, Buffer.from(' ')]), i)]);
+  assert.ok(c.size > 0 && c.size <= 8, `held ${c.size} values of 8 KiB slabs in 64 KiB`);
+  const big = new CurrentCache(64 * 1024);
+  big.apply([change('huge', 'ADDED', value(9 * 1024), 1)]);
+  assert.is(big.get(key('huge')), undefined);
+});
+
+test.run();
