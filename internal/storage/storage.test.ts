@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage, type WriteIntent } from './storage.ts';
-import { currentPrefix } from './keys.ts';
+import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey } from './keys.ts';
 
 const key = { group: '', resource: 'configmaps', namespace: 'default', name: 'a' };
 const nsKey = { group: '', resource: 'namespaces', namespace: '', name: 'default' };
@@ -120,6 +120,40 @@ test('compaction keeps the newest version before the window and drops old tombst
   let hist = 0;
   for await (const _ of s.db.keys({ gte: 'h/', lt: 'h0' })) hist++;
   assert.is(hist, 2, 'one kept version of `a` and the in-window `late`');
+  await s.close();
+});
+
+test('compaction: later passes visit what was written since, a restarted store finds what is left', async () => {
+  const dir = tmp();
+  const open = () => Storage.openEmbedded({ dataDir: dir, historyWindowMs: 1000, compactIntervalMs: 3_600_000 });
+  const compact = (st: Storage, now: number) => (st as unknown as { compactor: { runOnce(now: number): Promise<void> } }).compactor.runOnce(now);
+  const history = async (st: Storage): Promise<string[]> => {
+    const out: string[] = [];
+    for await (const k of st.db.keys({ gte: 'h/', lt: 'h0' })) out.push(`${pathOfHistoryKey(k).split('/').pop()}@${rvOfHistoryKey(k)}`);
+    return out;
+  };
+  const obj = (x: string) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: { x } });
+  const [a, b, d] = ['a', 'b', 'd'].map((name) => ({ ...key, name }));
+  let s = await open();
+  const t0 = Date.now() + 1000;
+  const a1 = await s.write(intent('CREATE', a, undefined, { time: t0 }));
+  const b1 = await s.write(intent('CREATE', b, undefined, { time: t0 }));
+  const d1 = await s.write(intent('CREATE', d, undefined, { time: t0 }));
+  const a2 = await s.write(intent('UPDATE', a, obj('2'), { expectRv: a1.rv, time: t0 + 2000 }));
+  await compact(s, t0 + 3500); // the first pass (objects found by scanning the keys): window at a2
+  assert.equal(await history(s), [`a@${a1.rv}`, `a@${a2.rv}`, `b@${b1.rv}`, `d@${d1.rv}`], 'a1 is what a read at the window start before a2 sees');
+  // Written since the first pass: only these are visited, with the same outcome as a full pass.
+  const b2 = await s.write(intent('UPDATE', b, obj('2'), { expectRv: b1.rv, time: t0 + 5000 }));
+  await s.write(intent('DELETE', d, undefined, { expectRv: d1.rv, time: t0 + 5000 }));
+  const a3 = await s.write(intent('UPDATE', a, obj('3'), { expectRv: a2.rv, time: t0 + 5000 }));
+  await compact(s, t0 + 6500); // window at a3
+  assert.equal(await history(s), [`a@${a2.rv}`, `a@${a3.rv}`, `b@${b2.rv}`], 'old versions and the old tombstone dropped');
+  // Left by a process that stopped before its next pass: the restarted one finds it.
+  const b3 = await s.write(intent('UPDATE', b, obj('3'), { expectRv: b2.rv, time: t0 + 8000 }));
+  await s.close();
+  s = await open();
+  await compact(s, t0 + 9500); // window at b3
+  assert.equal(await history(s), [`a@${a3.rv}`, `b@${b2.rv}`, `b@${b3.rv}`]);
   await s.close();
 });
 

@@ -134,6 +134,11 @@ export class Materializer {
     return this.current.get(key);
   }
 
+  /** The object at `path` exists as of the last fold (including in-flight batches). */
+  live(path: string): boolean {
+    return this.index.has(path);
+  }
+
   /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
   entry(key: ObjectKey): IndexEntry | undefined {
     return this.index.get(objectPath(key));
