@@ -19,6 +19,7 @@
  * gain comes from cheaper writes (see writeBatch).
  */
 import type { Db, BatchOp } from '../storage/mvcc/materializer.ts';
+import { writeBatch } from '../storage/raw-batch.ts';
 import { encodeEvent, type FoldPositionedEvent, type LogEvent } from '../storage/log/event.ts';
 import { fromHex16, logKey, META_FOLDED } from '../storage/keys.ts';
 import type { RejectReason } from '../storage/mvcc/fold.ts';
@@ -231,19 +232,4 @@ async function flushMemtable(db: Db): Promise<void> {
 function encodeFull(e: FoldPositionedEvent['event']): Buffer {
   if (!('verb' in e)) throw new Error('copying the log needs each event\'s bytes or every field (read the log with read(), not readFold())');
   return encodeEvent(e as LogEvent);
-}
-
-/**
- * db.batch(ops) without abstract-level's per-operation work. abstract-level copies every
- * operation into a new object with its encodings (`{ ...options, ...op }`) and validates it before
- * calling the store's own `_batch`; on a 100k-event rebuild that was ~20 % of the run (measured:
- * 3 puts per event, 72k → 91k events/s for the write alone). The operations here are what
- * classic-level's native batch takes as is — utf8 string keys and Buffer values, the store's own
- * encodings — so `_batch` is called directly when nothing else could observe the write (no
- * prewrite hook, database open); otherwise, and for any other store, the public batch().
- */
-function writeBatch(db: Db, ops: BatchOp[], sync: boolean): Promise<void> {
-  const raw = db as unknown as { _batch?: (ops: BatchOp[], o: { sync: boolean }) => Promise<void>; hooks?: { prewrite?: { noop?: boolean } } };
-  if (typeof raw._batch === 'function' && db.status === 'open' && raw.hooks?.prewrite?.noop === true) return raw._batch(ops, { sync });
-  return sync ? db.batch(ops, { sync: true }) : db.batch(ops);
 }

@@ -9,6 +9,7 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
+import { writeBatch } from '../raw-batch.ts';
 import type { FoldPositionedEvent } from './event.ts';
 import { startPartitionReader, foldEvent, type PartitionReader } from './kafka-reader.ts';
 
@@ -66,7 +67,7 @@ export class KafkaTail {
     const ops: BatchOp[] = [];
     const pending = await this.m.foldInto(events, ops);
     try {
-      await this.db.batch(ops);
+      await writeBatch(this.db, ops, false);
     } catch (err) {
       await this.m.reload();
       throw err; // kafkajs re-fetches the batch; the reader skips what was folded
