@@ -21,12 +21,19 @@
  *     --bootstrap-runs times each (default 3): spawn → /readyz 200, and the catchUpMs they log.
  *
  * --brokers 3: three brokers (replication factor 3, min.insync.replicas 2) instead of one.
+ * --steps: the steps to run (default abcde), e.g. `--steps bc` for the replica figures alone (b and
+ *   c always run: c adds replicas to b's, and d and e replay the topic they wrote).
+ * --pin-replicas CPUS / --pin-rest CPUS: `taskset -c` lists for the API replicas and for the rest
+ *   (broker JVMs and this process, the load generator), e.g. `--pin-replicas 1 --pin-rest 0`: then
+ *   3 replicas get the same one core that 1 replica had, so the c/b loss shows what sharing that
+ *   core costs, with the broker and the load kept off it.
  * --quick: 1 + 3 s windows, 20,000 events, one replay and one bootstrap of each kind (a smoke test).
  * Prints a table with the ratios against the issue's goals and writes bench/results/kafka-<ts>.json.
  * Only 127.0.0.1 is used; children (servers, tools, brokers) are killed on exit; a watchdog ends
  * the run after 20 minutes.
  */
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,9 +65,24 @@ const { values: args } = parseArgs({
     'bootstrap-runs': { type: 'string' },
     keep: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    steps: { type: 'string' },
+    'pin-replicas': { type: 'string' },
+    'pin-rest': { type: 'string' },
   },
   strict: true,
 });
+const steps = new Set((args.steps ?? 'abcde').split(''));
+if (![...steps].every((c) => 'abcde'.includes(c)) || !steps.has('b') || !steps.has('c')) {
+  throw new Error('--steps: letters of abcde, b and c always (c adds replicas to b\'s; d and e replay the topic they wrote)');
+}
+const CPU_LIST = /^\d+([-,]\d+)*$/;
+for (const k of ['pin-replicas', 'pin-rest'] as const) if (args[k] !== undefined && !CPU_LIST.test(args[k]!)) throw new Error(`--${k}: a taskset CPU list such as 1 or 0-1, got ${args[k]}`);
+
+/** `taskset -a -p -c cpus pid`: every thread of a running process (new threads inherit it). */
+function pin(pid: number, cpus: string | undefined): void {
+  if (cpus === undefined) return;
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
 const quick = args.quick!;
 const cfg = {
   quick,
@@ -72,6 +94,9 @@ const cfg = {
   replayRuns: Number(args['replay-runs'] ?? (quick ? 1 : 3)),
   bootstrapRuns: Number(args['bootstrap-runs'] ?? (quick ? 1 : 3)),
   replicas: 3,
+  steps: [...steps].sort().join(''),
+  pinReplicas: args['pin-replicas'] ?? null,
+  pinRest: args['pin-rest'] ?? null,
 };
 for (const [k, v] of Object.entries(cfg)) if (typeof v === 'number' && !(v > 0)) throw new Error(`bad --${k}: ${v}`);
 if (cfg.brokers !== 1 && cfg.brokers !== 3) throw new Error('--brokers: 1 or 3');
@@ -264,21 +289,27 @@ try {
   log(`machine: ${machine.cpuCount} × ${machine.cpuModel}, node ${machine.node}, load ${machine.loadAvg1AtStart}; tmp ${tmpRoot}`);
   log(`config: ${JSON.stringify(cfg)}`);
 
+  pin(process.pid, cfg.pinRest ?? undefined);
   // --- a. the embedded default.
-  const embDir = join(tmpRoot, 'embedded');
-  mkdirSync(embDir);
-  log('starting the embedded server (fsync on)');
-  embedded = await spawnApiServer(embDir);
-  await embedded.readyLog;
-  const embeddedLoad = await createLoad('embedded', [embedded.origin], [embedded.pid], adminTls(embedded.pkiDir));
-  results.embedded = embeddedLoad;
-  await embedded.stop();
-  embedded = null;
+  let embeddedLoad: LoadFigures | null = null;
+  if (steps.has('a')) {
+    const embDir = join(tmpRoot, 'embedded');
+    mkdirSync(embDir);
+    log('starting the embedded server (fsync on)');
+    embedded = await spawnApiServer(embDir);
+    await embedded.readyLog;
+    pin(embedded.pid, cfg.pinReplicas ?? undefined);
+    embeddedLoad = await createLoad('embedded', [embedded.origin], [embedded.pid], adminTls(embedded.pkiDir));
+    results.embedded = embeddedLoad;
+    await embedded.stop();
+    embedded = null;
+  }
 
   // --- b. one replica on a Kafka topic.
   log(`starting Kafka ${kafkaVersion()}: ${cfg.brokers} broker(s)`);
   const k0 = performance.now();
   kafka = await startKafka({ brokers: cfg.brokers as 1 | 3 });
+  for (const p of brokerPids()) pin(p, cfg.pinRest ?? undefined);
   results.kafka = { version: kafkaVersion(), brokers: cfg.brokers, bootstrap: kafka.bootstrap, startMs: round(performance.now() - k0, 0) };
   const topic = `bench-${runId}`;
   const uri = `kafka://${kafka.bootstrap}/${topic}`;
@@ -290,6 +321,7 @@ try {
   const startReplica = async (i: number): Promise<FlaggedServer> => {
     const s = await spawnServerWithFlags({ dataDir: join(tmpRoot, `replica-${i}`), flags: replicaFlags, onLine: noteLine });
     replicas.push(s);
+    pin(s.pid, cfg.pinReplicas ?? undefined);
     return s;
   };
   log(`replica 1 on ${uri}`);
@@ -308,65 +340,76 @@ try {
   for (const s of replicas.splice(0)) await s.stop();
 
   // --- d. replay from offset 0.
-  log(`filling ${topic} up to ${cfg.events} events`);
-  const fill = await fillTopic(kafka.bootstrap, topic, cfg.events);
-  results.fill = fill;
-  log(`filled: ${fill.produced} events produced in ${fmt(fill.ms / 1000, 1)} s; the topic ends at offset ${fill.end - 1}`);
-  const replays: { ms: number; toolSeconds: number; eventsPerSecond: number; events: number; objects: number }[] = [];
-  for (let i = 0; i < cfg.replayRuns; i++) {
-    const out = join(tmpRoot, `replay-${i}`);
-    log(`replay ${i + 1}/${cfg.replayRuns}: cmd/replay.ts rebuild --log ${uri}`);
-    const r = await runTool(['cmd/replay.ts', 'rebuild', '--log', uri, '--out', out], (l) => log(`  replay: ${l}`));
-    if (r.code !== 0) throw new Error(`replay exited with ${r.code}: ${r.stdout}`);
-    const m = /\((\d+) events;[\s\S]*?(\d+) objects[\s\S]*?([\d.]+) s, (\d+) events\/s/.exec(r.stdout);
-    if (!m) throw new Error(`cannot read the replay summary: ${r.stdout}`);
-    replays.push({ ms: r.ms, toolSeconds: Number(m[3]), eventsPerSecond: Number(m[4]), events: Number(m[1]), objects: Number(m[2]) });
-    rmSync(out, { recursive: true, force: true });
+  let replay: { fill: Awaited<ReturnType<typeof fillTopic>>; runs: { ms: number; toolSeconds: number; eventsPerSecond: number; events: number; objects: number }[]; eps: number } | null = null;
+  if (steps.has('d') || steps.has('e')) {
+    log(`filling ${topic} up to ${cfg.events} events`);
+    const fill = await fillTopic(kafka.bootstrap, topic, cfg.events);
+    results.fill = fill;
+    log(`filled: ${fill.produced} events produced in ${fmt(fill.ms / 1000, 1)} s; the topic ends at offset ${fill.end - 1}`);
+    const replays: { ms: number; toolSeconds: number; eventsPerSecond: number; events: number; objects: number }[] = [];
+    for (let i = 0; i < (steps.has('d') ? cfg.replayRuns : 0); i++) {
+      const out = join(tmpRoot, `replay-${i}`);
+      log(`replay ${i + 1}/${cfg.replayRuns}: cmd/replay.ts rebuild --log ${uri}`);
+      const r = await runTool(['cmd/replay.ts', 'rebuild', '--log', uri, '--out', out], (l) => log(`  replay: ${l}`));
+      if (r.code !== 0) throw new Error(`replay exited with ${r.code}: ${r.stdout}`);
+      const m = /\((\d+) events;[\s\S]*?(\d+) objects[\s\S]*?([\d.]+) s, (\d+) events\/s/.exec(r.stdout);
+      if (!m) throw new Error(`cannot read the replay summary: ${r.stdout}`);
+      replays.push({ ms: r.ms, toolSeconds: Number(m[3]), eventsPerSecond: Number(m[4]), events: Number(m[1]), objects: Number(m[2]) });
+      rmSync(out, { recursive: true, force: true });
+    }
+    const replayEps = median(replays.map((r) => r.eventsPerSecond));
+    if (steps.has('d')) results.replay = { runs: replays, medianEventsPerSecond: replayEps, medianToolWallMs: median(replays.map((r) => r.ms)) };
+    replay = { fill, runs: replays, eps: replayEps };
   }
-  const replayEps = median(replays.map((r) => r.eventsPerSecond));
-  results.replay = { runs: replays, medianEventsPerSecond: replayEps, medianToolWallMs: median(replays.map((r) => r.ms)) };
 
   // --- e. bootstrap from a checkpoint vs from offset 0.
-  const cpDir = join(tmpRoot, 'checkpoints');
-  log('cmd/materializer.ts --once: fold the topic and publish a checkpoint');
-  const mat = await runTool(['cmd/materializer.ts', '--log', uri, '--data-dir', join(tmpRoot, 'materializer'), '--checkpoint-dir', cpDir, '--once'], (l) => noteLine(l, /^\{/.test(l) ? (JSON.parse(l).level ?? 30) : 40));
-  if (mat.code !== 0) throw new Error(`materializer exited with ${mat.code}: ${serverLog.samples.slice(-3).join('\n')}`);
-  const checkpoint = JSON.parse(mat.stdout.trim().split('\n').pop()!).checkpoint as { offset: number; keys: number; ms: number };
-  results.materializer = { wallMs: mat.ms, checkpoint };
-  const boots: { fromCheckpoint: { readyzMs: number; log: ServerStartLog }[]; fromZero: { readyzMs: number; log: ServerStartLog }[] } = { fromCheckpoint: [], fromZero: [] };
-  for (let i = 0; i < cfg.bootstrapRuns; i++) {
-    log(`bootstrap ${i + 1}/${cfg.bootstrapRuns}: from the checkpoint at offset ${checkpoint.offset}, then from offset 0`);
-    boots.fromCheckpoint.push(await bootstrapOnce([...replicaFlags, '--checkpoint-dir', cpDir], pkiDir));
-    boots.fromZero.push(await bootstrapOnce(replicaFlags, pkiDir));
+  type Boot = { readyzMs: number; log: ServerStartLog };
+  let boot: { mat: { ms: number }; checkpoint: { offset: number; keys: number; ms: number }; bootstrap: { fromCheckpoint: { readyzMs: number; catchUpMs: number; copyMs: number; startupMs: number }; fromZero: { readyzMs: number; catchUpMs: number; startupMs: number } } } | null = null;
+  if (steps.has('e')) {
+    const cpDir = join(tmpRoot, 'checkpoints');
+    log('cmd/materializer.ts --once: fold the topic and publish a checkpoint');
+    const mat = await runTool(['cmd/materializer.ts', '--log', uri, '--data-dir', join(tmpRoot, 'materializer'), '--checkpoint-dir', cpDir, '--once'], (l) => noteLine(l, /^\{/.test(l) ? (JSON.parse(l).level ?? 30) : 40));
+    if (mat.code !== 0) throw new Error(`materializer exited with ${mat.code}: ${serverLog.samples.slice(-3).join('\n')}`);
+    const checkpoint = JSON.parse(mat.stdout.trim().split('\n').pop()!).checkpoint as { offset: number; keys: number; ms: number };
+    results.materializer = { wallMs: mat.ms, checkpoint };
+    const boots: { fromCheckpoint: { readyzMs: number; log: ServerStartLog }[]; fromZero: { readyzMs: number; log: ServerStartLog }[] } = { fromCheckpoint: [], fromZero: [] };
+    for (let i = 0; i < cfg.bootstrapRuns; i++) {
+      log(`bootstrap ${i + 1}/${cfg.bootstrapRuns}: from the checkpoint at offset ${checkpoint.offset}, then from offset 0`);
+      boots.fromCheckpoint.push(await bootstrapOnce([...replicaFlags, '--checkpoint-dir', cpDir], pkiDir));
+      boots.fromZero.push(await bootstrapOnce(replicaFlags, pkiDir));
+    }
+    const med = (xs: Boot[], f: (x: Boot) => number | null) => round(median(xs.map((x) => f(x) ?? NaN)), 1);
+    const bootstrap = {
+      runs: boots,
+      fromCheckpoint: { readyzMs: med(boots.fromCheckpoint, (x) => x.readyzMs), catchUpMs: med(boots.fromCheckpoint, (x) => x.log.catchUpMs), copyMs: med(boots.fromCheckpoint, (x) => x.log.checkpoint?.ms ?? null), startupMs: med(boots.fromCheckpoint, (x) => x.log.startupMs) },
+      fromZero: { readyzMs: med(boots.fromZero, (x) => x.readyzMs), catchUpMs: med(boots.fromZero, (x) => x.log.catchUpMs), startupMs: med(boots.fromZero, (x) => x.log.startupMs) },
+    };
+    results.bootstrap = bootstrap;
+    boot = { mat, checkpoint, bootstrap };
   }
-  const med = (xs: { readyzMs: number; log: ServerStartLog }[], f: (x: { readyzMs: number; log: ServerStartLog }) => number | null) => round(median(xs.map((x) => f(x) ?? NaN)), 1);
-  const bootstrap = {
-    runs: boots,
-    fromCheckpoint: { readyzMs: med(boots.fromCheckpoint, (x) => x.readyzMs), catchUpMs: med(boots.fromCheckpoint, (x) => x.log.catchUpMs), copyMs: med(boots.fromCheckpoint, (x) => x.log.checkpoint?.ms ?? null), startupMs: med(boots.fromCheckpoint, (x) => x.log.startupMs) },
-    fromZero: { readyzMs: med(boots.fromZero, (x) => x.readyzMs), catchUpMs: med(boots.fromZero, (x) => x.log.catchUpMs), startupMs: med(boots.fromZero, (x) => x.log.startupMs) },
-  };
-  results.bootstrap = bootstrap;
 
   // --- ratios and report.
-  const e = embeddedLoad.result;
+  const e = embeddedLoad?.result ?? null;
   const k1 = kafka1.result;
   const k3 = kafka3.result;
   const ratios = {
-    kafka1OverEmbedded: round(k1.okPerSec / e.okPerSec, 3),
+    kafka1OverEmbedded: e ? round(k1.okPerSec / e.okPerSec, 3) : NaN,
     kafka3LossVsKafka1: round(1 - k3.okPerSec / k1.okPerSec, 3),
-    bootstrapSpeedupReadyz: round(bootstrap.fromZero.readyzMs / bootstrap.fromCheckpoint.readyzMs, 2),
-    bootstrapSpeedupCatchUp: round(bootstrap.fromZero.catchUpMs / Math.max(1, bootstrap.fromCheckpoint.catchUpMs), 1),
+    bootstrapSpeedupReadyz: boot ? round(boot.bootstrap.fromZero.readyzMs / boot.bootstrap.fromCheckpoint.readyzMs, 2) : NaN,
+    bootstrapSpeedupCatchUp: boot ? round(boot.bootstrap.fromZero.catchUpMs / Math.max(1, boot.bootstrap.fromCheckpoint.catchUpMs), 1) : NaN,
   };
   results.ratios = ratios;
+  const replayEps = replay?.eps ?? NaN;
   const goals = [
     { name: 'Kafka 1 replica ÷ embedded creates/s', value: ratios.kafka1OverEmbedded, goal: `≥ ${GOALS.kafka1OverEmbedded}`, met: ratios.kafka1OverEmbedded >= GOALS.kafka1OverEmbedded },
     { name: '3 replicas: loss vs 1 replica', value: ratios.kafka3LossVsKafka1, goal: `≤ ${GOALS.kafka3Loss}`, met: ratios.kafka3LossVsKafka1 <= GOALS.kafka3Loss },
     { name: 'replay from offset 0 (events/s)', value: replayEps, goal: `≥ ${GOALS.replayEventsPerSec}`, met: replayEps >= GOALS.replayEventsPerSec },
     { name: 'bootstrap: from 0 ÷ from checkpoint (readyz)', value: ratios.bootstrapSpeedupReadyz, goal: `≥ ${GOALS.bootstrapSpeedup}`, met: ratios.bootstrapSpeedupReadyz >= GOALS.bootstrapSpeedup },
-  ];
+  ].filter((g) => !Number.isNaN(g.value));
   results.goals = goals;
 
   for (const [label, f] of [['embedded', embeddedLoad], ['Kafka 1 replica', kafka1], ['Kafka 3 replicas', kafka3]] as const) {
+    if (!f) continue;
     const bad = Object.entries(f.result.statuses).filter(([s]) => s !== '201');
     if (bad.length) problems.push(`${label}: non-201 answers ${JSON.stringify(Object.fromEntries(bad))}; e.g. ${f.result.badSamples.join(' | ')}`);
     if (f.result.errors) problems.push(`${label}: ${f.result.errors} transport errors; e.g. ${f.result.errorSamples.join(' | ')}`);
@@ -387,20 +430,30 @@ try {
   L.push(`machine   ${machine.cpuCount} CPU × ${machine.cpuModel}, ${machine.memGiB} GiB, node ${machine.node}; load avg at start ${machine.loadAvg1AtStart}`);
   L.push(`kafka     ${kafkaVersion()} KRaft, ${cfg.brokers} broker${cfg.brokers > 1 ? 's (RF 3, min ISR 2)' : ' (RF 1)'} on this machine; topic ${topic}`);
   L.push(`load      ${cfg.connections} TLS connections, 1 KiB ConfigMap creates, warm-up ${cfg.warmupS} s, window ${cfg.durationS} s${quick ? '  [--quick]' : ''}`);
-  L.push(`noise     CPU of processes outside the bench during the windows (% of a core): embedded ${embeddedLoad.otherCpuPercent}%, kafka-1 ${kafka1.otherCpuPercent}%, kafka-3 ${kafka3.otherCpuPercent}%`);
+  L.push(`noise     CPU of processes outside the bench during the windows (% of a core): ${embeddedLoad ? `embedded ${embeddedLoad.otherCpuPercent}%, ` : ''}kafka-1 ${kafka1.otherCpuPercent}%, kafka-3 ${kafka3.otherCpuPercent}%`);
+  if (cfg.pinReplicas || cfg.pinRest) L.push(`pinned    replicas${embeddedLoad ? ' and the embedded server' : ''} on CPUs ${cfg.pinReplicas ?? 'any'}; broker(s) and load generator on CPUs ${cfg.pinRest ?? 'any'} (taskset)`);
   L.push('');
   L.push('                          creates/s      create latency            CPU, % of one core (the machine has ' + machine.cpuCount + ')');
-  L.push(`  embedded (fsync)     ${fmt(e.okPerSec).padStart(10)}   ${lat(e.latencyMs)}   ${cpu(embeddedLoad)}`);
+  if (e && embeddedLoad) L.push(`  embedded (fsync)     ${fmt(e.okPerSec).padStart(10)}   ${lat(e.latencyMs)}   ${cpu(embeddedLoad)}`);
   L.push(`  Kafka, 1 replica     ${fmt(k1.okPerSec).padStart(10)}   ${lat(k1.latencyMs)}   ${cpu(kafka1)}`);
   L.push(`  Kafka, 3 replicas    ${fmt(k3.okPerSec).padStart(10)}   ${lat(k3.latencyMs)}   ${cpu(kafka3)}`);
+  const cpuPerCreate = (f: LoadFigures) => round((f.servers.reduce((a, x) => a + x.serverCpuPercent, 0) * 10) / f.result.okPerSec, 3);
+  L.push(`  replica CPU per create: 1 replica ${cpuPerCreate(kafka1)} ms, 3 replicas ${cpuPerCreate(kafka3)} ms (all replicas together)`);
   L.push(`  (replicas 2 and 3 caught up with ${moreStarts.map((s) => `${s.caughtUpAt} in ${s.catchUpMs} ms`).join(' and ')}; replica 1 started in ${r1Start.readyLogMs} ms)`);
   L.push('');
-  L.push(`  fill                 ${fill.produced} events produced in ${fmt(fill.ms / 1000, 1)} s (${fmt(fill.produced / Math.max(0.001, fill.ms / 1000), 0)}/s); topic offsets 0..${fill.end - 1}`);
-  L.push(`  replay from 0        median ${fmt(replayEps, 0)} events/s  (runs: ${replays.map((r) => `${fmt(r.eventsPerSecond, 0)}/s in ${r.toolSeconds} s, tool wall ${fmt(r.ms / 1000, 2)} s`).join('; ')}; ${replays[0]?.objects} objects)`);
-  L.push(`  checkpoint           materializer --once ${fmt(mat.ms / 1000, 2)} s wall; checkpoint at offset ${checkpoint.offset}, ${checkpoint.keys} keys, written in ${checkpoint.ms} ms`);
-  L.push(`  bootstrap            from checkpoint: spawn → /readyz ${ms(bootstrap.fromCheckpoint.readyzMs)} (copy ${ms(bootstrap.fromCheckpoint.copyMs)}, catch-up ${ms(bootstrap.fromCheckpoint.catchUpMs)}, startServer ${ms(bootstrap.fromCheckpoint.startupMs)})`);
-  L.push(`                       from offset 0:   spawn → /readyz ${ms(bootstrap.fromZero.readyzMs)} (catch-up ${ms(bootstrap.fromZero.catchUpMs)}, startServer ${ms(bootstrap.fromZero.startupMs)})`);
-  L.push(`                       catch-up alone: ${ratios.bootstrapSpeedupCatchUp}x faster from the checkpoint`);
+  if (replay) {
+    const fill = replay.fill;
+    const replays = replay.runs;
+    L.push(`  fill                 ${fill.produced} events produced in ${fmt(fill.ms / 1000, 1)} s (${fmt(fill.produced / Math.max(0.001, fill.ms / 1000), 0)}/s); topic offsets 0..${fill.end - 1}`);
+    if (replays.length) L.push(`  replay from 0        median ${fmt(replayEps, 0)} events/s  (runs: ${replays.map((r) => `${fmt(r.eventsPerSecond, 0)}/s in ${r.toolSeconds} s, tool wall ${fmt(r.ms / 1000, 2)} s`).join('; ')}; ${replays[0]?.objects} objects)`);
+  }
+  if (boot) {
+    const { mat, checkpoint, bootstrap } = boot;
+    L.push(`  checkpoint           materializer --once ${fmt(mat.ms / 1000, 2)} s wall; checkpoint at offset ${checkpoint.offset}, ${checkpoint.keys} keys, written in ${checkpoint.ms} ms`);
+    L.push(`  bootstrap            from checkpoint: spawn → /readyz ${ms(bootstrap.fromCheckpoint.readyzMs)} (copy ${ms(bootstrap.fromCheckpoint.copyMs)}, catch-up ${ms(bootstrap.fromCheckpoint.catchUpMs)}, startServer ${ms(bootstrap.fromCheckpoint.startupMs)})`);
+    L.push(`                       from offset 0:   spawn → /readyz ${ms(bootstrap.fromZero.readyzMs)} (catch-up ${ms(bootstrap.fromZero.catchUpMs)}, startServer ${ms(bootstrap.fromZero.startupMs)})`);
+    L.push(`                       catch-up alone: ${ratios.bootstrapSpeedupCatchUp}x faster from the checkpoint`);
+  }
   L.push('');
   L.push('Ratios and goals');
   for (const g of goals) L.push(`  ${g.met ? 'MET ' : 'MISS'}  ${g.name.padEnd(46)} ${String(g.value).padStart(9)}   goal ${g.goal}`);

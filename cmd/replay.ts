@@ -173,7 +173,7 @@ async function cmdRebuild(): Promise<number> {
     const progress = createProgress(progressMode(json, process.stderr), cut.to, process.stderr, 'rebuild');
     let keep = false;
     try {
-      const r = await rebuild(log.read(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
+      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
       progress.stop();
       if (r.events === 0) throw new Error(`no event of the log is stamped at or before ${values.at} (the log starts later)`);
       const hash = values.hash ? await stateHash(db, keys) : null;

@@ -80,7 +80,7 @@ async function rebuildFrom(source: string, to: number | undefined, opts: Paramet
   const log = await openReadableLog({ kind: 'embedded', dataDir: source });
   const db = await openDataDirDb(out, { create: true });
   try {
-    const result = await rebuild(log.read(0, to ?? (await log.endOffset())), db, { copyLog: true, ...opts });
+    const result = await rebuild(log.readFold(0, to ?? (await log.endOffset())), db, { copyLog: true, ...opts });
     return { out, result };
   } finally {
     await db.close();
@@ -167,13 +167,18 @@ test('missing events fail the rebuild instead of folding a wrong state', async (
   }
 });
 
-test('a cache too small for the objects (written out early) gives the same store', async () => {
-  for (const batchEvents of [2000, 7]) {
-    const { out } = await rebuildFrom(original, undefined, { batchEvents, cacheBytes: 1 });
+test('a cache too small for the objects, or objects written out when cold, give the same store', async () => {
+  const cases = [
+    { batchEvents: 2000, cacheBytes: 1 }, { batchEvents: 7, cacheBytes: 1 },
+    { batchEvents: 7, writeOutAfterEvents: 0 }, { batchEvents: 5, writeOutAfterEvents: 3 }, { batchEvents: 1, writeOutAfterEvents: 10 },
+  ];
+  for (const opts of cases) {
+    const name = JSON.stringify(opts);
+    const { out } = await rebuildFrom(original, undefined, opts);
     const want = await withDb(original, dump);
     const got = await withDb(out, dump);
-    assert.equal([...got.keys()], [...want.keys()], `batch ${batchEvents}: same keys`);
-    for (const [k, v] of want) assert.is(got.get(k), v, `batch ${batchEvents}: ${k}`);
+    assert.equal([...got.keys()], [...want.keys()], `${name}: same keys`);
+    for (const [k, v] of want) assert.is(got.get(k), v, `${name}: ${k}`);
   }
 });
 
@@ -199,8 +204,9 @@ test('a short history window keeps exactly what the compactor keeps at the cut',
 });
 
 test('with a short window and early write-outs, every read at or after m/compacted matches the full history', async () => {
-  for (const [i, batchEvents] of [3, 50].entries()) {
-    const { out, result } = await rebuildFrom(original, undefined, { historyWindowMs: 50_000, cacheBytes: 1, batchEvents });
+  const cases = [{ cacheBytes: 1, batchEvents: 3 }, { cacheBytes: 1, batchEvents: 50 }, { writeOutAfterEvents: 4, batchEvents: 3 }];
+  for (const [i, opts] of cases.entries()) {
+    const { out, result } = await rebuildFrom(original, undefined, { historyWindowMs: 50_000, ...opts });
     const full = await withDb(original, histories);
     const got = await withDb(out, histories);
     const c = result.compactedBelow;

@@ -19,10 +19,10 @@
  * gain comes from cheaper writes (see writeBatch).
  */
 import type { Db, BatchOp } from '../storage/mvcc/materializer.ts';
-import { encodeEvent } from '../storage/log/event.ts';
+import { writeBatch } from '../storage/write-batch.ts';
+import { encodeEvent, type FoldPositionedEvent, type LogEvent } from '../storage/log/event.ts';
 import { fromHex16, logKey, META_FOLDED } from '../storage/keys.ts';
 import type { RejectReason } from '../storage/mvcc/fold.ts';
-import type { RawPositionedEvent } from './open-log.ts';
 import { SnapshotFold } from './snapshot-fold.ts';
 
 /**
@@ -38,6 +38,14 @@ export const DEFAULT_HISTORY_WINDOW_MS = 5 * 60_000;
  * for objects written again after their eviction, never a wrong result.
  */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+/**
+ * Events after which a live object not written again is written out (SnapshotFold's
+ * writeOutAfterEvents). Measured on a 100k-create log (see the replay report): holding every
+ * object to the end left ~half the run for a final write with nothing to overlap it; written out
+ * 20k events later, the writes run beside the fold and memory holds ~20k objects. Objects a
+ * controller rewrites within seconds are still written once.
+ */
+export const DEFAULT_WRITE_OUT_AFTER_EVENTS = 20_000;
 /** Operations per write of the final state: large batches amortize the native call. */
 const FINAL_CHUNK_OPS = 6000;
 
@@ -68,6 +76,8 @@ export interface RebuildOptions {
   historyWindowMs?: number;
   /** Bound on object bytes held in memory (default 256 MiB). */
   cacheBytes?: number;
+  /** Write out objects not written again within this many events (default 20,000; Infinity: never early). */
+  writeOutAfterEvents?: number;
   /** Called after each batch is folded and its writes are done; the last call after the final state is durable. Must not throw. */
   onProgress?: (p: RebuildProgress) => void;
   /** Clock for elapsed times (tests). */
@@ -98,13 +108,17 @@ export interface RebuildResult {
  * this throws without writing the offending batch. The last write is synced, so the rebuilt store
  * is durable when this resolves. Does not close `db`.
  */
-export async function rebuild(events: AsyncIterable<RawPositionedEvent>, db: Db, opts: RebuildOptions = {}): Promise<RebuildResult> {
+export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db, opts: RebuildOptions = {}): Promise<RebuildResult> {
   const now = opts.now ?? Date.now;
   const started = now();
   const batchEvents = opts.batchEvents ?? DEFAULT_BATCH_EVENTS;
   const folded = await db.get(META_FOLDED);
   if (folded !== undefined) throw new Error(`the output store is not empty (folded up to ${fromHex16(folded.toString())})`);
-  const snapshot = new SnapshotFold({ windowMs: opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS, cacheBytes: opts.cacheBytes ?? DEFAULT_CACHE_BYTES });
+  const snapshot = new SnapshotFold({
+    windowMs: opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS,
+    cacheBytes: opts.cacheBytes ?? DEFAULT_CACHE_BYTES,
+    writeOutAfterEvents: opts.writeOutAfterEvents ?? DEFAULT_WRITE_OUT_AFTER_EVENTS,
+  });
 
   const result: RebuildResult = {
     events: 0, firstOffset: -1, lastOffset: -1, lastTime: null, accepted: 0, rejected: {}, objects: 0, compactedBelow: 0, stoppedBy: 'end', elapsedMs: 0,
@@ -170,7 +184,7 @@ export async function rebuild(events: AsyncIterable<RawPositionedEvent>, db: Db,
       if (result.firstOffset < 0) result.firstOffset = e.offset;
       result.lastOffset = e.offset;
       result.lastTime = e.event.time;
-      if (opts.copyLog) logOps.push({ type: 'put', key: logKey(e.offset), value: e.bytes ?? encodeEvent(e.event) });
+      if (opts.copyLog) logOps.push({ type: 'put', key: logKey(e.offset), value: e.bytes ?? encodeFull(e.event) });
       const verdict = snapshot.apply(e.offset, e.event);
       result.events++;
       inBatch++;
@@ -189,6 +203,7 @@ export async function rebuild(events: AsyncIterable<RawPositionedEvent>, db: Db,
       }
       await enqueue(held!, true);
       await inflight;
+      await flushMemtable(db);
       opts.onProgress?.({ events: result.events, offset: result.lastOffset, elapsedMs: now() - started });
     }
   } catch (err) {
@@ -203,16 +218,18 @@ export async function rebuild(events: AsyncIterable<RawPositionedEvent>, db: Db,
 }
 
 /**
- * db.batch(ops) without abstract-level's per-operation work. abstract-level copies every
- * operation into a new object with its encodings (`{ ...options, ...op }`) and validates it before
- * calling the store's own `_batch`; on a 100k-event rebuild that was ~20 % of the run (measured:
- * 3 puts per event, 72k → 91k events/s for the write alone). The operations here are what
- * classic-level's native batch takes as is — utf8 string keys and Buffer values, the store's own
- * encodings — so `_batch` is called directly when nothing else could observe the write (no
- * prewrite hook, database open); otherwise, and for any other store, the public batch().
+ * Write LevelDB's memtable out as a table (CompactRange over a range no key falls in compacts
+ * nothing else). Without it the memtable's contents stay in LevelDB's log only (up to
+ * open-log.ts's 128 MiB buffer), which the server opening the store would replay first, slowing
+ * its start-up by about as long as this takes here.
  */
-function writeBatch(db: Db, ops: BatchOp[], sync: boolean): Promise<void> {
-  const raw = db as unknown as { _batch?: (ops: BatchOp[], o: { sync: boolean }) => Promise<void>; hooks?: { prewrite?: { noop?: boolean } } };
-  if (typeof raw._batch === 'function' && db.status === 'open' && raw.hooks?.prewrite?.noop === true) return raw._batch(ops, { sync });
-  return sync ? db.batch(ops, { sync: true }) : db.batch(ops);
+async function flushMemtable(db: Db): Promise<void> {
+  // Every key starts with a lowercase ASCII prefix (`o/`, `h/`, …, storage/keys.ts): none is ≥ '~'.
+  if (typeof db.compactRange === 'function') await db.compactRange('~', '~~');
+}
+
+/** The log entry of an event given without its bytes: only a full event (every field) can be encoded. */
+function encodeFull(e: FoldPositionedEvent['event']): Buffer {
+  if (!('verb' in e)) throw new Error('copying the log needs each event\'s bytes or every field (read the log with read(), not readFold())');
+  return encodeEvent(e as LogEvent);
 }

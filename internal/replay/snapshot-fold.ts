@@ -30,7 +30,9 @@
  * extra h/ entry below m/compacted, which no read can reach (reads below m/compacted are 410; at
  * rv ≥ C the newest entry ≤ rv is a newer version) and which the server's compactor deletes on a
  * later pass. A later version of an evicted object overwrites its o/ and i/. So the bound trades
- * memory for writes, never correctness.
+ * memory for writes, never correctness. Objects not written again for `writeOutAfterEvents`
+ * events are written out the same way (writeOutCold), so the writes of a long rebuild overlap its
+ * fold instead of all coming after the last event.
  *
  * The index bookkeeping follows mvcc/key-index.ts (the Materializer's rule) (GENESIS skipped after its time marker;
  * accepted DELETE ends the entry; any other accepted event sets {rv: offset, uid, deleting}); the
@@ -40,7 +42,7 @@ import { fold, type IndexEntry, type Verdict } from '../storage/mvcc/fold.ts';
 import { hex16, objectPath, currentKeyOf, historyKeyOf, indexKey, markerKey, namespacePath, META_COMPACTED, META_FOLDED } from '../storage/keys.ts';
 import { encodeIndexEntry } from '../storage/mvcc/key-index.ts';
 import type { BatchOp } from '../storage/mvcc/materializer.ts';
-import type { LogEvent } from '../storage/log/event.ts';
+import type { FoldEvent } from '../storage/log/event.ts';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -79,10 +81,16 @@ export interface SnapshotFoldOptions {
   windowMs: number;
   /** Bytes of object versions held before some are written out (see the file comment). */
   cacheBytes: number;
+  /**
+   * A live last version not written again within this many events is written out at the next
+   * advance() (h/ + o/ + i/, as an eviction does; see the file comment). Infinity: only the
+   * memory bound writes objects out early.
+   */
+  writeOutAfterEvents: number;
 }
 
 export class SnapshotFold {
-  /** objectPath → slot; Map order = least recently written first (a slot moves to the end on write). */
+  /** objectPath → slot (the order of heldQueue, not of this Map, decides what is written out first). */
   private readonly slots = new Map<string, Slot>();
   /** Superseded versions in successor order, from `pendingHead`. */
   private pendingQueue: Pending[] = [];
@@ -90,6 +98,13 @@ export class SnapshotFold {
   /** Tombstones in rv order, from `tombHead`: dropped from memory once below the window start. */
   private tombQueue: { slot: Slot; rv: number }[] = [];
   private tombHead = 0;
+  /**
+   * Live versions held in memory, in rv order, from `heldHead`: the oldest are written out once
+   * `writeOutAfterEvents` events passed them. An entry whose slot moved on (written again,
+   * deleted, written out) is stale and skipped.
+   */
+  private heldQueue: { slot: Slot; rv: number }[] = [];
+  private heldHead = 0;
   /** Time markers `t/<offset>` not yet known to be below the window start, from `markerHead`. */
   private markers: { offset: number; time: number }[] = [];
   private markerHead = 0;
@@ -120,7 +135,7 @@ export class SnapshotFold {
    * Fold the next event (offsets strictly increasing, the caller checks density) and return its
    * verdict; null for GENESIS. Writes nothing itself (see advance and finish).
    */
-  apply(offset: number, event: LogEvent): Verdict | null {
+  apply(offset: number, event: FoldEvent): Verdict | null {
     if (offset <= this.folded) throw new Error(`snapshot fold went backwards: offset ${offset} after ${this.folded}`);
     this.folded = offset;
     if (event.time > this.maxTime) this.maxTime = event.time;
@@ -143,9 +158,9 @@ export class SnapshotFold {
         this.heldBytes -= s.object.length;
       }
       if (s.live) this.liveCount--;
-      this.slots.delete(path); // re-inserted below: Map order is least recently written first
     } else {
       s = { path, rv: 0, uid: '', deleting: false, live: false, object: null, historyWritten: false, diskTailRv: -1, diskTailLive: false, diskHeadRv: Infinity, pending: 0, stored: false, dirty: false };
+      this.slots.set(path, s);
     }
     s.rv = offset;
     s.historyWritten = false;
@@ -161,8 +176,8 @@ export class SnapshotFold {
       s.object = verdict.object;
       this.heldBytes += verdict.object.length;
       this.liveCount++;
+      this.heldQueue.push({ slot: s, rv: offset });
     }
-    this.slots.set(path, s);
     return verdict;
   }
 
@@ -196,6 +211,7 @@ export class SnapshotFold {
     const q = this.pendingQueue;
     while (this.pendingHead < q.length && q[this.pendingHead].successor < this.windowStart) this.settle(q[this.pendingHead++], false);
     this.settleTombstones();
+    this.writeOutCold();
     if (this.heldBytes > this.opts.cacheBytes) this.evict(this.opts.cacheBytes / 2);
     // Reclaim the consumed prefixes now and then (amortized O(1) per entry).
     if (this.pendingHead > 4096 && this.pendingHead * 2 > q.length) {
@@ -209,6 +225,27 @@ export class SnapshotFold {
     if (this.tombHead > 4096 && this.tombHead * 2 > this.tombQueue.length) {
       this.tombQueue = this.tombQueue.slice(this.tombHead);
       this.tombHead = 0;
+    }
+    if (this.heldHead > 4096 && this.heldHead * 2 > this.heldQueue.length) {
+      this.heldQueue = this.heldQueue.slice(this.heldHead);
+      this.heldHead = 0;
+    }
+  }
+
+  /**
+   * Write out the live versions not written again for `writeOutAfterEvents` events. Why: a
+   * rebuild that holds every object until the end writes the whole state after the last event,
+   * with nothing left to overlap it; written out as the fold goes, LevelDB's writes run beside the
+   * reading and folding of later batches, and the memory held stays bounded by the recent objects.
+   * An object written again later costs one more o/ + i/ write (and possibly an h/ entry below
+   * m/compacted, see the file comment) — never a different state.
+   */
+  private writeOutCold(): void {
+    const q = this.heldQueue;
+    const before = this.folded - this.opts.writeOutAfterEvents;
+    while (this.heldHead < q.length && q[this.heldHead].rv <= before) {
+      const { slot: s, rv } = q[this.heldHead++];
+      if (s.live && s.rv === rv && s.object && this.slots.get(s.path) === s) this.writeOut(s);
     }
   }
 
@@ -232,10 +269,11 @@ export class SnapshotFold {
   private evict(target: number): void {
     const q = this.pendingQueue;
     while (this.heldBytes > target && q.length > this.pendingHead) this.settle(q.pop()!, true);
-    if (this.heldBytes <= target) return;
-    for (const s of this.slots.values()) {
-      if (this.heldBytes <= target) break;
-      if (s.live && s.object) this.writeOut(s);
+    // Then the held live versions, least recently written first (heldQueue is in rv order).
+    const hq = this.heldQueue;
+    while (this.heldBytes > target && this.heldHead < hq.length) {
+      const { slot: s, rv } = hq[this.heldHead++];
+      if (s.live && s.rv === rv && s.object && this.slots.get(s.path) === s) this.writeOut(s);
     }
   }
 
@@ -279,6 +317,8 @@ export class SnapshotFold {
     }
     this.pendingQueue = [];
     this.pendingHead = 0;
+    this.heldQueue = [];
+    this.heldHead = 0;
     for (const s of this.slots.values()) {
       if (s.live) {
         if (s.object) this.writeOut(s);

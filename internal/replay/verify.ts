@@ -46,7 +46,7 @@ export async function verifyStore(log: ReadableLog, actual: Db, opts: VerifyOpti
   try {
     const expected = await openDataDirDb(scratch, { create: true });
     try {
-      const result = await rebuild(log.read(0, folded + 1), expected, { onProgress: opts.onProgress });
+      const result = await rebuild(log.readFold(0, folded + 1), expected, { onProgress: opts.onProgress });
       const comparison = await compareStates(expected, actual, opts.maxDifferences, opts.atRest);
       return { folded, rebuild: result, comparison };
     } finally {

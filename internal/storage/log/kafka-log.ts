@@ -12,8 +12,8 @@
 import type { Kafka, Producer, Admin } from 'kafkajs';
 import type { EventLog } from './log.ts';
 import type { LogInstruments } from './instruments.ts';
-import { encodeEvent, genesisEvent, type LogEvent, type PositionedEvent } from './event.ts';
-import { startPartitionReader } from './kafka-reader.ts';
+import { encodeEvent, genesisEvent, type FoldPositionedEvent, type LogEvent, type PositionedEvent } from './event.ts';
+import { startPartitionReader, fullEvent, foldEvent } from './kafka-reader.ts';
 import { ensureTopic, type TopicSettings, type TopicState } from './kafka-topic.ts';
 import { StorageError } from '../errors.ts';
 
@@ -178,18 +178,28 @@ export class KafkaLog implements EventLog {
     }
   }
 
-  async *read(from: number, to?: number): AsyncIterable<PositionedEvent> {
+  read(from: number, to?: number): AsyncIterable<PositionedEvent> {
+    return this.readWith(from, to, fullEvent);
+  }
+
+  /** read() for a fold: the fold's fields and each record's bytes (decodeFoldEvent; rebuilds). */
+  readFold(from: number, to?: number): AsyncIterable<FoldPositionedEvent> {
+    return this.readWith(from, to, foldEvent);
+  }
+
+  private async *readWith<E extends FoldPositionedEvent>(from: number, to: number | undefined, decode: (value: Buffer, offset: number) => E): AsyncIterable<E> {
     const end = to ?? (await this.endOffset());
     if (from >= end) return;
     // A bounded hand-off between the consumer callback and this generator (at most two batches).
-    const chunks: PositionedEvent[][] = [];
+    const chunks: E[][] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
     let release: (() => void) | null = null;
-    const reader = await startPartitionReader(this.kafka, {
+    const reader = await startPartitionReader<E>(this.kafka, {
       topic: this.opts.topic,
       from,
       groupPrefix: `${this.opts.clientId}-read`,
+      decode,
       onBatch: (events) => {
         chunks.push(events);
         wake?.();

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Consumer } from 'kafkajs';
-import { decodeEvent, type PositionedEvent } from './event.ts';
+import { decodeEvent, decodeFoldEvent, type FoldPositionedEvent, type PositionedEvent } from './event.ts';
 import { MAX_MESSAGE_BYTES } from './kafka-topic.ts';
 
 export interface PartitionReader {
@@ -17,13 +17,15 @@ export interface PartitionReader {
   stop(): Promise<void>;
 }
 
-export interface ReaderOptions {
+export interface ReaderOptions<E extends FoldPositionedEvent = PositionedEvent> {
   topic: string;
   /** First offset wanted. */
   from: number;
   groupPrefix: string;
+  /** How a record value becomes an event (default: every field, decodeEvent; see fullEvent / foldEvent). */
+  decode?: (value: Buffer, offset: number) => E;
   /** Called with consecutive events in offset order; the next batch waits for the returned promise. */
-  onBatch(events: PositionedEvent[]): Promise<void>;
+  onBatch(events: E[]): Promise<void>;
   /** A crash; `restarting` false means kafkajs gave up and the reader is dead. */
   onError?(err: Error, restarting: boolean): void;
   /**
@@ -99,7 +101,13 @@ async function commitStartOnce(kafka: Kafka, groupId: string, topic: string, off
   }
 }
 
-export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Promise<PartitionReader> {
+/** Every field of the event (audit tools, the watch hub's log reads). */
+export const fullEvent = (value: Buffer, offset: number): PositionedEvent => ({ offset, event: decodeEvent(value) });
+/** The fold's fields and the record's bytes (a replica's fold, rebuilds): see decodeFoldEvent. */
+export const foldEvent = (value: Buffer, offset: number): FoldPositionedEvent => ({ offset, event: decodeFoldEvent(value), bytes: value });
+
+export async function startPartitionReader<E extends FoldPositionedEvent = PositionedEvent>(kafka: Kafka, o: ReaderOptions<E>): Promise<PartitionReader> {
+  const decode = o.decode ?? (fullEvent as unknown as (value: Buffer, offset: number) => E);
   const groupId = `${o.groupPrefix}-${randomUUID()}`;
   const consumer: Consumer = kafka.consumer({
     groupId,
@@ -122,12 +130,12 @@ export async function startPartitionReader(kafka: Kafka, o: ReaderOptions): Prom
     autoCommitInterval: 5_000,
     partitionsConsumedConcurrently: 1,
     eachBatch: async ({ batch, heartbeat }) => {
-      const events: PositionedEvent[] = [];
+      const events: E[] = [];
       for (const m of batch.messages) {
         const offset = Number(m.offset);
         // Fetches after a (re)join may start before our seek point: skip what the caller has.
         if (offset < next || !m.value) continue;
-        events.push({ offset, event: decodeEvent(m.value) });
+        events.push(decode(m.value, offset));
       }
       if (events.length) {
         await o.onBatch(events);

@@ -9,9 +9,9 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
-import type { PositionedEvent } from './event.ts';
-import { startPartitionReader, type PartitionReader } from './kafka-reader.ts';
 import { writeBatch } from '../write-batch.ts';
+import type { FoldPositionedEvent } from './event.ts';
+import { startPartitionReader, foldEvent, type PartitionReader } from './kafka-reader.ts';
 
 export interface TailLogger {
   warn(obj: object, msg: string): void;
@@ -30,6 +30,8 @@ export class KafkaTail {
       from: this.m.folded + 1,
       groupPrefix: this.groupPrefix,
       maxWaitMs: 200,
+      // The fold reads op..time only: the audit fields are not decoded (decodeFoldEvent).
+      decode: foldEvent,
       onBatch: (events) => this.fold(events),
       onError: (err, restarting) => {
         this.log.error({ err: err.message, restarting }, 'kafka tail crashed');
@@ -56,7 +58,7 @@ export class KafkaTail {
     }
   }
 
-  private async fold(events: PositionedEvent[]): Promise<void> {
+  private async fold(events: FoldPositionedEvent[]): Promise<void> {
     if (events[0].offset > this.m.folded + 1) {
       // Offsets of a non-transactional, uncompacted topic are dense; a hole means retention ran
       // ahead of this replica. Folding on would silently lose writes.

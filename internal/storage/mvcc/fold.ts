@@ -7,7 +7,7 @@
  * accept, index[x] = {rv: 7}. Folding 8 sees index[x] → reject AlreadyExists. Both writers, on
  * any replica, read the same verdicts for 7 and 8.
  */
-import type { LogEvent } from '../log/event.ts';
+import type { FoldEvent } from '../log/event.ts';
 import { isEncryptedObject, stampEncrypted } from '../encryption/stamp.ts';
 
 /** What the fold needs to know about a stored object: the in-memory key index entry. */
@@ -46,15 +46,22 @@ export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
   const cut = at + RV_PROBE.length;
   const ph = json.indexOf(RV_PLACEHOLDER, cut);
   if (ph >= 0) {
+    // One allocation and two copies (Buffer.concat of three parts cost a Buffer for the digits
+    // and a list walk): every event of a replay or a replica's catch-up comes through here.
     const v = ph + RV_PLACEHOLDER_VALUE;
-    return Buffer.concat([json.subarray(0, v), Buffer.from(String(rv)), json.subarray(v)]);
+    const digits = String(rv);
+    const out = Buffer.allocUnsafe(json.length + digits.length);
+    json.copy(out, 0, 0, v);
+    out.write(digits, v, 'latin1');
+    json.copy(out, v + digits.length, v);
+    return out;
   }
   const empty = json[cut] === 0x7d; // '}' → metadata was {}
   const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? '' : ','}`);
   return Buffer.concat([json.subarray(0, cut), insert, json.subarray(cut)]);
 }
 
-export function fold(offset: number, current: IndexEntry | undefined, event: LogEvent, namespaceOf: NamespaceLookup): Verdict {
+export function fold(offset: number, current: IndexEntry | undefined, event: FoldEvent, namespaceOf: NamespaceLookup): Verdict {
   const reject = (reason: RejectReason): Verdict => ({ accepted: false, rv: offset, reason, currentRv: current?.rv ?? null });
   if (event.op === 'GENESIS') return reject('Malformed');
   if (event.op === 'CREATE') {

@@ -6,7 +6,7 @@
  */
 import { fold, type IndexEntry, type Verdict } from './fold.ts';
 import { objectPath, namespacePath, type ObjectKey } from '../keys.ts';
-import { eventKey, type LogEvent } from '../log/event.ts';
+import { eventKey, type FoldEvent } from '../log/event.ts';
 
 /** The i/ value: "rv uid deleting". */
 export const encodeIndexEntry = (e: IndexEntry): Buffer => Buffer.from(`${e.rv} ${e.uid} ${e.deleting ? 1 : 0}`);
@@ -72,7 +72,7 @@ export class KeyIndex {
   }
 
   /** Fold one event at `offset` and apply its verdict to the index; null for GENESIS. */
-  apply(offset: number, event: LogEvent): Folded | null {
+  apply(offset: number, event: FoldEvent): Folded | null {
     if (event.op === 'GENESIS') return null;
     const key = eventKey(event);
     const path = objectPath(key);

@@ -9,7 +9,7 @@
  * start-up loads the index without parsing objects.
  */
 import type { ClassicLevel } from 'classic-level';
-import { eventKey, type PositionedEvent } from '../log/event.ts';
+import { eventKey, type FoldPositionedEvent } from '../log/event.ts';
 import type { IndexEntry, Verdict } from './fold.ts';
 import { KeyIndex, encodeIndexEntry } from './key-index.ts';
 import { currentKey, historyKey, indexKey, markerKey, hex16, fromHex16, objectPath, type ObjectKey, META_FOLDED } from '../keys.ts';
@@ -189,7 +189,7 @@ export class Materializer {
    * call `commit`, or call `reload` if the write failed. Calls must not overlap (await each one):
    * the previous versions of updated/deleted objects are read from o/ first, with one getMany.
    */
-  async foldInto(events: PositionedEvent[], ops: BatchOp[]): Promise<PendingFold> {
+  async foldInto(events: FoldPositionedEvent[], ops: BatchOp[]): Promise<PendingFold> {
     if (this.closed) throw new StorageError('unreachable', 'materializer is closed');
     if (this.folding) throw new StorageError('corrupt', 'foldInto called while another foldInto is still running');
     this.folding = true;
@@ -206,7 +206,7 @@ export class Materializer {
    * has written. Creates need no read; an update of a missing key is rejected, so it reads nothing;
    * values held in memory are not read again (a batch of updates of hot objects folds at once).
    */
-  private async readPrevious(events: PositionedEvent[]): Promise<Map<string, Buffer>> {
+  private async readPrevious(events: FoldPositionedEvent[]): Promise<Map<string, Buffer>> {
     const paths = new Map<string, string>(); // objectPath → o/ key
     const out = new Map<string, Buffer>();
     for (const { event } of events) {
@@ -229,7 +229,7 @@ export class Materializer {
   }
 
   /** The synchronous fold; `stored` holds o/ values read before it (see readPrevious). */
-  private foldLocked(events: PositionedEvent[], ops: BatchOp[], stored: Map<string, Buffer>): PendingFold {
+  private foldLocked(events: FoldPositionedEvent[], ops: BatchOp[], stored: Map<string, Buffer>): PendingFold {
     const pending: PendingFold = { lastOffset: this.foldingOffset, verdicts: [], changes: [], time: 0 };
     for (const { offset, event } of events) {
       if (offset <= this.foldingOffset) {
