@@ -175,13 +175,29 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // Frames delivered by the hub wait here until its flush: a batch goes out in one write.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  const writePending = (): void => {
+  /** Every pending frame is the variant's plain frame of its change (no selector transition, no columns). */
+  let pendingPlain = true;
+  /** The joined pending frames; `shared` when they are exactly the plain frames of the hub's batch. */
+  const writePending = (shared?: { memo: FanOutMemo; batch: readonly Change[] }): void => {
     if (!pending.length) return;
-    const out = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+    let out: Buffer;
+    if (pending.length === 1) out = pending[0];
+    else if (shared && pendingPlain && pending.length === shared.batch.length) {
+      // Same batch, same variant, every change as is: the same bytes as every such watcher's.
+      const frames = pending;
+      out = shared.memo.get(shared.batch, `${variant}|joined`, () => Buffer.concat(frames, pendingBytes));
+    } else out = Buffer.concat(pending, pendingBytes);
     w.hub.countSent(format, pending.length);
     pending = [];
     pendingBytes = 0;
+    pendingPlain = true;
     if (!res.writableEnded) res.write(out);
+  };
+  /** Memo keys of this watcher's frames, by event type, selection left, columns (see frameKey). */
+  const frameKeys: string[] = [];
+  const frameKey = (type: EventType, left: boolean, columns: boolean): string => {
+    const i = TYPE_INDEX[type] * 4 + (left ? 2 : 0) + (columns ? 1 : 0);
+    return (frameKeys[i] ??= `${variant}|${type}|${left ? 'left' : 'object'}${columns ? '|columns' : ''}`);
   };
 
   let done = false;
@@ -206,15 +222,15 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
         // Shared by every watcher of this variant: the first one to need a frame encodes it.
         const withHeaders = headers;
         headers = false;
-        const key = `${variant}|${ev.type}|${ev.left ? 'left' : 'object'}${withHeaders ? '|columns' : ''}`;
-        const bytes = memo.get(stored, key, () => encode(ev.type, ev.left ? leftSelection(c) : c.object, withHeaders));
+        const bytes = memo.get(stored, frameKey(ev.type, ev.left, withHeaders), () => encode(ev.type, ev.left ? leftSelection(c) : c.object, withHeaders));
+        if (withHeaders || ev.left || ev.type !== c.type) pendingPlain = false;
         pending.push(bytes);
         pendingBytes += bytes.length;
       }
       return res.writableLength + pendingBytes <= MAX_WATCH_BUFFER_BYTES;
     },
-    flush(): boolean {
-      writePending();
+    flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
+      writePending({ memo, batch });
       return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
     },
     end(reason) {
@@ -264,6 +280,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 }
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
+const TYPE_INDEX: Record<EventType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2, BOOKMARK: 3, ERROR: 4 };
 /** `{"type":"<TYPE>","object":` of each event type. */
 const EVENT_PREFIX: Record<EventType, Buffer> = Object.fromEntries(
   (['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const).map((t) => [t, Buffer.from(`{"type":"${t}","object":`)]),

@@ -73,7 +73,8 @@ export class FanOutMemo {
   get<T>(owner: object, key: string, make: () => T): T {
     let byKey = this.entries.get(owner);
     if (!byKey) this.entries.set(owner, (byKey = new Map()));
-    if (byKey.has(key)) return byKey.get(key) as T;
+    const known = byKey.get(key);
+    if (known !== undefined || byKey.has(key)) return known as T;
     const v = make();
     byKey.set(key, v);
     return v;
@@ -95,9 +96,12 @@ export interface WatchSink {
   deliver(change: Change, memo: FanOutMemo): boolean;
   /**
    * Optional: send what `deliver` held. The hub calls it after each batch it delivered to this
-   * sink (live, ring replay, log replay batch), before anything else can happen. False: too slow.
+   * sink (live, ring replay, log replay batch), before anything else can happen. `batch` is what
+   * the hub offered (the changes of the watcher's resource and namespace, before its name
+   * filter) — the same array for every watcher offered the same changes, so a sink may share
+   * what it builds from a whole batch through the memo. False: too slow.
    */
-  flush?(): boolean;
+  flush?(memo: FanOutMemo, batch: readonly Change[]): boolean;
   /**
    * The hub ends the watcher: too slow, hub closed, or (while catching up from the log) its start
    * version was compacted away before it was fully replayed. Called at most once.
@@ -237,7 +241,7 @@ export class WatchHub {
         return false;
       }
     }
-    if (any && w.sink.flush && !w.sink.flush()) {
+    if (any && w.sink.flush && !w.sink.flush(memo, changes)) {
       this.endWatcher(w, 'slow');
       return false;
     }
