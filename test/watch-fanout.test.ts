@@ -144,4 +144,31 @@ test('one encode per change and representation, shared by every watcher of it; p
   for (const w of meta) assert.equal(w.events().map((e) => `${e.type}/${e.object.kind}`), ['ADDED/PartialObjectMetadata', 'MODIFIED/PartialObjectMetadata', 'DELETED/PartialObjectMetadata']);
 });
 
+test('a watcher that stops reading is ended once 16 MiB wait for it; the others get every event', async () => {
+  const ns = 'fanout-slow';
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  await ok(s.client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }), 201, 'namespace');
+  await eventually('kube-root-ca.crt', async () => (await s.client.request('GET', `${path}/kube-root-ca.crt`)).status === 200);
+  const rv = (await ok(s.client.request('GET', path), 200, 'list')).metadata.resourceVersion as string;
+  const endedSlow = async () => Number((await s.client.request('GET', '/metrics', { headers: { accept: 'text/plain' } })).text.match(/^watch_watchers_ended_total\{reason="slow"\} (\d+)$/m)?.[1] ?? 0);
+  const slowBefore = await endedSlow();
+  const watchPath = `${path}?watch=1&timeoutSeconds=60&resourceVersion=${rv}`;
+  const fast = await openRaw(watchPath, 'application/json');
+  // Never read: undici stops pulling, the socket and then the server's buffer fill up.
+  const stalled = await request(s.url + watchPath, { dispatcher: agent, headers: { accept: 'application/json' } });
+  assert.is(stalled.statusCode, 200);
+  // 40 × 900 KiB of events: past the 16 MiB bound plus what the kernel buffers hold on loopback.
+  const value = 'x'.repeat(900 * 1024);
+  const n = 40;
+  for (let i = 0; i < n; i++) await ok(s.client.request('POST', path, { body: { metadata: { name: `big-${i}` }, data: { v: value } } }), 201, `create ${i}`);
+  await eventually('the fast watcher got every event', async () => fast.events().length === n, 20_000);
+  await eventually('the stalled watcher was ended as slow', async () => (await endedSlow()) === slowBefore + 1, 10_000);
+  // Reading now: what was sent before the end arrives, then the stream ends, short of n events.
+  const text = await stalled.body.text();
+  const got = text.split('\n').filter((l) => l).length;
+  assert.ok(got > 0 && got < n, `the stalled watcher got ${got} of ${n} events, then its stream ended`);
+  assert.equal(fast.events().map((e) => e.object.metadata.name), Array.from({ length: n }, (_, i) => `big-${i}`));
+  fast.close();
+});
+
 test.run();
