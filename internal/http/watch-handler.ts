@@ -124,6 +124,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
    * same variant get the same bytes, encoded once per change (FanOutMemo).
    */
   const variant = `${kindId}|${format}|${convert?.version ?? ''}|${table?.includeObject ?? ''}`;
+  const joinedKey = `${variant}|joined`;
   const encode = (type: EventType, obj: Buffer | KubeObject, headers: boolean): Buffer => {
     w.hub.countEncoded(format);
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
@@ -173,7 +174,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (sendInitial && bookmarks) send(bookmark(from, true));
 
   // Frames delivered by the hub wait here until its flush: a batch goes out in one write.
-  let pending: Buffer[] = [];
+  const pending: Buffer[] = [];
   let pendingBytes = 0;
   /** Every pending frame is the variant's plain frame of its change (no selector transition, no columns). */
   let pendingPlain = true;
@@ -184,11 +185,10 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     if (pending.length === 1) out = pending[0];
     else if (shared && pendingPlain && pending.length === shared.batch.length) {
       // Same batch, same variant, every change as is: the same bytes as every such watcher's.
-      const frames = pending;
-      out = shared.memo.get(shared.batch, `${variant}|joined`, () => Buffer.concat(frames, pendingBytes));
+      out = shared.memo.get(shared.batch, joinedKey, () => Buffer.concat(pending, pendingBytes));
     } else out = Buffer.concat(pending, pendingBytes);
     w.hub.countSent(format, pending.length);
-    pending = [];
+    pending.length = 0; // reused: nothing holds on to it (a join above copied it)
     pendingBytes = 0;
     pendingPlain = true;
     if (!res.writableEnded) res.write(out);
@@ -217,7 +217,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       if (done) return true;
       if (stored.offset <= from) return true;
       const c = reader.codec.isView ? memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)) : stored;
-      const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : { type: c.type, left: false };
+      const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : AS_IS[c.type];
       if (ev) {
         // Shared by every watcher of this variant: the first one to need a frame encodes it.
         const withHeaders = headers;
@@ -280,6 +280,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 }
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
+/** The event of a change for a watcher without selectors: the change's own type and object. */
+const AS_IS: Record<Change['type'], { type: EventType; left: false }> = { ADDED: { type: 'ADDED', left: false }, MODIFIED: { type: 'MODIFIED', left: false }, DELETED: { type: 'DELETED', left: false } };
 const TYPE_INDEX: Record<EventType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2, BOOKMARK: 3, ERROR: 4 };
 /** `{"type":"<TYPE>","object":` of each event type. */
 const EVENT_PREFIX: Record<EventType, Buffer> = Object.fromEntries(
