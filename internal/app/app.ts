@@ -260,6 +260,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
     ring: () => hub.ringUsage(),
     watchersEnded: () => hub.endedByReason(),
+    watchEvents: () => hub.events(),
   });
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });
   await controller.start();

@@ -14,7 +14,7 @@ import { parseCachedRv } from '../registry/generic/reader.ts';
 import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
-import type { WatchHub, WatchHandle } from '../watch/hub.ts';
+import type { FanOutMemo, WatchHub, WatchHandle } from '../watch/hub.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
@@ -109,23 +109,37 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   res.flushHeaders(); // the client's watch call returns on headers; events may take a while
   // Each event's object goes through the conversion (kube's watch Fixup; bookmarks too, errors
   // never); a Table carries its column definitions on the first event only.
-  const converted = (o: KubeObject): unknown => {
-    if (convert?.as === 'Table' && table) {
-      const t = toTable(kind, [o], objectTableMeta(o), table, convert.version);
-      table.noHeaders = true;
-      return t;
-    }
+  const converted = (o: KubeObject, headers: boolean): unknown => {
+    if (convert?.as === 'Table' && table) return toTable(kind, [o], objectTableMeta(o), { ...table, noHeaders: !headers }, convert.version);
     // PartialObjectMetadataList of a single event object fails kube's transform, which then
     // sends the object unconverted.
     if (convert?.as === 'PartialObjectMetadata') return partialObjectMetadata(o, convert.version);
     return o;
   };
-  const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
+  const format = protobuf ? 'protobuf' : convert?.as === 'Table' ? 'table' : convert?.as === 'PartialObjectMetadata' ? 'metadata' : convert ? 'metadata-list' : 'json';
+  /** The served kind: what a stored change decodes to (a view kind decodes it differently). */
+  const kindId = `${store.apiVersion}|${kind.kind}|${kind.resource}`;
+  /**
+   * Everything an event frame of a change depends on besides the event type: watchers with the
+   * same variant get the same bytes, encoded once per change (FanOutMemo).
+   */
+  const variant = `${kindId}|${format}|${convert?.version ?? ''}|${table?.includeObject ?? ''}`;
+  const joinedKey = `${variant}|joined`;
+  const encode = (type: EventType, obj: Buffer | KubeObject, headers: boolean): Buffer => {
+    w.hub.countEncoded(format);
     if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
     let body: Buffer;
-    if (convert && type !== 'ERROR') body = Buffer.from(JSON.stringify(converted(Buffer.isBuffer(obj) ? parseObject(obj) : obj)));
+    if (convert && type !== 'ERROR') body = Buffer.from(JSON.stringify(converted(Buffer.isBuffer(obj) ? parseObject(obj) : obj, headers)));
     else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
-    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), goJsonEscape(body), NEWLINE_CLOSE]);
+    return Buffer.concat([EVENT_PREFIX[type], goJsonEscape(body), NEWLINE_CLOSE]);
+  };
+  /** A Table watch's next converted event still has to carry the column definitions. */
+  let headers = convert?.as === 'Table';
+  /** The frame of one event for this watcher (a Table's first converted event has the columns). */
+  const frame = (type: EventType, obj: Buffer | KubeObject): Buffer => {
+    const withHeaders = headers;
+    if (type !== 'ERROR') headers = false;
+    return encode(type, obj, withHeaders);
   };
   const bookmark = (rv: number, initialEnd = false): Buffer => {
     // kube's bookmark is an empty object of the kind: its zero ObjectMeta carries
@@ -145,14 +159,46 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   }
   const label = sel.label;
   const field = sel.field;
+  // Objects are parsed once per change for every selector watch (read only: the memo shares them).
   const selected = label || field
-    ? (b: Buffer): boolean => {
-        const o = parseObject(b);
+    ? (b: Buffer, memo: FanOutMemo): boolean => {
+        const o = memo.get(b, 'parsed', () => parseObject(b));
         return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
       }
     : null;
-  for (const b of initial) res.write(frame('ADDED', b));
-  if (sendInitial && bookmarks) res.write(bookmark(from, true));
+  const send = (b: Buffer): void => {
+    w.hub.countSent(format);
+    res.write(b);
+  };
+  for (const b of initial) send(frame('ADDED', b));
+  if (sendInitial && bookmarks) send(bookmark(from, true));
+
+  // Frames delivered by the hub wait here until its flush: a batch goes out in one write.
+  const pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** Every pending frame is the variant's plain frame of its change (no selector transition, no columns). */
+  let pendingPlain = true;
+  /** The joined pending frames; `shared` when they are exactly the plain frames of the hub's batch. */
+  const writePending = (shared?: { memo: FanOutMemo; batch: readonly Change[] }): void => {
+    if (!pending.length) return;
+    let out: Buffer;
+    if (pending.length === 1) out = pending[0];
+    else if (shared && pendingPlain && pending.length === shared.batch.length) {
+      // Same batch, same variant, every change as is: the same bytes as every such watcher's.
+      out = shared.memo.get(shared.batch, joinedKey, () => Buffer.concat(pending, pendingBytes));
+    } else out = Buffer.concat(pending, pendingBytes);
+    w.hub.countSent(format, pending.length);
+    pending.length = 0; // reused: nothing holds on to it (a join above copied it)
+    pendingBytes = 0;
+    pendingPlain = true;
+    if (!res.writableEnded) res.write(out);
+  };
+  /** Memo keys of this watcher's frames, by event type, selection left, columns (see frameKey). */
+  const frameKeys: string[] = [];
+  const frameKey = (type: EventType, left: boolean, columns: boolean): string => {
+    const i = TYPE_INDEX[type] * 4 + (left ? 2 : 0) + (columns ? 1 : 0);
+    return (frameKeys[i] ??= `${variant}|${type}|${left ? 'left' : 'object'}${columns ? '|columns' : ''}`);
+  };
 
   let done = false;
   const timers: NodeJS.Timeout[] = [];
@@ -163,18 +209,32 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     done = true;
     handle?.stop();
     timers.forEach(clearTimeout);
+    writePending();
     if (!res.writableEnded) res.end();
   };
   handle = w.hub.watch({ group: reader.codec.group, resource: reader.codec.resource, namespace: kind.namespaced ? w.namespace : '', name }, Math.max(from, 0), {
-    deliver(stored: Change): boolean {
+    deliver(stored: Change, memo: FanOutMemo): boolean {
       if (done) return true;
       if (stored.offset <= from) return true;
-      const c = reader.codec.decodeChange(stored);
-      const ev = selected ? selectorEvent(c, selected) : { type: c.type, object: c.object };
-      if (ev) res.write(frame(ev.type, ev.object));
+      const c = reader.codec.isView ? memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)) : stored;
+      const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : AS_IS[c.type];
+      if (ev) {
+        // Shared by every watcher of this variant: the first one to need a frame encodes it.
+        const withHeaders = headers;
+        headers = false;
+        const bytes = memo.get(stored, frameKey(ev.type, ev.left, withHeaders), () => encode(ev.type, ev.left ? leftSelection(c) : c.object, withHeaders));
+        if (withHeaders || ev.left || ev.type !== c.type) pendingPlain = false;
+        pending.push(bytes);
+        pendingBytes += bytes.length;
+      }
+      return res.writableLength + pendingBytes <= MAX_WATCH_BUFFER_BYTES;
+    },
+    flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
+      writePending({ memo, batch });
       return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
     },
     end(reason) {
+      writePending();
       // Compaction overtook a resume from the log: say so, as for a start version that is too old.
       if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
       finish();
@@ -211,7 +271,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       // cacheWatcher, which drops a bookmark not newer than the watch's start version, nothing
       // goes out until the store has moved past where the watch began.
       const latest = w.folded();
-      if (handle?.caughtUp() && latest > Math.max(from, 0)) res.write(bookmark(latest));
+      if (handle?.caughtUp() && latest > Math.max(from, 0)) send(bookmark(latest));
       if (!final) schedule();
     };
     schedule();
@@ -220,6 +280,13 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 }
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
+/** The event of a change for a watcher without selectors: the change's own type and object. */
+const AS_IS: Record<Change['type'], { type: EventType; left: false }> = { ADDED: { type: 'ADDED', left: false }, MODIFIED: { type: 'MODIFIED', left: false }, DELETED: { type: 'DELETED', left: false } };
+const TYPE_INDEX: Record<EventType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2, BOOKMARK: 3, ERROR: 4 };
+/** `{"type":"<TYPE>","object":` of each event type. */
+const EVENT_PREFIX: Record<EventType, Buffer> = Object.fromEntries(
+  (['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const).map((t) => [t, Buffer.from(`{"type":"${t}","object":`)]),
+) as Record<EventType, Buffer>;
 
 /**
  * The event a selector watch sends for a change, or null when the watcher is not interested
@@ -229,24 +296,30 @@ const NEWLINE_CLOSE = Buffer.from('}\n');
  *   before ✓  after ✓  → the change's own type (MODIFIED)
  *   before ✗  after ✓  → ADDED with the new object (it entered the selection)
  *   before ✓  after ✗  → DELETED with the previous object carrying the change's resourceVersion
- *                        (it left the selection); a real delete carries its own object
+ *                        (it left the selection, `left`: see leftSelection); a real delete
+ *                        carries its own object
  *   before ✗  after ✗  → nothing
  *
  * A deleted object is judged only by its state before the delete (its last state if `prev` is
- * missing); an ADDED one was not selected before.
+ * missing); an ADDED one was not selected before. Without `left` the event carries `c.object`.
  */
-export function selectorEvent(c: Change, selected: (b: Buffer) => boolean): { type: EventType; object: Buffer | KubeObject } | null {
+export function selectorEvent(c: Change, selected: (b: Buffer) => boolean): { type: EventType; left: boolean } | null {
   const now = c.type !== 'DELETED' && selected(c.object);
   let before: boolean;
   if (c.prev) before = selected(c.prev);
   else if (c.type === 'ADDED') before = false;
   else if (c.type === 'DELETED') before = selected(c.object);
   else before = now; // MODIFIED without a previous version: no transition can be told
-  if (now && before) return { type: c.type, object: c.object };
-  if (now) return { type: 'ADDED', object: c.object };
+  if (now && before) return { type: c.type, left: false };
+  if (now) return { type: 'ADDED', left: false };
   if (!before) return null;
-  if (c.type === 'DELETED') return { type: 'DELETED', object: c.object };
+  if (c.type === 'DELETED') return { type: 'DELETED', left: false };
+  return { type: 'DELETED', left: true };
+}
+
+/** What a watcher gets for an object that left its selection: the previous object at the change's version. */
+function leftSelection(c: Change): KubeObject {
   const last = parseObject(c.prev!);
   last.metadata.resourceVersion = String(c.offset);
-  return { type: 'DELETED', object: last };
+  return last;
 }

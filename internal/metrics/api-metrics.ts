@@ -56,6 +56,8 @@ export interface MetricSources {
   ring(): { changes: number; bytes: number };
   /** Watchers the hub ended, by reason (`slow`: its queue was full). */
   watchersEnded(): Record<string, number>;
+  /** Watch events serialized (once per change and format) and sent (once per watcher), by format. */
+  watchEvents?(): { encoded: Record<string, number>; sent: Record<string, number> };
 }
 
 export interface ApiMetricsOptions {
@@ -138,6 +140,19 @@ export class ApiMetrics {
       if (!this.sources) return;
       c.reset();
       for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);
+    });
+    // Encoded vs sent: a change is serialized once per format and its bytes go to every watcher.
+    this.counter({ name: 'watch_events_encoded_total', help: 'Watch events serialized, by format (json, protobuf, table, metadata): once per change and format, shared by every watcher that gets it.', stabilityLevel: 'ALPHA' }, ['format'], (c) => {
+      const counts = this.sources?.watchEvents?.();
+      if (!counts) return;
+      c.reset();
+      for (const [format, n] of Object.entries(counts.encoded)) c.inc({ format }, n);
+    });
+    this.counter({ name: 'watch_events_sent_total', help: 'Watch events sent to watchers, by format (json, protobuf, table, metadata).', stabilityLevel: 'ALPHA' }, ['format'], (c) => {
+      const counts = this.sources?.watchEvents?.();
+      if (!counts) return;
+      c.reset();
+      for (const [format, n] of Object.entries(counts.sent)) c.inc({ format }, n);
     });
     // kube's admission webhook metrics (apiserver/pkg/admission/metrics), same names and labels.
     this.webhookDuration = this.histogram({ name: 'apiserver_admission_webhook_admission_duration_seconds', help: 'Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).', stabilityLevel: 'STABLE' }, ['name', 'type', 'operation', 'rejected'], WEBHOOK_BUCKETS);

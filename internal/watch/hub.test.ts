@@ -14,7 +14,7 @@ import { Storage, type WriteIntent } from '../storage/storage.ts';
 import { Materializer, type BatchOp, type Change, type Db } from '../storage/mvcc/materializer.ts';
 import { genesisEvent, type PositionedEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
-import { WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
+import { FanOutMemo, WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
 
 const cm = (name: string, namespace = 'default'): ObjectKey => ({ group: '', resource: 'configmaps', namespace, name });
 const ALL_CMS: WatchFilter = { group: '', resource: 'configmaps', namespace: '', name: '' };
@@ -306,6 +306,80 @@ test('stop or a slow sink during the replay ends delivery', async () => {
   assert.is(slow.ended, 'slow');
   assert.is(slow.changes.length, 1);
   assert.is(hub.size, 0);
+  hub.close();
+  await s.close();
+});
+
+test('fan-out: watchers by namespace; one memo and one flush per batch, the same batch for the same namespace', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const hub = new WatchHub(s);
+  let made = 0;
+  /** A flushing sink: derives one value per change through the memo, records its batches. */
+  const flushing = () => {
+    const r = {
+      got: [] as string[],
+      derived: [] as string[],
+      batches: [] as (readonly Change[])[],
+      memos: [] as FanOutMemo[],
+      sink: {
+        deliver(c: Change, memo: FanOutMemo): boolean {
+          r.got.push(`${c.key.namespace}/${c.key.name}`);
+          r.derived.push(memo.get(c, 'upper', () => (made++, c.key.name.toUpperCase())));
+          return true;
+        },
+        flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
+          r.memos.push(memo);
+          r.batches.push(batch);
+          return true;
+        },
+        end(): void {},
+      },
+    };
+    return r;
+  };
+  const [a1, a2, b, all, named] = [flushing(), flushing(), flushing(), flushing(), flushing()];
+  hub.watch({ ...ALL_CMS, namespace: 'a' }, s.folded, a1.sink);
+  hub.watch({ ...ALL_CMS, namespace: 'a' }, s.folded, a2.sink);
+  hub.watch({ ...ALL_CMS, namespace: 'b' }, s.folded, b.sink);
+  hub.watch(ALL_CMS, s.folded, all.sink);
+  hub.watch({ ...ALL_CMS, namespace: 'a', name: 'y' }, s.folded, named.sink);
+  const secrets = flushing();
+  hub.watch({ ...ALL_CMS, resource: 'secrets' }, s.folded, secrets.sink);
+  const published: Change[][] = [];
+  s.onChange((changes) => published.push(changes));
+  // Queued together: usually one or two group commits.
+  await Promise.all([s.write(intent('CREATE', cm('x', 'a'))), s.write(intent('CREATE', cm('y', 'a'))), s.write(intent('CREATE', cm('z', 'b')))]);
+  assert.equal(a1.got, ['a/x', 'a/y']);
+  assert.equal(a2.got, ['a/x', 'a/y']);
+  assert.equal(b.got, ['b/z']);
+  assert.equal(all.got, ['a/x', 'a/y', 'b/z']);
+  assert.equal(named.got, ['a/y']);
+  assert.equal(secrets.got, [], 'another resource is not offered');
+  assert.equal(secrets.batches, [], 'nor flushed');
+  assert.is(made, 3, 'each change derived once for every sink');
+  assert.equal(a1.derived, ['X', 'Y']);
+  assert.equal(all.derived, ['X', 'Y', 'Z']);
+  const batchesWith = (ns: string, name?: string) => published.filter((cs) => cs.some((c) => c.key.namespace === ns && (!name || c.key.name === name))).length;
+  for (const r of [a1, a2]) assert.is(r.batches.length, batchesWith('a'), 'one flush per published batch');
+  assert.is(named.batches.length, batchesWith('a', 'y'), 'no flush when nothing was delivered');
+  assert.is(b.batches.length, batchesWith('b'));
+  assert.is(all.batches.length, published.length);
+  assert.equal(a1.batches.flat().map((c) => c.key.name), ['x', 'y'], "a batch holds the namespace's changes, in order");
+  a1.batches.forEach((batch, i) => {
+    assert.ok(batch === a2.batches[i], 'watchers of one namespace share the batch array');
+    assert.ok(a1.memos[i] === a2.memos[i], 'and the memo');
+  });
+  assert.ok(a1.batches.includes(named.batches[0]), 'a name filter is applied to the same batch');
+  // A start inside the ring replays with a flush too.
+  const late = flushing();
+  hub.watch({ ...ALL_CMS, namespace: 'a' }, s.folded - 3, late.sink);
+  assert.equal(late.got, ['a/x', 'a/y']);
+  assert.is(late.batches.length, 1);
+  // A stopped watcher leaves the index: nothing more for it.
+  const h = hub.watch({ ...ALL_CMS, namespace: 'c' }, s.folded, flushing().sink);
+  h.stop();
+  await s.write(intent('CREATE', cm('w', 'c')));
+  assert.equal(all.got.slice(-1), ['c/w']);
   hub.close();
   await s.close();
 });

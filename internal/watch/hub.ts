@@ -61,9 +61,47 @@ export interface WatchFilter {
 
 export type EndReason = 'slow' | 'closed' | 'expired';
 
+/**
+ * Values derived from one change, shared by every sink a batch is delivered to. Owners are the
+ * hub's Change objects (and buffers they hold); a memo lives for one publish or one replay batch
+ * only, so nothing derived (frames, Table ages) outlives the moment it was made for.
+ */
+export class FanOutMemo {
+  private readonly entries = new Map<object, Map<string, unknown>>();
+
+  /** The value of (owner, key): made by `make` the first time, the same value afterwards. */
+  get<T>(owner: object, key: string, make: () => T): T {
+    let byKey = this.entries.get(owner);
+    if (!byKey) this.entries.set(owner, (byKey = new Map()));
+    const known = byKey.get(key);
+    if (known !== undefined || byKey.has(key)) return known as T;
+    const v = make();
+    byKey.set(key, v);
+    return v;
+  }
+}
+
+/** Events serialized and sent by the watch streams, by format (metrics; see WatchHub.countEncoded). */
+export interface WatchEventCounts {
+  encoded: Record<string, number>;
+  sent: Record<string, number>;
+}
+
 export interface WatchSink {
-  /** Deliver a change; return false when the watcher cannot keep up (it will be ended). */
-  deliver(change: Change): boolean;
+  /**
+   * Deliver a change; return false when the watcher cannot keep up (it will be ended). `memo` is
+   * shared with the other sinks the same change goes to (see FanOutMemo). A sink with `flush` may
+   * hold what it delivers until the hub calls flush.
+   */
+  deliver(change: Change, memo: FanOutMemo): boolean;
+  /**
+   * Optional: send what `deliver` held. The hub calls it after each batch it delivered to this
+   * sink (live, ring replay, log replay batch), before anything else can happen. `batch` is what
+   * the hub offered (the changes of the watcher's resource and namespace, before its name
+   * filter) — the same array for every watcher offered the same changes, so a sink may share
+   * what it builds from a whole batch through the memo. False: too slow.
+   */
+  flush?(memo: FanOutMemo, batch: readonly Change[]): boolean;
   /**
    * The hub ends the watcher: too slow, hub closed, or (while catching up from the log) its start
    * version was compacted away before it was fully replayed. Called at most once.
@@ -101,7 +139,10 @@ export class WatchHub {
   /** Changes after this offset are all in the ring (or none happened). */
   private ringFrom: number;
   private readonly watchers = new Set<Watcher>();
+  /** The same watchers by `group/resource`, then namespace ('' = every namespace). */
+  private readonly index = new Map<string, Map<string, Set<Watcher>>>();
   private readonly unsubscribe: () => void;
+  private readonly eventCounts: WatchEventCounts = { encoded: {}, sent: {} };
 
   private ringBytes = 0;
   /** Watchers this hub ended, by reason (metrics). */
@@ -131,6 +172,21 @@ export class WatchHub {
     return { ...this.endedCounts };
   }
 
+  /** A sink serialized an event in `format` (once per change and format when shared through the memo). */
+  countEncoded(format: string): void {
+    this.eventCounts.encoded[format] = (this.eventCounts.encoded[format] ?? 0) + 1;
+  }
+
+  /** A sink sent `n` events in `format`. */
+  countSent(format: string, n = 1): void {
+    this.eventCounts.sent[format] = (this.eventCounts.sent[format] ?? 0) + n;
+  }
+
+  /** Events encoded and sent since the hub started, by format (metrics, tests). */
+  events(): WatchEventCounts {
+    return { encoded: { ...this.eventCounts.encoded }, sent: { ...this.eventCounts.sent } };
+  }
+
   private publish(changes: Change[]): void {
     for (const c of changes) {
       this.ring.push(c);
@@ -143,16 +199,73 @@ export class WatchHub {
       this.ringFrom = this.ring[drop - 1].offset;
       this.ring.splice(0, drop);
     }
-    for (const w of this.watchers) {
-      if (w.catchingUp) continue;
-      for (const c of changes) {
-        if (!matches(w.filter, c.key)) continue;
-        if (!w.sink.deliver(c)) {
-          this.endWatcher(w, 'slow');
-          break;
-        }
+    if (!this.watchers.size) return;
+    // Group the batch by resource and namespace (in order), then offer each group to the watchers
+    // of that namespace and those of every namespace.
+    const groups = new Map<string, { all: Change[]; byNamespace: Map<string, Change[]> }>();
+    for (const c of changes) {
+      const gr = resourceKey(c.key.group, c.key.resource);
+      if (!this.index.has(gr)) continue;
+      let g = groups.get(gr);
+      if (!g) groups.set(gr, (g = { all: [], byNamespace: new Map() }));
+      g.all.push(c);
+      const inNs = g.byNamespace.get(c.key.namespace);
+      if (inNs) inNs.push(c);
+      else g.byNamespace.set(c.key.namespace, [c]);
+    }
+    const memo = new FanOutMemo();
+    for (const [gr, g] of groups) {
+      const byNs = this.index.get(gr);
+      if (!byNs) continue;
+      const everywhere = byNs.get('');
+      if (everywhere) for (const w of everywhere) if (!w.catchingUp) this.deliverAll(w, g.all, memo);
+      for (const [ns, list] of g.byNamespace) {
+        const here = ns ? byNs.get(ns) : undefined;
+        if (here) for (const w of here) if (!w.catchingUp) this.deliverAll(w, list, memo);
       }
     }
+  }
+
+  /**
+   * Deliver `changes` (already matching the watcher's resource and namespace) that match its
+   * filter, then flush. False if the watcher was ended (or stopped) meanwhile.
+   */
+  private deliverAll(w: Watcher, changes: readonly Change[], memo: FanOutMemo): boolean {
+    if (w.stopped) return false;
+    let any = false;
+    for (const c of changes) {
+      if (w.filter.name && c.key.name !== w.filter.name) continue;
+      any = true;
+      if (!w.sink.deliver(c, memo)) {
+        this.endWatcher(w, 'slow');
+        return false;
+      }
+    }
+    if (any && w.sink.flush && !w.sink.flush(memo, changes)) {
+      this.endWatcher(w, 'slow');
+      return false;
+    }
+    return !w.stopped;
+  }
+
+  private addToIndex(w: Watcher): void {
+    const gr = resourceKey(w.filter.group, w.filter.resource);
+    let byNs = this.index.get(gr);
+    if (!byNs) this.index.set(gr, (byNs = new Map()));
+    let set = byNs.get(w.filter.namespace);
+    if (!set) byNs.set(w.filter.namespace, (set = new Set()));
+    set.add(w);
+  }
+
+  private removeFromIndex(w: Watcher): void {
+    const gr = resourceKey(w.filter.group, w.filter.resource);
+    const byNs = this.index.get(gr);
+    const set = byNs?.get(w.filter.namespace);
+    if (!byNs || !set) return;
+    set.delete(w);
+    if (set.size) return;
+    byNs.delete(w.filter.namespace);
+    if (!byNs.size) this.index.delete(gr);
   }
 
   /**
@@ -165,9 +278,11 @@ export class WatchHub {
     if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false };
     const w: Watcher = { filter, sink, catchingUp: from < this.ringFrom, stopped: false };
     this.watchers.add(w);
+    this.addToIndex(w);
     const stop = (): void => {
       w.stopped = true;
       this.watchers.delete(w);
+      this.removeFromIndex(w);
     };
     if (w.catchingUp) void this.catchUp(w, from);
     else this.replayRing(w, from);
@@ -183,6 +298,7 @@ export class WatchHub {
     if (w.stopped) return;
     w.stopped = true;
     this.watchers.delete(w);
+    this.removeFromIndex(w);
     this.endedCounts[reason]++;
     w.sink.end(reason);
   }
@@ -192,14 +308,9 @@ export class WatchHub {
     // Binary search would do; the ring is scanned from the end because starts are usually recent.
     let i = this.ring.length;
     while (i > 0 && this.ring[i - 1].offset > after) i--;
-    for (; i < this.ring.length; i++) {
-      const c = this.ring[i];
-      if (matches(w.filter, c.key) && !w.sink.deliver(c)) {
-        this.endWatcher(w, 'slow');
-        return false;
-      }
-    }
-    return true;
+    const replay: Change[] = [];
+    for (; i < this.ring.length; i++) if (matches(w.filter, this.ring[i].key)) replay.push(this.ring[i]);
+    return !replay.length || this.deliverAll(w, replay, new FanOutMemo());
   }
 
   /**
@@ -238,12 +349,7 @@ export class WatchHub {
         this.endWatcher(w, 'expired');
         return false;
       }
-      for (const c of batch) {
-        if (!w.sink.deliver(c)) {
-          this.endWatcher(w, 'slow');
-          return false;
-        }
-      }
+      if (batch.length && !this.deliverAll(w, batch, new FanOutMemo())) return false;
       batch = [];
       if (w.sink.drained) await w.sink.drained();
       return !w.stopped;
@@ -277,6 +383,8 @@ export class WatchHub {
     return c;
   }
 }
+
+const resourceKey = (group: string, resource: string): string => `${group}/${resource}`;
 
 function matches(f: WatchFilter, k: ObjectKey): boolean {
   return k.resource === f.resource && k.group === f.group && (!f.namespace || k.namespace === f.namespace) && (!f.name || k.name === f.name);
