@@ -197,16 +197,95 @@ export function sendPageNotFound(res: Res): void {
  * TypeMeta names them once).
  */
 export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
-  const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
-  const parts: Buffer[] = [head];
+  const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
+  pushItems(parts, items, true);
+  parts.push(TAIL);
+  return Buffer.concat(parts);
+}
+
+/** A list body up to its first item: `{"kind":…,"apiVersion":…,"metadata":…,"items":[`. */
+const listHead = (kind: string, apiVersion: string, listMeta: Record<string, unknown>): Buffer =>
+  Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
+
+/** Push items (TypeMeta cut off) onto `parts`, comma-separated; a comma first unless `first`. */
+function pushItems(parts: Buffer[], items: Buffer[], first: boolean): void {
   items.forEach((b, i) => {
-    if (i) parts.push(COMMA);
+    if (i || !first) parts.push(COMMA);
     const at = typeMetaLength(b);
     if (at > 0) parts.push(OPEN, b.subarray(at));
     else parts.push(withoutTypeMeta(b));
   });
-  parts.push(TAIL);
-  return Buffer.concat(parts);
+}
+
+/**
+ * A list body that reaches this size before its items are all read is sent as it is read
+ * (chunked; kube's own list bodies of more than a few KiB are chunked too); a smaller one goes
+ * out whole with a Content-Length, exactly as before.
+ */
+export const STREAM_AFTER_BYTES = 1 << 20;
+
+/**
+ * Send an unpaged JSON list while its items are read (`batches`, from one storage snapshot):
+ * each batch becomes one write, and the next is read only once the socket has taken the last
+ * (backpressure), so a list of any size holds about one batch in memory, and LevelDB's reads
+ * overlap TLS and the client. `close` releases the snapshot, also when the client goes away.
+ * A read failure before the first write is thrown (the caller answers a Status); after it the
+ * response is cut off (destroyed), as an incomplete body is all a client can still be told.
+ */
+export async function sendListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+  const w = res as ServerResponse;
+  let gone = false;
+  const onClose = (): void => void (gone = true);
+  w.once('close', onClose);
+  const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
+  let size = parts[0]!.length;
+  let streaming = false;
+  let first = true;
+  try {
+    for await (const batch of batches) {
+      const items: Buffer[] = [];
+      pushItems(items, batch, first);
+      first = false;
+      const chunk = goJsonEscape(Buffer.concat(items));
+      if (!streaming) {
+        parts.push(chunk);
+        size += chunk.length;
+        if (size < STREAM_AFTER_BYTES) continue;
+        streaming = true;
+        w.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers } as Record<string, string>);
+        let ok = true;
+        for (const p of parts) ok = w.write(p);
+        parts.length = 0;
+        if (!ok) await drained(w, () => gone);
+      } else if (!w.write(chunk)) await drained(w, () => gone);
+      if (gone) return;
+    }
+  } catch (e) {
+    if (!streaming) throw e;
+    w.destroy(e as Error);
+    return;
+  } finally {
+    w.off('close', onClose);
+    await close();
+  }
+  parts.push(TAIL_NEWLINE);
+  if (!streaming) return send(res, 200, 'application/json', parts, headers);
+  w.end(TAIL_NEWLINE);
+}
+const TAIL_NEWLINE = Buffer.from(']}\n');
+
+/** Resolves when `w` can take more, or has closed. */
+function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
+  if (gone()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      w.off('drain', done);
+      w.off('close', done);
+      resolve();
+    };
+    w.on('drain', done);
+    w.on('close', done);
+  });
 }
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}');

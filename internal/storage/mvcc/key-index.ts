@@ -31,6 +31,12 @@ export class KeyIndex {
    * strings, not 100k entry objects, and parses only the entries that writes touch.
    */
   private readonly entries = new Map<string, IndexEntry | string>();
+  /**
+   * Live objects under a path prefix (`<group>/<resource>/` or `…/<ns>/`), for list pages'
+   * remainingItemCount: a prefix is counted with one pass over the index the first time a list
+   * asks for it, then kept by apply() (two map lookups per accepted create or delete).
+   */
+  private readonly counted = new Map<string, number>();
 
   get size(): number {
     return this.entries.size;
@@ -55,6 +61,28 @@ export class KeyIndex {
 
   clear(): void {
     this.entries.clear();
+    this.counted.clear();
+  }
+
+  /** Live objects whose path starts with `prefix` (a resource's or a namespace's, ending in '/'). */
+  countUnder(prefix: string): number {
+    let n = this.counted.get(prefix);
+    if (n === undefined) {
+      n = 0;
+      for (const path of this.entries.keys()) if (path.startsWith(prefix)) n++;
+      this.counted.set(prefix, n);
+    }
+    return n;
+  }
+
+  /** An object appeared (+1) or went away (−1): adjust the counts of its resource and namespace prefixes. */
+  private recount(path: string, delta: number): void {
+    if (!this.counted.size) return;
+    const resourceEnd = path.indexOf('/', path.indexOf('/') + 1) + 1;
+    for (const prefix of [path.slice(0, resourceEnd), path.slice(0, path.indexOf('/', resourceEnd) + 1)]) {
+      const n = this.counted.get(prefix);
+      if (n !== undefined) this.counted.set(prefix, n + delta);
+    }
   }
 
   /**
@@ -78,8 +106,10 @@ export class KeyIndex {
     const path = objectPath(key);
     const verdict = fold(offset, this.get(path), event, (ns) => this.get(namespacePath(ns)));
     if (verdict.accepted) {
+      const before = this.entries.size;
       if (verdict.op === 'DELETE') this.entries.delete(path);
       else this.entries.set(path, { rv: offset, uid: event.uid, deleting: event.deleting });
+      if (this.entries.size !== before) this.recount(path, this.entries.size - before);
     }
     return { key, path, verdict };
   }

@@ -124,6 +124,16 @@ export class Materializer {
     return this.index.countByResource();
   }
 
+  /**
+   * Live objects under an object-path prefix, exactly as the snapshot store holds them now; undefined
+   * while a folded batch is still being written (the index is then ahead of the store). Synchronous:
+   * a LevelDB snapshot taken in the same tick sees the same state, at version `offset`.
+   */
+  liveUnder(prefix: string): { offset: number; count: number } | undefined {
+    if (this.foldingOffset !== this.foldedOffset) return undefined;
+    return { offset: this.foldedOffset, count: this.index.countUnder(prefix) };
+  }
+
   /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
   entry(key: ObjectKey): IndexEntry | undefined {
     return this.index.get(objectPath(key));
