@@ -1,6 +1,7 @@
 /**
- * Unpaged lists larger than a megabyte are sent while they are read (internal/http/respond.ts
- * sendListStream, GenericReader.openList): a chunked JSON body, from one storage snapshot.
+ * Unpaged lists larger than a megabyte, as kube-apiserver sends them: a chunked JSON body (no
+ * Content-Length) from one consistent read. This server sends them while it reads them
+ * (internal/http/respond.ts sendListStream, GenericReader.openList), from one storage snapshot.
  *
  * - the body is the same list a client gets by paging (same items, same order, same version),
  *   without a Content-Length; a small list still goes out whole with one;
@@ -12,35 +13,36 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import https from 'node:https';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startTestServer, type TestServer, type Client } from './harness.ts';
-import { show, ok } from './assertions.ts';
+import { startTarget, readKubeconfig, type Target } from '../target.ts';
+import type { Client } from '../harness.ts';
+import { show, ok } from '../assertions.ts';
 
-let srv: TestServer;
+let t: Target;
 let c: Client;
-
-const NS = 'ls';
-const CM = `/api/v1/namespaces/${NS}/configmaps`;
+let CM = '';
+let SMALL = '';
 const COUNT = 1500;
 const nameOf = (i: number): string => `l-${String(i).padStart(5, '0')}`;
 const PAYLOAD = 'x'.repeat(1024);
 const cm = (name: string, value: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v: value } });
 
 test.before(async () => {
-  srv = await startTestServer({ namespaceDefaults: false });
-  c = srv.client;
-  for (const ns of [NS, 'ls-small']) await ok(c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }), 201, ns);
+  // Without the per-namespace objects of kube-controller-manager (kube-root-ca.crt), which the
+  // reference does not run either: the collections hold exactly what the suite creates.
+  t = await startTarget({ namespaceDefaults: false });
+  c = t.client;
+  CM = `/api/v1/namespaces/${await t.createNamespace('large')}/configmaps`;
+  SMALL = `/api/v1/namespaces/${await t.createNamespace('small')}/configmaps`;
   for (let i = 0; i < COUNT; i += 100) {
     await Promise.all(
       Array.from({ length: 100 }, (_, j) => i + j).map((n) => ok(c.request('POST', CM, { body: cm(nameOf(n), PAYLOAD, { parity: n % 2 ? 'odd' : 'even' }) }), 201, nameOf(n))),
     );
   }
-  for (const n of ['a', 'b', 'c']) await ok(c.request('POST', '/api/v1/namespaces/ls-small/configmaps', { body: cm(n, 'v', {}) }), 201, n);
+  for (const n of ['a', 'b', 'c']) await ok(c.request('POST', SMALL, { body: cm(n, 'v', {}) }), 201, n);
 });
 
 test.after(async () => {
-  await srv?.close();
+  await t?.close();
 });
 
 /** Items of every page of `path` (limit 500), and the first page's version. */
@@ -76,7 +78,7 @@ test('an unpaged list over a megabyte is chunked and equals the paged list', asy
 });
 
 test('a small list still goes out whole with a Content-Length', async () => {
-  const r = await c.request('GET', '/api/v1/namespaces/ls-small/configmaps');
+  const r = await c.request('GET', SMALL);
   assert.is(r.status, 200, show(r));
   assert.is(r.headers['content-length'], String(Buffer.byteLength(r.text)));
   assert.equal(r.json.items.map((o: any) => o.metadata.name), ['a', 'b', 'c']);
@@ -129,9 +131,9 @@ test('Table conversion of a large list answers every row', async () => {
 });
 
 test('clients that leave mid-body do not disturb the server', async () => {
-  const pki = join(srv.dataDir, 'pki');
-  const url = new URL(srv.url);
-  const agent = new https.Agent({ ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) });
+  const creds = readKubeconfig(t.kubeconfig);
+  const url = new URL(t.url);
+  const agent = new https.Agent({ ca: creds.ca, cert: creds.cert, key: creds.key });
   for (let i = 0; i < 10; i++) {
     await new Promise<void>((resolve, reject) => {
       const req = https.get({ host: url.hostname, port: url.port, path: CM, agent, headers: { accept: 'application/json' } }, (res) => {
