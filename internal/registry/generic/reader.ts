@@ -551,9 +551,14 @@ const BATCH_BYTES = 4 << 20;
  * its first read takes limit + 2 entries, so that on h/ — where an object is only complete once
  * the next object's key is seen — one round trip also serves an unfiltered page. Later reads
  * only finish an unfiltered page (a few objects, or the rest of one object's versions), while a
- * filtered page reads on in full batches.
+ * filtered page, and a page larger than one batch (a whole list read into memory), reads on in
+ * full batches.
  */
-const pageSizes = (page: Page): BatchSizes => ({ first: Math.min(page.limit + 2, STREAM_BATCH), then: page.filtered ? STREAM_BATCH : PAGE_TAIL_BATCH, ahead: false });
+const pageSizes = (page: Page): BatchSizes => ({
+  first: Math.min(page.limit + 2, STREAM_BATCH),
+  then: page.filtered || page.limit + 2 > STREAM_BATCH ? STREAM_BATCH : PAGE_TAIL_BATCH,
+  ahead: false,
+});
 const PAGE_TAIL_BATCH = 16;
 
 /** The part of a LevelDB iterator (utf8 keys, Buffer values) the batch readers use. */
