@@ -393,7 +393,8 @@ export class GenericReader {
     const live = start === undefined && !page.filtered && page.limit < Infinity ? this.storage.materializer.liveUnder(base) : undefined;
     let owned = false;
     try {
-      const f = await db.get(META_FOLDED, { snapshot });
+      // Read in place (getSync): one small, hot key; a round trip to LevelDB's thread cost more.
+      const f = db.getSync(META_FOLDED, { snapshot });
       const rv = f === undefined ? 0 : fromHex16(f.toString());
       const after = start !== undefined ? base + start : undefined;
       const entries = currentObjects(db, snapshot, prefix, after, this.decoder(), streamed ? { first: STREAM_BATCH, then: STREAM_BATCH, ahead: true } : pageSizes(page));
