@@ -32,11 +32,12 @@ export class KeyIndex {
    */
   private readonly entries = new Map<string, IndexEntry | string>();
   /**
-   * Live objects under a path prefix (`<group>/<resource>/` or `…/<ns>/`), for list pages'
-   * remainingItemCount: a prefix is counted with one pass over the index the first time a list
-   * asks for it, then kept by apply() (two map lookups per accepted create or delete).
+   * Live objects per resource prefix (`<group>/<resource>/`) and per namespace prefix
+   * (`<group>/<resource>/<ns>/`), for list pages' remainingItemCount: built in one pass over the
+   * index the first time a list asks, then kept by apply() (two map updates per accepted create
+   * or delete). Null until then, so a server nobody pages through never pays for it.
    */
-  private readonly counted = new Map<string, number>();
+  private counted: Map<string, number> | null = null;
 
   get size(): number {
     return this.entries.size;
@@ -61,28 +62,30 @@ export class KeyIndex {
 
   clear(): void {
     this.entries.clear();
-    this.counted.clear();
+    this.counted = null;
   }
 
-  /** Live objects whose path starts with `prefix` (a resource's or a namespace's, ending in '/'). */
+  /**
+   * Live objects under `prefix`: a resource's (`<group>/<resource>/`) or one namespace's
+   * (`<group>/<resource>/<ns>/`) path prefix, exactly as lists build them.
+   */
   countUnder(prefix: string): number {
-    let n = this.counted.get(prefix);
-    if (n === undefined) {
-      n = 0;
-      for (const path of this.entries.keys()) if (path.startsWith(prefix)) n++;
-      this.counted.set(prefix, n);
+    if (!this.counted) {
+      this.counted = new Map();
+      for (const path of this.entries.keys()) this.recount(path, 1);
     }
-    return n;
+    return this.counted.get(prefix) ?? 0;
   }
 
   /** An object appeared (+1) or went away (−1): adjust the counts of its resource and namespace prefixes. */
   private recount(path: string, delta: number): void {
-    if (!this.counted.size) return;
+    const counted = this.counted;
+    if (!counted) return;
     const resourceEnd = path.indexOf('/', path.indexOf('/') + 1) + 1;
-    for (const prefix of [path.slice(0, resourceEnd), path.slice(0, path.indexOf('/', resourceEnd) + 1)]) {
-      const n = this.counted.get(prefix);
-      if (n !== undefined) this.counted.set(prefix, n + delta);
-    }
+    const resource = path.slice(0, resourceEnd);
+    const namespace = path.slice(0, path.indexOf('/', resourceEnd) + 1);
+    counted.set(resource, (counted.get(resource) ?? 0) + delta);
+    counted.set(namespace, (counted.get(namespace) ?? 0) + delta);
   }
 
   /**
