@@ -114,16 +114,6 @@ export class Materializer {
     return this.foldedOffset;
   }
 
-  /** Number of live objects (for metrics). */
-  get size(): number {
-    return this.index.size;
-  }
-
-  /** Live objects per `<group>/<resource>` (`core/configmaps`), for metrics. */
-  objectCounts(): Map<string, number> {
-    return this.index.countByResource();
-  }
-
   /**
    * Live objects under an object-path prefix, exactly as the snapshot store holds them now; undefined
    * while a folded batch is still being written (the index is then ahead of the store). Synchronous:
@@ -132,6 +122,16 @@ export class Materializer {
   liveUnder(prefix: string): { offset: number; count: number } | undefined {
     if (this.foldingOffset !== this.foldedOffset) return undefined;
     return { offset: this.foldedOffset, count: this.index.countUnder(prefix) };
+  }
+
+  /** Number of live objects (for metrics). */
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Live objects per `<group>/<resource>` (`core/configmaps`), for metrics. */
+  objectCounts(): Map<string, number> {
+    return this.index.countByResource();
   }
 
   /** Index entry of the object at `path` as of the last fold (including in-flight batches). */
