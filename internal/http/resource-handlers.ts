@@ -7,14 +7,14 @@ import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, type Ap
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
 import type { WriteResult } from '../registry/generic/store.ts';
-import { validateListOptions, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
+import { validateListOptions, isStream, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
 import { patchTypeOf } from '../registry/generic/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
@@ -170,7 +170,10 @@ export class ResourceHandlers {
       }
       case 'list': {
         const out = this.output(r, pb);
-        const result = await reader.list(ns, listQuery(r.query));
+        // Plain JSON (no conversion, no re-indenting) is spliced from stored bytes, so an unpaged
+        // list can be sent while it is read; every other representation needs all items first.
+        const result = await reader.openList(ns, listQuery(r.query), !out.convert && out.rep === 'json' && !prettyPrint(res));
+        if (isStream(result)) return sendListStream(res, kind.listKind, store.apiVersion, { resourceVersion: String(result.rv) }, result.batches, result.close);
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
       }
       // Every write verb negotiates its response representation first, so a request whose Accept

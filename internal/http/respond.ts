@@ -113,18 +113,17 @@ export function prettyPrint(res: Res): boolean {
   return typeof ua === 'string' && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0'));
 }
 
-const LS = Buffer.from('\u2028');
-const PS = Buffer.from('\u2029');
 const GO_ESCAPES: Record<number, Buffer> = { 0x3c: Buffer.from('\\u003c'), 0x3e: Buffer.from('\\u003e'), 0x26: Buffer.from('\\u0026') };
 
 /**
  * Go's encoding/json escapes `<`, `>`, `&`, U+2028 and U+2029 inside strings (\u003c …), and
  * kube's serializer keeps that default; JSON.stringify does not. Those bytes can only occur
  * inside strings in JSON, so they are replaced wherever they are. Bodies without any (nearly
- * all) are returned as they are after a native scan.
+ * all) are returned as they are after native single-byte scans (U+2028/9 are found by their
+ * lead byte 0xE2, which memchr finds far faster than a three-byte search).
  */
 export function goJsonEscape(b: Buffer): Buffer {
-  if (b.indexOf(0x3c) < 0 && b.indexOf(0x3e) < 0 && b.indexOf(0x26) < 0 && b.indexOf(LS) < 0 && b.indexOf(PS) < 0) return b;
+  if (b.indexOf(0x3c) < 0 && b.indexOf(0x3e) < 0 && b.indexOf(0x26) < 0 && !hasLineSeparator(b)) return b;
   const parts: Buffer[] = [];
   let from = 0;
   for (let i = 0; i < b.length; i++) {
@@ -141,6 +140,14 @@ export function goJsonEscape(b: Buffer): Buffer {
   }
   parts.push(b.subarray(from));
   return Buffer.concat(parts);
+}
+
+/** Does `b` hold U+2028 or U+2029 (UTF-8 E2 80 A8 / E2 80 A9)? */
+function hasLineSeparator(b: Buffer): boolean {
+  for (let i = b.indexOf(0xe2); i >= 0; i = b.indexOf(0xe2, i + 1)) {
+    if (b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) return true;
+  }
+  return false;
 }
 
 export function sendText(res: Res, code: number, text: string, headers: Record<string, string> = {}): void {
@@ -197,16 +204,98 @@ export function sendPageNotFound(res: Res): void {
  * TypeMeta names them once).
  */
 export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
-  const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
-  const parts: Buffer[] = [head];
-  items.forEach((b, i) => {
-    if (i) parts.push(COMMA);
-    const at = typeMetaLength(b);
-    if (at > 0) parts.push(OPEN, b.subarray(at));
-    else parts.push(withoutTypeMeta(b));
-  });
+  const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
+  pushItems(parts, items, true);
   parts.push(TAIL);
   return Buffer.concat(parts);
+}
+
+/** A list body up to its first item: `{"kind":…,"apiVersion":…,"metadata":…,"items":[`. */
+const listHead = (kind: string, apiVersion: string, listMeta: Record<string, unknown>): Buffer =>
+  Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
+
+/** Push items (TypeMeta cut off) onto `parts`, comma-separated; a comma first unless `first`. */
+function pushItems(parts: Buffer[], items: Buffer[], first: boolean): void {
+  let seen: Buffer | null = null;
+  items.forEach((b, i) => {
+    if (i || !first) parts.push(COMMA);
+    const at = sharedTypeMetaLength(b, seen);
+    if (at > 0) {
+      seen = b.subarray(0, at);
+      parts.push(OPEN, b.subarray(at));
+    } else parts.push(withoutTypeMeta(b));
+  });
+}
+
+/**
+ * A list body that reaches this size before its items are all read is sent as it is read
+ * (chunked; kube's own list bodies of more than a few KiB are chunked too); a smaller one goes
+ * out whole with a Content-Length, exactly as before.
+ */
+export const STREAM_AFTER_BYTES = 1 << 20;
+
+/**
+ * Send an unpaged JSON list while its items are read (`batches`, from one storage snapshot):
+ * each batch becomes one write, and the next is read only once the socket has taken the last
+ * (backpressure), so a list of any size holds about one batch in memory, and LevelDB's reads
+ * overlap TLS and the client. `close` releases the snapshot, also when the client goes away.
+ * A read failure before the first write is thrown (the caller answers a Status); after it the
+ * response is cut off (destroyed), as an incomplete body is all a client can still be told.
+ */
+export async function sendListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+  const w = res as ServerResponse;
+  let gone = false;
+  const onClose = (): void => void (gone = true);
+  w.once('close', onClose);
+  const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
+  let size = parts[0]!.length;
+  let streaming = false;
+  let first = true;
+  try {
+    for await (const batch of batches) {
+      const items: Buffer[] = [];
+      pushItems(items, batch, first);
+      first = false;
+      const chunk = goJsonEscape(Buffer.concat(items));
+      if (!streaming) {
+        parts.push(chunk);
+        size += chunk.length;
+        if (size < STREAM_AFTER_BYTES) continue;
+        streaming = true;
+        w.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers } as Record<string, string>);
+        let ok = true;
+        for (const p of parts) ok = w.write(p);
+        parts.length = 0;
+        if (!ok) await drained(w, () => gone);
+      } else if (!w.write(chunk)) await drained(w, () => gone);
+      if (gone) return;
+    }
+  } catch (e) {
+    if (!streaming) throw e;
+    w.destroy(e as Error);
+    return;
+  } finally {
+    w.off('close', onClose);
+    await close();
+  }
+  parts.push(TAIL_NEWLINE);
+  if (!streaming) return send(res, 200, 'application/json', parts, headers);
+  w.end(TAIL_NEWLINE);
+}
+const TAIL_NEWLINE = Buffer.from(']}\n');
+
+/** Resolves when `w` can take more, or has closed. */
+function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
+  if (gone()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      w.off('drain', done);
+      w.off('close', done);
+      resolve();
+    };
+    w.on('drain', done);
+    w.on('close', done);
+  });
 }
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}');
@@ -222,6 +311,19 @@ export function withoutTypeMeta(b: Buffer): Buffer {
   const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
   return Buffer.from(JSON.stringify(rest));
 }
+/**
+ * typeMetaLength for a run of items: the items of one list nearly always share their TypeMeta,
+ * so `seen` (the bytes found for an earlier item) is compared first with a short byte loop.
+ */
+function sharedTypeMetaLength(b: Buffer, seen: Buffer | null): number {
+  if (seen && b.length > seen.length) {
+    let i = 0;
+    while (i < seen.length && b[i] === seen[i]) i++;
+    if (i === seen.length) return i;
+  }
+  return typeMetaLength(b);
+}
+
 /**
  * Length of a leading `{"kind":"…","apiVersion":"…",` (0 when the bytes do not start so), found
  * with native searches: this runs once per list item.

@@ -74,6 +74,18 @@ export interface ListResult {
 }
 
 /**
+ * An unpaged list read while it is sent (GenericReader.openList): the items of one LevelDB
+ * snapshot in batches, never all in memory at once. The snapshot is held until `batches` is
+ * finished or `close` is called; a consumer must do one of the two.
+ */
+export interface ListStream {
+  rv: number;
+  /** Item bytes (readable, in this kind's shape) in key order, in batches of up to STREAM_BATCH. */
+  batches: AsyncIterable<Buffer[]>;
+  close(): Promise<void>;
+}
+
+/**
  * What a continue token carries. JSON `{"v":"meta.k8s.io/v1","rv":…,"start":…,"n":…}`, base64url
  * without padding — kube's shape plus `n`.
  */
@@ -295,8 +307,22 @@ export class GenericReader {
     return { kind: 'exact', rv }; // Exact, or the legacy "N with a limit"
   }
 
-  /** LIST a collection (namespace '' on a namespaced kind = all namespaces). */
+  /** LIST a collection (namespace '' on a namespaced kind = all namespaces), all items in memory. */
   async list(namespace: string, q: ListQuery): Promise<ListResult> {
+    const r = await this.openList(namespace, q, false);
+    if (!isStream(r)) return r;
+    const items: Buffer[] = [];
+    for await (const batch of r.batches) for (const b of batch) items.push(b);
+    return { rv: r.rv, items };
+  }
+
+  /**
+   * LIST a collection; with `stream`, an unpaged list comes back as a ListStream (read while it
+   * is sent), except for resources encrypted at rest: a value that does not decrypt must fail
+   * the list before anything is sent, as kube's does. Pages are always read whole (their
+   * ListMeta, which precedes the items, depends on what follows the page).
+   */
+  async openList(namespace: string, q: ListQuery, stream = true): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
     const plan = this.plan(q);
     const page: Page = {
@@ -316,36 +342,73 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
-    let result: ListResult;
+    const streamed = stream && page.limit === Infinity && !this.storage.atRest.transforms(this.codec.group, this.codec.resource);
+    let result: ListResult | ListStream;
     try {
-      if (plan.kind === 'exact') result = await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page);
-      else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page);
+      if (plan.kind === 'exact') result = await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
+      else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed);
     } catch (e) {
       throw storageFailure(e);
     }
+    if (isStream(result)) return result;
     if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
     return result;
   }
 
-  /** A list of the latest state, from one snapshot of the o/ keys. */
-  private async listLatest(prefix: string, start: string | undefined, page: Page): Promise<ListResult> {
-    const db = this.storage.db;
-    const snapshot = db.snapshot();
-    try {
-      const f = await db.get(META_FOLDED, { snapshot });
-      const rv = f === undefined ? 0 : fromHex16(f.toString());
-      const base = prefix.slice(2);
-      const after = start !== undefined ? base + start : undefined;
-      const taken = await fill(currentObjects(db, snapshot, prefix, this.decoder(), after), page);
-      // The count reads keys only: no value leaves LevelDB for objects after the page.
-      const count = async (last: string): Promise<number> => {
-        let n = 0;
-        for await (const _ of db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot })) n++;
-        return n;
-      };
-      return await finish(rv, base, taken, page, undefined, count);
-    } finally {
+  /**
+   * The stream of an unpaged list over `entries` (which own `snapshot`): selector and view
+   * conversion applied per batch; read errors surface from the iteration as Status errors.
+   */
+  private stream(rv: number, entries: AsyncGenerator<Entry[]>, page: Page, snapshot: Snapshot): ListStream {
+    const codec = this.codec;
+    // Idempotent, and also right for a stream never iterated (whose generators never started,
+    // so their own finally blocks would not run).
+    const close = async (): Promise<void> => {
+      await entries.return(undefined);
       await snapshot.close();
+    };
+    async function* batches(): AsyncGenerator<Buffer[]> {
+      try {
+        for await (const batch of entries) {
+          const out: Buffer[] = [];
+          for (const [, v] of batch) if (page.match(v)) out.push(codec.isView ? codec.decode(v) : v);
+          if (out.length) yield out;
+        }
+      } catch (e) {
+        throw storageFailure(e);
+      } finally {
+        await close();
+      }
+    }
+    return { rv, batches: batches(), close };
+  }
+
+  /** A list of the latest state, from one snapshot of the o/ keys. */
+  private async listLatest(prefix: string, start: string | undefined, page: Page, streamed: boolean): Promise<ListResult | ListStream> {
+    const db = this.storage.db;
+    const base = prefix.slice(2);
+    const snapshot = db.snapshot();
+    // Taken in the same tick as the snapshot: the index's count of the collection, when the
+    // index is not ahead of the store (a first page's remainingItemCount without a scan).
+    const live = start === undefined && !page.filtered && page.limit < Infinity ? this.storage.materializer.liveUnder(base) : undefined;
+    let owned = false;
+    try {
+      // Read in place (getSync): one small, hot key; a round trip to LevelDB's thread cost more.
+      const f = db.getSync(META_FOLDED, { snapshot });
+      const rv = f === undefined ? 0 : fromHex16(f.toString());
+      const after = start !== undefined ? base + start : undefined;
+      const entries = currentObjects(db, snapshot, prefix, after, this.decoder(), streamed ? { first: STREAM_BATCH, then: STREAM_BATCH, ahead: true } : pageSizes(page));
+      if (streamed) {
+        owned = true;
+        return this.stream(rv, entries, page, snapshot);
+      }
+      const taken = await fill(entries, page);
+      const known = live && live.offset === rv ? live.count : undefined; // objects after `start` (none)
+      // The count reads keys only: no value leaves LevelDB for objects after the page.
+      const count = async (last: string): Promise<number> => countKeys(db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot, highWaterMarkBytes: BATCH_BYTES }), prefixEnd(prefix));
+      return await finish(rv, base, taken, page, known, count);
+    } finally {
+      if (!owned) await snapshot.close();
     }
   }
 
@@ -353,7 +416,7 @@ export class GenericReader {
    * A list at exactly `rv`, from one snapshot of the h/ keys; 410 when rv has been compacted
    * away (a continue page gets a token that resumes at the latest version, as kube does).
    */
-  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page): Promise<ListResult> {
+  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page, streamed: boolean): Promise<ListResult | ListStream> {
     const base = prefix.slice(2);
     const retained = (): void => {
       if (rv >= this.storage.compactedBelow) return;
@@ -369,23 +432,35 @@ export class GenericReader {
     }
     const db = this.storage.db;
     const snapshot = db.snapshot();
+    let owned = false;
     try {
       // The compactor publishes its new floor before deleting anything, so once the floor is
       // checked after the snapshot was taken, every version ≤ rv is in the snapshot.
       retained();
       const after = start !== undefined ? base + start : undefined;
-      const taken = await fill(objectsAt(db, snapshot, prefix, rv, this.decoder(), after), page);
+      const entries = objectsAt(db, snapshot, prefix, rv, this.decoder(), after, streamed ? { first: STREAM_BATCH, then: STREAM_BATCH, ahead: false } : pageSizes(page));
+      if (streamed) {
+        owned = true;
+        return this.stream(rv, entries, page, snapshot);
+      }
+      const taken = await fill(entries, page);
       const count = async (last: string): Promise<number> => {
         let n = 0;
-        for await (const _ of objectsAt(db, snapshot, prefix, rv, skipValue, last)) n++;
+        for await (const batch of objectsAt(db, snapshot, prefix, rv, skipValue, last, { first: STREAM_BATCH, then: STREAM_BATCH, ahead: false })) n += batch.length;
         return n;
       };
       return await finish(rv, base, taken, page, known, count);
     } finally {
-      await snapshot.close();
+      if (!owned) await snapshot.close();
     }
   }
 }
+
+/** A list is either whole (ListResult) or read while it is sent (ListStream). */
+export const isStream = (r: ListResult | ListStream): r is ListStream => 'batches' in r;
+
+/** Object path and readable value of one stored object. */
+type Entry = [string, Buffer];
 
 interface Taken {
   items: Buffer[];
@@ -397,20 +472,26 @@ interface Taken {
 
 /**
  * Take up to `page.limit` matching objects from `objects`, then look one further for another
- * match (so the last page never carries a continue token). Stops the iterator when done.
+ * match (so the last page never carries a continue token). Stops the reads when done.
  */
-async function fill(objects: AsyncIterable<[string, Buffer]>, page: Page): Promise<Taken> {
+async function fill(objects: AsyncGenerator<Entry[]>, page: Page): Promise<Taken> {
   const t: Taken = { items: [], last: '', more: false };
-  for await (const [path, v] of objects) {
-    if (!page.match(v)) continue;
-    if (t.items.length >= page.limit) {
-      t.more = true;
-      break;
+  try {
+    for await (const batch of objects) {
+      for (const [path, v] of batch) {
+        if (!page.match(v)) continue;
+        if (t.items.length >= page.limit) {
+          t.more = true;
+          return t;
+        }
+        t.items.push(v);
+        t.last = path;
+      }
     }
-    t.items.push(v);
-    t.last = path;
+    return t;
+  } finally {
+    await objects.return(undefined);
   }
-  return t;
 }
 
 /**
@@ -446,47 +527,159 @@ function readable(decode: ValueDecoder, path: string, v: Buffer): Buffer {
 /** For scans that only count objects. */
 const skipValue: ValueDecoder = (_path, v) => v;
 
-/** Live objects of a snapshot's o/ keys under `prefix`, in key order, after object path `after`. */
-async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, decode: ValueDecoder, after?: string): AsyncGenerator<[string, Buffer]> {
+/** Entries per LevelDB read: the first batch (a page needs limit + 1), the later ones, and read-ahead. */
+interface BatchSizes {
+  first: number;
+  then: number;
+  /**
+   * Ask LevelDB's thread for the next batch before the caller handles this one (an unpaged list
+   * being sent: reading and sending overlap). Never for pages: the read-ahead would be wasted.
+   */
+  ahead: boolean;
+}
+
+/** Entries per batch of an unpaged list, and of a page's later reads (a filtered page reads on). */
+const STREAM_BATCH = 1000;
+/**
+ * Bytes one LevelDB read may carry (classic-level's highWaterMarkBytes). Its default, 16 KiB,
+ * holds about 12 one-KiB objects: a 100k list took ~8,000 round trips to LevelDB's thread, the
+ * main thread idle in between. 4 MiB lets a batch reach its entry count.
+ */
+const BATCH_BYTES = 4 << 20;
+
+/**
+ * A page needs limit + 1 objects (the one after the page says whether a continue token is due):
+ * its first read takes limit + 2 entries, so that on h/ — where an object is only complete once
+ * the next object's key is seen — one round trip also serves an unfiltered page. Later reads
+ * only finish an unfiltered page (a few objects, or the rest of one object's versions), while a
+ * filtered page, and a page larger than one batch (a whole list read into memory), reads on in
+ * full batches.
+ */
+const pageSizes = (page: Page): BatchSizes => ({
+  first: Math.min(page.limit + 2, STREAM_BATCH),
+  then: page.filtered || page.limit + 2 > STREAM_BATCH ? STREAM_BATCH : PAGE_TAIL_BATCH,
+  ahead: false,
+});
+const PAGE_TAIL_BATCH = 16;
+
+/** The part of a LevelDB iterator (utf8 keys, Buffer values) the batch readers use. */
+interface RangeIterator {
+  nextv(size: number): Promise<[string, Buffer][]>;
+  seek(target: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * An iterator's entries in batches (nextv, one round trip to LevelDB's thread each). Closes the
+ * iterator when the batches end or the consumer stops.
+ */
+async function* batchesOf(it: RangeIterator, end: string, sizes: BatchSizes): AsyncGenerator<[string, Buffer][]> {
+  let next: Promise<[string, Buffer][]> | null = it.nextv(sizes.first);
+  try {
+    while (next) {
+      const batch = await next;
+      next = null;
+      if (!batch.length) return;
+      if (sizes.ahead) next = it.nextv(sizes.then);
+      yield batch;
+      next ??= it.nextv(sizes.then);
+    }
+  } finally {
+    // A read-ahead nobody takes: its failure is of no interest.
+    if (next) await next.catch(() => undefined);
+    await closeEmptied(it, end);
+  }
+}
+
+/**
+ * Close an iterator after emptying its native batch. classic-level keeps the copies of the last
+ * batch's keys and values until the iterator is garbage-collected, not when it is closed; with
+ * batches of hundreds of objects a list's worth of them piled up between major GCs (RSS grew by
+ * ~60 MB per paged list of 20k). A last read that finds nothing (at the range's end `end`, its
+ * exclusive upper bound) empties that cache first.
+ */
+async function closeEmptied(it: { seek(target: string): void; nextv(size: number): Promise<unknown[]>; close(): Promise<void> }, end: string): Promise<void> {
+  try {
+    it.seek(end);
+    await it.nextv(1);
+  } catch {
+    // Closed or failed already: nothing is cached then.
+  }
+  await it.close();
+}
+
+/** Keys of a key iterator (range end `end`), counted in batches. */
+async function countKeys(it: { seek(target: string): void; nextv(size: number): Promise<string[]>; close(): Promise<void> }, end: string): Promise<number> {
+  let n = 0;
+  try {
+    for (;;) {
+      const batch = await it.nextv(10 * STREAM_BATCH);
+      if (!batch.length) return n;
+      n += batch.length;
+    }
+  } finally {
+    await closeEmptied(it, end);
+  }
+}
+
+/** Live objects of a snapshot's o/ keys under `prefix`, in key order after object path `after`, readable, in batches. */
+async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after: string | undefined, decode: ValueDecoder, sizes: BatchSizes): AsyncGenerator<Entry[]> {
   const range = after !== undefined ? { gt: currentKeyOf(after) } : { gte: prefix };
-  for await (const [k, v] of db.iterator({ ...range, lt: prefixEnd(prefix), snapshot })) {
-    const path = pathOfCurrentKey(k);
-    yield [path, readable(decode, path, v)];
+  // Created when the generator starts: a generator closed before its first read holds nothing.
+  const end = prefixEnd(prefix);
+  const it = db.iterator({ ...range, lt: end, snapshot, highWaterMarkBytes: BATCH_BYTES });
+  for await (const batch of batchesOf(it, end, sizes)) {
+    for (const e of batch) {
+      const path = pathOfCurrentKey(e[0]);
+      e[0] = path;
+      e[1] = readable(decode, path, e[1]);
+    }
+    yield batch;
   }
 }
 
 /**
  * Objects under the o/ `prefix` as they were at `rv`, from the h/ keys: per object the newest
- * version ≤ rv, skipping tombstones and objects created later. Versions above rv are skipped with a seek past the object.
+ * version ≤ rv, skipping tombstones and objects created later. Read in batches; versions above rv
+ * are skipped, and a batch that ends inside an object's newer versions is followed by a seek past
+ * that object (so an object with many newer versions costs at most one batch of them).
  *
- *   h/…/a\0…05 (v1)  h/…/a\0…09 (v2)  h/…/a\0…20 (v3)   at rv 10 → a = v2 (seek past …20)
+ *   h/…/a\0…05 (v1)  h/…/a\0…09 (v2)  h/…/a\0…20 (v3)   at rv 10 → a = v2 (v3 skipped)
  *   h/…/b\0…03 (v1)  h/…/b\0…08 ('')                     at rv 10 → b deleted, skipped
  *
  * The h/ keys of the objects come in the same order as their o/ keys (storage/keys.ts), so a
  * continue token from either read resumes the other.
  */
-async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, decode: ValueDecoder, after?: string): AsyncGenerator<[string, Buffer]> {
+async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, decode: ValueDecoder, after: string | undefined, sizes: BatchSizes): AsyncGenerator<Entry[]> {
   const history = 'h' + prefix.slice(1); // prefix is the list's o/ prefix; h/ keys share its path
-  const it = db.iterator({ gte: after !== undefined ? historyEndOf(after) : history, lt: prefixEnd(history), snapshot });
+  const end = prefixEnd(history);
+  const it = db.iterator({ gte: after !== undefined ? historyEndOf(after) : history, lt: end, snapshot, highWaterMarkBytes: BATCH_BYTES });
   let path = '';
   let best: Buffer | null = null;
   try {
+    let want = sizes.first;
     for (;;) {
-      const e = await it.next();
-      if (!e) break;
-      const [k, v] = e;
-      const p = pathOfHistoryKey(k);
-      if (p !== path) {
-        if (best && best.length) yield [path, readable(decode, path, best)];
-        path = p;
-        best = null;
+      const batch = await it.nextv(want);
+      want = sizes.then;
+      if (!batch.length) break;
+      const out: Entry[] = [];
+      let newer = false; // the last entry read is a version of `path` above rv
+      for (const [k, v] of batch) {
+        const p = pathOfHistoryKey(k);
+        if (p !== path) {
+          if (best && best.length) out.push([path, readable(decode, path, best)]);
+          path = p;
+          best = null;
+        }
+        newer = rvOfHistoryKey(k) > rv;
+        if (!newer) best = v;
       }
-      if (rvOfHistoryKey(k) <= rv) best = v;
-      else it.seek(historyEndOf(p)); // the next object's first version
+      if (newer) it.seek(historyEndOf(path)); // the next object's first version
+      if (out.length) yield out;
     }
-    if (best && best.length) yield [path, readable(decode, path, best)];
+    if (best && best.length) yield [[path, readable(decode, path, best)]];
   } finally {
-    await it.close();
+    await closeEmptied(it, end);
   }
 }
 

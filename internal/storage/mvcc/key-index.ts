@@ -31,6 +31,13 @@ export class KeyIndex {
    * strings, not 100k entry objects, and parses only the entries that writes touch.
    */
   private readonly entries = new Map<string, IndexEntry | string>();
+  /**
+   * Live objects per resource prefix (`<group>/<resource>/`) and per namespace prefix
+   * (`<group>/<resource>/<ns>/`), for list pages' remainingItemCount: built in one pass over the
+   * index the first time a list asks, then kept by apply() (two map updates per accepted create
+   * or delete). Null until then, so a server nobody pages through never pays for it.
+   */
+  private counted: Map<string, number> | null = null;
 
   get size(): number {
     return this.entries.size;
@@ -55,6 +62,30 @@ export class KeyIndex {
 
   clear(): void {
     this.entries.clear();
+    this.counted = null;
+  }
+
+  /**
+   * Live objects under `prefix`: a resource's (`<group>/<resource>/`) or one namespace's
+   * (`<group>/<resource>/<ns>/`) path prefix, exactly as lists build them.
+   */
+  countUnder(prefix: string): number {
+    if (!this.counted) {
+      this.counted = new Map();
+      for (const path of this.entries.keys()) this.recount(path, 1);
+    }
+    return this.counted.get(prefix) ?? 0;
+  }
+
+  /** An object appeared (+1) or went away (−1): adjust the counts of its resource and namespace prefixes. */
+  private recount(path: string, delta: number): void {
+    const counted = this.counted;
+    if (!counted) return;
+    const resourceEnd = path.indexOf('/', path.indexOf('/') + 1) + 1;
+    const resource = path.slice(0, resourceEnd);
+    const namespace = path.slice(0, path.indexOf('/', resourceEnd) + 1);
+    counted.set(resource, (counted.get(resource) ?? 0) + delta);
+    counted.set(namespace, (counted.get(namespace) ?? 0) + delta);
   }
 
   /**
@@ -78,8 +109,10 @@ export class KeyIndex {
     const path = objectPath(key);
     const verdict = fold(offset, this.get(path), event, (ns) => this.get(namespacePath(ns)));
     if (verdict.accepted) {
+      const before = this.entries.size;
       if (verdict.op === 'DELETE') this.entries.delete(path);
       else this.entries.set(path, { rv: offset, uid: event.uid, deleting: event.deleting });
+      if (this.entries.size !== before) this.recount(path, this.entries.size - before);
     }
     return { key, path, verdict };
   }

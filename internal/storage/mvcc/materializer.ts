@@ -119,6 +119,16 @@ export class Materializer {
     return this.foldedOffset;
   }
 
+  /**
+   * Live objects under an object-path prefix, exactly as the snapshot store holds them now; undefined
+   * while a folded batch is still being written (the index is then ahead of the store). Synchronous:
+   * a LevelDB snapshot taken in the same tick sees the same state, at version `offset`.
+   */
+  liveUnder(prefix: string): { offset: number; count: number } | undefined {
+    if (this.foldingOffset !== this.foldedOffset) return undefined;
+    return { offset: this.foldedOffset, count: this.index.countUnder(prefix) };
+  }
+
   /** Number of live objects (for metrics). */
   get size(): number {
     return this.index.size;
