@@ -114,7 +114,7 @@ async function bundleServer(): Promise<void> {
     chunkNames: 'chunk-[hash]',
     platform: 'node',
     format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
+    target: 'node20', // package.json engines: a build runs on any supported Node
     external: NOT_BUNDLED,
     plugins: [metaUrl],
     sourcemap: true,
