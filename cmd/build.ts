@@ -12,8 +12,8 @@
  * dist/cmd/bundle/apiserver.js (a dynamic import() becomes a chunk beside it), so a start reads, resolves and compiles one file instead of ~600
  * (the CommonJS resolution of the packages was a third of the start's CPU time), and a tiny entry
  * that turns on Node's compile cache (dist/.compile-cache, Node ≥ 22.1; V8's code for the bundle
- * is reused across starts) before it imports the bundle. Kept out of the bundle: packages with a
- * native addon (classic-level finds its binary from its own directory), and those loaded only on
+ * is reused across starts) before it imports the bundle. Kept out of the bundle: classic-level's
+ * native addon (found from the package's directory at run time), and the packages loaded only on
  * demand (kafkajs, undici, @peculiar/x509 through lazyRequire or createRequire stay lazy: resolved
  * from node_modules at their first use). Each bundled module's `import.meta.url`/`dirname` is
  * rewritten to the URL of its own compiled file under dist/, so the data files it reads beside
@@ -76,7 +76,23 @@ async function build(): Promise<void> {
 }
 
 /** Packages the bundle leaves to Node's resolution at run time (see the header). */
-const NOT_BUNDLED = ['classic-level', 'kafkajs', 'undici', '@peculiar/x509'];
+const NOT_BUNDLED = ['kafkajs', 'undici', '@peculiar/x509'];
+
+/**
+ * classic-level is bundled (it and abstract-level were ~15 ms of CommonJS loading at start-up)
+ * except its native addon: binding.js finds the prebuilt binary from its own directory
+ * (`node-gyp-build(__dirname)`), which in a bundle is the bundle's; it gets the package's real
+ * directory from Node's resolution at run time instead.
+ */
+const nativeAddonDir: esbuild.Plugin = {
+  name: 'classic-level-binding',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({
+      contents: "module.exports = require('node-gyp-build')(require('node:path').dirname(require.resolve('classic-level/package.json')));",
+      loader: 'js',
+    }));
+  },
+};
 
 /**
  * dist/cmd/bundle/ (cmd/apiserver.ts with all it imports) and the entry
@@ -116,7 +132,7 @@ async function bundleServer(): Promise<void> {
     format: 'esm',
     target: 'node20', // package.json engines: a build runs on any supported Node
     external: NOT_BUNDLED,
-    plugins: [metaUrl],
+    plugins: [metaUrl, nativeAddonDir],
     sourcemap: true,
     logLevel: 'warning',
     // The CommonJS packages inside an ES module bundle call require() (node: built-ins, lazyRequire).
