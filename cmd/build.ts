@@ -103,6 +103,7 @@ const nativeAddonDir: esbuild.Plugin = {
 async function bundleServer(): Promise<void> {
   const outDir = join(DIST, 'cmd', 'bundle');
   rmSync(outDir, { recursive: true, force: true }); // no chunk of an earlier build left
+  rmSync(join(DIST, '.compile-cache'), { recursive: true, force: true }); // nor its compiled code (the next start refills it)
   // `import.meta.url` of a bundled module → the URL of its compiled file under dist/, relative to
   // the bundle (so a moved or copied checkout still works).
   const metaUrl: esbuild.Plugin = {
