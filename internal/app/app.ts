@@ -60,7 +60,8 @@ import { ClusterAuthenticationTrustController } from '../controllers/cluster-aut
 import { AtRest } from '../storage/encryption/at-rest.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import { ServiceAccountTokens } from '../auth/serviceaccount/setup.ts';
-import type { ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { usesDefaultSigningKey, type ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { ensureDefaultSigningKey } from '../auth/serviceaccount/keys.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 
 export interface ServerOptions {
@@ -172,7 +173,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     phaseStart = now;
   };
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
-  const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // On a first start the default service-account key, an RSA prime search in a libuv thread, is
+  // generated while the PKI is read and the storage opens (ServiceAccountTokens.create below then
+  // finds it).
+  const pkiDir = opts.pkiDir ?? join(opts.dataDir, 'pki');
+  const defaultSaKey = usesDefaultSigningKey(opts.serviceAccounts ?? {}) ? ensureDefaultSigningKey(pkiDir) : Promise.resolve('');
+  defaultSaKey.catch(() => undefined); // awaited below, where its error is thrown
+  const pki = await ensurePki(pkiDir, { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   phase('pki');
   // Client-certificate trust, read before anything starts (a bad bundle is a start-up error). kube
   // has no client-certificate authentication without --client-ca-file; this server always issues
@@ -186,9 +193,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (!clientCA.certificates.some((c) => c.raw.equals(ownCa.raw))) log.warn({ clientCaFile: opts.clientCaFile }, '--client-ca-file does not include this server\'s CA: the admin certificate of the generated kubeconfig will not authenticate');
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
   // Bad --service-account-* combinations fail start-up here, with kube's messages.
-  // Resolved while the storage opens (below): on a first start it generates the default signing
-  // key, an RSA prime search off the main thread.
-  const saTokensReady = ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log);
+  // Resolved while the storage opens (below).
+  const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
   saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
   const auditor = openAuditor(opts);
   // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
