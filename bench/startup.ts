@@ -2,13 +2,14 @@
  * Start-up benchmark (`npm run bench:startup`, issue 14): launch → first 200 from /readyz, on an
  * empty data dir and on one holding --objects 1 KiB ConfigMaps.
  *
- *   node --import tsx bench/startup.ts [--runs 5] [--objects 100000] [--roots DIR[,DIR…]] [--keep]
+ *   node --import tsx bench/startup.ts [--runs 5] [--objects 100000] [--roots DIR[,DIR…]] [--nodes BIN[,BIN…]] [--keep]
  *
  * The server is the node process of cmd/apiserver.ts as test/server-command.ts picks it for each
  * root (the built dist/ JavaScript when fresh, else tsx on the source; APISERVER_RUN=tsx|dist
  * forces one), with fsync on. --roots compares source trees (e.g. a checkout of the previous
  * version and this one): launches alternate between them within each run, so a noisy, shared
- * machine weighs on all of them alike; figures are medians over --runs.
+ * machine weighs on all of them alike; figures are medians over --runs. --nodes compares Node
+ * runtimes the same way (each root × each node binary is one target; default: this process's node).
  *
  * "Empty": a new data dir holding only a PKI made before (no launch figure includes key
  * generation, as in bench/vs-kube.ts), so the launch creates the store and its bootstrap objects.
@@ -28,13 +29,14 @@ import { pollReadyz } from './server.ts';
 import { makePool, runCount } from './load.ts';
 import { nodeArgsFor, buildIsFresh } from '../test/server-command.ts';
 import { ensurePki } from '../internal/auth/pki.ts';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 
 const { values: args } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
     objects: { type: 'string', default: '100000' },
     roots: { type: 'string', default: '' },
+    nodes: { type: 'string', default: '' },
     connections: { type: 'string', default: '32' },
     keep: { type: 'boolean', default: false },
   },
@@ -46,7 +48,16 @@ const cfg = {
   objects: Number(args.objects),
   connections: Number(args.connections),
   roots: (args.roots ? args.roots.split(',') : [here]).map((r) => resolve(r)),
+  nodes: args.nodes ? args.nodes.split(',').map((n) => resolve(n)) : [process.execPath],
 };
+/** One thing launched: a source tree run by one node binary. */
+interface Target {
+  root: string;
+  node: string;
+  label: string;
+}
+const nodeVersion = (bin: string): string => execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
+const targets: Target[] = cfg.roots.flatMap((root) => cfg.nodes.map((node) => ({ root, node, label: cfg.nodes.length > 1 ? `${root} @ node ${nodeVersion(node)}` : root })));
 installWatchdog(60 * 60_000);
 const { log, tmpRoot, machine } = benchSession('startup', args.keep!, cfg);
 
@@ -59,14 +70,14 @@ interface Launched {
   readyLog: Promise<{ ms: number; startupMs: number | null }>;
 }
 
-async function launch(root: string, dataDir: string, extra: string[] = []): Promise<Launched> {
+async function launch({ root, node }: Target, dataDir: string, extra: string[] = []): Promise<Launched> {
   const port = await freePort();
   const prof = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
   const argv = [...nodeArgsFor('cmd/apiserver.ts', prof, root), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--log-level', 'info', ...extra];
   const t0 = performance.now();
   const poll = pollReadyz(port, join(dataDir, 'pki'), t0, 120_000, 10);
   poll.catch(() => undefined);
-  const proc = spawnTracked(process.execPath, argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawnTracked(node, argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let buf = '';
   const readyLog = new Promise<{ ms: number; startupMs: number | null }>((resolveP, reject) => {
     proc.stderr!.on('data', (c: Buffer) => {
@@ -96,11 +107,12 @@ try {
     return d;
   };
   for (const root of cfg.roots) log(`root ${root}: ${nodeArgsFor('cmd/apiserver.ts', [], root).join(' ')} (build fresh: ${buildIsFresh(root)})`);
+  for (const node of cfg.nodes) log(`node ${node}: ${nodeVersion(node)}`);
 
   // One data dir with the objects, filled through the first root's server (fsync off: a fill).
   const objectsDir = freshDir('objects');
   if (cfg.objects > 0) {
-    const fillServer = await launch(cfg.roots[0]!, objectsDir, ['--no-fsync']);
+    const fillServer = await launch(targets[0]!, objectsDir, ['--no-fsync']);
     const pool = makePool(`https://127.0.0.1:${fillServer.port}`, adminTls(join(objectsDir, 'pki')), cfg.connections);
     const filler = 'x'.repeat(1024);
     const t = monoMs();
@@ -118,28 +130,30 @@ try {
     await stop(fillServer);
   }
 
-  type Sample = { root: string; case: 'empty' | 'objects'; readyzMs: number; readyLogMs: number; startupMs: number | null };
+  type Sample = { target: string; case: 'empty' | 'objects'; readyzMs: number; readyLogMs: number; startupMs: number | null };
   const samples: Sample[] = [];
-  // One untimed launch per root (page cache, tsx's compile cache).
-  for (const root of cfg.roots) await stop(await launch(root, freshDir('prime')));
+  // One untimed launch per target (page cache, tsx's compile cache).
+  for (const t of targets) await stop(await launch(t, freshDir('prime')));
   for (let run = 1; run <= cfg.runs; run++) {
-    const order = run % 2 ? cfg.roots : [...cfg.roots].reverse();
-    for (const root of order) {
+    const order = run % 2 ? targets : [...targets].reverse();
+    for (const t of order) {
       for (const c of ['empty', 'objects'] as const) {
         if (c === 'objects' && cfg.objects <= 0) continue;
         const dir = c === 'empty' ? freshDir('empty') : objectsDir;
-        const l = await launch(root, dir);
+        const l = await launch(t, dir);
         const rl = await l.readyLog;
         await stop(l);
-        samples.push({ root, case: c, readyzMs: l.readyzMs, readyLogMs: rl.ms, startupMs: rl.startupMs });
-        log(`run ${run} ${root} ${c}: /readyz ${l.readyzMs} ms (ready log ${rl.ms} ms, startupMs ${rl.startupMs})`);
+        samples.push({ target: t.label, case: c, readyzMs: l.readyzMs, readyLogMs: rl.ms, startupMs: rl.startupMs });
+        log(`run ${run} ${t.label} ${c}: /readyz ${l.readyzMs} ms (ready log ${rl.ms} ms, startupMs ${rl.startupMs})`);
       }
     }
   }
-  const summary = cfg.roots.map((root) => {
-    const of = (c: 'empty' | 'objects', f: (s: Sample) => number | null) => round(median(samples.filter((s) => s.root === root && s.case === c).map(f).filter((v): v is number => v !== null)), 1);
+  const summary = targets.map(({ root, node, label }) => {
+    const of = (c: 'empty' | 'objects', f: (s: Sample) => number | null) => round(median(samples.filter((s) => s.target === label && s.case === c).map(f).filter((v): v is number => v !== null)), 1);
     return {
+      target: label,
       root,
+      node: nodeVersion(node),
       run: nodeArgsFor('cmd/apiserver.ts', [], root).join(' '),
       emptyReadyzMs: of('empty', (s) => s.readyzMs),
       emptyStartupMs: of('empty', (s) => s.startupMs),
@@ -147,7 +161,7 @@ try {
       objectsStartupMs: of('objects', (s) => s.startupMs),
     };
   });
-  for (const s of summary) log(`median ${s.root}: empty ${s.emptyReadyzMs} ms (startupMs ${s.emptyStartupMs}), ${cfg.objects} objects ${s.objectsReadyzMs} ms (startupMs ${s.objectsStartupMs})`);
+  for (const s of summary) log(`median ${s.target}: empty ${s.emptyReadyzMs} ms (startupMs ${s.emptyStartupMs}), ${cfg.objects} objects ${s.objectsReadyzMs} ms (startupMs ${s.objectsStartupMs})`);
   const file = writeResult('startup', { timestamp: new Date().toISOString(), machine, cfg, summary, samples } as { timestamp: string });
   log(`wrote ${file}`);
 } catch (err) {

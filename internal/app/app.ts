@@ -60,7 +60,8 @@ import { ClusterAuthenticationTrustController } from '../controllers/cluster-aut
 import { AtRest } from '../storage/encryption/at-rest.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import { ServiceAccountTokens } from '../auth/serviceaccount/setup.ts';
-import type { ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { usesDefaultSigningKey, type ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { ensureDefaultSigningKey } from '../auth/serviceaccount/keys.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 
 export interface ServerOptions {
@@ -172,7 +173,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     phaseStart = now;
   };
   const log = pino({ level: opts.logLevel ?? 'info' }, pino.destination(2));
-  const pki = await ensurePki(opts.pkiDir ?? join(opts.dataDir, 'pki'), { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
+  // On a first start the default service-account key, an RSA prime search in a libuv thread, is
+  // generated while the PKI is read and the storage opens (ServiceAccountTokens.create below then
+  // finds it).
+  const pkiDir = opts.pkiDir ?? join(opts.dataDir, 'pki');
+  const defaultSaKey = usesDefaultSigningKey(opts.serviceAccounts ?? {}) ? ensureDefaultSigningKey(pkiDir) : Promise.resolve('');
+  defaultSaKey.catch(() => undefined); // awaited below, where its error is thrown
+  const pki = await ensurePki(pkiDir, { hosts: [opts.bindAddress].filter((h) => h && h !== '0.0.0.0' && h !== '::') });
   phase('pki');
   // Client-certificate trust, read before anything starts (a bad bundle is a start-up error). kube
   // has no client-certificate authentication without --client-ca-file; this server always issues
@@ -186,7 +193,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (!clientCA.certificates.some((c) => c.raw.equals(ownCa.raw))) log.warn({ clientCaFile: opts.clientCaFile }, '--client-ca-file does not include this server\'s CA: the admin certificate of the generated kubeconfig will not authenticate');
   // Read and check the audit policy before anything starts: a bad policy file is a start-up error.
   // Bad --service-account-* combinations fail start-up here, with kube's messages.
-  const saTokens = await ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log);
+  // Resolved while the storage opens (below).
+  const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
+  saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
   const auditor = openAuditor(opts);
   // kube reads --oidc-ca-file when it builds the authenticator, before serving: a bad file is a start-up error.
   // auth/oidc.ts (jose and an HTTP client, ~75 ms to load) only when OIDC is configured.
@@ -199,15 +208,27 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // starts: asked by the bearer-token filter and by TokenReview. Bootstrap tokens read Secrets
   // through the registry, built later.
   let registryRef: Registry | undefined;
-  // The service-account JWT authenticators take their slot after the token file; the API
-  // audiences are --api-audiences, or the service-account issuers (kube's default).
-  const tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile, apiAudiences: opts.tokenAuth?.apiAudiences ?? saTokens.config.apiAudiences }, () => registryRef, log, {
-    oidc: oidc ?? undefined,
-    serviceAccounts: saTokens.tokenAuthenticators,
-  });
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  const storageOpening = openStorage(opts, log, metrics.logInstruments());
+  storageOpening.catch(() => undefined); // awaited below
+  let saTokens: ServiceAccountTokens;
+  let tokenAuth: ReturnType<typeof buildTokenAuthentication>;
+  try {
+    saTokens = await saTokensReady;
+    // The service-account JWT authenticators take their slot after the token file; the API
+    // audiences are --api-audiences, or the service-account issuers (kube's default).
+    tokenAuth = buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile, apiAudiences: opts.tokenAuth?.apiAudiences ?? saTokens.config.apiAudiences }, () => registryRef, log, {
+      oidc: oidc ?? undefined,
+      serviceAccounts: saTokens.tokenAuthenticators,
+    });
+  } catch (err) {
+    // A start-up error (kube's message) with the storage opened meanwhile: close it first.
+    await storageOpening.then((s) => s.close(), () => undefined);
+    metrics.close();
+    throw err;
+  }
   saTokens.onTokenUsed = (kind) => metrics.serviceAccountTokenUsed(kind);
-  const storage = await openStorage(opts, log, metrics.logInstruments()).catch((err: unknown) => {
+  const storage = await storageOpening.catch((err: unknown) => {
     metrics.close();
     throw err;
   });

@@ -16,7 +16,8 @@
  * generates once under the PKI dir (`sa.key`, RSA 2048 PKCS#1 as kubeadm writes it), created with
  * an exclusive link so that replicas sharing the PKI dir end up with the same one.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { promises as fsp, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -174,7 +175,9 @@ export async function ensureDefaultSigningKey(pkiDir: string): Promise<string> {
   const file = join(pkiDir, DEFAULT_SIGNING_KEY_FILE);
   if (await fsp.stat(file).then(() => true, () => false)) return file;
   await fsp.mkdir(pkiDir, { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  // In a libuv thread, not the main one: an RSA prime search takes 15–250 ms (Node 24–20), during
+  // which the server opens its storage (internal/app/app.ts).
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await fsp.writeFile(tmp, pem, { mode: 0o600 });

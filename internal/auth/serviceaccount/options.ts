@@ -101,6 +101,11 @@ export function goUrlParseError(raw: string): string {
   return '';
 }
 
+/** No signing key, key file or issuer given: this server's own key (ensureDefaultSigningKey) and issuer. */
+export function usesDefaultSigningKey(flags: ServiceAccountFlags): boolean {
+  return !flags.signingKeyFile && (flags.keyFiles ?? []).length === 0 && (flags.issuers ?? []).length === 0;
+}
+
 /**
  * Resolve the flags, or throw kube's start-up error. `pkiDir` holds the generated default key;
  * `servingKeyFile` is the TLS key kube falls back to for verification when neither a signing key
@@ -111,7 +116,7 @@ export async function resolveServiceAccountConfig(flags: ServiceAccountFlags, pk
   let keyFiles = [...(flags.keyFiles ?? [])];
   let issuers = [...(flags.issuers ?? [])];
   const apiAudiencesGiven = (flags.apiAudiences ?? []).filter((a) => a !== '');
-  if (!signingKeyFile && keyFiles.length === 0 && issuers.length === 0) {
+  if (usesDefaultSigningKey(flags)) {
     signingKeyFile = await ensureDefaultSigningKey(pkiDir);
     keyFiles = [signingKeyFile];
     issuers = [DEFAULT_ISSUER];
