@@ -7,15 +7,10 @@
  *
  * Writes: l/ copies and the h/ entries decided while folding go out batch by batch; the final
  * state (o/, i/, the last versions' h/, t/ markers, m/*) is written after the last event, in
- * chunks, the last one synced. At most `out.depth` writes are in flight (1 for a store on this
- * thread, whose concurrent batches LevelDB would order arbitrarily; 3 for output-worker.ts, whose
- * thread applies them in order) while the next batch or chunk is being built:
+ * chunks, the last one synced. At most one write is in flight and one chunk is being built:
  *
  *   read+fold k   | write k      |
  *                 | read+fold k+1| write k+1 |      ...     | final chunk 1 | final chunk 2 | …
- *
- * Crash safety is the same either way: writes land in order and m/folded is in the last chunk, so
- * a store cut short by a crash or a failed write has no m/folded (the CLI also deletes it).
  *
  * Why not the server's Materializer: it writes h/ + o/ + i/ for every accepted event (it must, a
  * server serves reads between batches). A rebuild only needs the state at the cut, so an object
