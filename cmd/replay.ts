@@ -20,8 +20,7 @@ import { join, resolve } from 'node:path';
 import {
   parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, embeddedLog, type ReadableLog, type ReplaySource,
 } from '../internal/replay/open-log.ts';
-import { rebuildInto } from '../internal/replay/rebuild.ts';
-import { openWorkerOutput } from '../internal/replay/output-worker.ts';
+import { rebuild } from '../internal/replay/rebuild.ts';
 import { objectHistory, formatHistory, formatKey } from '../internal/replay/history.ts';
 import { stateHash } from '../internal/replay/state-hash.ts';
 import { verifyStore } from '../internal/replay/verify.ts';
@@ -148,16 +147,6 @@ function parseCut(end: number): { to: number; atTime?: number } {
   return { to: end };
 }
 
-/** Open the store of `dataDir` (it must exist), run `f`, close it. */
-async function withDb<T>(dataDir: string, f: (db: Awaited<ReturnType<typeof openDataDirDb>>) => Promise<T>): Promise<T> {
-  const db = await openDataDirDb(dataDir, { create: false });
-  try {
-    return await f(db);
-  } finally {
-    await db.close();
-  }
-}
-
 async function withLog<T>(source: ReplaySource, f: (log: ReadableLog) => Promise<T>): Promise<T> {
   const log = await openReadableLog(source);
   try {
@@ -180,17 +169,14 @@ async function cmdRebuild(): Promise<number> {
     if (end === 0) throw new Error('the log is empty');
     const cut = parseCut(end);
     mkdirSync(outDir, { recursive: true });
-    // The output store is written from a worker thread (output-worker.ts): this thread reads,
-    // decodes and folds.
-    const output = await openWorkerOutput(outDir);
+    const db = await openDataDirDb(outDir, { create: true });
     const progress = createProgress(progressMode(json, process.stderr), cut.to, process.stderr, 'rebuild');
     let keep = false;
     try {
-      const r = await rebuildInto(log.readFold(0, cut.to), output, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
+      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
       progress.stop();
       if (r.events === 0) throw new Error(`no event of the log is stamped at or before ${values.at} (the log starts later)`);
-      await output.close();
-      const hash = values.hash ? await withDb(outDir, (db) => stateHash(db, keys)) : null;
+      const hash = values.hash ? await stateHash(db, keys) : null;
       keep = true;
       const eps = rate(r.events, r.elapsedMs);
       const rejected = Object.values(r.rejected).reduce((a, b) => a + (b ?? 0), 0);
@@ -210,7 +196,7 @@ async function cmdRebuild(): Promise<number> {
       return 0;
     } finally {
       progress.stop();
-      await output.close();
+      await db.close();
       // A failed rebuild leaves no half-built store behind to be mistaken for a good one.
       if (!keep) rmSync(join(outDir, 'db'), { recursive: true, force: true });
     }

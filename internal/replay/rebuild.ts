@@ -108,35 +108,11 @@ export interface RebuildResult {
  * this throws without writing the offending batch. The last write is synced, so the rebuilt store
  * is durable when this resolves. Does not close `db`.
  */
-export function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db, opts: RebuildOptions = {}): Promise<RebuildResult> {
-  return rebuildInto(events, dbOutput(db), opts);
-}
-
-/**
- * Where a rebuild writes: a store on this thread (dbOutput) or one a worker thread owns
- * (output-worker.ts). Writes are applied in the order given.
- */
-export interface RebuildOutput {
-  /** Writes that may be in flight at once (1 for a store on this thread: LevelDB would order concurrent batches arbitrarily). */
-  readonly depth: number;
-  /** m/folded of the store (undefined: an empty store). */
-  folded(): Promise<Buffer | undefined>;
-  write(ops: readonly BatchOp[], sync: boolean): Promise<void>;
-  /** Write LevelDB's memtable out as a table (see flushMemtable), after the writes given. */
-  flush(): Promise<void>;
-}
-
-/** A store open on this thread as a RebuildOutput. */
-export function dbOutput(db: Db): RebuildOutput {
-  return { depth: 1, folded: () => db.get(META_FOLDED), write: (ops, sync) => writeBatch(db, ops, sync), flush: () => flushMemtable(db) };
-}
-
-/** rebuild() into any RebuildOutput (same contract; the last write is synced and flushed when this resolves). */
-export async function rebuildInto(events: AsyncIterable<FoldPositionedEvent>, out: RebuildOutput, opts: RebuildOptions = {}): Promise<RebuildResult> {
+export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db, opts: RebuildOptions = {}): Promise<RebuildResult> {
   const now = opts.now ?? Date.now;
   const started = now();
   const batchEvents = opts.batchEvents ?? DEFAULT_BATCH_EVENTS;
-  const folded = await out.folded();
+  const folded = await db.get(META_FOLDED);
   if (folded !== undefined) throw new Error(`the output store is not empty (folded up to ${fromHex16(folded.toString())})`);
   const snapshot = new SnapshotFold({
     windowMs: opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS,
@@ -151,20 +127,17 @@ export async function rebuildInto(events: AsyncIterable<FoldPositionedEvent>, ou
   /** Events folded since the last batch boundary, and the l/ copies among their operations. */
   let inBatch = 0;
   let logOps: BatchOp[] = [];
-  /** The writes in flight (at most out.depth), oldest first; each settles after it is done. */
-  const inflight: Promise<void>[] = [];
-  const drain = async (): Promise<void> => {
-    while (inflight.length) await inflight.shift();
-  };
+  /** The write in flight, if any; settles after it is done. */
+  let inflight: Promise<void> | null = null;
 
-  /** Queue `ops` behind the writes in flight, waiting while `out.depth` are. */
+  /** Queue `ops` behind the write in flight (LevelDB would order two concurrent batches arbitrarily). */
   const enqueue = async (ops: BatchOp[], sync: boolean, after?: () => void): Promise<void> => {
-    while (inflight.length >= out.depth) await inflight.shift();
-    const write = out.write(ops, sync).then(after);
+    if (inflight) await inflight;
+    const write = writeBatch(db, ops, sync).then(after);
     // Observed here so a failure while the next batch is folded is not an unhandled rejection;
     // it is rethrown where the write is awaited.
     write.catch(() => undefined);
-    inflight.push(write);
+    inflight = write;
   };
 
   /**
@@ -186,7 +159,7 @@ export async function rebuildInto(events: AsyncIterable<FoldPositionedEvent>, ou
     const after = (): void => opts.onProgress?.({ ...p, elapsedMs: now() - started });
     if (ops.length) await enqueue(ops, false, after);
     else {
-      await drain();
+      if (inflight) await inflight;
       after();
     }
   };
@@ -229,13 +202,13 @@ export async function rebuildInto(events: AsyncIterable<FoldPositionedEvent>, ou
         held = chunk;
       }
       await enqueue(held!, true);
-      await drain();
-      await out.flush();
+      await inflight;
+      await flushMemtable(db);
       opts.onProgress?.({ events: result.events, offset: result.lastOffset, elapsedMs: now() - started });
     }
   } catch (err) {
     // Let a write still in flight finish before the caller closes the database.
-    await Promise.allSettled(inflight);
+    await (inflight as Promise<void> | null)?.catch(() => undefined);
     throw err;
   }
   result.objects = snapshot.size;
