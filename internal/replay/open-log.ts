@@ -50,6 +50,13 @@ export interface ReadableLog {
 /** LevelDB entries per iterator round trip: large enough to amortize the native call (~1.6 MiB of 1 KiB objects). */
 const READ_CHUNK = 1024;
 /**
+ * Bytes per round trip. classic-level stops a nextv() once it has read highWaterMarkBytes (default
+ * 16 KiB), which for 1.4 KiB log entries meant ~11 entries per call, not READ_CHUNK: ~9,000 round
+ * trips through libuv's pool for 100k events. 4 MiB lets READ_CHUNK entries of up to 4 KiB through
+ * in one call and still bounds a chunk of large objects (up to 4 MiB plus one entry).
+ */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+/**
  * Memtable size of a store a tool creates. LevelDB's 4 MiB default fills every ~2 rebuild batches
  * and keeps compaction busy; 64 MiB cut the write CPU of a 50k-event rebuild by ~20 % (measured,
  * see the replay report). 128 MiB: a 100k-event rebuild (~300 MiB written) leaves 3 level-0
@@ -141,7 +148,7 @@ export function embeddedLog(db: Db, dataDir: string, owned: boolean): ReadableLo
   async function* readEntries<E>(from: number, to: number, decode: (offset: number, v: Buffer) => E): AsyncIterable<E> {
     if (from >= to) return;
     // fillCache off: a replay reads each entry once, keeping it would only evict other blocks.
-    const it = db.iterator({ gte: logKey(from), lt: logKey(to), fillCache: false });
+    const it = db.iterator({ gte: logKey(from), lt: logKey(to), fillCache: false, highWaterMarkBytes: READ_CHUNK_BYTES });
     // Read-ahead of one chunk: LevelDB reads the next chunk (on libuv's thread pool) while the
     // consumer folds this one. An iterator allows one nextv at a time, which this keeps.
     let next: Promise<[string, Buffer][]> | null = it.nextv(READ_CHUNK);
