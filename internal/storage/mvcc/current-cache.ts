@@ -10,15 +10,21 @@
  * committed version of its object, never ahead of the snapshot (a batch that failed to write was
  * never committed) and never behind (every later commit of the object replaces or removes it). A
  * value read from LevelDB is not added: a commit may land between that read and its answer.
- * Bounded by bytes; least recently written or read goes first. A small value may share the
- * memory of a pooled slab (Buffer.concat under 4 KiB), which it keeps alive: each entry counts the
- * whole memory it holds, not only its length.
+ * Bounded by bytes; least recently written or read goes first. A small value is usually a slice of
+ * one of Buffer's pooled slabs (64 KiB on Node 24), shared with other allocations: a cached slice
+ * would keep its whole slab alive, so such a value is copied into memory of its own first (one
+ * ~1 KiB copy per write), and the budget counts exactly what the cache holds.
  */
 import type { Change } from './materializer.ts';
 import { objectPath, type ObjectKey } from '../keys.ts';
 
-/** Memory a value keeps alive: its own bytes, or the slab it is a slice of. */
-const held = (b: Buffer): number => Math.max(b.length, b.buffer.byteLength);
+/** The value in memory of its own (not a slice of a shared slab it would keep alive). */
+function own(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
+}
 
 export class CurrentCache {
   /** objectPath → stored bytes; Map order is recency (re-inserted on use). */
@@ -45,16 +51,17 @@ export class CurrentCache {
       const old = this.entries.get(path);
       if (old !== undefined) {
         this.entries.delete(path);
-        this.bytes -= held(old);
+        this.bytes -= old.length;
       }
-      if (c.type === 'DELETED' || held(c.object) > this.maxBytes / 8) continue;
-      this.entries.set(path, c.object);
-      this.bytes += held(c.object);
+      if (c.type === 'DELETED' || c.object.length > this.maxBytes / 8) continue;
+      const v = own(c.object);
+      this.entries.set(path, v);
+      this.bytes += v.length;
     }
     if (this.bytes <= this.maxBytes) return;
     for (const [path, v] of this.entries) {
       this.entries.delete(path);
-      this.bytes -= held(v);
+      this.bytes -= v.length;
       if (this.bytes <= this.maxBytes) break;
     }
   }
