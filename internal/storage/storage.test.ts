@@ -157,4 +157,26 @@ test('compaction: later passes visit what was written since, a restarted store f
   await s.close();
 });
 
+test('reads held in memory after a restart follow later writes, also a write racing the first read', async () => {
+  const dir = tmp();
+  const obj = (x: string) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: { x } });
+  const data = (b: Buffer | undefined) => (b ? JSON.parse(b.toString()).data.x : undefined);
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const c = await s.write(intent('CREATE', key, obj('1')));
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  assert.is(data(await s.get(key)), '1', 'read from LevelDB, then held');
+  const u = await s.write(intent('UPDATE', key, obj('2'), { expectRv: c.rv }));
+  assert.is(data(await s.get(key)), '2');
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const racing = s.get(key); // not held yet: goes to LevelDB while the update below folds
+  const u2 = await s.write(intent('UPDATE', key, obj('3'), { expectRv: u.rv }));
+  assert.ok(['2', '3'].includes(data(await racing)));
+  assert.is(data(await s.get(key)), '3', 'the first read did not leave the older version behind');
+  await s.write(intent('DELETE', key, undefined, { expectRv: u2.rv }));
+  assert.is(await s.get(key), undefined);
+  await s.close();
+});
+
 test.run();

@@ -276,8 +276,13 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
-    // Recently committed objects are answered from memory (mvcc/current-cache.ts).
-    const v = this.materializer.cached(key) ?? (await this.db.get(currentKey(key)));
+    // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
+    let v = this.materializer.cached(key);
+    if (v === undefined) {
+      const version = this.materializer.committedVersion(key);
+      v = await this.db.get(currentKey(key));
+      if (v !== undefined && version !== undefined) this.materializer.remember(key, version, v);
+    }
     return v === undefined ? v : this.atRest.decode(key, v);
   }
 

@@ -6,10 +6,12 @@
  * create load, a GET then waits for the loop twice (the request, then the read's completion). Served
  * from here it waits once. Reads were also ~3 % of the CPU of a create load with a GET probe.
  *
- * Fed only by commits (Materializer.onChange, in offset order): an entry is always the newest
- * committed version of its object, never ahead of the snapshot (a batch that failed to write was
- * never committed) and never behind (every later commit of the object replaces or removes it). A
- * value read from LevelDB is not added: a commit may land between that read and its answer.
+ * Fed by commits (Materializer.commit, in offset order): an entry is always the newest committed
+ * version of its object, never ahead of the snapshot (a batch that failed to write was never
+ * committed) and never behind (every later commit of the object replaces or removes it). A value
+ * read from LevelDB is added only when the object's committed version is the same before and after
+ * the read (Materializer.remember): no commit of it can have landed in between, so what was read is
+ * that version (after a restart, hot objects are held again from their first read).
  * Bounded by bytes; least recently written or read goes first. A small value is usually a slice of
  * one of Buffer's pooled slabs (64 KiB on Node 24), shared with other allocations: a cached slice
  * would keep its whole slab alive, so such a value is copied into memory of its own first (one
@@ -46,18 +48,32 @@ export class CurrentCache {
 
   /** Follow one committed batch (called in offset order). */
   apply(changes: readonly Change[]): void {
-    for (const c of changes) {
-      const path = objectPath(c.key);
-      const old = this.entries.get(path);
-      if (old !== undefined) {
-        this.entries.delete(path);
-        this.bytes -= old.length;
-      }
-      if (c.type === 'DELETED' || c.object.length > this.maxBytes / 8) continue;
-      const v = own(c.object);
-      this.entries.set(path, v);
-      this.bytes += v.length;
+    for (const c of changes) this.put(objectPath(c.key), c.type === 'DELETED' ? undefined : c.object);
+    this.trim();
+  }
+
+  /**
+   * Hold `value`, read from o/, as the latest committed version of `path`. Only for the caller
+   * that knows no commit of that object happened since the read began (Materializer.remember).
+   */
+  add(path: string, value: Buffer): void {
+    this.put(path, value);
+    this.trim();
+  }
+
+  private put(path: string, value: Buffer | undefined): void {
+    const old = this.entries.get(path);
+    if (old !== undefined) {
+      this.entries.delete(path);
+      this.bytes -= old.length;
     }
+    if (value === undefined || value.length > this.maxBytes / 8) return;
+    const v = own(value);
+    this.entries.set(path, v);
+    this.bytes += v.length;
+  }
+
+  private trim(): void {
     if (this.bytes <= this.maxBytes) return;
     for (const [path, v] of this.entries) {
       this.entries.delete(path);

@@ -144,6 +144,24 @@ export class Materializer {
     return this.current.get(key);
   }
 
+  /**
+   * The object's version as last committed, when no fold in flight has written it since (else
+   * undefined): a read of o/ begun now returns this version, unless a commit lands meanwhile.
+   */
+  committedVersion(key: ObjectKey): number | undefined {
+    const path = objectPath(key);
+    return this.unflushed.has(path) ? undefined : this.index.get(path)?.rv;
+  }
+
+  /**
+   * `value` was read from o/ after committedVersion(key) answered `version`: hold it in memory if
+   * that is still the committed version (nothing folded or committed for the object meanwhile).
+   */
+  remember(key: ObjectKey, version: number, value: Buffer): void {
+    const path = objectPath(key);
+    if (!this.closed && !this.unflushed.has(path) && this.index.get(path)?.rv === version) this.current.add(path, value);
+  }
+
   /** The object at `path` exists as of the last fold (including in-flight batches). */
   live(path: string): boolean {
     return this.index.has(path);
