@@ -15,6 +15,7 @@ import { decodeEvent, decodeFoldEvent, type FoldPositionedEvent, type Positioned
 import { parseLogLocation } from '../storage/log/uri.ts';
 import { logKey, fromHex16 } from '../storage/keys.ts';
 import { lastLogOffset } from '../storage/log/level-log.ts';
+import { batchesOf } from '../storage/batches.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
 import { ensureKeyFormat } from '../storage/format.ts';
 
@@ -150,19 +151,9 @@ export function embeddedLog(db: Db, dataDir: string, owned: boolean): ReadableLo
     // fillCache off: a replay reads each entry once, keeping it would only evict other blocks.
     const it = db.iterator({ gte: logKey(from), lt: logKey(to), fillCache: false, highWaterMarkBytes: READ_CHUNK_BYTES });
     // Read-ahead of one chunk: LevelDB reads the next chunk (on libuv's thread pool) while the
-    // consumer folds this one. An iterator allows one nextv at a time, which this keeps.
-    let next: Promise<[string, Buffer][]> | null = it.nextv(READ_CHUNK);
-    try {
-      for (;;) {
-        const entries = await next;
-        next = null;
-        if (!entries.length) return;
-        next = it.nextv(READ_CHUNK);
-        for (const [k, v] of entries) yield decode(fromHex16(k.slice(2)), v);
-      }
-    } finally {
-      await (next as Promise<unknown> | null)?.catch(() => undefined);
-      await it.close();
+    // consumer folds this one.
+    for await (const entries of batchesOf(it, logKey(to), { first: READ_CHUNK, then: READ_CHUNK, ahead: true })) {
+      for (const [k, v] of entries) yield decode(fromHex16(k.slice(2)), v);
     }
   }
 }

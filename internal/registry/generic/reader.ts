@@ -39,6 +39,7 @@ import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
 import { goSyntaxError } from '../../decode/json-parse.ts';
+import { batchesOf, closeEmptied, type BatchSizes } from '../../storage/batches.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -527,16 +528,6 @@ function readable(decode: ValueDecoder, path: string, v: Buffer): Buffer {
 /** For scans that only count objects. */
 const skipValue: ValueDecoder = (_path, v) => v;
 
-/** Entries per LevelDB read: the first batch (a page needs limit + 1), the later ones, and read-ahead. */
-interface BatchSizes {
-  first: number;
-  then: number;
-  /**
-   * Ask LevelDB's thread for the next batch before the caller handles this one (an unpaged list
-   * being sent: reading and sending overlap). Never for pages: the read-ahead would be wasted.
-   */
-  ahead: boolean;
-}
 
 /** Entries per batch of an unpaged list, and of a page's later reads (a filtered page reads on). */
 const STREAM_BATCH = 1000;
@@ -561,52 +552,6 @@ const pageSizes = (page: Page): BatchSizes => ({
   ahead: false,
 });
 const PAGE_TAIL_BATCH = 16;
-
-/** The part of a LevelDB iterator (utf8 keys, Buffer values) the batch readers use. */
-interface RangeIterator {
-  nextv(size: number): Promise<[string, Buffer][]>;
-  seek(target: string): void;
-  close(): Promise<void>;
-}
-
-/**
- * An iterator's entries in batches (nextv, one round trip to LevelDB's thread each). Closes the
- * iterator when the batches end or the consumer stops.
- */
-async function* batchesOf(it: RangeIterator, end: string, sizes: BatchSizes): AsyncGenerator<[string, Buffer][]> {
-  let next: Promise<[string, Buffer][]> | null = it.nextv(sizes.first);
-  try {
-    while (next) {
-      const batch = await next;
-      next = null;
-      if (!batch.length) return;
-      if (sizes.ahead) next = it.nextv(sizes.then);
-      yield batch;
-      next ??= it.nextv(sizes.then);
-    }
-  } finally {
-    // A read-ahead nobody takes: its failure is of no interest.
-    if (next) await next.catch(() => undefined);
-    await closeEmptied(it, end);
-  }
-}
-
-/**
- * Close an iterator after emptying its native batch. classic-level keeps the copies of the last
- * batch's keys and values until the iterator is garbage-collected, not when it is closed; with
- * batches of hundreds of objects a list's worth of them piled up between major GCs (RSS grew by
- * ~60 MB per paged list of 20k). A last read that finds nothing (at the range's end `end`, its
- * exclusive upper bound) empties that cache first.
- */
-async function closeEmptied(it: { seek(target: string): void; nextv(size: number): Promise<unknown[]>; close(): Promise<void> }, end: string): Promise<void> {
-  try {
-    it.seek(end);
-    await it.nextv(1);
-  } catch {
-    // Closed or failed already: nothing is cached then.
-  }
-  await it.close();
-}
 
 /** Keys of a key iterator (range end `end`), counted in batches. */
 async function countKeys(it: { seek(target: string): void; nextv(size: number): Promise<string[]>; close(): Promise<void> }, end: string): Promise<number> {

@@ -20,6 +20,7 @@
  * one iterator. An object stays on the list while it keeps more than one version or a tombstone.
  */
 import type { Db, BatchOp, Materializer, Change } from './materializer.ts';
+import { writeBatch } from '../write-batch.ts';
 import { hex16, fromHex16, objectPath, pathOfHistoryKey, rvOfHistoryKey, historyPrefixOf, META_COMPACTED } from '../keys.ts';
 
 /** Deletes per batch: small batches keep compaction from holding the write path. */
@@ -152,7 +153,7 @@ export class Compactor {
       this.compacted = c;
       let ops: BatchOp[] = [];
       const flush = async (): Promise<void> => {
-        if (ops.length) await this.db.batch(ops);
+        if (ops.length) await writeBatch(this.db, ops, false);
         ops = [];
       };
       const drop = (key: string): void => void ops.push({ type: 'del', key });
