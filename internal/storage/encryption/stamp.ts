@@ -10,6 +10,8 @@
  * value — and readers stamp it into the JSON after decrypting. Plain objects start with '{', so
  * one byte tells the two apart.
  */
+import { concatOwn } from '../own-buffer.ts';
+
 const STAMP = 'k8s:rv:';
 const STAMP_BYTES = Buffer.from(STAMP);
 const ENCRYPTED_BYTES = Buffer.from('k8s:enc:');
@@ -24,7 +26,7 @@ export const isEncryptedObject = (b: Buffer): boolean => b[0] === K && hasPrefix
 export const isTransformed = (b: Buffer): boolean => b.length > 0 && b[0] === K;
 
 /** The fold's stored form of an encrypted event object at `rv`. */
-export const stampEncrypted = (b: Buffer, rv: number): Buffer => Buffer.concat([Buffer.from(`${STAMP}${rv}:`), b]);
+export const stampEncrypted = (b: Buffer, rv: number): Buffer => concatOwn([Buffer.from(`${STAMP}${rv}:`), b]);
 
 /** Split a stored value into its clear resourceVersion and the transformer's bytes (rv null: not stamped). */
 export function splitStamp(b: Buffer): { rv: number | null; data: Buffer } {

@@ -12,21 +12,13 @@
  * read from LevelDB is added only when the object's committed version is the same before and after
  * the read (Materializer.remember): no commit of it can have landed in between, so what was read is
  * that version (after a restart, hot objects are held again from their first read).
- * Bounded by bytes; least recently written or read goes first. A small value is usually a slice of
- * one of Buffer's pooled slabs (64 KiB on Node 24), shared with other allocations: a cached slice
- * would keep its whole slab alive, so such a value is copied into memory of its own first (one
- * ~1 KiB copy per write), and the budget counts exactly what the cache holds.
+ * Bounded by bytes; least recently written or read goes first. A value that is a slice of a shared
+ * slab is copied into memory of its own first (own-buffer.ts; the fold's stamped objects already
+ * are), so the budget counts exactly what the cache holds.
  */
 import type { Change } from './materializer.ts';
 import { objectPath, type ObjectKey } from '../keys.ts';
-
-/** The value in memory of its own (not a slice of a shared slab it would keep alive). */
-function own(b: Buffer): Buffer {
-  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
-  const copy = Buffer.allocUnsafeSlow(b.length);
-  b.copy(copy);
-  return copy;
-}
+import { own } from '../own-buffer.ts';
 
 export class CurrentCache {
   /** objectPath → stored bytes; Map order is recency (re-inserted on use). */

@@ -9,6 +9,7 @@
  */
 import type { FoldEvent } from '../log/event.ts';
 import { isEncryptedObject, stampEncrypted } from '../encryption/stamp.ts';
+import { concatOwn } from '../own-buffer.ts';
 
 /** What the fold needs to know about a stored object: the in-memory key index entry. */
 export interface IndexEntry {
@@ -50,7 +51,8 @@ export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
     // and a list walk): every event of a replay or a replica's catch-up comes through here.
     const v = ph + RV_PLACEHOLDER_VALUE;
     const digits = String(rv);
-    const out = Buffer.allocUnsafe(json.length + digits.length);
+    // Memory of its own: the stamped object lives on in the watch ring and the read cache (own-buffer.ts).
+    const out = Buffer.allocUnsafeSlow(json.length + digits.length);
     json.copy(out, 0, 0, v);
     out.write(digits, v, 'latin1');
     json.copy(out, v + digits.length, v);
@@ -58,7 +60,7 @@ export function stampResourceVersion(json: Buffer, rv: number): Buffer | null {
   }
   const empty = json[cut] === 0x7d; // '}' → metadata was {}
   const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? '' : ','}`);
-  return Buffer.concat([json.subarray(0, cut), insert, json.subarray(cut)]);
+  return concatOwn([json.subarray(0, cut), insert, json.subarray(cut)]);
 }
 
 export function fold(offset: number, current: IndexEntry | undefined, event: FoldEvent, namespaceOf: NamespaceLookup): Verdict {
