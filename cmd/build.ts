@@ -32,6 +32,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import { BUILD_STAMP, ROOT, buildIsFresh } from './build-stamp.ts';
+import { asciiComments } from './ascii-comments.ts';
 
 const DIST = join(ROOT, 'dist');
 
@@ -146,7 +147,14 @@ async function bundleServer(): Promise<void> {
       ].join(' '),
     },
   });
-  for (const f of readdirSync(outDir)) if (f.endsWith('.js')) asciiComments(join(outDir, f));
+  // One byte per character in V8's copy of the source (ascii-comments.ts).
+  for (const f of readdirSync(outDir)) {
+    if (!f.endsWith('.js')) continue;
+    const file = join(outDir, f);
+    const text = readFileSync(file, 'utf8');
+    const ascii = asciiComments(text, relative(ROOT, file));
+    if (ascii !== text) writeFileSync(file, ascii);
+  }
   rmSync(join(DIST, 'cmd', 'apiserver.js.map'), { force: true }); // tsc's, for the file replaced here
   writeFileSync(
     join(DIST, 'cmd', 'apiserver.js'),
@@ -160,27 +168,6 @@ async function bundleServer(): Promise<void> {
       '',
     ].join('\n'),
   );
-}
-
-/**
- * Rewrite the non-ASCII characters of a bundle's comments (`→`, `—`, `≥` in the doc comments
- * esbuild keeps) as `\uXXXX` text. V8 holds a script's source for its lifetime, as one byte per
- * character only when every character is Latin-1: one arrow made the 2 MB bundle a two-byte string,
- * and the server's idle RSS ~6 MiB larger (issue 14). esbuild already escapes strings, template
- * literals and regular expressions (its default `charset: 'ascii'`), so what is left is in comments;
- * a line that is not a comment line fails the build rather than change code. Line numbers stay, so
- * the source map still holds (a column moves only after the character, inside the comment).
- */
-function asciiComments(file: string): void {
-  const text = readFileSync(file, 'utf8');
-  if (!/[^\x00-\x7f]/.test(text)) return;
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    if (!/[^\x00-\x7f]/.test(line)) return;
-    if (!/^\s*(\/\/|\/\*|\*)/.test(line)) throw new Error(`build: ${relative(ROOT, file)}:${i + 1}: a non-ASCII character outside a comment line: ${line.trim().slice(0, 120)}`);
-    lines[i] = line.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  });
-  writeFileSync(file, lines.join('\n'));
 }
 
 if (process.argv.includes('--if-stale') && buildIsFresh(ROOT)) process.exit(0);

@@ -3,7 +3,7 @@
  *
  *   node --import tsx test/run.ts [options] [pattern | file | dir ...]
  *
- * Finds every `*.test.ts` under internal/ and test/ (skipping node_modules and dot-directories)
+ * Finds every `*.test.ts` under cmd/, internal/ and test/ (skipping node_modules and dot-directories)
  * and runs each file in its own `node --import tsx <file>` process, with the environment passed
  * through (plus NO_COLOR=1). Unit tests (everything outside test/) run two at a time; the
  * integration suites under test/ start servers and run one at a time, after the unit tests.
@@ -29,7 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SEARCH_DIRS = ['internal', 'test'];
+const SEARCH_DIRS = ['cmd', 'internal', 'test'];
 const INTEGRATION_DIR = path.join(ROOT, 'test') + path.sep;
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 const KILL_GRACE_MS = 5000;
