@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { decodeEvent, decodeFoldEvent, type FoldPositionedEvent, type PositionedEvent } from '../storage/log/event.ts';
 import { parseLogLocation } from '../storage/log/uri.ts';
+import { loadKafkajs } from '../storage/log/kafkajs.ts';
 import { logKey, fromHex16 } from '../storage/keys.ts';
 import { lastLogOffset } from '../storage/log/level-log.ts';
 import { batchesOf } from '../storage/batches.ts';
@@ -168,7 +169,7 @@ const KAFKA_REQUEST_TIMEOUT_MS = 10_000;
  */
 export async function openReadableLog(source: ReplaySource): Promise<ReadableLog> {
   if (source.kind === 'embedded') return embeddedLog(await openDataDirDb(source.dataDir, { create: false }), source.dataDir, true);
-  const { Kafka, logLevel } = await import('kafkajs');
+  const { Kafka, logLevel } = await loadKafkajs();
   const { KafkaLog } = await import('../storage/log/kafka-log.ts');
   const kafka = new Kafka({
     clientId: 'kube-replay',

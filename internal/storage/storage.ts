@@ -11,6 +11,7 @@ import type { logLevel as KafkaLogLevel } from 'kafkajs';
 import type { EventLog } from './log/log.ts';
 import { LevelLog } from './log/level-log.ts';
 import { KafkaLog } from './log/kafka-log.ts';
+import { loadKafkajs } from './log/kafkajs.ts';
 import { KafkaTail } from './log/kafka-tail.ts';
 import type { LogEvent } from './log/event.ts';
 import { Materializer, type Db, type ChangeListener, type Change } from './mvcc/materializer.ts';
@@ -142,7 +143,7 @@ export class Storage {
   static async openKafka(opts: KafkaStorageOptions): Promise<Storage> {
     const clientId = opts.clientId ?? 'kube-apiserver';
     const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
-    const { Kafka, logLevel: kafkaLogLevel } = await import('kafkajs');
+    const { Kafka, logLevel: kafkaLogLevel } = await loadKafkajs();
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
     const db = await Storage.openDb(opts.dataDir);
     let log: KafkaLog | null = null;
