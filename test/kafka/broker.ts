@@ -33,6 +33,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { JVM_OPTS, cdsArchivePath, ensureKafkaJars, hasSetpriv, javaBin, kafkaVersion } from './jvm.ts';
+import { filterKafkajsWarnings } from '../../internal/storage/log/kafkajs.ts';
+
+// Every Kafka test imports this file and uses kafkajs in its own process, as the servers do: the
+// same filter keeps kafkajs' TimeoutNegativeWarning (Node ≥ 23) out of the test output.
+filterKafkajsWarnings();
 
 export { ensureKafkaJars, kafkaLibsDir, kafkaVersion } from './jvm.ts';
 
