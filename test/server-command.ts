@@ -8,18 +8,32 @@
  * every spawned server starts ~1 s sooner); a developer who edits a source file and runs a test
  * without rebuilding gets the edited source through tsx, never a stale build.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, buildIsFresh } from '../cmd/build-stamp.ts';
 
 export { BUILD_STAMP, BUILD_INPUTS, buildIsFresh } from '../cmd/build-stamp.ts';
 
 /**
- * V8 flags of every server process, as package.json's `start` script passes them. Node ≥ 22 sizes
- * the young generation from the machine's memory (up to 64 MiB per semi-space here, 16 on Node
- * 20): after a LIST of 23k objects the server kept 510 MiB RSS against 240 on Node 20; 16 MiB
+ * V8 flags of every server process: the ones package.json's `start` script gives node, read from
+ * there so they are written in one place. Today `--max-semi-space-size=16`: Node ≥ 22 sizes the
+ * young generation from the machine's memory (up to 64 MiB per semi-space here, 16 on Node 20);
+ * after a LIST of 23k objects the server kept 510 MiB RSS against 240 on Node 20, and 16 MiB
  * semi-spaces bring it back to ~280–330 MiB at no measured cost in creates/s (issue 14).
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=16'];
+export const SERVER_NODE_FLAGS: readonly string[] = startScriptFlags(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+/** The `--` options before the script in package.json's `start` (`node --a --b dist/…`). */
+export function startScriptFlags(packageJson: string): string[] {
+  const start = (JSON.parse(packageJson) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const words = start.trim().split(/\s+/).slice(1); // after `node`
+  const flags: string[] = [];
+  for (const w of words) {
+    if (!w.startsWith('--')) break;
+    flags.push(w);
+  }
+  return flags;
+}
 
 const freshByRoot = new Map<string, boolean>();
 

@@ -1,7 +1,7 @@
 /**
  * Reading a LevelDB range in batches: one nextv per round trip to LevelDB's thread, optional
  * read-ahead, and an iterator emptied before it closes. Used by lists (registry/generic/reader.ts)
- * and the replay tools' log reader (replay/open-log.ts).
+ * and the replay tools' log reader (replay/open-log.ts); countKeys counts a range for list pages.
  */
 
 /** Entries per LevelDB read: the first batch (a page needs limit + 1), the later ones, and read-ahead. */
@@ -45,6 +45,27 @@ export async function* batchesOf(it: RangeIterator, end: string, sizes: BatchSiz
   }
 }
 
+/** What closeEmptied and countKeys need of an iterator (entries or keys only). */
+export interface EmptiableIterator {
+  seek(target: string): void;
+  nextv(size: number): Promise<unknown[]>;
+  close(): Promise<void>;
+}
+
+/** The entries of an iterator (range end `end`), counted `batch` at a time; then closed, emptied. */
+export async function countKeys(it: EmptiableIterator, end: string, batch: number): Promise<number> {
+  let n = 0;
+  try {
+    for (;;) {
+      const got = await it.nextv(batch);
+      if (!got.length) return n;
+      n += got.length;
+    }
+  } finally {
+    await closeEmptied(it, end);
+  }
+}
+
 /**
  * Close an iterator after emptying its native batch. classic-level keeps the copies of the last
  * batch's keys and values until the iterator is garbage-collected, not when it is closed; with
@@ -52,7 +73,7 @@ export async function* batchesOf(it: RangeIterator, end: string, sizes: BatchSiz
  * ~60 MB per paged list of 20k). A last read that finds nothing (at the range's end `end`, its
  * exclusive upper bound) empties that cache first.
  */
-export async function closeEmptied(it: { seek(target: string): void; nextv(size: number): Promise<unknown[]>; close(): Promise<void> }, end: string): Promise<void> {
+export async function closeEmptied(it: EmptiableIterator, end: string): Promise<void> {
   try {
     it.seek(end);
     await it.nextv(1);

@@ -39,7 +39,7 @@ import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
 import { goSyntaxError } from '../../decode/json-parse.ts';
-import { batchesOf, closeEmptied, type BatchSizes } from '../../storage/batches.ts';
+import { batchesOf, closeEmptied, countKeys, type BatchSizes } from '../../storage/batches.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -406,7 +406,7 @@ export class GenericReader {
       const taken = await fill(entries, page);
       const known = live && live.offset === rv ? live.count : undefined; // objects after `start` (none)
       // The count reads keys only: no value leaves LevelDB for objects after the page.
-      const count = async (last: string): Promise<number> => countKeys(db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot, highWaterMarkBytes: BATCH_BYTES }), prefixEnd(prefix));
+      const count = async (last: string): Promise<number> => countKeys(db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot, highWaterMarkBytes: BATCH_BYTES }), prefixEnd(prefix), 10 * STREAM_BATCH);
       return await finish(rv, base, taken, page, known, count);
     } finally {
       if (!owned) await snapshot.close();
@@ -552,20 +552,6 @@ const pageSizes = (page: Page): BatchSizes => ({
   ahead: false,
 });
 const PAGE_TAIL_BATCH = 16;
-
-/** Keys of a key iterator (range end `end`), counted in batches. */
-async function countKeys(it: { seek(target: string): void; nextv(size: number): Promise<string[]>; close(): Promise<void> }, end: string): Promise<number> {
-  let n = 0;
-  try {
-    for (;;) {
-      const batch = await it.nextv(10 * STREAM_BATCH);
-      if (!batch.length) return n;
-      n += batch.length;
-    }
-  } finally {
-    await closeEmptied(it, end);
-  }
-}
 
 /** Live objects of a snapshot's o/ keys under `prefix`, in key order after object path `after`, readable, in batches. */
 async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after: string | undefined, decode: ValueDecoder, sizes: BatchSizes): AsyncGenerator<Entry[]> {
