@@ -208,6 +208,31 @@ test('a limit larger than the collection: one page, no continue, no remainingIte
   assert.is(q.metadata.remainingItemCount, 1);
 });
 
+test('a page read ahead answers only the request it was read for (same token, limit and selectors)', async () => {
+  // Each page's successor is read while the page is sent (read-ahead.ts), keyed by the request
+  // that will ask for it. Requests that differ in limit or selector, or repeat a token, must get
+  // what they ask for, not that page.
+  const first = await ok(c.request('GET', `${CM}?limit=2`), 200, 'first page');
+  const x = Number(first.metadata.resourceVersion);
+  const token = encodeURIComponent(first.metadata.continue);
+  const at = replay(x);
+  const wider = await ok(c.request('GET', `${CM}?limit=3&continue=${token}`), 200, 'limit 3 on a token read ahead for limit 2');
+  assert.equal((wider.items as any[]).map(summary), at.slice(2, 5), 'three items after the first page');
+  const even = await ok(c.request('GET', `${CM}?limit=2&labelSelector=parity%3Deven&continue=${token}`), 200, 'with a selector');
+  assert.equal((even.items as any[]).map(summary), replay(x, (w) => w.labels?.parity === 'even').filter((s) => s > at[1]).slice(0, 2), 'matches after the first page');
+  assert.is(even.metadata.remainingItemCount, undefined, 'filtered: no remainingItemCount');
+  for (const n of [1, 2]) {
+    const same = await ok(c.request('GET', `${CM}?limit=2&continue=${token}`), 200, `the same token, time ${n}`);
+    assert.equal((same.items as any[]).map(summary), at.slice(2, 4), `time ${n}: the second page`);
+    assert.is(same.metadata.remainingItemCount, at.length - 4, `time ${n}: remainingItemCount`);
+    assert.is(Number(same.metadata.resourceVersion), x, `time ${n}: the first page's version`);
+  }
+  // A write after the first page changes nothing in its pages (read ahead or not).
+  await put(nameOf(1), 'after', journal.filter((w) => w.name === nameOf(1)).pop()?.op !== 'put');
+  const rest = await allPagesFrom(c, CM, first.metadata.continue);
+  assert.equal(rest.flatMap((p) => (p.items as any[]).map(summary)), at.slice(2), 'the rest at the first page version');
+});
+
 test('continue token whose version left the history window → 410 Expired, then resume at the latest', async () => {
   const dataDir = tempDir();
   const child = await spawnServer(dataDir, 0, ['--history-window', '2s', '--no-fsync']);

@@ -40,6 +40,7 @@ import { parseObject } from './serialize.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
 import { goSyntaxError } from '../../decode/json-parse.ts';
 import { batchesOf, closeEmptied, countKeys, type BatchSizes } from '../../storage/batches.ts';
+import { ReadAhead, readAheadKey } from './read-ahead.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
 export const RESOURCE_VERSION_WAIT_MS = 3000;
@@ -214,6 +215,8 @@ export function validateListOptions(q: ListQuery): void {
 export class GenericReader {
   /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
   readonly codec: StorageCodec;
+  /** Continue pages read while the page before them is sent (read-ahead.ts). */
+  private readonly ahead = new ReadAhead();
 
   constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {
     this.codec = storageCodec(kind);
@@ -346,14 +349,27 @@ export class GenericReader {
     const streamed = stream && page.limit === Infinity && !this.storage.atRest.transforms(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
-      if (plan.kind === 'exact') result = await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
-      else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed);
+      if (plan.kind === 'exact') {
+        const held = q.continue ? await this.ahead.take(readAheadKey(prefix, q.continue, q), () => this.storage.compactedBelow) : null;
+        result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
+      } else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed);
     } catch (e) {
       throw storageFailure(e);
     }
     if (isStream(result)) return result;
+    if (result.continue) this.readAhead(prefix, result.continue, q, page);
     if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
     return result;
+  }
+
+  /**
+   * Start reading the page `token` asks for (read-ahead.ts). Only pages at a fixed version: a
+   * token that resumes at the latest version (handed out with a 410) reads what is there then.
+   */
+  private readAhead(prefix: string, token: string, q: ListQuery, page: Page): void {
+    const t = decodeContinue(token);
+    if (t.rv < 0) return;
+    this.ahead.put(readAheadKey(prefix, token, q), t.rv, this.listAt(t.rv, prefix, t.start, t.remaining, page, false) as Promise<ListResult>);
   }
 
   /**
