@@ -41,6 +41,16 @@ const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 const FIELDS_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1';
 
+/** The definitions decoded by hand (custom Go unmarshalers, raw JSON). */
+const SPECIAL_REFS = new Map<string, 'time' | 'microTime' | 'quantity' | 'intOrString' | 'raw'>([
+  [TIME, 'time'],
+  [MICRO_TIME, 'microTime'],
+  [QUANTITY, 'quantity'],
+  [INT_OR_STRING, 'intOrString'],
+  [RAW_EXTENSION, 'raw'],
+  [FIELDS_V1, 'raw'],
+]);
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -60,22 +70,61 @@ function goTypeOfRef(ref: string): string {
   return `${parts[parts.length - 2]}.${parts[parts.length - 1]}`;
 }
 
-/** The decoding context encoding/json reports errors in (errorContext). */
+/**
+ * The decoding context encoding/json reports errors in (errorContext): a chain of steps from the
+ * root, turned into a path or a field stack only when an error, an unknown field or a number
+ * literal needs one (building both strings for every field was most of a decode's cost).
+ */
 interface Ctx {
+  readonly parent: Ctx | null;
   /** Innermost Go struct type name ('' at the top). */
-  struct: string;
-  /** JSON field names from the root (no map keys or indexes), as Go's FieldStack. */
-  fields: string[];
-  /** The strict path (with map keys and [i]) of unknown-field reports. */
-  path: string;
+  readonly struct: string;
+  /** What this step adds: a struct field's or a map entry's key, or an index. */
+  readonly seg: string | number;
+  readonly step: Step;
+}
+/** Root; a struct field (in Go's FieldStack and the path); a map key or an index (path only). */
+type Step = 0 | 1 | 2 | 3;
+const ROOT: Ctx = { parent: null, struct: '', seg: '', step: 0 };
+const fieldCtx = (parent: Ctx, struct: string, name: string): Ctx => ({ parent, struct, seg: name, step: 1 });
+
+/** The strict path (with map keys and [i]) of unknown-field reports and literal lookups. */
+function pathOf(c: Ctx): string {
+  if (c.step === 0) return '';
+  const p = pathOf(c.parent!);
+  if (c.step === 3) return `${p}[${c.seg}]`;
+  return c.step === 1 && !p ? String(c.seg) : `${p}.${c.seg}`;
+}
+
+/** JSON field names from the root (no map keys or indexes), as Go's FieldStack. */
+function fieldsOf(c: Ctx): string[] {
+  const out: string[] = [];
+  for (let x: Ctx | null = c; x; x = x.parent) if (x.step === 1) out.push(x.seg as string);
+  return out.reverse();
 }
 
 /** A compiled struct: its fields in Go order. */
 interface StructPlan {
   name: string;
-  props: Map<string, OpenApiSchema>;
-  order: string[];
+  props: Map<string, FieldPlan>;
+  order: FieldPlan[];
 }
+
+interface FieldPlan {
+  name: string;
+  /** Position in `order`. */
+  at: number;
+  schema: OpenApiSchema;
+  /** The field's Go shape (`x-go`). */
+  go: string | undefined;
+  /** The field's Go type as reflect prints it (constructor's `goTypes`), for messages. */
+  goType: string | undefined;
+}
+
+/** What a `$ref` names, decided once per name: one map lookup instead of string compares. */
+type RefPlan =
+  | { is: 'time' | 'microTime' | 'quantity' | 'intOrString' | 'raw' | 'missing' }
+  | { is: 'struct' | 'other'; def: OpenApiSchema };
 
 /**
  * A decoder over a set of definitions; compiled struct plans are cached, so one instance should
@@ -83,6 +132,9 @@ interface StructPlan {
  */
 export class SchemaDecoder {
   private readonly plans = new Map<string, StructPlan>();
+  /** Plans of structs given inline (`properties` without a `$ref`), by their schema node. */
+  private readonly inlinePlans = new WeakMap<OpenApiSchema, StructPlan>();
+  private readonly refs = new Map<string, RefPlan>();
   /** The first saved (non-fatal) error of the current decode, as encoding/json's savedError. */
   private saved: string | undefined;
   private unknown: string[] = [];
@@ -108,26 +160,40 @@ export class SchemaDecoder {
     this.encoding = mode === 'roundtrip';
     this.saved = undefined;
     this.unknown = [];
-    const out = this.node(value, { $ref: root }, { struct: '', fields: [], path: '' });
+    const out = this.node(value, { $ref: root }, ROOT);
     if (this.saved !== undefined) throw new GoDecodeError(this.saved);
     return { value: out, unknown: this.unknown };
   }
 
   private plan(name: string, def: OpenApiSchema): StructPlan {
-    let p = this.plans.get(name);
+    let p = name ? this.plans.get(name) : this.inlinePlans.get(def);
     if (!p) {
-      const props = new Map(Object.entries(def.properties ?? {}));
-      p = { name: name.slice(name.lastIndexOf('.') + 1), props, order: [...props.keys()] };
-      this.plans.set(name, p);
+      const goTypes = name ? this.goTypes[name] : undefined;
+      const order = Object.entries(def.properties ?? {}).map(([field, schema], at): FieldPlan => ({ name: field, at, schema, go: schema['x-go'], goType: goTypes?.[field] }));
+      p = { name: name.slice(name.lastIndexOf('.') + 1), props: new Map(order.map((f) => [f.name, f])), order };
+      if (name) this.plans.set(name, p);
+      else this.inlinePlans.set(def, p);
     }
     return p;
+  }
+
+  private refPlan(ref: string): RefPlan {
+    let r = this.refs.get(ref);
+    if (!r) {
+      const special = SPECIAL_REFS.get(ref);
+      const def = special ? undefined : this.defs.definition(ref);
+      r = special ? { is: special } : !def ? { is: 'missing' } : { is: def.properties || (def.type === 'object' && !def.additionalProperties) ? 'struct' : 'other', def };
+      this.refs.set(ref, r);
+    }
+    return r;
   }
 
   private typeError(v: unknown, goType: string, ctx: Ctx, literal?: string): void {
     if (this.saved !== undefined) return;
     const what = literal !== undefined ? `number ${literal}` : jsonType(v);
-    this.saved = ctx.struct || ctx.fields.length
-      ? `json: cannot unmarshal ${what} into Go struct field ${ctx.struct}.${ctx.fields.join('.')} of type ${goType}`
+    const fields = fieldsOf(ctx);
+    this.saved = ctx.struct || fields.length
+      ? `json: cannot unmarshal ${what} into Go struct field ${ctx.struct}.${fields.join('.')} of type ${goType}`
       : `json: cannot unmarshal ${what} into Go value of type ${goType}`;
   }
 
@@ -177,7 +243,7 @@ export class SchemaDecoder {
       const keys = this.encoding ? Object.keys(v).sort() : Object.keys(v);
       for (const k of keys) {
         const item = v[k];
-        const d = this.node(item, addl, { ...ctx, path: `${ctx.path}.${k}` }, valueHint);
+        const d = this.node(item, addl, { parent: ctx, struct: ctx.struct, seg: k, step: 2 }, valueHint);
         // A null entry stays an entry: the element's zero value (encoding/json).
         out[k] = d === undefined || d === null ? this.zero(addl) : d;
       }
@@ -192,7 +258,7 @@ export class SchemaDecoder {
       const items = s.items ?? {};
       const itemHint = hint?.startsWith('[]') ? hint.slice(2) : undefined;
       return v.map((item, i) => {
-        const d = this.node(item, items, { ...ctx, path: `${ctx.path}[${i}]` }, itemHint);
+        const d = this.node(item, items, { parent: ctx, struct: ctx.struct, seg: i, step: 3 }, itemHint);
         return d === undefined || d === null ? this.zero(items) : d;
       });
     }
@@ -202,12 +268,24 @@ export class SchemaDecoder {
   /** Zero value of an element (list item or map entry) that was null. */
   private zero(s: OpenApiSchema): unknown {
     if (s.$ref) {
-      if (s.$ref === TIME || s.$ref === MICRO_TIME) return null;
-      if (s.$ref === QUANTITY) return '0';
-      if (s.$ref === INT_OR_STRING) return 0;
-      const d = this.defs.definition(s.$ref);
-      if (d?.properties) return this.struct(undefined, d, s.$ref, { struct: '', fields: [], path: '' });
-      return d ? this.zero(d) : null;
+      const r = this.refPlan(s.$ref);
+      switch (r.is) {
+        case 'quantity':
+          return '0';
+        case 'intOrString':
+          return 0;
+        case 'struct':
+        case 'other':
+          return r.def.properties ? this.struct(undefined, r.def, s.$ref, ROOT) : this.zero(r.def);
+        case 'raw': {
+          // RawExtension, FieldsV1: decoded as written, but their zero value is their definition's.
+          const d = this.defs.definition(s.$ref);
+          if (d?.properties) return this.struct(undefined, d, s.$ref, ROOT);
+          return d ? this.zero(d) : null;
+        }
+        default:
+          return null; // times, and a definition that does not exist
+      }
     }
     switch (s.type) {
       case 'string':
@@ -223,72 +301,77 @@ export class SchemaDecoder {
   }
 
   private named(v: unknown, ref: string, ctx: Ctx, hint?: string): unknown {
-    switch (ref) {
-      case TIME:
-      case MICRO_TIME:
+    const r = this.refPlan(ref);
+    switch (r.is) {
+      case 'time':
+      case 'microTime':
         if (v === null || v === undefined) return null;
         if (typeof v !== 'string') {
           this.typeError(v, 'string', ctx);
           throw new GoDecodeError(this.saved!);
         }
         try {
-          return ref === TIME ? canonicalTime(v) : canonicalMicroTime(v);
+          return r.is === 'time' ? canonicalTime(v) : canonicalMicroTime(v);
         } catch (e) {
           if (e instanceof TimeError) throw new GoDecodeError(e.message);
           throw e;
         }
-      case QUANTITY:
+      case 'quantity':
         if (v === null || v === undefined) return undefined;
         try {
-          return canonicalQuantity(typeof v === 'string' ? v : this.literals?.get(ctx.path) ?? JSON.stringify(v));
+          return canonicalQuantity(typeof v === 'string' ? v : this.literal(ctx) ?? JSON.stringify(v));
         } catch (e) {
           if (e instanceof QuantityError) throw new GoDecodeError(e.message);
           throw e;
         }
-      case INT_OR_STRING:
+      case 'intOrString':
         if (v === null || v === undefined || typeof v === 'string') return v ?? undefined;
         if (typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31) return v;
         this.typeError(v, 'int32', ctx, typeof v === 'number' ? String(v) : undefined);
         throw new GoDecodeError(this.saved!);
-      case RAW_EXTENSION:
-      case FIELDS_V1:
+      case 'raw':
         return v === null ? undefined : v;
+      case 'missing':
+        return v;
+      case 'struct':
+        return this.struct(v, r.def, ref, ctx, hint);
+      default:
+        return this.node(v, r.def, ctx, hint);
     }
-    const def = this.defs.definition(ref);
-    if (!def) return v;
-    if (def.properties || (def.type === 'object' && !def.additionalProperties)) return this.struct(v, def, ref, ctx, hint);
-    return this.node(v, def, ctx, hint);
+  }
+
+  /** The literal text of the number at `ctx` when JSON.parse's value does not spell it back. */
+  private literal(ctx: Ctx): string | undefined {
+    return this.literals?.size ? this.literals.get(pathOf(ctx)) : undefined;
   }
 
   /** A Go struct: known fields decoded in Go order, unknown ones reported and dropped. */
   private struct(v: unknown, def: OpenApiSchema, ref: string, ctx: Ctx, hint?: string): unknown {
     const plan = this.plan(ref, def);
-    const typeName = hint ?? (ref ? goTypeOfRef(ref) : 'struct');
-    const fieldTypes = this.goTypes[ref];
     if (v === null) return null;
     if (v !== undefined && !isObj(v)) {
-      this.typeError(v, typeName, ctx);
+      this.typeError(v, hint ?? (ref ? goTypeOfRef(ref) : 'struct'), ctx);
       return undefined;
     }
     const input = (v ?? {}) as Obj;
     if (v !== undefined && !def.properties && def['x-kubernetes-preserve-unknown-fields']) return v;
     // Fields are decoded in document order (errors and unknown fields are reported in the order
     // Go meets them), then written in Go order.
-    const decoded = new Map<string, unknown>();
+    const decoded: unknown[] = new Array(plan.order.length);
     for (const k of Object.keys(input)) {
-      const fs = plan.props.get(k);
-      if (!fs) {
-        this.unknown.push(ctx.path ? `${ctx.path}.${k}` : k);
+      const f = plan.props.get(k);
+      if (!f) {
+        const p = pathOf(ctx);
+        this.unknown.push(p ? `${p}.${k}` : k);
         continue;
       }
       const raw = input[k];
-      if (raw !== undefined) decoded.set(k, this.node(raw, fs, { struct: plan.name, fields: [...ctx.fields, k], path: ctx.path ? `${ctx.path}.${k}` : k }, fieldTypes?.[k]));
+      if (raw !== undefined) decoded[f.at] = this.node(raw, f.schema, fieldCtx(ctx, plan.name, k), f.goType);
     }
     const out: Obj = {};
-    for (const name of plan.order) {
-      const fs = plan.props.get(name)!;
-      const value = this.goField(fs['x-go'], decoded.get(name), fs);
-      if (value !== undefined) out[name] = value;
+    for (const f of plan.order) {
+      const value = this.goField(f.go, decoded[f.at], f.schema);
+      if (value !== undefined) out[f.name] = value;
     }
     return out;
   }
@@ -353,7 +436,7 @@ export class SchemaDecoder {
         }
         // Go parses the literal's text (strconv.ParseInt): `1.0` and `1e3` are not integers.
         const bits = s.format === 'int32' ? 31n : 63n;
-        const raw = this.literals?.get(ctx.path) ?? String(v);
+        const raw = this.literal(ctx) ?? String(v);
         if (!/^-?\d+$/.test(raw) || BigInt(raw) < -(2n ** bits) || BigInt(raw) >= 2n ** bits) {
           this.typeError(v, goType(), ctx, raw);
           return undefined;
