@@ -40,6 +40,25 @@ test('duplicate keys: objects merge, others replace; paths reported', () => {
   assert.equal(p.duplicates, ['a', 'b', 'c[0].k']);
 });
 
+test('bodies without numbers or duplicates parse natively, and the rest as before', () => {
+  const cases: [string, unknown, string[], [string, string][]][] = [
+    ['{"a":"x\\"y","b":{"c":"\\\\"}}', { a: 'x"y', b: { c: '\\' } }, [], []],
+    ['{"a":"\\"","a":"2"}', { a: '2' }, ['a'], []],
+    ['{"m":{"a":"1"},"m":{"b":"2"}}', { m: { a: '1', b: '2' } }, ['m'], []],
+    ['{"l":[{"k":"1","k":"1"}]}', { l: [{ k: '1' }] }, ['l[0].k'], []],
+    ['{"a":true,"b":null,"c":[],"d":{}}', { a: true, b: null, c: [], d: {} }, [], []],
+    ['{"n":1.0,"s":"x"}', { n: 1, s: 'x' }, [], [['n', '1.0']]],
+    ['{"__proto__":{"x":"1"}}', JSON.parse('{"__proto__":{"x":"1"}}'), [], []],
+  ];
+  for (const [text, value, duplicates, literals] of cases) {
+    const p = parseJson(text);
+    assert.equal(p.value, value, text);
+    assert.equal(p.duplicates, duplicates, `${text}: duplicates`);
+    assert.equal([...p.literals], literals, `${text}: literals`);
+  }
+  assert.throws(() => parseJson('{"a":"1",}'), /invalid character '}' looking for beginning of object key string/);
+});
+
 test('decoder: unknown paths, Go order, omitempty, first type error', () => {
   const d = new SchemaDecoder(generatedSource());
   const out = d.decode({ data: { b: '2', a: '1' }, metadata: { labels: {}, name: 'x', foo: 1, ownerReferences: [{ uid: 'u', bar: 1 }] }, kind: 'ConfigMap', zzz: 1 }, 'io.k8s.api.core.v1.ConfigMap');

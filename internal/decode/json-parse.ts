@@ -191,11 +191,66 @@ class Parser {
  * encoding/json's message (the whole text is checked first, as json.Unmarshal does).
  */
 export function parseJson(text: string): Parsed {
+  const fast = parseCommon(text);
+  if (fast) return fast;
   const p = new Parser(text);
   const value = p.value('');
   p.ws();
   if (p.i !== text.length) p.fail('after top-level value');
   return { value, duplicates: p.duplicates, literals: p.literals };
+}
+
+/**
+ * The common body, parsed natively: valid JSON without duplicate keys and without numbers (a
+ * number's literal text, which JSON.parse does not keep, may matter: `1.0`). Null for anything
+ * else, which the parser above reads. Duplicates are found by counting: every key and string
+ * value of the text is a string token, and JSON.parse drops at least the earlier key of a
+ * duplicate, so the parsed value holds as many strings as the text has tokens only when there
+ * is none.
+ */
+function parseCommon(text: string): Parsed | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null; // the parser above gives Go's message
+  }
+  const strings = stringsIn(value);
+  if (strings < 0 || strings !== stringTokens(text)) return null;
+  return { value, duplicates: [], literals: new Map() };
+}
+
+/** Keys and string values in a parsed value; -1 when it holds a number. */
+function stringsIn(v: unknown): number {
+  if (typeof v === 'string') return 1;
+  if (typeof v === 'number') return -1;
+  if (v === null || typeof v !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (const item of v) {
+      const c = stringsIn(item);
+      if (c < 0) return -1;
+      n += c;
+    }
+    return n;
+  }
+  for (const k in v) {
+    const c = stringsIn((v as Obj)[k]);
+    if (c < 0) return -1;
+    n += c + 1;
+  }
+  return n;
+}
+
+/** String tokens of valid JSON text: its unescaped double quotes, halved. */
+function stringTokens(text: string): number {
+  let quotes = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) quotes++;
+  }
+  return quotes / 2;
 }
 
 /**
