@@ -64,13 +64,24 @@ export class AdmissionChain {
   async admit(a: AdmissionAttributes): Promise<void> {
     const r: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
     a.reinvocation = r;
-    for (const p of this.mutating) await p.admit(a);
+    // A plugin that does not apply answers synchronously (undefined): awaiting only what is a
+    // promise saves a microtask turn per plugin, 14 per write.
+    for (const p of this.mutating) {
+      const done = p.admit(a);
+      if (done) await done;
+    }
     if (!r.shouldReinvoke) return;
     r.isReinvoke = true;
-    for (const p of this.mutating) await p.admit(a);
+    for (const p of this.mutating) {
+      const done = p.admit(a);
+      if (done) await done;
+    }
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.validating) await p.validate(a);
+    for (const p of this.validating) {
+      const done = p.validate(a);
+      if (done) await done;
+    }
   }
 }

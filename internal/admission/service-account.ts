@@ -135,23 +135,29 @@ export function serviceAccountAdmission(storage: Storage, opts: ServiceAccountAd
 
   return {
     name: 'ServiceAccount',
-    async admit(a: AdmissionAttributes) {
+    admit(a: AdmissionAttributes) {
+      // Synchronous unless it applies (AdmissionChain awaits only promises).
       if (shouldIgnore(a) || a.operation !== 'CREATE') return;
-      const pod = a.object!;
-      // The mutating phase runs before the name is final: errors name the generateName, as kube.
-      const errName = nameForError(a);
-      if (isMirrorPod(pod)) return validate(a, errName);
-      const name = serviceAccountNameOf(pod) || DEFAULT_SERVICE_ACCOUNT;
-      setServiceAccountName(pod, name);
-      const sa = await getServiceAccount(a.namespace, name).catch((err: unknown) => {
-        throw lookupFailed(a, name, err, errName);
-      });
-      if (shouldAutomount(sa, pod)) mountServiceAccountToken(pod, generateName);
-      copyImagePullSecrets(sa, pod);
-      return validate(a, errName);
+      return admitPod(a);
     },
     validate(a: AdmissionAttributes) {
+      if (shouldIgnore(a)) return;
       return validate(a, a.name || a.object?.metadata.name || 'Unknown');
     },
   };
+
+  async function admitPod(a: AdmissionAttributes): Promise<void> {
+    const pod = a.object!;
+    // The mutating phase runs before the name is final: errors name the generateName, as kube.
+    const errName = nameForError(a);
+    if (isMirrorPod(pod)) return validate(a, errName);
+    const name = serviceAccountNameOf(pod) || DEFAULT_SERVICE_ACCOUNT;
+    setServiceAccountName(pod, name);
+    const sa = await getServiceAccount(a.namespace, name).catch((err: unknown) => {
+      throw lookupFailed(a, name, err, errName);
+    });
+    if (shouldAutomount(sa, pod)) mountServiceAccountToken(pod, generateName);
+    copyImagePullSecrets(sa, pod);
+    return validate(a, errName);
+  }
 }

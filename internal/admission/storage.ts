@@ -67,51 +67,61 @@ async function getStorageClass(storage: Storage, name: string): Promise<KubeObje
 export function defaultStorageClass(storage: Storage): MutatingPlugin {
   return {
     name: 'DefaultStorageClass',
-    async admit(a) {
+    admit(a) {
+      // Synchronous unless it applies (AdmissionChain awaits only promises).
       if (a.operation !== 'CREATE' || !a.object || !isCore(a, 'persistentvolumeclaims')) return;
       if (claimHasClass(a.object)) return;
-      const defaults: string[] = [];
-      const view = await storage.view();
-      try {
-        const prefix = currentPrefix('storage.k8s.io', 'storageclasses', '');
-        for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) {
-          const sc = parseObject(b);
-          const ann = sc.metadata.annotations ?? {};
-          if (ann[IS_DEFAULT_CLASS] === 'true' || ann[BETA_IS_DEFAULT_CLASS] === 'true') defaults.push(sc.metadata.name ?? '');
-        }
-      } finally {
-        await view.close();
-      }
-      if (defaults.length === 0) return;
-      if (defaults.length > 1) {
-        throw forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, `Internal error occurred: ${defaults.length} default StorageClasses were found`);
-      }
-      if (typeof a.object.spec !== 'object' || a.object.spec === null) a.object.spec = {};
-      (a.object.spec as Record<string, unknown>).storageClassName = defaults[0];
+      return setDefault(a, a.object);
     },
   };
+
+  async function setDefault(a: AdmissionAttributes, claim: KubeObject): Promise<void> {
+    const defaults: string[] = [];
+    const view = await storage.view();
+    try {
+      const prefix = currentPrefix('storage.k8s.io', 'storageclasses', '');
+      for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) {
+        const sc = parseObject(b);
+        const ann = sc.metadata.annotations ?? {};
+        if (ann[IS_DEFAULT_CLASS] === 'true' || ann[BETA_IS_DEFAULT_CLASS] === 'true') defaults.push(sc.metadata.name ?? '');
+      }
+    } finally {
+      await view.close();
+    }
+    if (defaults.length === 0) return;
+    if (defaults.length > 1) {
+      throw forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, `Internal error occurred: ${defaults.length} default StorageClasses were found`);
+    }
+    if (typeof claim.spec !== 'object' || claim.spec === null) claim.spec = {};
+    (claim.spec as Record<string, unknown>).storageClassName = defaults[0];
+  }
 }
 
 /** PersistentVolumeClaimResize. */
 export function persistentVolumeClaimResize(storage: Storage): ValidatingPlugin {
   return {
     name: 'PersistentVolumeClaimResize',
-    async validate(a) {
+    validate(a) {
+      // Synchronous unless it applies (AdmissionChain awaits only promises).
       if (a.operation !== 'UPDATE' || !a.object || !a.oldObject || !isCore(a, 'persistentvolumeclaims')) return;
-      const size = (o: KubeObject): unknown => ((o.spec as any)?.resources?.requests ?? {}).storage ?? '0';
-      if (compareQuantities(size(a.object), size(a.oldObject)) <= 0) return;
-      const gr = { group: '', resource: 'persistentvolumeclaims' };
-      if ((a.oldObject.status as any)?.phase !== 'Bound') throw forbidden(gr, a.name, 'Only bound persistent volume claims can be expanded');
-      const cls = claimClass(a.object);
-      const oldCls = claimClass(a.oldObject);
-      let allowed = false;
-      if (cls !== '' && oldCls !== '' && cls === oldCls) {
-        const sc = await getStorageClass(storage, cls);
-        allowed = sc?.allowVolumeExpansion === true;
-      }
-      if (!allowed) {
-        throw forbidden(gr, a.name, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
-      }
+      return validateResize(a, a.object, a.oldObject);
     },
   };
+
+  async function validateResize(a: AdmissionAttributes, claim: KubeObject, old: KubeObject): Promise<void> {
+    const size = (o: KubeObject): unknown => ((o.spec as any)?.resources?.requests ?? {}).storage ?? '0';
+    if (compareQuantities(size(claim), size(old)) <= 0) return;
+    const gr = { group: '', resource: 'persistentvolumeclaims' };
+    if ((old.status as any)?.phase !== 'Bound') throw forbidden(gr, a.name, 'Only bound persistent volume claims can be expanded');
+    const cls = claimClass(claim);
+    const oldCls = claimClass(old);
+    let allowed = false;
+    if (cls !== '' && oldCls !== '' && cls === oldCls) {
+      const sc = await getStorageClass(storage, cls);
+      allowed = sc?.allowVolumeExpansion === true;
+    }
+    if (!allowed) {
+      throw forbidden(gr, a.name, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+    }
+  }
 }

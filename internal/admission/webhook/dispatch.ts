@@ -177,59 +177,63 @@ export function mutatingWebhooks(deps: WebhookDeps): MutatingPlugin {
   const d = new Dispatcher(deps);
   return {
     name: MUTATING_PLUGIN,
-    async admit(a: AdmissionAttributes) {
-      if (isWebhookConfigurationResource(a)) return;
-      if (deps.source.webhooks('mutating').length === 0) return;
-      const rc = a.reinvocation;
-      let state = rc?.values.get(MUTATING_PLUGIN) as ReinvokeState | undefined;
-      if (!state) {
-        state = { lastOutput: null, previouslyInvoked: new Set(), reinvoke: new Set() };
-        rc?.values.set(MUTATING_PLUGIN, state);
-      }
-      const st = state;
-      const requireReinvoking = (): void => {
-        for (const uid of st.previouslyInvoked) st.reinvoke.add(uid);
-      };
-      // Another plugin changed the object after the webhooks' first round: reinvoke them.
-      if (rc?.isReinvoke && !jsonEqual(st.lastOutput, a.object)) requireReinvoking();
-      const round = rc?.isReinvoke ? 1 : 0;
-      try {
-        // Matched one by one: the object selector sees what the webhooks before changed.
-        for (const [index, hook] of deps.source.webhooks('mutating').entries()) {
-          const inv = d.invocation(hook, a);
-          if (!inv) continue;
-          if (rc?.isReinvoke && !st.reinvoke.has(hook.uid)) continue;
-          const started = performance.now();
-          let changed = false;
-          let err: unknown;
-          try {
-            changed = await callMutating(d, hook, inv, a);
-          } catch (e) {
-            err = e;
-          }
-          a.annotate?.(`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }));
-          if (changed) {
-            requireReinvoking();
-            if (rc) rc.shouldReinvoke = true;
-          }
-          if (hook.reinvocationPolicy === 'IfNeeded') st.previouslyInvoked.add(hook.uid);
-          const failedOpen = err instanceof CallError && hook.failurePolicy === 'Ignore';
-          d.observe(hook, 'admit', a, started, err, failedOpen);
-          if (!err) continue;
-          if (err instanceof CallError) {
-            if (failedOpen) {
-              a.annotate?.(`failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${index}`, hook.name);
-              continue;
-            }
-            throw internalError(err.message);
-          }
-          throw err;
-        }
-      } finally {
-        st.lastOutput = a.object ? structuredClone(a.object) : null;
-      }
+    admit(a: AdmissionAttributes) {
+      // Synchronous unless it applies (AdmissionChain awaits only promises).
+      if (isWebhookConfigurationResource(a) || deps.source.webhooks('mutating').length === 0) return;
+      return admitAll(a);
     },
   };
+
+  async function admitAll(a: AdmissionAttributes): Promise<void> {
+    const rc = a.reinvocation;
+    let state = rc?.values.get(MUTATING_PLUGIN) as ReinvokeState | undefined;
+    if (!state) {
+      state = { lastOutput: null, previouslyInvoked: new Set(), reinvoke: new Set() };
+      rc?.values.set(MUTATING_PLUGIN, state);
+    }
+    const st = state;
+    const requireReinvoking = (): void => {
+      for (const uid of st.previouslyInvoked) st.reinvoke.add(uid);
+    };
+    // Another plugin changed the object after the webhooks' first round: reinvoke them.
+    if (rc?.isReinvoke && !jsonEqual(st.lastOutput, a.object)) requireReinvoking();
+    const round = rc?.isReinvoke ? 1 : 0;
+    try {
+      // Matched one by one: the object selector sees what the webhooks before changed.
+      for (const [index, hook] of deps.source.webhooks('mutating').entries()) {
+        const inv = d.invocation(hook, a);
+        if (!inv) continue;
+        if (rc?.isReinvoke && !st.reinvoke.has(hook.uid)) continue;
+        const started = performance.now();
+        let changed = false;
+        let err: unknown;
+        try {
+          changed = await callMutating(d, hook, inv, a);
+        } catch (e) {
+          err = e;
+        }
+        a.annotate?.(`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }));
+        if (changed) {
+          requireReinvoking();
+          if (rc) rc.shouldReinvoke = true;
+        }
+        if (hook.reinvocationPolicy === 'IfNeeded') st.previouslyInvoked.add(hook.uid);
+        const failedOpen = err instanceof CallError && hook.failurePolicy === 'Ignore';
+        d.observe(hook, 'admit', a, started, err, failedOpen);
+        if (!err) continue;
+        if (err instanceof CallError) {
+          if (failedOpen) {
+            a.annotate?.(`failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${index}`, hook.name);
+            continue;
+          }
+          throw internalError(err.message);
+        }
+        throw err;
+      }
+    } finally {
+      st.lastOutput = a.object ? structuredClone(a.object) : null;
+    }
+  }
 }
 
 /**
@@ -280,34 +284,38 @@ export function validatingWebhooks(deps: WebhookDeps): ValidatingPlugin {
   const d = new Dispatcher(deps);
   return {
     name: VALIDATING_PLUGIN,
-    async validate(a: AdmissionAttributes) {
-      if (isWebhookConfigurationResource(a)) return;
-      if (deps.source.webhooks('validating').length === 0) return;
-      const relevant = deps.source
-        .webhooks('validating')
-        .map((hook) => ({ hook, inv: d.invocation(hook, a) }))
-        .filter((m) => m.inv !== null);
-      if (relevant.length === 0) return;
-      // Every matching webhook is called at once; errors are kept in the order they arrive.
-      const errors: unknown[] = [];
-      await Promise.all(
-        relevant.map(async ({ hook, inv }, idx) => {
-          const started = performance.now();
-          try {
-            await d.call(hook, inv!, a, d.toInvocation(a.object, a, inv!), d.toInvocation(a.oldObject, a, inv!), false);
-            d.observe(hook, 'validating', a, started, undefined, false);
-          } catch (e) {
-            const failedOpen = e instanceof CallError && hook.failurePolicy === 'Ignore';
-            d.observe(hook, 'validating', a, started, e, failedOpen);
-            if (failedOpen) {
-              a.annotate?.(`failed-open.validating.webhook.admission.k8s.io/round_0_index_${idx}`, hook.name);
-              return;
-            }
-            errors.push(e instanceof CallError ? internalError(e.message) : e);
-          }
-        }),
-      );
-      if (errors.length) throw errors[0];
+    validate(a: AdmissionAttributes) {
+      // Synchronous unless it applies (AdmissionChain awaits only promises).
+      if (isWebhookConfigurationResource(a) || deps.source.webhooks('validating').length === 0) return;
+      return validateAll(a);
     },
   };
+
+  async function validateAll(a: AdmissionAttributes): Promise<void> {
+    const relevant = deps.source
+      .webhooks('validating')
+      .map((hook) => ({ hook, inv: d.invocation(hook, a) }))
+      .filter((m) => m.inv !== null);
+    if (relevant.length === 0) return;
+    // Every matching webhook is called at once; errors are kept in the order they arrive.
+    const errors: unknown[] = [];
+    await Promise.all(
+      relevant.map(async ({ hook, inv }, idx) => {
+        const started = performance.now();
+        try {
+          await d.call(hook, inv!, a, d.toInvocation(a.object, a, inv!), d.toInvocation(a.oldObject, a, inv!), false);
+          d.observe(hook, 'validating', a, started, undefined, false);
+        } catch (e) {
+          const failedOpen = e instanceof CallError && hook.failurePolicy === 'Ignore';
+          d.observe(hook, 'validating', a, started, e, failedOpen);
+          if (failedOpen) {
+            a.annotate?.(`failed-open.validating.webhook.admission.k8s.io/round_0_index_${idx}`, hook.name);
+            return;
+          }
+          errors.push(e instanceof CallError ? internalError(e.message) : e);
+        }
+      }),
+    );
+    if (errors.length) throw errors[0];
+  }
 }
