@@ -63,6 +63,8 @@ type Config struct {
 	Prefix     string   `json:"prefix"`
 	ProbeNS    string   `json:"probeNamespace"`
 	ProbeCount int      `json:"probeCount"`
+	// load mode: GET probe-(i % getCount) in the namespace instead of creating (0: create).
+	GetCount int `json:"getCount"`
 
 	From int `json:"from"`
 	To   int `json:"to"`
@@ -427,9 +429,19 @@ func load(cfg Config, base *tls.Config) (any, error) {
 				if !t0.Before(end) {
 					break
 				}
-				name := fmt.Sprintf("%s-%d-%d", cfg.Prefix, w, seq)
 				sent.Add(1)
-				st, b, err := do(rt, newRequest(ctx, "POST", cfg.Server, path, configMapBody(name, ns)))
+				var st int
+				var b []byte
+				var err error
+				want := 201
+				if cfg.GetCount > 0 {
+					// Reads instead of creates: the request path without the write (profiling).
+					want = 200
+					st, b, err = do(rt, newRequest(ctx, "GET", cfg.Server, fmt.Sprintf("%s/probe-%d", path, (w+seq*cfg.Conns)%cfg.GetCount), nil))
+				} else {
+					name := fmt.Sprintf("%s-%d-%d", cfg.Prefix, w, seq)
+					st, b, err = do(rt, newRequest(ctx, "POST", cfg.Server, path, configMapBody(name, ns)))
+				}
 				t1 := time.Now()
 				if err != nil {
 					errs.Add(1)
@@ -437,7 +449,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 					time.Sleep(10 * time.Millisecond)
 					continue
 				}
-				if st != 201 {
+				if st != want {
 					badSamples.add(fmt.Sprintf("%d %s", st, b))
 				}
 				if !t0.Before(winStart) {
