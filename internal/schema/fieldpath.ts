@@ -294,7 +294,7 @@ export class FieldSet {
 
   /** Paths of this set that are not paths of `o` (exact paths: descendants stay). */
   difference(o: FieldSet): FieldSet {
-    if (o.isEmpty() || this.isEmpty()) return this;
+    if (o.isEmpty() || this.isEmpty() || this.disjointAtTop(o)) return this;
     const members = new Map<string, PathElement>();
     for (const [k, pe] of this.members) if (!o.members.has(k)) members.set(k, pe);
     const children = new Map<string, Child>();
@@ -308,6 +308,13 @@ export class FieldSet {
       if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
     }
     return new FieldSet(members, children);
+  }
+
+  /** No element of this level is an element of `o`'s: nothing of this set is in `o`. */
+  private disjointAtTop(o: FieldSet): boolean {
+    for (const k of this.members.keys()) if (o.members.has(k)) return false;
+    for (const k of this.children.keys()) if (o.children.has(k)) return false;
+    return true;
   }
 
   /** Like difference, but a member of `o` also removes everything below it. */

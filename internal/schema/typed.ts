@@ -127,8 +127,8 @@ function goOmits(code: string, v: unknown): boolean {
  */
 function entriesOf(m: MapAtom, v: Obj): Obj {
   let out = v;
-  for (const [name, f] of m.fields) {
-    if (!f.go) continue;
+  for (const f of goFieldsOf(m)) {
+    const name = f.name;
     const cur = v[name];
     let next: unknown = cur;
     if (!present(cur)) next = goZero(f.go, f.type);
@@ -139,6 +139,18 @@ function entriesOf(m: MapAtom, v: Obj): Obj {
     else out[name] = next;
   }
   return out;
+}
+
+/** The fields of a struct that have a Go shape, listed once per struct type. */
+const goFields = new WeakMap<MapAtom, Array<{ name: string; go: string; type: TypeRef }>>();
+function goFieldsOf(m: MapAtom): Array<{ name: string; go: string; type: TypeRef }> {
+  let list = goFields.get(m);
+  if (!list) {
+    list = [];
+    for (const [name, f] of m.fields) if (f.go) list.push({ name, go: f.go, type: f.type });
+    goFields.set(m, list);
+  }
+  return list;
 }
 
 const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
@@ -187,15 +199,17 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
       leaf(lm ?? l, rm ?? r, path);
       return false;
     }
-    const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-    for (const k of keys) {
+    // The keys of both sides, the left's first (no Set: this runs for every struct compared).
+    const field = (k: string): void => {
       const lv = lm?.[k];
       const rv = rm?.[k];
-      if (!present(lv) && !present(rv)) continue;
+      if (!present(lv) && !present(rv)) return;
       const ft = m.fields.get(k)?.type ?? m.elementType;
-      if (!ft) continue; // unknown field: not part of the Go object
+      if (!ft) return; // unknown field: not part of the Go object
       walk(present(lv) ? lv : undefined, present(rv) ? rv : undefined, ft, [...path, { field: k }]);
-    }
+    };
+    if (lm) for (const k in lm) field(k);
+    if (rm) for (const k in rm) if (!lm || !Object.hasOwn(lm, k)) field(k);
     return true;
   };
 

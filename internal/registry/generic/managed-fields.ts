@@ -264,14 +264,14 @@ export class FieldManager {
     const former = managed.get(id)?.set;
     const out: Managed = new Map();
     // Every other manager loses what this write changed or removed (Update always "forces").
-    const taken = cmp.modified.union(cmp.added);
+    const changed = cmp.modified.union(cmp.added);
     for (const [k, e] of managed) {
       // A manager of a version this server cannot convert to is dropped (SMD: missing version).
       if (!this.convertible(e.apiVersion)) continue;
-      const set = e.set.difference(e.set.intersection(taken)).difference(cmp.removed);
+      const set = e.set.difference(e.set.intersection(changed)).difference(cmp.removed);
       if (!set.isEmpty()) out.set(k, { ...e, set });
     }
-    let mine = cmp.modified.union(cmp.added).difference(cmp.removed);
+    let mine = changed.difference(cmp.removed);
     if (ignored) mine = mine.recursiveDifference(ignored);
     mine = mine.difference(STRIPPED);
     if (!mine.isEmpty()) {
