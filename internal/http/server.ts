@@ -345,11 +345,31 @@ function discoveryRepresentation(accept: string | undefined, info: RequestInfo, 
   throw plainHandler ? notAcceptableTypes() : notAcceptable(accept);
 }
 
+/**
+ * kube-apiserver's HTTP/2 settings (1.24 secure_serving.go): 99 % of serialized objects are under
+ * 256 KiB, so a stream may send that much before it waits for a window update, in frames that size,
+ * 250 streams at once, and the connection as much as all of them. Node's defaults (64 KiB for the
+ * connection, unlimited streams) made a client's 64 concurrent creates on one connection wait for
+ * window updates.
+ */
+const H2_STREAM_WINDOW = 256 * 1024;
+const H2_MAX_STREAMS = 250;
+export const H2_CONNECTION_WINDOW = H2_STREAM_WINDOW * H2_MAX_STREAMS;
+/** Go's announcement for http.Server.MaxHeaderBytes 1 MiB (+ 32 bytes for each of 10 headers). */
+const H2_MAX_HEADER_LIST = (1 << 20) + 320;
+
 /** Create the HTTPS server (h2 + http/1.1) serving `handler`. */
 export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>, clientCaPems?: string[]) {
-  const server = http2.createSecureServer(secureServerOptions(pki, clientCaPems), (req, res) => {
+  const options = {
+    ...secureServerOptions(pki, clientCaPems),
+    settings: { initialWindowSize: H2_STREAM_WINDOW, maxFrameSize: H2_STREAM_WINDOW, maxConcurrentStreams: H2_MAX_STREAMS, maxHeaderListSize: H2_MAX_HEADER_LIST },
+    // Bodies a connection may have in flight (its window) fit in the session's memory limit (MB).
+    maxSessionMemory: Math.ceil(H2_CONNECTION_WINDOW / (1024 * 1024)) + 10,
+  };
+  const server = http2.createSecureServer(options, (req, res) => {
     void handler(req, res);
   });
+  server.on('session', (session: http2.ServerHttp2Session) => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
   // A misbehaving client must not take the process down.
   server.on('sessionError', () => undefined);
   server.on('tlsClientError', () => undefined);
