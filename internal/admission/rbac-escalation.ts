@@ -41,21 +41,20 @@ export function rbacEscalation(authorizer: Authorizer, rbac: RbacAuthorizer): Mu
     admit(a) {
       // Synchronous unless it applies (AdmissionChain awaits only promises).
       if (a.kind.group !== RBAC_GROUP || a.subresource || !a.object) return;
-      return check(a);
+      return check(a, a.object);
     },
   };
 
-  async function check(a: AdmissionAttributes): Promise<void> {
-    if (!a.object) return;
+  async function check(a: AdmissionAttributes, object: KubeObject): Promise<void> {
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
     if (a.user.groups.includes('system:masters')) return; // EscalationAllowed
-    if (a.operation === 'UPDATE' && a.oldObject && onlyGCFields(a.object, a.oldObject)) return;
-    const name = a.name || String(a.object.metadata?.name ?? '');
+    if (a.operation === 'UPDATE' && a.oldObject && onlyGCFields(object, a.oldObject)) return;
+    const name = a.name || String(object.metadata?.name ?? '');
     if (ROLES.has(a.kind.resource)) {
       if (await may(a, 'escalate', a.kind.resource, name)) return;
-      confirm(a, (a.object.rules as PolicyRule[] | undefined) ?? []);
+      confirm(a, (object.rules as PolicyRule[] | undefined) ?? []);
     } else if (BINDINGS.has(a.kind.resource)) {
-      const ref = (a.object.roleRef ?? {}) as RoleRef;
+      const ref = (object.roleRef ?? {}) as RoleRef;
       if (await may(a, 'bind', ref.kind === 'Role' ? 'roles' : 'clusterroles', ref.name)) return;
       const r = rbac.roleRefRules(ref, a.namespace);
       if ('error' in r) throw ref.kind === 'Role' || ref.kind === 'ClusterRole' ? notFound({ group: RBAC_GROUP, resource: ref.kind === 'Role' ? 'role' : 'clusterrole' }, ref.name) : new ApiError(forbidden({ group: RBAC_GROUP, resource: a.kind.resource }, name, r.error).status);

@@ -112,9 +112,8 @@ export function serviceAccountAdmission(storage: Storage, opts: ServiceAccountAd
     }
   };
 
-  /** Validate (both phases). */
+  /** Validate (both phases); callers have checked shouldIgnore. */
   const validate = async (a: AdmissionAttributes, errName: string): Promise<void> => {
-    if (shouldIgnore(a)) return;
     const pod = a.object!;
     if (a.operation === 'UPDATE' && a.subresource === 'ephemeralcontainers') {
       const refuse = (message: string): ApiError => forbidden({ group: '', resource: 'pods' }, errName, message);

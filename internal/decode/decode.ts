@@ -123,7 +123,9 @@ interface FieldPlan {
 
 /** What a `$ref` names, decided once per name: one map lookup instead of string compares. */
 type RefPlan =
-  | { is: 'time' | 'microTime' | 'quantity' | 'intOrString' | 'raw' | 'missing' }
+  | { is: 'time' | 'microTime' | 'quantity' | 'intOrString' | 'missing' }
+  /** RawExtension, FieldsV1: decoded as written; their zero value is their definition's. */
+  | { is: 'raw'; def: OpenApiSchema | undefined }
   | { is: 'struct' | 'other'; def: OpenApiSchema };
 
 /**
@@ -181,8 +183,11 @@ export class SchemaDecoder {
     let r = this.refs.get(ref);
     if (!r) {
       const special = SPECIAL_REFS.get(ref);
-      const def = special ? undefined : this.defs.definition(ref);
-      r = special ? { is: special } : !def ? { is: 'missing' } : { is: def.properties || (def.type === 'object' && !def.additionalProperties) ? 'struct' : 'other', def };
+      const def = special && special !== 'raw' ? undefined : this.defs.definition(ref);
+      if (special === 'raw') r = { is: special, def };
+      else if (special) r = { is: special };
+      else if (!def) r = { is: 'missing' };
+      else r = { is: def.properties || (def.type === 'object' && !def.additionalProperties) ? 'struct' : 'other', def };
       this.refs.set(ref, r);
     }
     return r;
@@ -269,23 +274,10 @@ export class SchemaDecoder {
   private zero(s: OpenApiSchema): unknown {
     if (s.$ref) {
       const r = this.refPlan(s.$ref);
-      switch (r.is) {
-        case 'quantity':
-          return '0';
-        case 'intOrString':
-          return 0;
-        case 'struct':
-        case 'other':
-          return r.def.properties ? this.struct(undefined, r.def, s.$ref, ROOT) : this.zero(r.def);
-        case 'raw': {
-          // RawExtension, FieldsV1: decoded as written, but their zero value is their definition's.
-          const d = this.defs.definition(s.$ref);
-          if (d?.properties) return this.struct(undefined, d, s.$ref, ROOT);
-          return d ? this.zero(d) : null;
-        }
-        default:
-          return null; // times, and a definition that does not exist
-      }
+      if (r.is === 'quantity') return '0';
+      if (r.is === 'intOrString') return 0;
+      if (!('def' in r) || !r.def) return null; // times, and a definition that does not exist
+      return r.def.properties ? this.struct(undefined, r.def, s.$ref, ROOT) : this.zero(r.def);
     }
     switch (s.type) {
       case 'string':

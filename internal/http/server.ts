@@ -354,7 +354,7 @@ function discoveryRepresentation(accept: string | undefined, info: RequestInfo, 
  */
 const H2_STREAM_WINDOW = 256 * 1024;
 const H2_MAX_STREAMS = 250;
-export const H2_CONNECTION_WINDOW = H2_STREAM_WINDOW * H2_MAX_STREAMS;
+const H2_CONNECTION_WINDOW = H2_STREAM_WINDOW * H2_MAX_STREAMS;
 /** Go's announcement for http.Server.MaxHeaderBytes 1 MiB (+ 32 bytes for each of 10 headers). */
 const H2_MAX_HEADER_LIST = (1 << 20) + 320;
 

@@ -56,18 +56,11 @@ export const parseObject = (b: Buffer): KubeObject => JSON.parse(b.toString('utf
 
 /** Kubernetes timestamps: RFC 3339, second precision, UTC. */
 export function rfc3339(d: Date): string {
-  const second = Math.floor(d.getTime() / 1000);
-  // A write stamps the same second two or three times (creationTimestamp, managedFields), and
-  // writes come thousands a second: the last one formatted is usually the answer.
-  if (second === lastSecond.second) return lastSecond.text;
   const iso = d.toISOString();
-  // The usual shape (years 0–9999, `2026-11-26T09:00:00.000Z`) without a regular expression.
-  const text = iso.length === 24 ? iso.slice(0, 19) + 'Z' : iso.replace(/\.\d{3}Z$/, 'Z');
-  if (!Number.isNaN(second)) lastSecond = { second, text };
-  return text;
+  // The usual shape (years 0–9999, `2026-11-26T09:00:00.000Z`) without a regular expression:
+  // several calls per write.
+  return iso.length === 24 ? iso.slice(0, 19) + 'Z' : iso.replace(/\.\d{3}Z$/, 'Z');
 }
-/** The memo of rfc3339 (a pure function of the second): the last second it formatted. */
-let lastSecond = { second: NaN, text: '' };
 
 /** Deep equality of JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
