@@ -1,9 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeEvent, decodeFoldEvent, encodeEvent, genesisEvent, type FoldEvent, type LogEvent } from './event.ts';
+import { decodeEvent, decodeFoldEvent, encodeEvent, genesisEvent, FOLD_FIELDS, type LogEvent } from './event.ts';
 import { stampResourceVersion } from '../mvcc/fold.ts';
-
-const FOLD_FIELDS: (keyof FoldEvent)[] = ['op', 'id', 'group', 'resource', 'namespace', 'name', 'expectRv', 'expectUid', 'requireActiveNamespace', 'uid', 'deleting', 'object', 'time'];
 
 const base: LogEvent = {
   op: 'CREATE', id: 'w1-7', group: '', resource: 'configmaps', namespace: 'default', name: 'cm-1', expectRv: null, expectUid: null,

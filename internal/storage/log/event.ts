@@ -34,7 +34,9 @@ export interface LogEvent {
  * The fields the fold reads (schema fields op..object, and time): what a replica or a rebuild
  * decodes (decodeFoldEvent). A LogEvent is one; the audit fields after `time` are not.
  */
-export type FoldEvent = Pick<LogEvent, 'op' | 'id' | 'group' | 'resource' | 'namespace' | 'name' | 'expectRv' | 'expectUid' | 'requireActiveNamespace' | 'uid' | 'deleting' | 'object' | 'time'>;
+export type FoldEvent = Pick<LogEvent, (typeof FOLD_FIELDS)[number]>;
+/** FoldEvent's fields; their order and types on the wire come from the schema (FOLD_PLAN). */
+export const FOLD_FIELDS = ['op', 'id', 'group', 'resource', 'namespace', 'name', 'expectRv', 'expectUid', 'requireActiveNamespace', 'uid', 'deleting', 'object', 'time'] as const;
 
 /** The object an event writes. */
 export const eventKey = (e: ObjectKey): ObjectKey => ({ group: e.group, resource: e.resource, namespace: e.namespace, name: e.name });
@@ -75,17 +77,15 @@ export function genesisEvent(time: number): LogEvent {
   };
 }
 
-const OPS: readonly Op[] = ['GENESIS', 'CREATE', 'UPDATE', 'DELETE'];
-
 /**
- * Reads the Avro binary encoding of proto/event.avsc field by field (Avro spec: zig-zag varint
- * longs, length-prefixed strings and bytes, unions as a branch index, booleans as one byte).
+ * Reads the Avro binary encoding field by field (Avro spec: zig-zag varint longs, length-prefixed
+ * strings and bytes, enums and unions as an index, booleans as one byte).
  */
 class AvroReader {
   pos = 0;
   constructor(private readonly buf: Buffer) {}
 
-  private fail(): never {
+  fail(): never {
     throw new Error(`truncated or malformed log event (${this.buf.length} bytes, at ${this.pos})`);
   }
 
@@ -129,13 +129,60 @@ class AvroReader {
     return this.buf[this.pos++] === 1;
   }
 
-  /** A ["null", T] union: true when the value is there. */
-  present(): boolean {
-    const branch = this.long();
-    if (branch !== 0 && branch !== 1) this.fail();
-    return branch === 1;
+  /** A union's branch index, checked against its number of branches. */
+  branch(n: number): number {
+    const i = this.long();
+    if (i < 0 || i >= n || !Number.isInteger(i)) this.fail();
+    return i;
   }
 }
+
+type FieldReader = (r: AvroReader) => unknown;
+type AvroSchema = string | AvroSchema[] | { type: string; symbols?: string[] };
+
+/**
+ * A reader for one field type of proto/event.avsc, built from the schema itself so the fold's
+ * decoder cannot drift from what encodeEvent writes. Covers the types the schema uses; any other
+ * fails at load time rather than misreading bytes.
+ */
+function readerOf(t: AvroSchema, field: string): FieldReader {
+  if (Array.isArray(t)) {
+    const branches = t.map((b) => readerOf(b, field));
+    return (r) => branches[r.branch(branches.length)]!(r);
+  }
+  if (typeof t === 'object') {
+    if (t.type === 'enum') {
+      const symbols = t.symbols!;
+      return (r) => {
+        const s = symbols[r.long()];
+        if (s === undefined) throw new Error(`malformed log event: unknown ${field}`);
+        return s;
+      };
+    }
+    return readerOf(t.type, field);
+  }
+  switch (t) {
+    case 'null': return () => null;
+    case 'boolean': return (r) => r.boolean();
+    case 'long': return (r) => r.long();
+    case 'string': return (r) => r.string();
+    case 'bytes': return (r) => r.bytes();
+    default: throw new Error(`proto/event.avsc: field ${field}: type ${JSON.stringify(t)} has no fold reader`);
+  }
+}
+
+/**
+ * The schema's fields up to the last one the fold reads, each with its reader; `keep` is false for
+ * a field read only to get past it. The audit fields after that are never touched.
+ */
+const FOLD_PLAN: readonly { name: string; read: FieldReader; keep: boolean }[] = (() => {
+  const fields = schema.fields as { name: string; type: AvroSchema }[];
+  const wanted = new Set<string>(FOLD_FIELDS);
+  const last = Math.max(...FOLD_FIELDS.map((f) => fields.findIndex((x) => x.name === f)));
+  const missing = FOLD_FIELDS.filter((f) => !fields.some((x) => x.name === f));
+  if (missing.length) throw new Error(`proto/event.avsc lacks the fold's fields ${missing.join(', ')}`);
+  return fields.slice(0, last + 1).map((f) => ({ name: f.name, read: readerOf(f.type, f.name), keep: wanted.has(f.name) }));
+})();
 
 /**
  * The fold's fields of an encoded event, skipping the audit fields (verb … requestId) that
@@ -145,19 +192,10 @@ class AvroReader {
  */
 export function decodeFoldEvent(b: Buffer): FoldEvent {
   const r = new AvroReader(b);
-  const op = OPS[r.long()];
-  if (op === undefined) throw new Error('malformed log event: unknown op');
-  const id = r.string();
-  const group = r.string();
-  const resource = r.string();
-  const namespace = r.string();
-  const name = r.string();
-  const expectRv = r.present() ? r.long() : null;
-  const expectUid = r.present() ? r.string() : null;
-  const requireActiveNamespace = r.boolean();
-  const uid = r.string();
-  const deleting = r.boolean();
-  const object = r.present() ? r.bytes() : null;
-  const time = r.long();
-  return { op, id, group, resource, namespace, name, expectRv, expectUid, requireActiveNamespace, uid, deleting, object, time };
+  const out: Record<string, unknown> = {};
+  for (const f of FOLD_PLAN) {
+    const v = f.read(r);
+    if (f.keep) out[f.name] = v;
+  }
+  return out as unknown as FoldEvent;
 }
