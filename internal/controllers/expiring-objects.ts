@@ -25,6 +25,7 @@ import type { KubeObject } from '../api/types.ts';
 import { objectPath } from '../storage/keys.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { listAll } from './list-all.ts';
 
 /** setTimeout's largest delay (2^31-1 ms, ~24.8 days); longer waits re-arm when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -40,9 +41,6 @@ export interface Expiry {
   /** Epoch ms at which this version is deleted. */
   due: number;
 }
-
-/** Page size of the start-up scan: bounds memory on large stores. */
-const SCAN_PAGE = 500;
 
 /** What expires, and when. */
 export interface ExpiryPolicy {
@@ -115,15 +113,10 @@ export class ExpiringObjects {
   }
 
   private async scan(policy: ExpiryPolicy): Promise<void> {
-    let cont: string | undefined;
-    do {
-      const page = await this.opts.served.reader.list(policy.namespace ?? '', { limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const o = parseObject(b);
-        this.observe(o, Number(o.metadata.resourceVersion), policy.due(o, null));
-      }
-      cont = page.continue;
-    } while (cont);
+    for await (const b of listAll(this.opts.served.reader, policy.namespace ?? '')) {
+      const o = parseObject(b);
+      this.observe(o, Number(o.metadata.resourceVersion), policy.due(o, null));
+    }
   }
 
   /** A version of an object was seen: schedule its deletion at `due`, or forget it (null). */

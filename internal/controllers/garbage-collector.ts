@@ -38,9 +38,8 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../registry/generic/deletion.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { listAll } from './list-all.ts';
 
-/** Page size of the start-up scan: bounds memory on large stores. */
-const SCAN_PAGE = 500;
 /** Pause before the scan starts over (e.g. its continue token expired under compaction). */
 const SCAN_RETRY_MS = 1_000;
 
@@ -143,13 +142,10 @@ export class GarbageCollector {
     for (;;) {
       try {
         for (const served of this.registry.storageKinds()) {
-          let cont: string | undefined;
-          do {
-            if (!this.unsubscribe) return; // stopped
-            const page = await served.reader.list('', { limit: SCAN_PAGE, continue: cont });
-            for (const b of page.items) if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
-            cont = page.continue;
-          } while (cont);
+          for await (const b of listAll(served.reader, '', {}, () => !this.unsubscribe)) {
+            if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
+          }
+          if (!this.unsubscribe) return; // stopped
         }
         return;
       } catch (err) {

@@ -20,9 +20,7 @@ import type { Change } from '../storage/mvcc/materializer.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
-
-/** Page size of the start-up scan: bounds memory on large stores. */
-const SCAN_PAGE = 500;
+import { listAll } from './list-all.ts';
 
 /** What one per-namespace controller supplies. */
 export interface NamespaceReconcilerSpec {
@@ -78,16 +76,10 @@ export class NamespaceReconciler {
   }
 
   private async scan(): Promise<void> {
-    let cont: string | undefined;
-    do {
-      if (!this.unsubscribe) return; // stopped
-      const page = await this.namespaces.reader.list('', { limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const name = parseObject(b).metadata.name;
-        if (name) this.queue.add({ key: name });
-      }
-      cont = page.continue;
-    } while (cont);
+    for await (const b of listAll(this.namespaces.reader, '', {}, () => !this.unsubscribe)) {
+      const name = parseObject(b).metadata.name;
+      if (name) this.queue.add({ key: name });
+    }
   }
 
   /** Resolves when the start-up scan has queued every namespace (tests). */

@@ -34,6 +34,7 @@ import { SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_KEY } from '../
 import { legacyClaims, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
 import { ROOT_CA_KEY } from './root-ca-publisher.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { listAll } from './list-all.ts';
 import { getOrNull, isNamespaceTerminating } from './namespace-reconciler.ts';
 import { simpleNameGenerator } from '../admission/service-account-pod.ts';
 
@@ -48,8 +49,8 @@ export const SERVICE_ACCOUNT_UID_KEY = 'kubernetes.io/service-account.uid';
 export const TOKEN_KEY = 'token';
 export const NAMESPACE_KEY = 'namespace';
 
-/** Page size of the start-up scan of token Secrets. */
-const SCAN_PAGE = 500;
+/** The field selector of token Secrets (the scans below list only those). */
+const TOKEN_SECRETS = { fieldSelector: `type=${SECRET_TYPE_SERVICE_ACCOUNT_TOKEN}` };
 
 /** A unit of work: a token Secret to sync, or a deleted account whose tokens go. */
 type Item = { key: string; kind: 'secret'; namespace: string; name: string } | { key: string; kind: 'account'; namespace: string; name: string } | { key: string; kind: 'account-deleted'; namespace: string; name: string; uid: string } | { key: string; kind: 'secret-deleted'; namespace: string; name: string; saName: string; saUid: string };
@@ -154,27 +155,16 @@ export class ServiceAccountTokensController {
   }
 
   private async scan(): Promise<void> {
-    let cont: string | undefined;
-    do {
-      if (!this.unsubscribe) return;
-      const page = await this.secrets.reader.list('', { fieldSelector: `type=${SECRET_TYPE_SERVICE_ACCOUNT_TOKEN}`, limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const m = parseObject(b).metadata;
-        if (m.name && m.namespace) this.queue.add({ key: `secret:${m.namespace}/${m.name}`, kind: 'secret', namespace: m.namespace, name: m.name });
-      }
-      cont = page.continue;
-    } while (cont);
-    if (!this.autoGenerate) return;
-    cont = undefined;
-    do {
-      if (!this.unsubscribe) return;
-      const page = await this.accounts.reader.list('', { limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const m = parseObject(b).metadata;
-        if (m.name && m.namespace) this.queue.add({ key: `account:${m.namespace}/${m.name}`, kind: 'account', namespace: m.namespace, name: m.name });
-      }
-      cont = page.continue;
-    } while (cont);
+    const stopped = (): boolean => !this.unsubscribe;
+    for await (const b of listAll(this.secrets.reader, '', TOKEN_SECRETS, stopped)) {
+      const m = parseObject(b).metadata;
+      if (m.name && m.namespace) this.queue.add({ key: `secret:${m.namespace}/${m.name}`, kind: 'secret', namespace: m.namespace, name: m.name });
+    }
+    if (!this.autoGenerate || stopped()) return;
+    for await (const b of listAll(this.accounts.reader, '', {}, stopped)) {
+      const m = parseObject(b).metadata;
+      if (m.name && m.namespace) this.queue.add({ key: `account:${m.namespace}/${m.name}`, kind: 'account', namespace: m.namespace, name: m.name });
+    }
   }
 
   stop(): void {
@@ -234,15 +224,10 @@ export class ServiceAccountTokensController {
   /** The token Secrets of an account in its namespace (listTokenSecrets). */
   private async tokenSecretsOf(namespace: string, sa: { name: string; uid: string }): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
-    let cont: string | undefined;
-    do {
-      const page = await this.secrets.reader.list(namespace, { fieldSelector: `type=${SECRET_TYPE_SERVICE_ACCOUNT_TOKEN}`, limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const s = parseObject(b);
-        if (isTokenOf(s, sa)) out.push(s);
-      }
-      cont = page.continue;
-    } while (cont);
+    for await (const b of listAll(this.secrets.reader, namespace, TOKEN_SECRETS)) {
+      const s = parseObject(b);
+      if (isTokenOf(s, sa)) out.push(s);
+    }
     return out;
   }
 
@@ -305,15 +290,10 @@ export class ServiceAccountTokensController {
     // The account may have been re-created under the same name: its tokens (by uid) stay.
     const current = await getOrNull(this.accounts, namespace, sa.name);
     if (current && current.metadata.uid === sa.uid) return;
-    let cont: string | undefined;
-    do {
-      const page = await this.secrets.reader.list(namespace, { fieldSelector: `type=${SECRET_TYPE_SERVICE_ACCOUNT_TOKEN}`, limit: SCAN_PAGE, continue: cont });
-      for (const b of page.items) {
-        const s = parseObject(b);
-        if (isTokenOf(s, sa)) await this.deleteToken(namespace, s.metadata.name!, s.metadata.uid ?? '');
-      }
-      cont = page.continue;
-    } while (cont);
+    for await (const b of listAll(this.secrets.reader, namespace, TOKEN_SECRETS)) {
+      const s = parseObject(b);
+      if (isTokenOf(s, sa)) await this.deleteToken(namespace, s.metadata.name!, s.metadata.uid ?? '');
+    }
   }
 
   /** deleteToken: with the uid precondition; gone or replaced (404/409) is done. */

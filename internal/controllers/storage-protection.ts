@@ -26,9 +26,8 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { listAll } from './list-all.ts';
 
-/** Page size of the start-up scan and of Pod lists. */
-const PAGE = 500;
 const SCAN_RETRY_MS = 1_000;
 
 interface Task {
@@ -180,16 +179,11 @@ export class StorageProtectionController {
         ] as const) {
           const served = this.served(resource);
           if (!served) continue;
-          let cont: string | undefined;
-          do {
-            if (!this.unsubscribe) return;
-            const page = await served.reader.list('', { limit: PAGE, continue: cont });
-            for (const b of page.items) {
-              const o = parseObject(b);
-              if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
-            }
-            cont = page.continue;
-          } while (cont);
+          for await (const b of listAll(served.reader, '', {}, () => !this.unsubscribe)) {
+            const o = parseObject(b);
+            if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
+          }
+          if (!this.unsubscribe) return;
         }
         return;
       } catch (err) {
@@ -228,12 +222,7 @@ export class StorageProtectionController {
   private async claimInUse(pvc: KubeObject): Promise<boolean> {
     const pods = this.served('pods');
     if (!pods) return false;
-    let cont: string | undefined;
-    do {
-      const page = await pods.reader.list(pvc.metadata.namespace ?? '', { limit: PAGE, continue: cont });
-      for (const b of page.items) if (podUsesPVC(parseObject(b), pvc)) return true;
-      cont = page.continue;
-    } while (cont);
+    for await (const b of listAll(pods.reader, pvc.metadata.namespace ?? '')) if (podUsesPVC(parseObject(b), pvc)) return true;
     return false;
   }
 
