@@ -38,12 +38,22 @@ export interface Authenticator {
 }
 
 export const SYSTEM_AUTHENTICATED = 'system:authenticated';
+export const SYSTEM_UNAUTHENTICATED = 'system:unauthenticated';
+export const ANONYMOUS_USER = 'system:anonymous';
 
-function withAuthenticatedGroup(groups: string[]): string[] {
-  const out = groups.filter((g, i) => g !== '' && groups.indexOf(g) === i);
-  if (!out.includes(SYSTEM_AUTHENTICATED)) out.push(SYSTEM_AUTHENTICATED);
-  return out;
+/**
+ * kube's AuthenticatedGroupAdder, which wraps every request authenticator (client certificates,
+ * front proxy, tokens, OIDC, webhook): every authenticated user but the anonymous one, and one
+ * already in system:authenticated or system:unauthenticated, gets system:authenticated appended.
+ */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.username === ANONYMOUS_USER) return user;
+  if (user.groups.some((g) => g === SYSTEM_AUTHENTICATED || g === SYSTEM_UNAUTHENTICATED)) return user;
+  return { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] };
 }
+
+/** Distinct, non-empty groups (a certificate's O values, a token file's group column). */
+const distinctGroups = (groups: string[]): string[] => groups.filter((g, i) => g !== '' && groups.indexOf(g) === i);
 
 /** First value of a header, looked up case-insensitively. */
 export function headerValue(headers: AuthRequest['headers'], name: string): string | undefined {
@@ -101,7 +111,7 @@ function userOfCert(cert: PeerCertificate): UserInfo | null {
   const username = cns.length ? cns[cns.length - 1]! : '';
   if (!username) return null;
   // 1.24's x509 authenticator sets name and groups only (the credential-id extra is a later release's).
-  return { username, groups: withAuthenticatedGroup(rdnValues(subject.O)) };
+  return withAuthenticatedGroup({ username, groups: distinctGroups(rdnValues(subject.O)) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,7 +259,7 @@ export function parseTokenFile(text: string, source = 'token file'): Map<string,
     const [token, username, uid, groupField] = record as [string, string, string, string | undefined];
     if (token === '') continue;
     const groups = groupField === undefined ? [] : groupField.split(',').map((g) => g.trim());
-    const user: UserInfo = { username, groups: withAuthenticatedGroup(groups) };
+    const user = withAuthenticatedGroup({ username, groups: distinctGroups(groups) });
     if (uid !== '') user.uid = uid;
     tokens.set(token, user);
   }
@@ -297,7 +307,7 @@ export function unionAuthenticator(list: Authenticator[]): Authenticator {
 }
 
 /** kube's anonymous user (--anonymous-auth, on by default). */
-export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS: UserInfo = { username: ANONYMOUS_USER, groups: [SYSTEM_UNAUTHENTICATED] };
 
 /**
  * --anonymous-auth: a request that presents no credentials at all is system:anonymous (what it may

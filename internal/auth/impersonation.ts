@@ -16,6 +16,7 @@
 import type { UserInfo } from '../api/types.ts';
 import { ApiError, forbidden } from '../api/errors.ts';
 import type { AuthorizationAttributes, Authorizer } from './authz.ts';
+import { ANONYMOUS_USER, SYSTEM_UNAUTHENTICATED, withAuthenticatedGroup } from './authn.ts';
 import { allValues, firstValue, removeHeaders, sortedKeys, unescapeExtraKey, type HeaderLines } from './headers.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 
@@ -133,10 +134,8 @@ export async function impersonate(requestor: UserInfo, requests: ImpersonationRe
     const d = await authorizer.authorize(a);
     if (!d.allowed) throw forbiddenFor(a, d.reason ?? '');
   }
-  if (username !== 'system:anonymous') {
-    if (!groups.some((g) => g === 'system:authenticated' || g === 'system:unauthenticated')) groups.push('system:authenticated');
-  } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
-  const user: UserInfo = { username, groups };
+  if (username === ANONYMOUS_USER && !groups.includes(SYSTEM_UNAUTHENTICATED)) groups.push(SYSTEM_UNAUTHENTICATED);
+  const user = withAuthenticatedGroup({ username, groups });
   if (uid) user.uid = uid;
   if (Object.keys(extra).length) user.extra = sortedKeys(extra);
   return user;

@@ -24,7 +24,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { compactVerify, createRemoteJWKSet, customFetch, decodeProtectedHeader, type FetchImplementation, type JWSHeaderParameters, type RemoteJWKSet } from 'jose';
 import type { Logger } from 'pino';
 import type { UserInfo } from '../api/types.ts';
-import { bearerToken, SYSTEM_AUTHENTICATED, type Authenticator } from './authn.ts';
+import { bearerToken, withAuthenticatedGroup, type Authenticator } from './authn.ts';
 import { checkIdToken, decodeSegment, untrustedIssuer, userFromClaims, type OidcConfig } from './oidc-claims.ts';
 
 /** kube's PollImmediateUntil period for the provider discovery (and distributed-claim issuers). */
@@ -301,9 +301,7 @@ export function oidcAuthenticator(cfg: OidcConfig, log: Logger, opts: OidcAuthen
       }
       const user = userFromClaims(claims, cfg);
       if ('error' in user) return reject(user.error);
-      // kube's AuthenticatedGroupAdder: the claim's groups as they are, plus system:authenticated.
-      const groups = user.groups.includes(SYSTEM_AUTHENTICATED) ? user.groups : [...user.groups, SYSTEM_AUTHENTICATED];
-      return { username: user.username, groups };
+      return withAuthenticatedGroup({ username: user.username, groups: user.groups });
     },
   };
 }

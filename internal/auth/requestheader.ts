@@ -15,7 +15,7 @@
 import type { PeerCertificate } from 'node:tls';
 import type { UserInfo } from '../api/types.ts';
 import { unauthorized } from '../api/errors.ts';
-import type { Authenticator } from './authn.ts';
+import { withAuthenticatedGroup, type Authenticator } from './authn.ts';
 import { ClientCertVerifier, DynamicCaBundle, commonName, type CaSource } from './client-ca.ts';
 import { allValues, firstValue, headerLines, removeHeaders, sortedKeys, unescapeExtraKey } from './headers.ts';
 
@@ -67,13 +67,6 @@ export function requestHeaderConfig(f: RequestHeaderFlags, onReloadError?: (err:
   };
 }
 
-/** kube's AuthenticatedGroupAdder: system:authenticated unless anonymous or already (un)authenticated. */
-export function addAuthenticatedGroup(user: UserInfo): UserInfo {
-  if (user.username === 'system:anonymous') return user;
-  if (user.groups.some((g) => g === 'system:authenticated' || g === 'system:unauthenticated')) return user;
-  return { ...user, groups: [...user.groups, 'system:authenticated'] };
-}
-
 export function requestHeaderAuthenticator(cfg: RequestHeaderConfig): Authenticator {
   const verifier = new ClientCertVerifier(cfg.ca);
   const names = cfg.usernameHeaders.map((h) => h.toLowerCase());
@@ -107,7 +100,7 @@ export function requestHeaderAuthenticator(cfg: RequestHeaderConfig): Authentica
       removeHeaders(req.headers, req.rawHeaders, (n) => names.includes(n) || groupNames.includes(n) || prefixes.some((p) => n.startsWith(p)));
       const user: UserInfo = { username, groups };
       if (Object.keys(extra).length) user.extra = sortedKeys(extra);
-      return addAuthenticatedGroup(user);
+      return withAuthenticatedGroup(user);
     },
   };
 }

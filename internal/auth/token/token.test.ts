@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../api/errors.ts';
 import { cachedTokenAuthenticator } from './cache.ts';
-import { AggregateAuthError, audienceAgnostic, bearerTokenAuthenticator, staticTokens, tokenFromRequestAuthenticator, tokenUnion, withAuthenticatedGroup, type TokenAuthenticator, type TokenContext } from './token.ts';
+import { AggregateAuthError, audienceAgnostic, bearerTokenAuthenticator, staticTokens, tokenFromRequestAuthenticator, tokenUnion, type TokenAuthenticator, type TokenContext } from './token.ts';
+import { withAuthenticatedGroup } from '../authn.ts';
 
 const user = (username: string, groups: string[] = []) => ({ username, groups });
 const fixed = (answer: 'ok' | 'no' | string, name = 'u'): TokenAuthenticator & { calls: TokenContext[] } => {

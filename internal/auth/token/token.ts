@@ -14,7 +14,7 @@
  */
 import type { UserInfo } from '../../api/types.ts';
 import { unauthorized } from '../../api/errors.ts';
-import { bearerToken, type AuthRequest, type Authenticator } from '../authn.ts';
+import { bearerToken, withAuthenticatedGroup, type AuthRequest, type Authenticator } from '../authn.ts';
 
 /** What the caller expects the token to be meant for (kube's authenticator.WithAudiences). */
 export interface TokenContext {
@@ -37,9 +37,6 @@ export interface TokenAuthenticator {
   authenticateToken(token: string, ctx: TokenContext): Promise<TokenResponse | null>;
 }
 
-export const SYSTEM_AUTHENTICATED = 'system:authenticated';
-const SYSTEM_UNAUTHENTICATED = 'system:unauthenticated';
-const ANONYMOUS_USER = 'system:anonymous';
 
 /**
  * Several authenticators' errors as one, with the text of apimachinery's utilerrors.Aggregate:
@@ -110,16 +107,6 @@ export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthen
 
 /** Go's %q of a []string: ["a" "b"]. */
 export const goQuoteList = (xs: readonly string[]): string => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
-
-/**
- * kube's AuthenticatedGroupAdder: every authenticated user (but the anonymous one, and one already
- * in system:authenticated or system:unauthenticated) gets system:authenticated appended.
- */
-export function withAuthenticatedGroup(user: UserInfo): UserInfo {
-  if (user.username === ANONYMOUS_USER) return user;
-  if (user.groups.some((g) => g === SYSTEM_AUTHENTICATED || g === SYSTEM_UNAUTHENTICATED)) return user;
-  return { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] };
-}
 
 /**
  * The request authenticator of the bearer token (`Authorization: Bearer`, or the websocket

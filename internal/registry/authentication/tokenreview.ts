@@ -8,7 +8,8 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { badRequest, internalError } from '../../api/errors.ts';
-import { AggregateAuthError, intersectAudiences, withAuthenticatedGroup, type TokenAuthenticator, type TokenResponse } from '../../auth/token/token.ts';
+import { AggregateAuthError, intersectAudiences, type TokenAuthenticator, type TokenResponse } from '../../auth/token/token.ts';
+import { withAuthenticatedGroup } from '../../auth/authn.ts';
 import type { KindDescriptor, VirtualKind } from '../rest/strategy.ts';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
