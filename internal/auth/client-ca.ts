@@ -18,14 +18,18 @@ const EKU_ANY = '2.5.29.37.0';
 /** Longest chain tried (leaf + intermediates); Go has no fixed bound, real chains are 2–4 long. */
 const MAX_CHAIN = 8;
 
+/** The PEM CERTIFICATE blocks of a bundle, in order (text around and between them is ignored). */
+export function certificateBlocks(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
 /**
  * The certificates of a PEM bundle; throws when it holds none (as client-go's cert.ParseCertsPEM),
  * with kube's wording: `error loading CA bundle for "<name>": …`.
  */
 export function parseCaBundle(pem: string, name: string): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   const certs: X509Certificate[] = [];
-  for (const b of blocks) {
+  for (const b of certificateBlocks(pem)) {
     try {
       certs.push(new X509Certificate(b));
     } catch (e) {

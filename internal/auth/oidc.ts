@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
+import { certificateBlocks } from './client-ca.ts';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { compactVerify, createRemoteJWKSet, customFetch, decodeProtectedHeader, type FetchImplementation, type JWSHeaderParameters, type RemoteJWKSet } from 'jose';
 import type { Logger } from 'pino';
@@ -45,8 +46,7 @@ export function readOidcCaBundle(caFile: string): string {
     if (err.code === 'ENOENT') throw new Error(`open ${caFile}: no such file or directory`);
     throw new Error(`open ${caFile}: ${err.message}`);
   }
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  const good = blocks.filter((b) => {
+  const good = certificateBlocks(text).filter((b) => {
     try {
       new X509Certificate(b);
       return true;

@@ -20,6 +20,7 @@
  * update on the next sync, and every replica computes the same merge.
  */
 import { X509Certificate } from 'node:crypto';
+import { certificateBlocks } from '../auth/client-ca.ts';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
@@ -46,8 +47,7 @@ export interface ClusterAuthenticationInfo {
 
 function certsOf(pem: string | undefined): X509Certificate[] | undefined {
   if (!pem) return undefined;
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((b) => new X509Certificate(b));
+  return certificateBlocks(pem).map((b) => new X509Certificate(b));
 }
 
 function listOf(json: string | undefined): string[] | undefined {
