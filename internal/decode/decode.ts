@@ -14,7 +14,7 @@
  *
  * Schemas without `x-go` (a CRD's structural schema, later) keep present fields as written.
  */
-import type { OpenApiSchema } from '../schema/types.ts';
+import { scalarZero, type OpenApiSchema } from '../schema/types.ts';
 import { canonicalQuantity, QuantityError } from './quantity.ts';
 import { canonicalTime, canonicalMicroTime, TimeError } from './time.ts';
 
@@ -279,17 +279,7 @@ export class SchemaDecoder {
       if (!('def' in r) || !r.def) return null; // times, and a definition that does not exist
       return r.def.properties ? this.struct(undefined, r.def, s.$ref, ROOT) : this.zero(r.def);
     }
-    switch (s.type) {
-      case 'string':
-        return s.format === 'byte' ? null : '';
-      case 'integer':
-      case 'number':
-        return 0;
-      case 'boolean':
-        return false;
-      default:
-        return null;
-    }
+    return scalarZero(s) ?? null;
   }
 
   private named(v: unknown, ref: string, ctx: Ctx, hint?: string): unknown {

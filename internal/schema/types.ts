@@ -98,3 +98,21 @@ export type Shape =
   | { kind: 'list'; listType: 'set' }
   | { kind: 'list'; listType: 'map'; keys: string[] }
   | { kind: 'list'; listType: 'atomic' };
+
+/**
+ * The Go zero value of a scalar schema node, as Go serializes it: '' for a string, 0 for a number,
+ * false for a boolean; undefined for []byte (a nil slice is null) and for anything not a scalar.
+ */
+export function scalarZero(node: OpenApiSchema): string | number | boolean | undefined {
+  switch (node.type) {
+    case 'string':
+      return node.format === 'byte' ? undefined : '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return undefined;
+  }
+}

@@ -5,7 +5,7 @@
  * prunes — come back: `{}` for a non-pointer struct field or struct element, `""` / `0` / `false`
  * for a scalar element of a slice or map.
  */
-import type { OpenApiSchema } from '../../schema/types.ts';
+import { scalarZero, type OpenApiSchema } from '../../schema/types.ts';
 import type { Json } from './v2.ts';
 
 const REF_PREFIX = '#/components/schemas/';
@@ -23,20 +23,6 @@ function fieldDefault(p: OpenApiSchema): unknown {
   // A non-omitempty scalar is always serialized: its zero value is its default.
   if (go === 'v') return scalarZero(p);
   return undefined;
-}
-
-function scalarZero(node: OpenApiSchema): unknown {
-  switch (node.type) {
-    case 'string':
-      return node.format === 'byte' ? undefined : '';
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    default:
-      return undefined;
-  }
 }
 
 const SCHEMA_KEYS = ['description', 'type', 'format', 'default', 'enum', 'required', 'items', 'allOf', 'properties', 'additionalProperties'];
