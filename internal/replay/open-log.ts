@@ -67,7 +67,7 @@ const READ_CHUNK_BYTES = 4 * 1024 * 1024;
  * its final flush included; RSS +70 MiB). It only affects this process: a server reopening the
  * store uses its own.
  */
-const CREATE_WRITE_BUFFER_BYTES = 128 * 1024 * 1024;
+export const CREATE_WRITE_BUFFER_BYTES = 128 * 1024 * 1024;
 
 /** Parse `--log`: `embedded:DATA_DIR` or a kafka:// URI (the grammar of internal/storage/log/uri.ts). */
 export function parseReplaySource(text: string): ReplaySource {
