@@ -60,14 +60,16 @@ const READ_CHUNK = 1024;
 const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 /**
  * Memtable size of a store a tool creates. LevelDB's 4 MiB default fills every ~2 rebuild batches
- * and keeps compaction busy; 64 MiB cut the write CPU of a 50k-event rebuild by ~20 % (measured,
- * see the replay report). 128 MiB: a 100k-event rebuild (~300 MiB written) leaves 3 level-0
- * tables, below LevelDB's compaction trigger of 4, so no compaction rewrites them during the
- * rebuild (LevelDB's background thread: 0.5–0.7 s of CPU with 64 MiB, 0.2–0.4 s with 128 MiB,
- * its final flush included; RSS +70 MiB). It only affects this process: a server reopening the
- * store uses its own.
+ * and keeps compaction busy. A rebuild of an embedded log writes ~4.7 KB per 1 KiB ConfigMap
+ * create (the l/ copy, h/, o/, i/); LevelDB compacts level 0 into level 1 once 4 tables are there,
+ * and the final flush waits for that compaction. 256 MiB leaves at most 3 level-0 tables up to
+ * ~165k such events: on a 129k-event log (3 runs each) 128 MiB gave 5 tables, a 0.7 s compaction
+ * at the end and 35–39k events/s; 256 MiB gives 3 tables and 46–49k events/s, with the tool's peak
+ * RSS 0.85 → 1.03 GB. A server opening either store starts as fast (storage phase 180–230 ms).
+ * The memtable grows with what is written, so a small log costs no more. It only affects this
+ * process: a server reopening the store uses its own.
  */
-export const CREATE_WRITE_BUFFER_BYTES = 128 * 1024 * 1024;
+export const CREATE_WRITE_BUFFER_BYTES = 256 * 1024 * 1024;
 
 /** Parse `--log`: `embedded:DATA_DIR` or a kafka:// URI (the grammar of internal/storage/log/uri.ts). */
 export function parseReplaySource(text: string): ReplaySource {

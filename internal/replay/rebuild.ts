@@ -220,7 +220,7 @@ export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db
 /**
  * Write LevelDB's memtable out as a table (CompactRange over a range no key falls in compacts
  * nothing else). Without it the memtable's contents stay in LevelDB's log only (up to
- * open-log.ts's 128 MiB buffer), which the server opening the store would replay first, slowing
+ * open-log.ts's 256 MiB buffer), which the server opening the store would replay first, slowing
  * its start-up by about as long as this takes here.
  */
 async function flushMemtable(db: Db): Promise<void> {
