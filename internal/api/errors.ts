@@ -260,6 +260,61 @@ export const unknownError = (message: string): ApiError => new ApiError(failure(
 
 export const serviceUnavailable = (message: string): ApiError => new ApiError(failure(503, 'ServiceUnavailable', message));
 
+/** client-go keeps at most this much of an unexpected body in an error (maxUnstructuredResponseTextBytes). */
+const MAX_UNSTRUCTURED_TEXT = 2048;
+
+/**
+ * The server message client-go's REST client takes from a non-2xx answer that is not a Status
+ * (newUnstructuredResponseError): the body's first 2 KiB, trimmed, when the answer is text (no
+ * Content-Type, or a text/* media type), else "unknown".
+ */
+export function unstructuredResponseText(contentType: string | undefined, body: string): string {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  // isTextResponse: an absent Content-Type counts as text; one mime.ParseMediaType refuses does not.
+  const isText = !contentType || (media.includes('/') && media.startsWith('text/'));
+  return isText ? body.slice(0, MAX_UNSTRUCTURED_TEXT).trim() : 'unknown';
+}
+
+/**
+ * apimachinery's NewGenericServerResponse: the reason and message a client (client-go's REST
+ * client, as a webhook caller) gives a non-2xx answer whose body is not a Status. `serverMessage`
+ * is the body as the client quotes it (client-go: a text/plain body, else "unknown"); no reason is
+ * kube's StatusReasonUnknown.
+ */
+export function genericServerResponse(code: number, verb: string, serverMessage: string): { reason?: StatusReason; message: string } {
+  switch (code) {
+    case 409:
+      return { reason: verb === 'POST' ? 'AlreadyExists' : 'Conflict', message: 'the server reported a conflict' };
+    case 404:
+      return { reason: 'NotFound', message: 'the server could not find the requested resource' };
+    case 400:
+      return { reason: 'BadRequest', message: 'the server rejected our request for an unknown reason' };
+    case 401:
+      return { reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials' };
+    case 403:
+      // The server's message says who tried to do what.
+      return { reason: 'Forbidden', message: serverMessage };
+    case 406:
+      return { reason: 'NotAcceptable', message: !serverMessage || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage };
+    case 415:
+      return { reason: 'UnsupportedMediaType', message: serverMessage };
+    case 405:
+      return { reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' };
+    case 422:
+      return { reason: 'Invalid', message: 'the server rejected our request due to an error in our request' };
+    case 503:
+      return { reason: 'ServiceUnavailable', message: 'the server is currently unable to handle the request' };
+    case 504:
+      return { reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request' };
+    case 429:
+      return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
+    default:
+      return code >= 500
+        ? { reason: 'InternalError', message: `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding` }
+        : { message: `the server responded with the status code ${code} but did not return more information` };
+  }
+}
+
 export const timeout = (message: string, retryAfterSeconds?: number): ApiError => {
   const details: StatusDetails = {};
   if (retryAfterSeconds !== undefined) details.retryAfterSeconds = retryAfterSeconds;

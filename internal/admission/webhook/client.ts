@@ -9,6 +9,7 @@
  */
 import { Agent, request } from 'node:https';
 import type { KubeObject } from '../../api/types.ts';
+import { genericServerResponse, unstructuredResponseText } from '../../api/errors.ts';
 import type { Webhook } from './source.ts';
 
 /** A Service as the resolver reads it, or undefined when it does not exist. */
@@ -141,8 +142,8 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
           if (code < 200 || code > 299) {
             // The rest client turns a Status answer into its error; anything else is generic.
             const st = parsed as { kind?: string; message?: string } | undefined;
-            const text_ = String(res.headers['content-type'] ?? '').startsWith('text/') ? text.slice(0, MAX_ERROR_TEXT).trim() : 'unknown';
-            reject(new CallError(w.name, `failed to call webhook: ${st?.kind === 'Status' && st.message ? st.message : genericServerMessage(code, text_)}`, code));
+            const message = st?.kind === 'Status' && st.message ? st.message : genericServerResponse(code, 'POST', unstructuredResponseText(res.headers['content-type'], text)).message;
+            reject(new CallError(w.name, `failed to call webhook: ${message}`, code));
             return;
           }
           if (parsed === undefined) {
@@ -169,40 +170,6 @@ export async function callWebhook(w: Webhook, services: ServiceLookup, body: unk
     req.end(payload);
   });
   return attempt();
-}
-
-/** client-go keeps at most this much of a non-Status error body (maxUnstructuredResponseTextBytes). */
-const MAX_ERROR_TEXT = 2048;
-
-/** apierrors.NewGenericServerResponse's message for an answer that is not a Status. */
-function genericServerMessage(code: number, serverMessage: string): string {
-  switch (code) {
-    case 409:
-      return 'the server reported a conflict';
-    case 404:
-      return 'the server could not find the requested resource';
-    case 400:
-      return 'the server rejected our request for an unknown reason';
-    case 401:
-      return 'the server has asked for the client to provide credentials';
-    case 403:
-    case 415:
-      return serverMessage;
-    case 406:
-      return !serverMessage || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
-    case 405:
-      return 'the server does not allow this method on the requested resource';
-    case 422:
-      return 'the server rejected our request due to an error in our request';
-    case 503:
-      return 'the server is currently unable to handle the request';
-    case 504:
-      return 'the server was unable to return a response in the time allotted, but may still be processing the request';
-    case 429:
-      return 'the server has received too many requests and has asked us to try again later';
-    default:
-      return code >= 500 ? `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding` : `the server responded with the status code ${code} but did not return more information`;
-  }
 }
 
 /** x509.HostnameError's text, from the certificate's SANs as Node lists them (`DNS:a, IP Address:1.2.3.4`). */

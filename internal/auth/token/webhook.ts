@@ -14,6 +14,7 @@ import type * as Undici from 'undici';
 import { lazyRequire } from '../../lazy.ts';
 import { parse as parseYaml } from 'yaml';
 import type { UserInfo } from '../../api/types.ts';
+import { genericServerResponse, unstructuredResponseText } from '../../api/errors.ts';
 import { cachedTokenAuthenticator } from './cache.ts';
 import { intersectAudiences, type TokenAuthenticator, type TokenResponse } from './token.ts';
 import type { WebhookClientConfig } from './webhook-config.ts';
@@ -28,8 +29,6 @@ export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
 export const DEFAULT_WEBHOOK_CACHE_TTL_MS = 2 * 60_000;
 /** util/webhook's defaultRequestTimeout. */
 const REQUEST_TIMEOUT_MS = 30_000;
-/** client-go keeps at most this much of an unexpected body in the error (maxUnstructuredResponseTextBytes). */
-const MAX_BODY_IN_ERROR = 2048;
 
 /** wait.Backoff as DefaultRetryBackoffWithInitialDelay(500ms) sets it. */
 export interface RetryBackoff {
@@ -63,24 +62,11 @@ class WebhookCallError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** apierrors.NewGenericServerResponse's message for a non-2xx answer without a Status body. */
-function genericResponseMessage(code: number, body: string): { message: string; retry: boolean } {
-  switch (code) {
-    case 400: return { message: 'the server rejected our request for an unknown reason', retry: false };
-    case 401: return { message: 'the server has asked for the client to provide credentials', retry: false };
-    case 403: return { message: body, retry: false };
-    case 404: return { message: 'the server could not find the requested resource', retry: false };
-    case 409: return { message: 'the server reported a conflict', retry: false };
-    case 429: return { message: 'the server has received too many requests and has asked us to try again later', retry: true };
-    case 503: return { message: 'the server is currently unable to handle the request', retry: false };
-    case 504: return { message: 'the server was unable to return a response in the time allotted, but may still be processing the request', retry: true };
-  }
-  if (code >= 500) return { message: `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`, retry: true };
-  return { message: `the server responded with the status code ${code} but did not return more information`, retry: false };
-}
+/** webhook.DefaultShouldRetry: an internal error, a timeout or too many requests is transient. */
+const transientReason = (reason: unknown): boolean => reason === 'InternalError' || reason === 'Timeout' || reason === 'TooManyRequests';
 
 /** The error of a non-2xx answer: a Status body's message when it is one, else the generic text. */
-function responseError(code: number, text: string, isText: boolean, retryAfter: boolean): WebhookCallError {
+function responseError(code: number, text: string, contentType: string | undefined, retryAfter: boolean): WebhookCallError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -88,13 +74,10 @@ function responseError(code: number, text: string, isText: boolean, retryAfter: 
     /* not JSON */
   }
   if (isObj(parsed) && parsed.kind === 'Status' && typeof parsed.message === 'string') {
-    const reason = parsed.reason;
-    return new WebhookCallError(parsed.message, reason === 'InternalError' || reason === 'Timeout' || reason === 'TooManyRequests' || retryAfter);
+    return new WebhookCallError(parsed.message, transientReason(parsed.reason) || retryAfter);
   }
-  // client-go quotes the body only when it is text/plain; otherwise it says "unknown".
-  const body = isText ? (text.length > MAX_BODY_IN_ERROR ? text.slice(0, MAX_BODY_IN_ERROR) : text).trim() : 'unknown';
-  const g = genericResponseMessage(code, body);
-  return new WebhookCallError(g.message, g.retry || retryAfter);
+  const g = genericServerResponse(code, 'POST', unstructuredResponseText(contentType, text));
+  return new WebhookCallError(g.message, transientReason(g.reason) || retryAfter);
 }
 
 /** Go's net/http error text for a failed POST. */
@@ -240,8 +223,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     }
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299) {
-      const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      throw responseError(res.statusCode, text, type === 'text/plain', res.headers['retry-after'] !== undefined);
+      const type = res.headers['content-type'];
+      throw responseError(res.statusCode, text, Array.isArray(type) ? type[0] : type, res.headers['retry-after'] !== undefined);
     }
     return decodeStatus(text, this.opts.version);
   }
