@@ -4,7 +4,7 @@
  * next. Only answers that complete inside the measurement window (after the warm-up) are counted.
  */
 import { Pool } from 'undici';
-import { summarize, type LatencySummary, round } from './util.ts';
+import { summarize, type LatencySummary, round, configMapBody } from './util.ts';
 
 export interface TlsMaterial {
   ca: string;
@@ -165,4 +165,26 @@ export async function runCount(opts: {
   await Promise.all(Array.from({ length: opts.concurrency }, () => worker()));
   const ms = performance.now() - t0;
   return { ok, failed, ms: round(ms, 1), perSec: round(ok / (ms / 1000), 1), samples };
+}
+
+/**
+ * Fill a server with `count` 1 KiB ConfigMaps (`cm-0000000`…) in `namespace` over `connections`
+ * keep-alive connections; throws when any create is not a 201.
+ */
+export async function fillConfigMaps(origin: string, tls: TlsMaterial, count: number, connections: number, namespace = 'default'): Promise<{ ok: number; ms: number; perSec: number }> {
+  const pool = makePool(origin, tls, connections);
+  try {
+    const r = await runCount({
+      pool,
+      concurrency: connections,
+      count,
+      expectStatus: 201,
+      timeoutMs: 30 * 60_000,
+      spec: (i) => ({ method: 'POST', path: `/api/v1/namespaces/${namespace}/configmaps`, body: configMapBody(`cm-${String(i).padStart(7, '0')}`, namespace) }),
+    });
+    if (r.failed) throw new Error(`fill: ${r.failed} creates failed: ${r.samples.join(' | ')}`);
+    return { ok: r.ok, ms: r.ms, perSec: r.perSec };
+  } finally {
+    await pool.close();
+  }
 }

@@ -21,8 +21,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
-import { spawnTracked, median, round, fmt, benchSession, endBench, adminTls, installWatchdog, writeResult, spawnServerWithFlags, FILLER_1K } from './util.ts';
-import { makePool, runCount } from './load.ts';
+import { spawnTracked, median, round, fmt, benchSession, endBench, adminTls, installWatchdog, writeResult, spawnServerWithFlags } from './util.ts';
+import { fillConfigMaps } from './load.ts';
 import { nodeArgsFor } from '../test/server-command.ts';
 import { openReadableLog } from '../internal/replay/open-log.ts';
 import { SnapshotFold } from '../internal/replay/snapshot-fold.ts';
@@ -53,17 +53,7 @@ async function fill(dir: string): Promise<{ ms: number; perSec: number }> {
   const server = await spawnServerWithFlags({ dataDir: dir, flags: ['--no-fsync'] });
   try {
     await server.ready;
-    const pool = makePool(server.origin, adminTls(join(dir, 'pki')), cfg.connections);
-    const r = await runCount({
-      pool,
-      concurrency: cfg.connections,
-      count: cfg.objects,
-      expectStatus: 201,
-      timeoutMs: 30 * 60_000,
-      spec: (i) => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(7, '0')}` }, data: { v: FILLER_1K } }) }),
-    });
-    await pool.close();
-    if (r.failed) throw new Error(`fill: ${r.failed} creates failed: ${r.samples.join(' | ')}`);
+    const r = await fillConfigMaps(server.origin, adminTls(join(dir, 'pki')), cfg.objects, cfg.connections);
     return { ms: r.ms, perSec: r.perSec };
   } finally {
     await server.stop('SIGINT');

@@ -24,9 +24,9 @@
 import { parseArgs } from 'node:util';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { spawnTracked, stopChild, freePort, median, round, benchSession, endBench, adminTls, installWatchdog, writeResult, monoMs } from './util.ts';
+import { spawnTracked, stopChild, freePort, median, round, benchSession, endBench, adminTls, installWatchdog, writeResult } from './util.ts';
 import { pollReadyz } from './server.ts';
-import { makePool, runCount } from './load.ts';
+import { fillConfigMaps } from './load.ts';
 import { nodeArgsFor, buildIsFresh } from '../test/server-command.ts';
 import { ensurePki } from '../internal/auth/pki.ts';
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -113,20 +113,8 @@ try {
   const objectsDir = freshDir('objects');
   if (cfg.objects > 0) {
     const fillServer = await launch(targets[0]!, objectsDir, ['--no-fsync']);
-    const pool = makePool(`https://127.0.0.1:${fillServer.port}`, adminTls(join(objectsDir, 'pki')), cfg.connections);
-    const filler = 'x'.repeat(1024);
-    const t = monoMs();
-    const fill = await runCount({
-      pool,
-      concurrency: cfg.connections,
-      count: cfg.objects,
-      expectStatus: 201,
-      timeoutMs: 30 * 60_000,
-      spec: (i) => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(7, '0')}` }, data: { v: filler } }) }),
-    });
-    await pool.close();
-    if (fill.failed) throw new Error(`fill: ${fill.failed} creates failed: ${fill.samples.join(' | ')}`);
-    log(`filled ${fill.ok} ConfigMaps in ${round((monoMs() - t) / 1000, 1)} s`);
+    const fill = await fillConfigMaps(`https://127.0.0.1:${fillServer.port}`, adminTls(join(objectsDir, 'pki')), cfg.objects, cfg.connections);
+    log(`filled ${fill.ok} ConfigMaps in ${round(fill.ms / 1000, 1)} s`);
     await stop(fillServer);
   }
 
