@@ -3,8 +3,8 @@
  * `cmd/replay.ts rebuild` folds an embedded log into a fresh store, beside two ceilings measured on
  * the same log in the same run, so the figure reads against what bounds it:
  *
- *  - fold only: the log read and folded in memory (SnapshotFold, the rebuild's own fold), the
- *    store operations built and dropped: what a rebuild costs with free writes;
+ *  - fold only: rebuild() itself into a store that drops every write (the log read and folded,
+ *    the batches built): what a rebuild costs with free writes;
  *  - LevelDB writes only: the rebuilt store's entries (what the rebuild wrote) written again into
  *    a fresh LevelDB in the rebuild's chunk size, one write in flight, then flushed: what a rebuild
  *    costs with a free fold.
@@ -24,10 +24,10 @@ import { ClassicLevel } from 'classic-level';
 import { spawnTracked, median, round, fmt, benchSession, endBench, adminTls, installWatchdog, writeResult, spawnServerWithFlags } from './util.ts';
 import { fillConfigMaps } from './load.ts';
 import { nodeArgsFor } from '../test/server-command.ts';
-import { openReadableLog } from '../internal/replay/open-log.ts';
-import { SnapshotFold } from '../internal/replay/snapshot-fold.ts';
-import { CREATE_WRITE_BUFFER_BYTES } from '../internal/replay/open-log.ts';
-import { DEFAULT_BATCH_EVENTS, DEFAULT_CACHE_BYTES, DEFAULT_HISTORY_WINDOW_MS, DEFAULT_WRITE_OUT_AFTER_EVENTS } from '../internal/replay/rebuild.ts';
+import { openReadableLog, CREATE_WRITE_BUFFER_BYTES } from '../internal/replay/open-log.ts';
+import { rebuild, FINAL_CHUNK_OPS } from '../internal/replay/rebuild.ts';
+import { writeBatch } from '../internal/storage/write-batch.ts';
+import type { BatchOp, Db } from '../internal/storage/mvcc/materializer.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,8 +41,6 @@ const { values: args } = parseArgs({
 });
 const cfg = { objects: Number(args.objects), runs: Number(args.runs), data: args.data ?? null, connections: Number(args.connections) };
 const GOAL_EVENTS_PER_SEC = 100_000;
-/** The rebuild's chunk of final-state operations (rebuild.ts FINAL_CHUNK_OPS), for the write ceiling. */
-const WRITE_CHUNK = 6000;
 const ROOT = new URL('..', import.meta.url).pathname;
 
 installWatchdog(60 * 60_000);
@@ -84,66 +82,67 @@ function rebuildOnce(dataDir: string, out: string): Promise<ToolRun> {
   });
 }
 
-/** Read and fold the log in memory as rebuild does, dropping the operations: the fold's ceiling. */
+/**
+ * A store that takes every write and keeps nothing: rebuild() into it runs the rebuild's whole
+ * main-thread path (read, fold, batches built) without LevelDB's writes: the fold's ceiling.
+ */
+function discardingDb(): { db: Db; ops: () => number } {
+  let ops = 0;
+  const batch = () => ({
+    put: () => void ops++,
+    del: () => void ops++,
+    write: async () => undefined,
+    close: async () => undefined,
+  });
+  const db = { get: async () => undefined, batch, compactRange: async () => undefined };
+  return { db: db as unknown as Db, ops: () => ops };
+}
+
+/** rebuild() of the log into a discarding store, copying the log as the tool does for an embedded one. */
 async function foldOnly(dataDir: string): Promise<{ events: number; ms: number; eventsPerSecond: number; ops: number }> {
   const logReader = await openReadableLog({ kind: 'embedded', dataDir });
   try {
-    const end = await logReader.endOffset();
-    const fold = new SnapshotFold({ windowMs: DEFAULT_HISTORY_WINDOW_MS, cacheBytes: DEFAULT_CACHE_BYTES, writeOutAfterEvents: DEFAULT_WRITE_OUT_AFTER_EVENTS });
+    const sink = discardingDb();
     const t0 = performance.now();
-    let events = 0;
-    let ops = 0;
-    for await (const e of logReader.readFold(0, end)) {
-      fold.apply(e.offset, e.event);
-      // The l/ copy a rebuild of an embedded log makes: one operation per event.
-      ops++;
-      if (++events % DEFAULT_BATCH_EVENTS === 0) {
-        fold.advance();
-        ops += fold.takeOps().length;
-      }
-    }
-    fold.advance();
-    ops += fold.takeOps().length;
-    for (const chunk of fold.finish(WRITE_CHUNK)) ops += chunk.length;
+    const r = await rebuild(logReader.readFold(0, await logReader.endOffset()), sink.db, { copyLog: true });
     const ms = performance.now() - t0;
-    return { events, ms: round(ms, 1), eventsPerSecond: Math.round((events / ms) * 1000), ops };
+    return { events: r.events, ms: round(ms, 1), eventsPerSecond: Math.round((r.events / ms) * 1000), ops: sink.ops() };
   } finally {
     await logReader.close();
   }
 }
 
 /**
- * Every entry of a rebuilt store written into a fresh LevelDB (the rebuild's memtable size, chunks
- * of WRITE_CHUNK, one write in flight, unsynced, then the memtable flushed): the writes' ceiling.
+ * Every entry of a rebuilt store written into a fresh LevelDB as the rebuild writes (its memtable
+ * size, writeBatch in chunks of FINAL_CHUNK_OPS, one write in flight, unsynced, then the memtable
+ * flushed): the writes' ceiling.
  */
 async function writesOnly(rebuiltDb: string, dir: string, events: number): Promise<{ entries: number; mib: number; ms: number; eventsPerSecond: number }> {
-  const src = new ClassicLevel<Buffer, Buffer>(rebuiltDb, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const src: Db = new ClassicLevel<string, Buffer>(rebuiltDb, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
   await src.open();
-  const all: [Buffer, Buffer][] = [];
+  const all: BatchOp[] = [];
   let bytes = 0;
   try {
-    for await (const [k, v] of src.iterator()) {
-      all.push([k, v]);
-      bytes += k.length + v.length;
+    for await (const [key, value] of src.iterator()) {
+      all.push({ type: 'put', key, value });
+      bytes += Buffer.byteLength(key) + value.length;
     }
   } finally {
     await src.close();
   }
   // Key order is not the rebuild's order (l/ and h/ interleave with o/ there); a shuffle of the
   // chunks would not change LevelDB's work, which sorts every memtable anyway.
-  const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', writeBufferSize: CREATE_WRITE_BUFFER_BYTES });
+  const db: Db = new ClassicLevel<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize: CREATE_WRITE_BUFFER_BYTES });
   await db.open();
   try {
     const t0 = performance.now();
     let inflight: Promise<void> | null = null;
-    for (let i = 0; i < all.length; i += WRITE_CHUNK) {
-      const b = db.batch();
-      for (let j = i; j < Math.min(i + WRITE_CHUNK, all.length); j++) b.put(all[j]![0], all[j]![1]);
+    for (let i = 0; i < all.length; i += FINAL_CHUNK_OPS) {
       if (inflight) await inflight;
-      inflight = b.write();
+      inflight = writeBatch(db, all.slice(i, i + FINAL_CHUNK_OPS), false);
     }
     await inflight;
-    await db.compactRange(Buffer.from('~'), Buffer.from('~~'));
+    await db.compactRange('~', '~~');
     const ms = performance.now() - t0;
     return { entries: all.length, mib: round(bytes / 2 ** 20, 1), ms: round(ms, 1), eventsPerSecond: Math.round((events / ms) * 1000) };
   } finally {

@@ -47,7 +47,7 @@ export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
  */
 export const DEFAULT_WRITE_OUT_AFTER_EVENTS = 20_000;
 /** Operations per write of the final state: large batches amortize the native call. */
-const FINAL_CHUNK_OPS = 6000;
+export const FINAL_CHUNK_OPS = 6000;
 
 export interface RebuildProgress {
   /** Events folded so far (the last report comes after the final state is durable). */

@@ -85,7 +85,7 @@ class AvroReader {
   pos = 0;
   constructor(private readonly buf: Buffer) {}
 
-  fail(): never {
+  private fail(): never {
     throw new Error(`truncated or malformed log event (${this.buf.length} bytes, at ${this.pos})`);
   }
 
