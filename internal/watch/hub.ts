@@ -21,6 +21,7 @@ import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/
 import type { EventLog } from '../storage/log/log.ts';
 import { eventKey, type LogEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
+import { Window } from './window.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -135,7 +136,7 @@ export interface WatchHandle {
 }
 
 export class WatchHub {
-  private readonly ring: Change[] = [];
+  private readonly ring = new Window<Change>();
   /** Changes after this offset are all in the ring (or none happened). */
   private ringFrom: number;
   private readonly watchers = new Set<Watcher>();
@@ -193,11 +194,11 @@ export class WatchHub {
       this.ringBytes += changeBytes(c);
     }
     let drop = Math.max(0, this.ring.length - this.ringSize);
-    for (let i = 0; i < drop; i++) this.ringBytes -= changeBytes(this.ring[i]);
-    while (this.ringBytes > this.ringMaxBytes && drop < this.ring.length - 1) this.ringBytes -= changeBytes(this.ring[drop++]);
+    for (let i = 0; i < drop; i++) this.ringBytes -= changeBytes(this.ring.at(i));
+    while (this.ringBytes > this.ringMaxBytes && drop < this.ring.length - 1) this.ringBytes -= changeBytes(this.ring.at(drop++));
     if (drop > 0) {
-      this.ringFrom = this.ring[drop - 1].offset;
-      this.ring.splice(0, drop);
+      this.ringFrom = this.ring.at(drop - 1).offset;
+      this.ring.dropOldest(drop);
     }
     if (!this.watchers.size) return;
     // Group the batch by resource and namespace (in order), then offer each group to the watchers
@@ -307,9 +308,12 @@ export class WatchHub {
   private replayRing(w: Watcher, after: number): boolean {
     // Binary search would do; the ring is scanned from the end because starts are usually recent.
     let i = this.ring.length;
-    while (i > 0 && this.ring[i - 1].offset > after) i--;
+    while (i > 0 && this.ring.at(i - 1).offset > after) i--;
     const replay: Change[] = [];
-    for (; i < this.ring.length; i++) if (matches(w.filter, this.ring[i].key)) replay.push(this.ring[i]);
+    for (; i < this.ring.length; i++) {
+      const c = this.ring.at(i);
+      if (matches(w.filter, c.key)) replay.push(c);
+    }
     return !replay.length || this.deliverAll(w, replay, new FanOutMemo());
   }
 
