@@ -365,6 +365,10 @@ export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>
     settings: { initialWindowSize: H2_STREAM_WINDOW, maxFrameSize: H2_STREAM_WINDOW, maxConcurrentStreams: H2_MAX_STREAMS, maxHeaderListSize: H2_MAX_HEADER_LIST },
     // Bodies a connection may have in flight (its window) fit in the session's memory limit (MB).
     maxSessionMemory: Math.ceil(H2_CONNECTION_WINDOW / (1024 * 1024)) + 10,
+    // TCP_NODELAY on every connection, as Go's net package sets it for kube-apiserver. Node's http2
+    // sets it on HTTP/2 sessions only; HTTP/1.1 connections (allowHTTP1) kept Nagle's algorithm,
+    // which holds a small write (a watch event) until the previous segment is acknowledged.
+    noDelay: true,
   };
   const server = http2.createSecureServer(options, (req, res) => {
     void handler(req, res);
