@@ -14,13 +14,15 @@ const AFTER_RESOURCE_VERSION = new Set(['generation', 'creationTimestamp', 'dele
 function metaWithRv(metadata: KubeObject['metadata'] | undefined, rv: string | undefined): KubeObject['metadata'] {
   const out: Record<string, unknown> = {};
   let placed = rv === undefined;
-  for (const [k, v] of Object.entries(metadata ?? {})) {
-    if (k === 'resourceVersion') continue;
+  // for…in, not Object.entries: no [key, value] array per field on every write.
+  const meta = (metadata ?? {}) as Record<string, unknown>;
+  for (const k in meta) {
+    if (k === 'resourceVersion' || !Object.hasOwn(meta, k)) continue;
     if (!placed && AFTER_RESOURCE_VERSION.has(k)) {
       out.resourceVersion = rv;
       placed = true;
     }
-    out[k] = v;
+    out[k] = meta[k];
   }
   if (!placed) out.resourceVersion = rv;
   return out as KubeObject['metadata'];
