@@ -21,7 +21,7 @@ import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/
 import type { EventLog } from '../storage/log/log.ts';
 import { eventKey, type LogEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
-import { Window } from './window.ts';
+import { SlidingWindow } from './window.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -136,7 +136,7 @@ export interface WatchHandle {
 }
 
 export class WatchHub {
-  private readonly ring = new Window<Change>();
+  private readonly ring = new SlidingWindow<Change>();
   /** Changes after this offset are all in the ring (or none happened). */
   private ringFrom: number;
   private readonly watchers = new Set<Watcher>();

@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Window } from './window.ts';
+import { SlidingWindow } from './window.ts';
 
-const contents = <T>(w: Window<T>): T[] => Array.from({ length: w.length }, (_, i) => w.at(i));
+const contents = <T>(w: SlidingWindow<T>): T[] => Array.from({ length: w.length }, (_, i) => w.at(i));
 
 test('keeps the newest items in order across drops and compactions', () => {
-  const w = new Window<number>();
+  const w = new SlidingWindow<number>();
   const model: number[] = [];
   let next = 0;
   // Pushes and drops of varying sizes: the start index moves, and the dead prefix is cut off
@@ -25,7 +25,7 @@ test('keeps the newest items in order across drops and compactions', () => {
 });
 
 test('dropping more than is held empties the window, which then fills again', () => {
-  const w = new Window<string>();
+  const w = new SlidingWindow<string>();
   w.push('a');
   w.push('b');
   w.dropOldest(5);

@@ -8,7 +8,7 @@
  * slots (so their objects can be collected at once); the dead prefix is cut off in one copy when
  * it is as long as the live part, which makes a drop O(1) amortized.
  */
-export class Window<T> {
+export class SlidingWindow<T> {
   private items: (T | undefined)[] = [];
   private start = 0;
 
