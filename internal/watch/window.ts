@@ -3,7 +3,7 @@
  *
  * Why not a plain array with splice(0, n): the watch hub drops a few changes from a window of tens
  * of thousands at every group commit once the window is full, and each splice moved the whole
- * window (~45k references of 1 KiB ConfigMaps under the 64 MiB bound, ~380 times a second under a
+ * window (~45k references of 1 KiB ConfigMaps under the 64 MiB bound, ~300 times a second under a
  * create load: 2 % of the server's CPU). Here a drop moves the start index and clears the dropped
  * slots (so their objects can be collected at once); the dead prefix is cut off in one copy when
  * it is as long as the live part, which makes a drop O(1) amortized.
