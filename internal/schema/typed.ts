@@ -90,11 +90,14 @@ function indexItems(list: ListAtom, items: unknown[], path: Path): Map<string, {
  */
 const GO_NULL = Symbol('go-null');
 
+/** A non-pointer Go struct's zero value: one frozen object, since compare only reads it. */
+const EMPTY_STRUCT: Obj = Object.freeze({});
+
 /** The zero value a Go field of this code and type serializes as, or undefined for "omitted". */
 function goZero(code: string, type: TypeRef): unknown {
   switch (code[0]) {
     case 's':
-      return {};
+      return EMPTY_STRUCT;
     case 't':
       return GO_NULL;
     case 'q':
@@ -113,12 +116,16 @@ function goZero(code: string, type: TypeRef): unknown {
   }
 }
 
-/** An omitempty Go field with this JSON value is omitted. */
-function goOmits(code: string, v: unknown): boolean {
-  if (!code.includes('o')) return false;
-  if (code[0] === 'l') return (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0) || v === '';
-  if (code[0] === 'v') return v === '' || v === 0 || v === false;
-  return false;
+/** Which zero values an omitempty Go field of this code drops: a list/map's, a scalar's, or none. */
+function goOmitKind(code: string): 'l' | 'v' | null {
+  if (!code.includes('o')) return null;
+  return code[0] === 'l' ? 'l' : code[0] === 'v' ? 'v' : null;
+}
+
+/** An omitempty Go field of this kind with this JSON value is omitted. */
+function goOmits(kind: 'l' | 'v', v: unknown): boolean {
+  if (kind === 'l') return (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0) || v === '';
+  return v === '' || v === 0 || v === false;
 }
 
 /**
@@ -131,8 +138,8 @@ function entriesOf(m: MapAtom, v: Obj): Obj {
     const name = f.name;
     const cur = v[name];
     let next: unknown = cur;
-    if (!present(cur)) next = goZero(f.go, f.type);
-    else if (goOmits(f.go, cur)) next = undefined;
+    if (!present(cur)) next = f.zero;
+    else if (f.omit && goOmits(f.omit, cur)) next = undefined;
     if (next === cur || (next === undefined && !present(cur))) continue;
     if (out === v) out = { ...v };
     if (next === undefined) delete out[name];
@@ -141,13 +148,20 @@ function entriesOf(m: MapAtom, v: Obj): Obj {
   return out;
 }
 
+/** A struct field with a Go shape: its zero value and omitempty rule, worked out once. */
+interface GoField {
+  name: string;
+  zero: unknown;
+  omit: 'l' | 'v' | null;
+}
+
 /** The fields of a struct that have a Go shape, listed once per struct type. */
-const goFields = new WeakMap<MapAtom, Array<{ name: string; go: string; type: TypeRef }>>();
-function goFieldsOf(m: MapAtom): Array<{ name: string; go: string; type: TypeRef }> {
+const goFields = new WeakMap<MapAtom, GoField[]>();
+function goFieldsOf(m: MapAtom): GoField[] {
   let list = goFields.get(m);
   if (!list) {
     list = [];
-    for (const [name, f] of m.fields) if (f.go) list.push({ name, go: f.go, type: f.type });
+    for (const [name, f] of m.fields) if (f.go) list.push({ name, zero: goZero(f.go, f.type), omit: goOmitKind(f.go) });
     goFields.set(m, list);
   }
   return list;
