@@ -18,6 +18,7 @@
 import type { Logger } from 'pino';
 import type { Storage } from '../storage/storage.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
+import { rfc3339 } from '../registry/generic/serialize.ts';
 import type { KubeObject } from '../api/types.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
@@ -62,7 +63,6 @@ export interface ContentTotals {
   failures: string[];
 }
 
-const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
 const sortedStrings = (xs: string[]): string[] => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
