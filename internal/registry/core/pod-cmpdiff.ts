@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedSource } from '../../schema/registry.ts';
-import { type J, deepEqual, obj } from './pod-util.ts';
+import { type J, deepEqual, obj, withoutServiceAccountAlias } from './pod-util.ts';
 import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './pod-cmptext.ts';
 
 // ---------------------------------------------------------------- Go types
@@ -535,7 +535,7 @@ function formatDiffList(n: Node, o: Opts): TextNode {
 
 /** A v1 PodSpec in the internal shape: the host namespaces move into the security context. */
 function internalPodSpec(spec: J): J {
-  const { hostNetwork, hostPID, hostIPC, shareProcessNamespace, serviceAccount: _sa, ...rest } = spec;
+  const { hostNetwork, hostPID, hostIPC, shareProcessNamespace, ...rest } = withoutServiceAccountAlias(spec);
   const sc = { ...(obj(spec.securityContext) ?? {}) };
   Object.assign(sc, { hostNetwork, hostPID, hostIPC, shareProcessNamespace });
   return { ...rest, securityContext: sc };

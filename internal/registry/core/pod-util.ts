@@ -20,6 +20,18 @@ export const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
 /** Own entries of a map field ([] when absent). */
 export const entries = (v: unknown): [string, unknown][] => (obj(v) ? Object.entries(v as J) : []);
 
+/**
+ * A v1 PodSpec with its deprecated alias resolved as Convert_v1_PodSpec_To_core_PodSpec does: the
+ * internal PodSpec has no `serviceAccount`, it only fills an empty `serviceAccountName`. Rules that
+ * compare two specs (ValidatePodUpdate) compare these, so the alias present on one side and absent
+ * on the other (a stored Pod carries it, a patch or an apply may drop it) is no change. A copy.
+ */
+export function withoutServiceAccountAlias(spec: J): J {
+  const { serviceAccount, ...rest } = spec;
+  if (!s(rest.serviceAccountName) && s(serviceAccount)) rest.serviceAccountName = serviceAccount;
+  return rest;
+}
+
 /** Go's reflect.DeepEqual on decoded JSON (key order ignored). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -12,7 +12,7 @@ import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 import { parseIP } from '../../validation/network.ts';
 import type { PodValidationOptions } from './pod-validation-containers.ts';
 import { type VolumesValidator, validatePodAnnotationUpdates, validatePodMetadataAndSpec, validateTolerations } from './pod-validation.ts';
-import { type J, deepEqual, list, obj, s } from './pod-util.ts';
+import { type J, deepEqual, list, obj, s, withoutServiceAccountAlias } from './pod-util.ts';
 import { cmpDiff } from './pod-cmpdiff.ts';
 
 const specPath = new FieldPath('spec');
@@ -42,8 +42,9 @@ function validateOnlyAddedTolerations(next: J[], old: J[], p: FieldPath): FieldE
 /** ValidatePodUpdate (ObjectMeta update rules aside: the generic store runs them). */
 export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodValidationOptions, volumes: VolumesValidator): FieldError[] {
   const errs = validatePodMetadataAndSpec(pod, opts, volumes);
-  const spec = obj(pod.spec) ?? {};
-  const oldSpec = obj(old.spec) ?? {};
+  // kube compares the internal specs: the deprecated serviceAccount is not one of their fields.
+  const spec = withoutServiceAccountAlias(obj(pod.spec) ?? {});
+  const oldSpec = withoutServiceAccountAlias(obj(old.spec) ?? {});
   errs.push(...validatePodAnnotationUpdates(obj(pod.metadata.annotations) ?? {}, obj(old.metadata.annotations) ?? {}, spec, metaAnnotations, opts));
   for (const f of ['containers', 'initContainers']) {
     const [e, stop] = validateContainerUpdates(list(spec[f]), list(oldSpec[f]), specPath.child(f));
