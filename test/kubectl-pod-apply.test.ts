@@ -3,7 +3,8 @@
  * the reference kube-apiserver 1.24 (issue 24): a Pod applied client-side with serviceAccountName
  * carries the deprecated v1 alias `serviceAccount` in its stored form; kube compares Pod specs in
  * its internal form, which has no `serviceAccount`, so neither the migration, a later server-side
- * apply nor a merge patch that clears the alias is a forbidden spec change. The reference needs the
+ * apply nor a merge patch that clears the alias is a forbidden spec change. status.podIP, the alias
+ * of status.podIPs[0], goes through the same round trip on a status write. The reference needs the
  * ServiceAccount to exist (no controller-manager creates `default` there), so the test makes it.
  */
 import { test } from 'uvu';
@@ -80,6 +81,22 @@ await kubectlSuite(() => {
     const after = JSON.parse(await k.ok('-n', ns, 'get', 'pod', 'p2', '-o', 'json'));
     assert.is(after.metadata.resourceVersion, before.metadata.resourceVersion);
     assert.equal([after.spec.serviceAccountName, after.spec.serviceAccount], ['runner', 'runner']);
+  });
+
+  test('status.podIP, the v1 alias of status.podIPs[0]: podIP alone fills podIPs, a different podIP wins, dropping it is no change', async () => {
+    await k.ok('-n', ns, 'run', 'p4', '--image=busybox', '--overrides={"spec":{"serviceAccountName":"runner"}}');
+    const status = async (patch: object): Promise<[string, string, unknown, string[]]> => {
+      const out = await k.ok('-n', ns, 'patch', 'pod', 'p4', '--subresource=status', '--type', 'merge', '-p', JSON.stringify({ status: patch }));
+      const o = JSON.parse(await k.ok('-n', ns, 'get', 'pod', 'p4', '-o', 'json', '--show-managed-fields'));
+      const patcher = o.metadata.managedFields.find((e: any) => e.manager === 'kubectl-patch');
+      return [out, o.status.podIP, o.status.podIPs, Object.keys(patcher?.fieldsV1?.['f:status'] ?? {}).sort()];
+    };
+    assert.equal(await status({ podIP: '10.1.2.3' }), ['pod/p4 patched\n', '10.1.2.3', [{ ip: '10.1.2.3' }], ['f:podIP', 'f:podIPs']]);
+    assert.equal(await status({ podIP: '10.1.2.4', podIPs: [{ ip: '10.1.2.3' }] }), ['pod/p4 patched\n', '10.1.2.4', [{ ip: '10.1.2.4' }], ['f:podIP', 'f:podIPs']]);
+    assert.equal(await status({ podIP: null }), ['pod/p4 patched (no change)\n', '10.1.2.4', [{ ip: '10.1.2.4' }], ['f:podIP', 'f:podIPs']]);
+    // podIPs alone: the stored podIP still differs from it and wins.
+    assert.equal(await status({ podIPs: [{ ip: '10.1.2.5' }] }), ['pod/p4 patched (no change)\n', '10.1.2.4', [{ ip: '10.1.2.4' }], ['f:podIP', 'f:podIPs']]);
+    assert.equal(await status({ podIP: null, podIPs: [{ ip: '10.1.2.5' }] }), ['pod/p4 patched\n', '10.1.2.5', [{ ip: '10.1.2.5' }], ['f:podIP', 'f:podIPs']]);
   });
 
   test('the alias alone: serviceAccount names the account, a different serviceAccount beside serviceAccountName loses', async () => {

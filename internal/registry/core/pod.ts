@@ -95,6 +95,23 @@ function applySeccompVersionSkew(pod: KubeObject): void {
   }
 }
 
+/**
+ * The v1 PodStatus's podIP, an alias of podIPs[0], through the conversions to the internal
+ * PodStatus (which has only podIPs) and back: Convert_v1_PodStatus_To_core_PodStatus takes podIP
+ * when podIPs is empty or starts with another address (podIP wins, for old kubelets);
+ * Convert_core_PodStatus_To_v1_PodStatus writes podIPs[0] back into podIP.
+ */
+function convertPodStatusIPs(pod: KubeObject): void {
+  const status = obj(pod.status);
+  if (!status) return;
+  const podIP = s(status.podIP);
+  const podIPs = list(status.podIPs);
+  if (podIP && (podIPs.length === 0 || s(podIPs[0].ip) !== podIP)) status.podIPs = [{ ip: podIP }];
+  const first = s(list(status.podIPs)[0]?.ip);
+  if (first) status.podIP = first;
+  else delete status.podIP;
+}
+
 export const podStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
@@ -102,6 +119,7 @@ export const podStrategy: Strategy = {
     // Convert_v1_PodSpec_To_core_PodSpec: the deprecated serviceAccount fills an empty serviceAccountName.
     const spec = specOf(pod);
     if (!s(spec.serviceAccountName) && s(spec.serviceAccount)) spec.serviceAccountName = spec.serviceAccount;
+    convertPodStatusIPs(pod);
     defaultPod(pod, defaultVolumes);
   },
   canonicalize(pod) {
@@ -136,6 +154,8 @@ export const podStrategy: Strategy = {
 /** podStatusStrategy: spec and ownerReferences are the stored ones; only status (and metadata) change. */
 const statusStrategy: StatusStrategy = {
   prepareForUpdate(pod, old) {
+    // A subresource write runs no defaults(): the status it carries is converted here.
+    convertPodStatusIPs(pod);
     pod.spec = structuredClone(old.spec);
     if (old.metadata.ownerReferences) pod.metadata.ownerReferences = structuredClone(old.metadata.ownerReferences);
     else delete pod.metadata.ownerReferences;
