@@ -412,4 +412,46 @@ test('410 Expired below the compacted history (exact lists, continue tokens, wat
   }
 });
 
+test('a watch honours --history-window as exact lists do: 410 inside the watch ring once the version is compacted', async () => {
+  // No restart: the watch ring (bounded by changes and bytes, far from full) still holds the
+  // changes after `old`; the history window alone puts `old` out of reach.
+  const dataDir = tempDir();
+  const s2 = await startTestServer({ historyWindowMs: 2000, dataDir, namespaceDefaults: false });
+  try {
+    const c2 = s2.client;
+    const W = '/api/v1/namespaces/default/configmaps';
+    await ok(c2.request('POST', W, { body: cm('w1') }), 201, 'w1');
+    const old = String(s2.server.storage.folded);
+    await ok(c2.request('POST', W, { body: cm('w2') }), 201, 'w2');
+    await ok(c2.request('PUT', `${W}/w2`, { body: cm('w2', { k: '2' }) }), 200, 'update w2');
+    // Idle until compaction reaches the last write (the window start stays there while nothing is written).
+    const storage = s2.server.storage;
+    const deadline = Date.now() + 15_000;
+    while (storage.compactedBelow < storage.folded && Date.now() < deadline) await sleep(200);
+    const cut = storage.compactedBelow;
+    assert.is(cut, storage.folded, 'compaction reached the last write');
+    expectStatus(await c2.request('GET', `${W}?resourceVersionMatch=Exact&resourceVersion=${old}`), 410, 'Expired', 'exact list at the old version');
+    for (const from of [old, String(cut - 1)]) {
+      const w = await c2.request('GET', `${W}?watch=1&resourceVersion=${from}&timeoutSeconds=1`);
+      assert.is(w.status, 200, show(w));
+      assert.is(w.headers['content-type'], 'application/json', 'content type');
+      // kube's form (checked on kube-apiserver 1.24 with a version older than its watch cache).
+      assert.equal(events(w), [
+        {
+          type: 'ERROR',
+          object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${from} (${cut})`, reason: 'Expired', code: 410 },
+        },
+      ]);
+    }
+    // From the compaction point itself: a watch (nothing after it yet; a change arrives).
+    const live = c2.request('GET', `${W}?watch=1&resourceVersion=${cut}&timeoutSeconds=2`);
+    await sleep(300);
+    await ok(c2.request('PUT', `${W}/w1`, { body: cm('w1', { k: '3' }) }), 200, 'update w1');
+    assert.equal(eventsOf(await live), [`MODIFIED w1@${storage.folded}`]);
+  } finally {
+    await s2.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -289,6 +289,25 @@ test('start below the compaction point is refused; compaction overtaking a repla
   await s.close();
 });
 
+test('a start inside the ring but below the compaction point is refused (the history window); the ring drops what compaction passed', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const w = wrap(s);
+  const hub = new WatchHub(w.storage);
+  const first = await s.write(intent('CREATE', cm('a'), { v: '1' }));
+  const second = await s.write(intent('CREATE', cm('b'), { v: '1' }));
+  assert.is(hub.ringUsage().changes, 2);
+  w.compacted = second.rv;
+  assert.not.ok(hub.watch(ALL_CMS, first.rv, recorder().sink).ok, 'first.rv < compactedBelow, though the ring holds the change after it');
+  assert.is(hub.oldestResumable, second.rv);
+  const atCut = recorder();
+  assert.ok(hub.watch(ALL_CMS, second.rv, atCut.sink).ok, 'the compaction point itself is served');
+  const third = await s.write(intent('CREATE', cm('c'), { v: '1' }));
+  assert.equal(atCut.changes.map((c) => c.offset), [third.rv]);
+  assert.equal(hub.ringUsage().changes, 2, 'the change at first.rv left the ring; second and third stay');
+  hub.close();
+  await s.close();
+});
+
 test('stop or a slow sink during the replay ends delivery', async () => {
   const { s, from } = await historyThenRestart(tmp());
   const w = wrap(s);

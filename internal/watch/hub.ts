@@ -7,8 +7,11 @@
  * rule 7). Delivery never awaits a watcher: a watcher whose queue exceeds its bound is ended and
  * its client relists.
  *
+ * A start version below the compaction point (the --history-window) is refused (410 Expired), as
+ * an exact read at it is, and the ring drops the changes below it.
+ *
  * The ring only holds changes committed since this process started (or the last DEFAULT_RING_SIZE
- * of them). A start version older than the ring but not compacted — an informer resuming after a
+ * of them, within DEFAULT_RING_BYTES). A start version older than the ring but not compacted — an informer resuming after a
  * server restart — is served from the log plus h/ history first ("catching up"), then from the
  * ring, then live:
  *
@@ -154,9 +157,12 @@ export class WatchHub {
     this.unsubscribe = storage.onChange((changes) => this.publish(changes));
   }
 
-  /** Oldest start version a watch can resume from: inside the ring, or not yet compacted. */
+  /**
+   * Oldest start version a watch can resume from: the compaction point, as for exact reads (the
+   * --history-window). The ring may still hold older changes; they are not served.
+   */
   get oldestResumable(): number {
-    return Math.min(this.ringFrom, this.storage.compactedBelow);
+    return this.storage.compactedBelow;
   }
 
   get size(): number {
@@ -196,6 +202,9 @@ export class WatchHub {
     let drop = Math.max(0, this.ring.length - this.ringSize);
     for (let i = 0; i < drop; i++) this.ringBytes -= changeBytes(this.ring.at(i));
     while (this.ringBytes > this.ringMaxBytes && drop < this.ring.length - 1) this.ringBytes -= changeBytes(this.ring.at(drop++));
+    // Changes below the compaction point serve no watch any more (oldestResumable).
+    const compacted = this.storage.compactedBelow;
+    while (drop < this.ring.length - 1 && this.ring.at(drop).offset < compacted) this.ringBytes -= changeBytes(this.ring.at(drop++));
     if (drop > 0) {
       this.ringFrom = this.ring.at(drop - 1).offset;
       this.ring.dropOldest(drop);
