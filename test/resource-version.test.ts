@@ -415,11 +415,10 @@ test('410 Expired below the compacted history (exact lists, continue tokens, wat
 test('a watch honours --history-window as exact lists do: 410 inside the watch ring once the version is compacted', async () => {
   // No restart: the watch ring (bounded by changes and bytes, far from full) still holds the
   // changes after `old`; the history window alone puts `old` out of reach.
-  const dataDir = tempDir();
-  const s2 = await startTestServer({ historyWindowMs: 2000, dataDir, namespaceDefaults: false });
+  const s2 = await startTestServer({ historyWindowMs: 2000, namespaceDefaults: false });
+  const c2 = s2.client;
+  const W = '/api/v1/namespaces/default/configmaps';
   try {
-    const c2 = s2.client;
-    const W = '/api/v1/namespaces/default/configmaps';
     await ok(c2.request('POST', W, { body: cm('w1') }), 201, 'w1');
     const old = String(s2.server.storage.folded);
     await ok(c2.request('POST', W, { body: cm('w2') }), 201, 'w2');
@@ -450,7 +449,6 @@ test('a watch honours --history-window as exact lists do: 410 inside the watch r
     assert.equal(eventsOf(await live), [`MODIFIED w1@${storage.folded}`]);
   } finally {
     await s2.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
