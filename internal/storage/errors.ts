@@ -5,7 +5,11 @@
 export type StorageErrorCode = 'notFound' | 'exists' | 'conflict' | 'unreachable' | 'timeout' | 'invalidObject' | 'corrupt' | 'expired' | 'tooLarge';
 
 export class StorageError extends Error {
-  constructor(readonly code: StorageErrorCode, message: string) {
+  /**
+   * @param retryAfterSeconds the failure is expected to pass (a store that refuses writes and
+   *   recovers by itself): clients are told when to try again (Retry-After).
+   */
+  constructor(readonly code: StorageErrorCode, message: string, readonly retryAfterSeconds?: number) {
     super(message);
     this.name = 'StorageError';
   }

@@ -33,7 +33,7 @@ export function storageFailure(err: unknown): ApiError {
   if (err instanceof StorageError) {
     switch (err.code) {
       case 'unreachable':
-        return serviceUnavailable(`storage is unavailable: ${err.message}`);
+        return serviceUnavailable(`storage is unavailable: ${err.message}`, err.retryAfterSeconds);
       case 'timeout':
         return timeout(err.message);
       case 'expired':
