@@ -167,6 +167,7 @@ function suite(): void {
     assert.is(etcd.status, 500);
     assert.match(etcd.text, /no space left on device/i);
     assert.is((await c.request('GET', '/livez')).status, 200);
+    assert.is((await c.request('GET', '/healthz')).status, 200);
 
     // Logged once, not per refused request.
     assert.is(count(/storage refuses writes/), 1, server.logTail());
