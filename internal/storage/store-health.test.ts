@@ -45,7 +45,7 @@ function failWrites(db: Db, when: 'before' | 'after', message: string): () => vo
   (db as unknown as { batch: unknown }).batch = (...args: unknown[]) => {
     const b = (real as (...a: unknown[]) => ReturnType<Db['batch']>)(...args);
     const write = b.write.bind(b);
-    b.write = async (opts?: Parameters<typeof write>[0]) => {
+    b.write = async (opts: Parameters<typeof write>[0]) => {
       if (when === 'after') await write(opts);
       else await b.close();
       throw new Error(message);
