@@ -44,8 +44,8 @@ function failWrites(db: Db, when: 'before' | 'after', message: string): () => vo
   const real = db.batch.bind(db);
   (db as unknown as { batch: unknown }).batch = (...args: unknown[]) => {
     const b = (real as (...a: unknown[]) => ReturnType<Db['batch']>)(...args);
-    const write = b.write.bind(b);
-    b.write = async (opts: Parameters<typeof write>[0]) => {
+    const write = b.write.bind(b) as (opts?: object) => Promise<void>;
+    (b as unknown as { write: (opts?: object) => Promise<void> }).write = async (opts) => {
       if (when === 'after') await write(opts);
       else await b.close();
       throw new Error(message);
