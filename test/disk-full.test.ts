@@ -13,11 +13,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync, execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync, statfsSync, fsyncSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServer, clientFor, tempDir, eventually, type ChildServer, type Client, type HttpResult } from './harness.ts';
+import { spawnServer, clientFor, eventually, type ChildServer, type Client, type HttpResult } from './harness.ts';
+import { mountTmpfs, withMountRights, type Tmpfs } from './tmpfs.ts';
 
 /** Big enough for a fresh server (pki, bootstrap objects, LevelDB files); small enough to fill in a blink. */
 const TMPFS_MB = 48;
@@ -26,60 +25,19 @@ const LEAVE_FREE = 2 * 1024 * 1024;
 const NS = 'default';
 const CONCURRENCY = 24;
 
-const selfPath = fileURLToPath(import.meta.url);
-const IN_NAMESPACE = process.env.DISK_FULL_TEST_IN_NS === '1';
-
-if (process.getuid?.() !== 0 && !IN_NAMESPACE) {
-  // Not root: run this same file in a user + mount namespace where we are root.
-  test('disk full (in a private mount namespace)', () => {
-    const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, '--import', 'tsx', selfPath], {
-      stdio: 'inherit',
-      env: { ...process.env, DISK_FULL_TEST_IN_NS: '1' },
-      cwd: join(selfPath, '..', '..'),
-    });
-    assert.is(r.error, undefined, `unshare could not run: ${r.error?.message}; this test needs root or unprivileged user namespaces to mount a tmpfs`);
-    assert.is(r.status, 0, 'the disk-full test in a private mount namespace failed (see its output above)');
-  });
-  test.run();
-} else {
-  suite();
-}
+withMountRights(fileURLToPath(import.meta.url), suite);
 
 function suite(): void {
-  let root = '';
-  let mnt = '';
+  let fs: Tmpfs;
   let dataDir = '';
   let server: ChildServer | null = null;
   let client: Client | null = null;
-  const filler = (): string => join(mnt, 'filler');
   /** Names whose create was acknowledged (201), and names refused. */
   const acked = new Set<string>();
   const refused = new Set<string>();
+  const fill = (leave: number): void => fs.fill(leave);
 
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { suite: 'disk-full' } }, data: { v: 'x'.repeat(4096) } });
-
-  /** Write zeros to the filler until only `leave` bytes are free (0: until ENOSPC). */
-  function fill(leave: number): void {
-    const fd = openSync(filler(), 'a');
-    const chunk = Buffer.alloc(256 * 1024);
-    try {
-      for (;;) {
-        const s = statfsSync(mnt);
-        const free = s.bavail * s.bsize;
-        if (free <= leave) break;
-        const n = Math.min(chunk.length, Math.max(s.bsize, free - leave));
-        try {
-          writeSync(fd, chunk, 0, n);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw e;
-        }
-      }
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
 
   async function create(name: string): Promise<HttpResult> {
     const r = await client!.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm(name) });
@@ -102,22 +60,14 @@ function suite(): void {
   const count = (re: RegExp): number => (server!.logTail().match(new RegExp(re.source, 'g')) ?? []).length;
 
   test.before(() => {
-    root = tempDir('apiserver-disk-full-');
-    mnt = join(root, 'mnt');
-    mkdirSync(mnt);
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_MB}m`, 'tmpfs', mnt], { stdio: 'pipe' });
-    } catch (e) {
-      throw new Error(`cannot mount a tmpfs for the disk-full test (${(e as Error).message}); it needs root or unprivileged user namespaces`);
-    }
-    dataDir = join(mnt, 'data');
+    fs = mountTmpfs(TMPFS_MB);
+    dataDir = join(fs.dir, 'data');
   });
 
   test.after(async () => {
     await client?.close().catch(() => undefined);
     if (server && server.proc.exitCode === null && server.proc.signalCode === null) await server.kill('SIGKILL');
-    if (mnt) spawnSync('umount', ['-l', mnt]);
-    if (root) rmSync(root, { recursive: true, force: true });
+    fs?.unmount();
   });
 
   test('disk full: 503 naming ENOSPC (no 404), reads work, readyz fails, logged once; writes resume by themselves', async () => {
@@ -174,7 +124,7 @@ function suite(): void {
     assert.match(server.logTail(), /no space left on device/i);
 
     // Free space: writes resume by themselves, readiness comes back, logged once.
-    rmSync(filler());
+    fs.free();
     const freedAt = Date.now();
     let resumed = '';
     await eventually('a create to succeed after space was freed', async () => {

@@ -123,7 +123,14 @@ export class Storage {
     private readonly dataDir = '',
     private readonly logger?: StorageLogger,
   ) {
-    health.onChange(() => this.scheduleRecovery());
+    health.onChange(() => {
+      // Kafka mode: writes already in the log wait for this replica's fold, which cannot write
+      // now. They are answered at once with a Timeout (kube's answer for an outcome it does not
+      // know: the event is in the log and is applied when a replica folds it), not after writeTimeoutMs.
+      const p = health.problem;
+      if (p && tail) materializer.cancelVerdicts(new StorageError('timeout', `the write is in the log, but this replica cannot apply it now (${p.reason}); it is applied once the store recovers`));
+      this.scheduleRecovery();
+    });
   }
 
   private static async openDb(dataDir: string): Promise<Db> {

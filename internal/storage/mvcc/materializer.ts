@@ -212,6 +212,12 @@ export class Materializer {
     }
   }
 
+  /** Give up waiting for every verdict pending now (their events may still be folded later). */
+  cancelVerdicts(err: Error): void {
+    for (const w of this.verdictWaiters.values()) w.reject(err);
+    this.verdictWaiters.clear();
+  }
+
   /** Resolves once `offset` is folded and visible; false on timeout. */
   waitFolded(offset: number, timeoutMs: number): Promise<boolean> {
     if (this.foldedOffset >= offset) return Promise.resolve(true);
