@@ -234,6 +234,10 @@ export class Storage {
   async latest(timeoutMs = 10_000): Promise<number> {
     if (!this.tail) return this.materializer.folded;
     const end = await this.log.endOffset();
+    if (this.materializer.folded < end - 1 && !this.health.writable) {
+      // This replica cannot fold (its store refuses writes): waiting would only time out.
+      throw new StorageError('unreachable', `this replica cannot apply the log now, so it cannot serve a consistent read (resourceVersion=0 reads what it has): ${this.health.problem?.reason}`, this.health.fatal ? undefined : 1);
+    }
     if (!(await this.materializer.waitFolded(end - 1, timeoutMs))) {
       throw new StorageError('timeout', `replica folded ${this.materializer.folded}, log ends at ${end - 1}: not caught up within ${timeoutMs} ms`);
     }

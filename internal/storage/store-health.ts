@@ -141,16 +141,22 @@ export class StoreHealth {
     }
   }
 
-  /** Resolves true once writable, false after `timeoutMs` (or at once when the problem is fatal). */
-  whenWritable(timeoutMs: number): Promise<boolean> {
+  /**
+   * Resolves true once writable, false after `timeoutMs`, when `signal` aborts, or at once when
+   * the problem is fatal.
+   */
+  whenWritable(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.writable) return Promise.resolve(true);
-    if (this.fatal) return Promise.resolve(false);
+    if (this.fatal || signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = (v: boolean): void => {
         clearTimeout(timer);
         off();
+        signal?.removeEventListener('abort', aborted);
         resolve(v);
       };
+      const aborted = (): void => done(false);
+      signal?.addEventListener('abort', aborted);
       const timer = setTimeout(() => done(false), timeoutMs);
       const off = this.onChange(() => {
         if (this.writable) done(true);

@@ -19,12 +19,18 @@ export interface TailLogger {
   error(obj: object, msg: string): void;
 }
 
-/** How long one fetched batch waits for a store that refuses writes before kafkajs fetches it again. */
-const FOLD_WAIT_WRITABLE_MS = 5_000;
+/**
+ * How long one fetched batch waits for a store that refuses writes before kafkajs fetches it
+ * again (and logs the failure): under the consumer's 30 s session timeout (kafka-reader.ts), so
+ * the group does not evict a reader that is only waiting; a recovered store folds at once.
+ */
+const FOLD_WAIT_WRITABLE_MS = 20_000;
 
 export class KafkaTail {
   private reader: PartitionReader | null = null;
   private stopped = false;
+  /** Ends a fold's wait for the store (stop). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly kafka: Kafka, private readonly topic: string, private readonly db: Db, private readonly m: Materializer, private readonly log: TailLogger, private readonly groupPrefix: string, private readonly health: StoreHealth) {}
 
@@ -70,7 +76,7 @@ export class KafkaTail {
     }
     // The store refuses writes (disk full, failed write): wait a little for its recovery
     // (Storage.recover), then let kafkajs fetch the batch again.
-    if (!(await this.health.whenWritable(FOLD_WAIT_WRITABLE_MS))) throw this.health.refusal();
+    if (!(await this.health.whenWritable(FOLD_WAIT_WRITABLE_MS, this.stopping.signal))) throw this.health.refusal();
     const ops: BatchOp[] = [];
     const pending = await this.m.foldInto(events, ops);
     try {
@@ -84,6 +90,7 @@ export class KafkaTail {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.reader?.stop();
     this.reader = null;
   }
