@@ -107,6 +107,8 @@ export class Storage {
   private unsubscribeDecoded: (() => void) | null = null;
   private recoverTimer: NodeJS.Timeout | null = null;
   private recovering: Promise<void> | null = null;
+  /** Set while recover() closes and reopens LevelDB: readers wait for it instead of failing. */
+  private reopening: Promise<void> | null = null;
   private constructor(
     readonly db: Db,
     readonly materializer: Materializer,
@@ -317,11 +319,20 @@ export class Storage {
     return this.compactor.compacted;
   }
 
+  /**
+   * Resolves when LevelDB is open for reads: at once (undefined), except while recover() reopens
+   * it. Every reader of `db` awaits it before starting a read.
+   */
+  whenOpen(): Promise<void> | undefined {
+    return this.reopening ?? undefined;
+  }
+
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
     // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
     let v = this.materializer.cached(key);
     if (v === undefined) {
+      if (this.reopening) await this.reopening;
       const version = this.materializer.committedVersion(key);
       v = await this.db.get(currentKey(key));
       if (v !== undefined && version !== undefined) this.materializer.remember(key, version, v);
@@ -340,6 +351,7 @@ export class Storage {
    */
   async stale(key: ObjectKey): Promise<boolean> {
     if (!this.atRest.transforms(key.group, key.resource)) return false;
+    if (this.reopening) await this.reopening;
     const v = await this.db.get(currentKey(key));
     try {
       return v !== undefined && this.atRest.stale(key, v);
@@ -360,6 +372,7 @@ export class Storage {
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
+    if (this.reopening) await this.reopening;
     for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
       return v.length ? this.atRest.decode(key, v) : undefined;
     }
@@ -376,6 +389,7 @@ export class Storage {
     const at = historyKey(key, rv);
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
+    if (this.reopening) await this.reopening;
     // Newest first: the entry at rv itself (if any), then the one before it.
     for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
       if (k === at) {
@@ -390,6 +404,7 @@ export class Storage {
 
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
+    if (this.reopening) await this.reopening;
     const snapshot = this.db.snapshot();
     const f = await this.db.get(META_FOLDED, { snapshot });
     const rv = f === undefined ? 0 : fromHex16(f.toString());
@@ -490,13 +505,19 @@ export class Storage {
     await this.health.drained();
     await this.compactor.idle();
     if (this.closed) return;
-    // Reads arriving while it closes fail (LevelDB is not open); while it opens they wait.
-    await this.db.close();
+    // Reads that begin meanwhile wait (whenOpen); scans already running end with LevelDB's
+    // not-open error, which clients get as a 503 with Retry-After (storageFailure).
+    let reopened = (): void => undefined;
+    this.reopening = new Promise<void>((r) => (reopened = r));
     try {
+      await this.db.close();
       await this.db.open();
     } catch (err) {
       this.health.fail('write', `reopening the store failed: ${describeStoreError(err)}`);
       return;
+    } finally {
+      this.reopening = null;
+      reopened();
     }
     const durable = await this.materializer.reload();
     this.materializer.forgetCached();
