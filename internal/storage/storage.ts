@@ -471,7 +471,7 @@ export class Storage {
 
   /** Start the recovery timer when the store refuses writes (and a restart is not required). */
   private scheduleRecovery(): void {
-    if (this.closed || this.recoverTimer || this.health.writable || this.health.fatal) return;
+    if (this.closed || this.recoverTimer || this.recovering || this.health.writable || this.health.fatal) return;
     this.recoverTimer = setTimeout(() => {
       this.recoverTimer = null;
       this.recovering = this.recover()
