@@ -471,7 +471,8 @@ export class Storage {
 
   /** Start the recovery timer when the store refuses writes (and a restart is not required). */
   private scheduleRecovery(): void {
-    if (this.closed || this.recoverTimer || this.recovering || this.health.writable || this.health.fatal) return;
+    // Only a failed write is recovered by reopening; other sources clear their own problems.
+    if (this.closed || this.recoverTimer || this.recovering || !this.health.get('write') || this.health.fatal) return;
     this.recoverTimer = setTimeout(() => {
       this.recoverTimer = null;
       this.recovering = this.recover()
@@ -499,7 +500,7 @@ export class Storage {
    * restarted, and a restart serves exactly what is on disk.
    */
   private async recover(): Promise<void> {
-    if (this.closed || this.health.writable || this.health.fatal) return;
+    if (this.closed || !this.health.get('write') || this.health.fatal) return;
     if (this.dataDir && this.freeBytes() < this.reopenNeeds()) return; // still full: try again later
     const acknowledged = this.materializer.folded;
     await this.health.drained();

@@ -75,6 +75,11 @@ export class StoreHealth {
     return false;
   }
 
+  /** `source`'s problem, if it has one. */
+  get(source: string): StoreProblem | undefined {
+    return this.problems.get(source);
+  }
+
   /** Every problem, for logs and health output. */
   list(): StoreProblem[] {
     return [...this.problems.values()];
