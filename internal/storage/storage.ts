@@ -133,6 +133,7 @@ export class Storage {
       if (p && tail) materializer.cancelVerdicts(new StorageError('timeout', `the write is in the log, but this replica cannot apply it now (${p.reason}); it is applied once the store recovers`));
       this.scheduleRecovery();
     });
+    this.scheduleRecovery(); // a Kafka replica's fold may have failed before this was built
   }
 
   private static async openDb(dataDir: string): Promise<Db> {
@@ -222,7 +223,8 @@ export class Storage {
     let last = this.materializer.folded;
     while (!(await this.materializer.waitFolded(end - 1, stallMs))) {
       if (this.materializer.folded === last) {
-        throw new StorageError('timeout', `replica folded ${last}, log ends at ${end - 1}: no progress for ${stallMs} ms`);
+        const why = this.health.problem ? ` (${this.health.problem.reason})` : '';
+        throw new StorageError('timeout', `replica folded ${last}, log ends at ${end - 1}: no progress for ${stallMs} ms${why}`);
       }
       last = this.materializer.folded;
     }
