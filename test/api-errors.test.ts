@@ -351,6 +351,12 @@ test('health endpoints: verbose, exclude, single checks', async () => {
     assert.ok(exLines.includes('[+]ping excluded: ok'), `/${ep}?exclude=ping: ${ex.text}`);
     assert.not.ok(exLines.includes('[+]ping ok'), `/${ep}?exclude=ping must not run ping: ${ex.text}`);
   }
+  // /healthz runs the livez checks (kube-apiserver's healthz has no informer-sync or shutdown).
+  const checkNames = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/ ok$/, ''));
+  const hz = await c.request('GET', '/healthz?verbose');
+  assert.is(hz.status, 200, show(hz));
+  assert.equal(checkNames(hz.text), checkNames((await c.request('GET', '/livez?verbose')).text), '/healthz?verbose lists the livez checks');
+  assert.match(hz.text, /healthz check passed\n$/);
   const one = await c.request('GET', '/readyz/ping');
   assert.is(one.status, 200, show(one));
   assert.is(one.text, 'ok');

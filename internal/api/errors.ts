@@ -258,7 +258,14 @@ export const internalError = (message: string): ApiError =>
  */
 export const unknownError = (message: string): ApiError => new ApiError(failure(500, undefined, message));
 
-export const serviceUnavailable = (message: string): ApiError => new ApiError(failure(503, 'ServiceUnavailable', message));
+/**
+ * 503 ServiceUnavailable; with `retryAfterSeconds`, StatusDetails.retryAfterSeconds and a
+ * Retry-After header, which client-go honours by retrying (up to 10 times) for any verb.
+ */
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number): ApiError => {
+  if (retryAfterSeconds === undefined) return new ApiError(failure(503, 'ServiceUnavailable', message));
+  return new ApiError(failure(503, 'ServiceUnavailable', message, { retryAfterSeconds }), { 'Retry-After': String(retryAfterSeconds) });
+};
 
 /** client-go keeps at most this much of an unexpected body in an error (maxUnstructuredResponseTextBytes). */
 const MAX_UNSTRUCTURED_TEXT = 2048;

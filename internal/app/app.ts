@@ -329,7 +329,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (tokenAuth.bearer) authenticators.push(tokenAuth.bearer);
   let shuttingDown = false;
   const inflight = new InflightRequests();
-  const health = kubeHealthChecks({ storageOpen: () => storage.folded >= 0, probeStorage: () => storage.probe(), shuttingDown: () => shuttingDown });
+  const health = kubeHealthChecks({
+    storageOpen: () => storage.folded >= 0,
+    probeStorage: () => storage.probe(),
+    shuttingDown: () => shuttingDown,
+    storageProblem: () => storage.health.problem,
+  });
   // advertiseAddress (/api's serverAddressByClientCIDRs) is read per request; it is set to the
   // listening host:port below, once `--secure-port 0` has become a real port.
   const deps: ServerDeps = {
@@ -512,7 +517,7 @@ async function openStorage(opts: ServerOptions, log: pino.Logger, instruments: L
     // Never the value: only where it is and why it does not decrypt.
     log.error({ key: c.key, resourceVersion: c.offset, err: err.message }, 'committed change not decryptable with --encryption-provider-config; not delivered to watchers and controllers');
   };
-  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments, atRest, onUndecryptable });
+  if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments, atRest, onUndecryptable, logger: log });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);
     if (restored) log.info(restored, 'bootstrapped the snapshot from a checkpoint');

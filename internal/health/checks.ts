@@ -10,7 +10,11 @@
  * - ping, log: always ok (kube-apiserver: the handler runs; klog is not stuck — pino writes
  *   asynchronously and cannot block a request).
  * - etcd: this server's storage plays etcd's role: the snapshot store answers a read and the log
- *   answers its end offset (Kafka: a broker round trip), each within 2 s.
+ *   answers its end offset (Kafka: a broker round trip), each within 2 s; and the store has no
+ *   problem (storage/store-health.ts: disk full, a failed write, …). On /readyz any problem fails
+ *   it; on /livez (and /healthz) only one a restart must clear: a full disk leaves the server
+ *   alive, serving reads and resuming writes by itself once space is freed, where a liveness
+ *   restart would only turn it into a crash loop that serves nothing.
  * - informer-sync: the watch hub and materializer are running, i.e. the storage is open (a Kafka
  *   replica folds up to the log's end before it starts listening).
  * - poststarthook/<name>: kube-apiserver's post-start hooks. This server does the equivalent work
@@ -52,6 +56,8 @@ export interface HealthState {
   probeStorage(): Promise<void>;
   /** close() has been called. */
   shuttingDown(): boolean;
+  /** Why the store refuses writes (undefined: it does not); `fatal` when only a restart clears it. */
+  storageProblem(): { reason: string; fatal: boolean } | undefined;
 }
 
 const ok = (): void => undefined;
@@ -64,15 +70,17 @@ export function kubeHealthChecks(state: HealthState): { livez: HealthCheck[]; re
   const open = (): void => {
     if (!state.storageOpen()) throw new Error('storage not open');
   };
-  const etcd: HealthCheck = {
+  const etcdCheck = (readiness: boolean): HealthCheck => ({
     name: 'etcd',
     check: async () => {
       open();
+      const p = state.storageProblem();
+      if (p && (readiness || p.fatal)) throw new Error(`storage refuses writes: ${p.reason}`);
       await state.probeStorage();
     },
-  };
+  });
   const hooks: HealthCheck[] = [...KUBE_POST_START_HOOKS.map((h) => `poststarthook/${h}`), ...TRAILING].map((name) => ({ name, check: ok }));
-  const head: HealthCheck[] = [{ name: 'ping', check: ok }, { name: 'log', check: ok }, etcd];
+  const head = (readiness: boolean): HealthCheck[] => [{ name: 'ping', check: ok }, { name: 'log', check: ok }, etcdCheck(readiness)];
   const informerSync: HealthCheck = { name: 'informer-sync', check: open, readyzOnly: true };
   const shutdown: HealthCheck = {
     name: 'shutdown',
@@ -81,5 +89,5 @@ export function kubeHealthChecks(state: HealthState): { livez: HealthCheck[]; re
       if (state.shuttingDown()) throw new Error('process is shutting down');
     },
   };
-  return { livez: [...head, ...hooks], readyz: [...head, informerSync, ...hooks, shutdown] };
+  return { livez: [...head(false), ...hooks], readyz: [...head(true), informerSync, ...hooks, shutdown] };
 }

@@ -15,7 +15,7 @@ export interface HealthResult {
 }
 
 export async function runHealth(endpoint: string, checks: HealthCheck[], subpath: string, query: URLSearchParams): Promise<HealthResult> {
-  // /healthz is routed to the readyz list; kube-apiserver's healthz has the livez checks only.
+  // kube-apiserver's healthz has the livez checks only (callers may pass either list).
   if (endpoint === 'healthz') checks = checks.filter((c) => !c.readyzOnly);
   if (subpath) {
     const c = checks.find((x) => x.name === subpath);

@@ -280,7 +280,8 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];
-    const checks = endpoint === 'livez' ? deps.health.livez : deps.health.readyz;
+    // /healthz has kube's livez checks (the etcd check fails there only when a restart is needed).
+    const checks = endpoint === 'readyz' ? deps.health.readyz : deps.health.livez;
     const r = await runHealth(endpoint, checks, health[2] ?? '', q);
     sendText(res, r.code, r.body);
     return;

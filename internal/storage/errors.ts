@@ -4,8 +4,21 @@
  */
 export type StorageErrorCode = 'notFound' | 'exists' | 'conflict' | 'unreachable' | 'timeout' | 'invalidObject' | 'corrupt' | 'expired' | 'tooLarge';
 
+/**
+ * LevelDB was closed under a read (the store is being reopened after a failed write, or the
+ * server is shutting down): abstract-level's codes, for the callers that read `db` directly.
+ */
+export function isStoreNotOpen(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN';
+}
+
 export class StorageError extends Error {
-  constructor(readonly code: StorageErrorCode, message: string) {
+  /**
+   * @param retryAfterSeconds the failure is expected to pass (a store that refuses writes and
+   *   recovers by itself): clients are told when to try again (Retry-After).
+   */
+  constructor(readonly code: StorageErrorCode, message: string, readonly retryAfterSeconds?: number) {
     super(message);
     this.name = 'StorageError';
   }

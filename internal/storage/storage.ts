@@ -4,7 +4,7 @@
  * to this; it never touches LevelDB keys.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, statfsSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 // kafkajs is loaded by openKafka only: an embedded server never pays for loading it (~150 ms).
 import type { logLevel as KafkaLogLevel } from 'kafkajs';
@@ -23,6 +23,9 @@ import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
 import type { LogInstruments } from './log/instruments.ts';
+import { StoreHealth, describeStoreError, type StorageLogger } from './store-health.ts';
+
+export type { StorageLogger } from './store-health.ts';
 
 /**
  * LevelDB's memtable (default 4 MiB). A create writes its object three times (log entry, history,
@@ -35,6 +38,18 @@ import type { LogInstruments } from './log/instruments.ts';
  * for 21 MiB).
  */
 const WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * How often a store that refuses writes tries to recover (Storage.recover): once a second, so
+ * writes resume about a second after space is freed, at the cost of one statfs a second.
+ */
+const RECOVER_INTERVAL_MS = 1000;
+/**
+ * Free space wanted on top of LevelDB's write-ahead logs before the store is reopened: reopening
+ * writes the logs' contents into a new table and a new MANIFEST; a reopen that fails for lack of
+ * space leaves the store closed (no reads either) until the next try, so it is not tried blind.
+ */
+const REOPEN_MARGIN_BYTES = 1024 * 1024;
 
 
 export interface StorageOptions {
@@ -55,6 +70,8 @@ export interface StorageOptions {
   atRest?: AtRest;
   /** A committed change this process cannot decrypt (listeners never see it). */
   onUndecryptable?: (change: Change, err: Error) => void;
+  /** Where the store's state changes are logged (refusing writes, recovered); none if absent. */
+  logger?: StorageLogger;
 }
 
 export interface KafkaStorageOptions extends StorageOptions {
@@ -69,13 +86,6 @@ export interface KafkaStorageOptions extends StorageOptions {
   writeTimeoutMs?: number;
   clientId?: string;
   logger: StorageLogger;
-}
-
-/** The part of a pino logger the Kafka backend uses. */
-export interface StorageLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 /** What a writer supplies; the storage fills the intent id. */
@@ -95,6 +105,10 @@ export class Storage {
   /** Listeners of readable (decrypted) changes; one materializer subscription serves them all. */
   private readonly decodedListeners = new Set<ChangeListener>();
   private unsubscribeDecoded: (() => void) | null = null;
+  private recoverTimer: NodeJS.Timeout | null = null;
+  private recovering: Promise<void> | null = null;
+  /** Set while recover() closes and reopens LevelDB: readers wait for it instead of failing. */
+  private reopening: Promise<void> | null = null;
   private constructor(
     readonly db: Db,
     readonly materializer: Materializer,
@@ -106,12 +120,32 @@ export class Storage {
     /** Encryption at rest (encryption/at-rest.ts); a pass-through when nothing is configured. */
     readonly atRest: AtRest = new AtRest(),
     private readonly onUndecryptable: StorageOptions['onUndecryptable'] = undefined,
-  ) {}
+    /** Whether writes are accepted, and why not (store-health.ts); shared with every writer. */
+    readonly health: StoreHealth = new StoreHealth(),
+    private readonly dataDir = '',
+    private readonly logger?: StorageLogger,
+  ) {
+    health.onChange(() => {
+      // Kafka mode: writes already in the log wait for this replica's fold, which cannot write
+      // now. They are answered at once with a Timeout (kube's answer for an outcome it does not
+      // know: the event is in the log and is applied when a replica folds it), not after writeTimeoutMs.
+      const p = health.problem;
+      if (p && tail) materializer.cancelVerdicts(new StorageError('timeout', `the write is in the log, but this replica cannot apply it now (${p.reason}); it is applied once the store recovers`));
+      this.scheduleRecovery();
+    });
+    this.scheduleRecovery(); // a Kafka replica's fold may have failed before this was built
+  }
 
   private static async openDb(dataDir: string): Promise<Db> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const db: Db = new ClassicLevel<string, Buffer>(`${dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize: WRITE_BUFFER_BYTES });
-    await db.open();
+    try {
+      await db.open();
+    } catch (err) {
+      // classic-level says only "Database failed to open"; the cause (ENOSPC, EACCES, a lock) is
+      // in its `cause`, which is what the operator needs.
+      throw new StorageError('unreachable', `cannot open the store ${dataDir}/db: ${describeStoreError(err)}`);
+    }
     try {
       await ensureKeyFormat(db); // a store written before format 2 (or a restored checkpoint) is upgraded once
     } catch (err) {
@@ -121,18 +155,22 @@ export class Storage {
     return db;
   }
 
-  private static compactorFor(db: Db, m: Materializer, opts: StorageOptions): Compactor {
-    return new Compactor(db, m, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10));
+  private static compactorFor(db: Db, m: Materializer, opts: StorageOptions, health: StoreHealth): Compactor {
+    return new Compactor(db, m, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10), health);
   }
 
   /** Open the embedded default: log and snapshot in one LevelDB under `dataDir/db`. */
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
+    const health = new StoreHealth(opts.logger);
     const db = await Storage.openDb(opts.dataDir);
     const materializer = await Materializer.open(db);
-    const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments });
-    const compactor = Storage.compactorFor(db, materializer, opts);
+    const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments, health }).catch(async (err: unknown) => {
+      await db.close().catch(() => undefined);
+      throw err; // e.g. the GENESIS append of a new store on a full disk (the reason is in the message)
+    });
+    const compactor = Storage.compactorFor(db, materializer, opts, health);
     await compactor.start();
-    return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable);
+    return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, health, opts.dataDir, opts.logger);
   }
 
   /**
@@ -146,6 +184,7 @@ export class Storage {
     const { Kafka, logLevel: kafkaLogLevel } = await loadKafkajs();
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
     const db = await Storage.openDb(opts.dataDir);
+    const health = new StoreHealth(opts.logger);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
     try {
@@ -158,11 +197,11 @@ export class Storage {
       if (low > materializer.folded + 1) {
         throw new Error(`topic ${opts.topic} starts at offset ${low} but this replica has folded only up to ${materializer.folded}: bootstrap it from a checkpoint (--checkpoint-dir)`);
       }
-      tail = new KafkaTail(kafka, opts.topic, db, materializer, opts.logger, `${clientId}-fold`);
+      tail = new KafkaTail(kafka, opts.topic, db, materializer, opts.logger, `${clientId}-fold`, health);
       await tail.start();
-      const compactor = Storage.compactorFor(db, materializer, opts);
+      const compactor = Storage.compactorFor(db, materializer, opts, health);
       await compactor.start();
-      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable);
+      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable, health, opts.dataDir, opts.logger);
       const caughtUp = Date.now();
       await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
@@ -184,7 +223,8 @@ export class Storage {
     let last = this.materializer.folded;
     while (!(await this.materializer.waitFolded(end - 1, stallMs))) {
       if (this.materializer.folded === last) {
-        throw new StorageError('timeout', `replica folded ${last}, log ends at ${end - 1}: no progress for ${stallMs} ms`);
+        const why = this.health.problem ? ` (${this.health.problem.reason})` : '';
+        throw new StorageError('timeout', `replica folded ${last}, log ends at ${end - 1}: no progress for ${stallMs} ms${why}`);
       }
       last = this.materializer.folded;
     }
@@ -198,6 +238,10 @@ export class Storage {
   async latest(timeoutMs = 10_000): Promise<number> {
     if (!this.tail) return this.materializer.folded;
     const end = await this.log.endOffset();
+    if (this.materializer.folded < end - 1 && !this.health.writable) {
+      // This replica cannot fold (its store refuses writes): waiting would only time out.
+      throw new StorageError('unreachable', `this replica cannot apply the log now, so it cannot serve a consistent read (resourceVersion=0 reads what it has): ${this.health.problem?.reason}`, this.health.fatal ? undefined : 1);
+    }
     if (!(await this.materializer.waitFolded(end - 1, timeoutMs))) {
       throw new StorageError('timeout', `replica folded ${this.materializer.folded}, log ends at ${end - 1}: not caught up within ${timeoutMs} ms`);
     }
@@ -229,6 +273,8 @@ export class Storage {
    */
   async write(intent: WriteIntent): Promise<Verdict> {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
+    // Fail fast while the store refuses writes (Kafka mode too: this replica could not fold it).
+    this.health.assertWritable();
     if (intent.object && this.atRest.transforms(intent.group, intent.resource)) {
       // Encrypted once, here, before the append: the log, every replica's snapshot and every
       // checkpoint hold only the ciphertext. The writer answers from its own plain bytes.
@@ -275,11 +321,20 @@ export class Storage {
     return this.compactor.compacted;
   }
 
+  /**
+   * Resolves when LevelDB is open for reads: at once (undefined), except while recover() reopens
+   * it. Every reader of `db` awaits it before starting a read.
+   */
+  whenOpen(): Promise<void> | undefined {
+    return this.reopening ?? undefined;
+  }
+
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
     // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
     let v = this.materializer.cached(key);
     if (v === undefined) {
+      if (this.reopening) await this.reopening;
       const version = this.materializer.committedVersion(key);
       v = await this.db.get(currentKey(key));
       if (v !== undefined && version !== undefined) this.materializer.remember(key, version, v);
@@ -298,6 +353,7 @@ export class Storage {
    */
   async stale(key: ObjectKey): Promise<boolean> {
     if (!this.atRest.transforms(key.group, key.resource)) return false;
+    if (this.reopening) await this.reopening;
     const v = await this.db.get(currentKey(key));
     try {
       return v !== undefined && this.atRest.stale(key, v);
@@ -318,6 +374,7 @@ export class Storage {
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
+    if (this.reopening) await this.reopening;
     for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
       return v.length ? this.atRest.decode(key, v) : undefined;
     }
@@ -334,6 +391,7 @@ export class Storage {
     const at = historyKey(key, rv);
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
+    if (this.reopening) await this.reopening;
     // Newest first: the entry at rv itself (if any), then the one before it.
     for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
       if (k === at) {
@@ -348,6 +406,7 @@ export class Storage {
 
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
+    if (this.reopening) await this.reopening;
     const snapshot = this.db.snapshot();
     const f = await this.db.get(META_FOLDED, { snapshot });
     const rv = f === undefined ? 0 : fromHex16(f.toString());
@@ -412,9 +471,88 @@ export class Storage {
     }
   }
 
+  /** Start the recovery timer when the store refuses writes (and a restart is not required). */
+  private scheduleRecovery(): void {
+    // Only a failed write is recovered by reopening; other sources clear their own problems.
+    if (this.closed || this.recoverTimer || this.recovering || !this.health.get('write') || this.health.fatal) return;
+    this.recoverTimer = setTimeout(() => {
+      this.recoverTimer = null;
+      this.recovering = this.recover()
+        .catch((err: unknown) => this.health.fail('write', `recovering the store failed: ${describeStoreError(err)}`, true))
+        .finally(() => {
+          this.recovering = null;
+          this.scheduleRecovery();
+        });
+    }, RECOVER_INTERVAL_MS);
+    this.recoverTimer.unref();
+  }
+
+  /**
+   * Bring a store that refused writes back, as a restart would, but without stopping reads for
+   * longer than a reopen: once there is room for it (statfs), wait for the writes in flight to
+   * fail, close LevelDB (which forgets its sticky write error) and open it again (which writes
+   * what its own write-ahead log holds into a table, fsynced), then re-read the durable state
+   * (key index, folded offset, the log's end) from disk.
+   *
+   * The rule after a failed write of unknown durability (PostgreSQL's fsync lesson): nothing is
+   * acknowledged from memory; writes resume only if the store re-read from disk holds exactly what
+   * was acknowledged. If it holds more (the failed batch reached the disk after all: its writers
+   * were answered with an error, and watchers never saw it) or less (an acknowledged write is
+   * gone), the problem becomes fatal: writes stay refused and /livez fails, so the process is
+   * restarted, and a restart serves exactly what is on disk.
+   */
+  private async recover(): Promise<void> {
+    if (this.closed || !this.health.get('write') || this.health.fatal) return;
+    if (this.dataDir && this.freeBytes() < this.reopenNeeds()) return; // still full: try again later
+    const acknowledged = this.materializer.folded;
+    await this.health.drained();
+    await this.compactor.idle();
+    if (this.closed) return;
+    // Reads that begin meanwhile wait (whenOpen); scans already running end with LevelDB's
+    // not-open error, which clients get as a 503 with Retry-After (storageFailure).
+    let reopened = (): void => undefined;
+    this.reopening = new Promise<void>((r) => (reopened = r));
+    try {
+      await this.db.close();
+      await this.db.open();
+    } catch (err) {
+      this.health.fail('write', `reopening the store failed: ${describeStoreError(err)}`);
+      return;
+    } finally {
+      this.reopening = null;
+      reopened();
+    }
+    const durable = await this.materializer.reload();
+    this.materializer.forgetCached();
+    if (durable !== acknowledged) {
+      const what = durable > acknowledged ? `writes ${acknowledged + 1}..${durable} that were answered with an error` : `only up to ${durable}, but ${acknowledged} was acknowledged`;
+      this.health.fail('write', `after a failed write the store holds ${what}`, true);
+      return;
+    }
+    if (this.log instanceof LevelLog) await this.log.resume();
+    this.logger?.info({ folded: durable }, 'store reopened; its durable state matches every acknowledged write');
+    this.health.clear('write');
+  }
+
+  /** Bytes available to this process on the data dir's filesystem. */
+  private freeBytes(): number {
+    const s = statfsSync(this.dataDir);
+    return s.bavail * s.bsize;
+  }
+
+  /** What a reopen writes: LevelDB's write-ahead logs (replayed into a table) and a margin. */
+  private reopenNeeds(): number {
+    let bytes = REOPEN_MARGIN_BYTES;
+    const dir = `${this.dataDir}/db`;
+    for (const f of readdirSync(dir)) if (f.endsWith('.log')) bytes += statSync(`${dir}/${f}`).size;
+    return bytes;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.recoverTimer) clearTimeout(this.recoverTimer);
+    await this.recovering;
     this.compactor.stop();
     await this.tail?.stop();
     await this.log.close();

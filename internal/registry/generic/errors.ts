@@ -3,7 +3,7 @@
  * never look at storage codes.
  */
 import type { Verdict } from '../../storage/mvcc/fold.ts';
-import { StorageError } from '../../storage/errors.ts';
+import { StorageError, isStoreNotOpen } from '../../storage/errors.ts';
 import { ApiError, alreadyExists, conflict, notFound, serviceUnavailable, timeout, internalError, expired, type GroupResource } from '../../api/errors.ts';
 import { namespaceTerminating } from '../../admission/namespace-lifecycle.ts';
 
@@ -33,7 +33,7 @@ export function storageFailure(err: unknown): ApiError {
   if (err instanceof StorageError) {
     switch (err.code) {
       case 'unreachable':
-        return serviceUnavailable(`storage is unavailable: ${err.message}`);
+        return serviceUnavailable(`storage is unavailable: ${err.message}`, err.retryAfterSeconds);
       case 'timeout':
         return timeout(err.message);
       case 'expired':
@@ -42,5 +42,7 @@ export function storageFailure(err: unknown): ApiError {
         return internalError(err.message);
     }
   }
+  // A read that ran while the store was reopened: the next one is served (client-go retries it).
+  if (isStoreNotOpen(err)) return serviceUnavailable(`storage is unavailable: ${(err as Error).message}`, 1);
   return internalError(err instanceof Error ? err.message : String(err));
 }

@@ -402,6 +402,7 @@ export class GenericReader {
 
   /** A list of the latest state, from one snapshot of the o/ keys. */
   private async listLatest(prefix: string, start: string | undefined, page: Page, streamed: boolean): Promise<ListResult | ListStream> {
+    await this.storage.whenOpen();
     const db = this.storage.db;
     const base = prefix.slice(2);
     const snapshot = db.snapshot();
@@ -447,6 +448,7 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < rv) throw unknownError(FUTURE_REVISION_MESSAGE);
     }
+    await this.storage.whenOpen();
     const db = this.storage.db;
     const snapshot = db.snapshot();
     let owned = false;

@@ -11,6 +11,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
 import { writeBatch } from '../write-batch.ts';
 import type { FoldPositionedEvent } from './event.ts';
+import type { StoreHealth } from '../store-health.ts';
 import { startPartitionReader, foldEvent, type PartitionReader } from './kafka-reader.ts';
 
 export interface TailLogger {
@@ -18,11 +19,20 @@ export interface TailLogger {
   error(obj: object, msg: string): void;
 }
 
+/**
+ * How long one fetched batch waits for a store that refuses writes before kafkajs fetches it
+ * again (and logs the failure): under the consumer's 30 s session timeout (kafka-reader.ts), so
+ * the group does not evict a reader that is only waiting; a recovered store folds at once.
+ */
+const FOLD_WAIT_WRITABLE_MS = 20_000;
+
 export class KafkaTail {
   private reader: PartitionReader | null = null;
   private stopped = false;
+  /** Ends a fold's wait for the store (stop). */
+  private readonly stopping = new AbortController();
 
-  constructor(private readonly kafka: Kafka, private readonly topic: string, private readonly db: Db, private readonly m: Materializer, private readonly log: TailLogger, private readonly groupPrefix: string) {}
+  constructor(private readonly kafka: Kafka, private readonly topic: string, private readonly db: Db, private readonly m: Materializer, private readonly log: TailLogger, private readonly groupPrefix: string, private readonly health: StoreHealth) {}
 
   async start(): Promise<void> {
     this.reader = await startPartitionReader(this.kafka, {
@@ -64,12 +74,15 @@ export class KafkaTail {
       // ahead of this replica. Folding on would silently lose writes.
       this.log.error({ expected: this.m.folded + 1, got: events[0].offset }, 'log hole: events were deleted before this replica folded them');
     }
+    // The store refuses writes (disk full, failed write): wait a little for its recovery
+    // (Storage.recover), then let kafkajs fetch the batch again.
+    if (!(await this.health.whenWritable(FOLD_WAIT_WRITABLE_MS, this.stopping.signal))) throw this.health.refusal();
     const ops: BatchOp[] = [];
     const pending = await this.m.foldInto(events, ops);
     try {
-      await writeBatch(this.db, ops, false);
+      await this.health.guard(() => writeBatch(this.db, ops, false));
     } catch (err) {
-      await this.m.reload();
+      this.m.rollback();
       throw err; // kafkajs re-fetches the batch; the reader skips what was folded
     }
     this.m.commit(pending);
@@ -77,6 +90,7 @@ export class KafkaTail {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.reader?.stop();
     this.reader = null;
   }

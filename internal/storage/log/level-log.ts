@@ -13,6 +13,7 @@ import type { Db, BatchOp, Materializer } from '../mvcc/materializer.ts';
 import { logKey, fromHex16 } from '../keys.ts';
 import { StorageError } from '../errors.ts';
 import { writeBatch } from '../write-batch.ts';
+import { StoreHealth } from '../store-health.ts';
 
 /** 512 events x ~1 KiB keeps one batch well under LevelDB's 4 MiB write buffer. */
 export const MAX_BATCH_EVENTS = 512;
@@ -31,6 +32,8 @@ export interface LevelLogOptions {
   sync?: boolean;
   /** Metrics: each group commit's size and duration. */
   instruments?: LogInstruments;
+  /** The store's write state (store-health.ts), shared with the other writers of the store. */
+  health?: StoreHealth;
 }
 
 /** Offset of the last `l/` entry of an embedded log, -1 when empty (also for the offline tools). */
@@ -46,8 +49,11 @@ export class LevelLog implements EventLog {
   private closed = false;
   private idle: Promise<void> = Promise.resolve();
   private idleResolve: (() => void) | null = null;
+  private readonly health: StoreHealth;
 
-  private constructor(private readonly db: Db, private readonly sink: Materializer, private readonly opts: LevelLogOptions) {}
+  private constructor(private readonly db: Db, private readonly sink: Materializer, private readonly opts: LevelLogOptions) {
+    this.health = opts.health ?? new StoreHealth();
+  }
 
   /**
    * Open on a database whose materializer is already loaded. The log end is the folded offset + 1:
@@ -55,17 +61,26 @@ export class LevelLog implements EventLog {
    */
   static async open(db: Db, sink: Materializer, opts: LevelLogOptions = {}): Promise<LevelLog> {
     const log = new LevelLog(db, sink, opts);
-    const last = await lastLogOffset(db);
-    if (last !== sink.folded) {
-      throw new StorageError('corrupt', `embedded log ends at ${last} but the snapshot folded ${sink.folded}`);
-    }
-    log.next = last + 1;
+    await log.resume();
     if (log.next === 0) await log.append(genesisEvent(Date.now()));
     return log;
   }
 
+  /**
+   * Take the log's end from the store (at open, and after the store was reopened by recovery):
+   * the last `l/` entry, which must be the materializer's folded offset (same batch).
+   */
+  async resume(): Promise<void> {
+    const last = await lastLogOffset(this.db);
+    if (last !== this.sink.folded) {
+      throw new StorageError('corrupt', `embedded log ends at ${last} but the snapshot folded ${this.sink.folded}`);
+    }
+    this.next = last + 1;
+  }
+
   append(event: LogEvent): Promise<number> {
     if (this.closed) return Promise.reject(new StorageError('unreachable', 'log is closed'));
+    if (!this.health.writable) return Promise.reject(this.health.refusal());
     const bytes = encodeEvent(event);
     return new Promise((resolve, reject) => {
       this.queue.push({ event, bytes, resolve, reject });
@@ -89,6 +104,12 @@ export class LevelLog implements EventLog {
     try {
       while (this.queue.length) {
         const batch = this.takeBatch();
+        if (!this.health.writable) {
+          // Queued before the store stopped taking writes: refused, nothing of it was written.
+          const e = this.health.refusal();
+          for (const q of batch) q.reject(e);
+          continue;
+        }
         const ops: BatchOp[] = [];
         const positioned: PositionedEvent[] = [];
         let offset = this.next;
@@ -101,10 +122,12 @@ export class LevelLog implements EventLog {
         const startedAt = process.hrtime.bigint();
         try {
           pending = await this.sink.foldInto(positioned, ops);
-          await writeBatch(this.db, ops, this.opts.sync !== false);
+          await this.health.guard(() => writeBatch(this.db, ops, this.opts.sync !== false));
         } catch (err) {
-          // Nothing of this batch is durable: undo the in-memory fold and fail its writers.
-          await this.sink.reload().catch(() => undefined);
+          // This batch is not acknowledged: undo its in-memory fold (synchronously: nobody reads
+          // the key index without it) and fail its writers. A failed write also stops the store
+          // (health.guard): the batches queued behind it are refused by the check above.
+          this.sink.rollback();
           const e = err instanceof StorageError ? err : new StorageError('unreachable', `log write failed: ${(err as Error).message}`);
           for (const q of batch) q.reject(e);
           continue;

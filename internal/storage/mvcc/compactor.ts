@@ -21,6 +21,7 @@
  */
 import type { Db, BatchOp, Materializer, Change } from './materializer.ts';
 import { writeBatch } from '../write-batch.ts';
+import type { StoreHealth } from '../store-health.ts';
 import { hex16, fromHex16, objectPath, pathOfHistoryKey, rvOfHistoryKey, historyPrefixOf, META_COMPACTED } from '../keys.ts';
 
 /** Deletes per batch: small batches keep compaction from holding the write path. */
@@ -75,7 +76,7 @@ export class Compactor {
   private discovered = false;
   private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly db: Db, private readonly materializer: Materializer, private readonly windowMs: number, private readonly intervalMs: number) {}
+  constructor(private readonly db: Db, private readonly materializer: Materializer, private readonly windowMs: number, private readonly intervalMs: number, private readonly health?: StoreHealth) {}
 
   async start(): Promise<void> {
     const c = await this.db.get(META_COMPACTED);
@@ -95,6 +96,11 @@ export class Compactor {
   /** A create adds a version to an object with none (or after a tombstone, already marked). */
   private mark(changes: readonly Change[]): void {
     for (const c of changes) if (c.type !== 'ADDED') this.marked.add(objectPath(c.key));
+  }
+
+  /** Resolves when no pass is running (the store is about to be reopened). */
+  async idle(): Promise<void> {
+    await this.running;
   }
 
   /** Run one compaction pass (also used by tests). Concurrent calls share the pass in progress. */
@@ -140,6 +146,9 @@ export class Compactor {
 
   private async pass(now: number): Promise<void> {
     let todo: Set<string> | null = null;
+    // Compaction writes too: not while the store refuses writes, and through the same guard.
+    if (this.health && !this.health.writable) return;
+    const guard = <T>(write: () => Promise<T>): Promise<T> => (this.health ? this.health.guard(write) : write());
     try {
       const c = await this.windowStart(now);
       if (c <= this.compacted) return;
@@ -149,11 +158,12 @@ export class Compactor {
         for (const p of await this.discover()) todo.add(p);
         this.discovered = true;
       }
-      await this.db.put(META_COMPACTED, Buffer.from(hex16(c)), { sync: true });
+      await guard(() => this.db.put(META_COMPACTED, Buffer.from(hex16(c)), { sync: true }));
       this.compacted = c;
       let ops: BatchOp[] = [];
       const flush = async (): Promise<void> => {
-        if (ops.length) await writeBatch(this.db, ops, false);
+        const batch = ops;
+        if (batch.length) await guard(() => writeBatch(this.db, batch, false));
         ops = [];
       };
       const drop = (key: string): void => void ops.push({ type: 'del', key });

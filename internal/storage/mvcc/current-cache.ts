@@ -77,4 +77,10 @@ export class CurrentCache {
   get size(): number {
     return this.entries.size;
   }
+
+  /** Forget everything (the store was reopened and may hold other versions). */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
 }

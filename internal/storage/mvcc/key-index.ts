@@ -22,6 +22,8 @@ export interface Folded {
   key: ObjectKey;
   path: string;
   verdict: Verdict;
+  /** The entry before this event (what `restore` puts back to undo it). */
+  previous: IndexEntry | undefined;
 }
 
 export class KeyIndex {
@@ -63,6 +65,14 @@ export class KeyIndex {
   clear(): void {
     this.entries.clear();
     this.counted = null;
+  }
+
+  /** Undo an apply: put back the entry `path` had before it (undefined: it had none). */
+  restore(path: string, previous: IndexEntry | undefined): void {
+    const before = this.entries.size;
+    if (previous === undefined) this.entries.delete(path);
+    else this.entries.set(path, previous);
+    if (this.entries.size !== before) this.recount(path, this.entries.size - before);
   }
 
   /**
@@ -107,13 +117,14 @@ export class KeyIndex {
     if (event.op === 'GENESIS') return null;
     const key = eventKey(event);
     const path = objectPath(key);
-    const verdict = fold(offset, this.get(path), event, (ns) => this.get(namespacePath(ns)));
+    const previous = this.get(path);
+    const verdict = fold(offset, previous, event, (ns) => this.get(namespacePath(ns)));
     if (verdict.accepted) {
       const before = this.entries.size;
       if (verdict.op === 'DELETE') this.entries.delete(path);
       else this.entries.set(path, { rv: offset, uid: event.uid, deleting: event.deleting });
       if (this.entries.size !== before) this.recount(path, this.entries.size - before);
     }
-    return { key, path, verdict };
+    return { key, path, verdict, previous };
   }
 }

@@ -57,7 +57,8 @@ const INDEX_LOAD_BATCH = 4096;
 const INDEX_LOAD_BYTES = 1024 * 1024;
 
 export class Materializer {
-  private readonly index = new KeyIndex();
+  /** Replaced whole by reload (never emptied in place: readers of the index never see it half loaded). */
+  private index = new KeyIndex();
   private foldedOffset = -1;
   /** Offset already folded into a batch (may be ahead of foldedOffset while the batch is in flight). */
   private foldingOffset = -1;
@@ -67,6 +68,20 @@ export class Materializer {
   private closed = false;
   /** Second of the last time marker written (see compactor.ts). */
   private lastMarkerSecond = -1;
+  /** lastMarkerSecond as of the last commit (what rollback restores). */
+  private committedMarkerSecond = -1;
+  /**
+   * What the folds not committed yet changed in the key index, oldest first: the entry each
+   * accepted event replaced. rollback() puts them back newest first, synchronously, so a failed
+   * batch is undone without reading the store and without a moment where the index misses
+   * entries (a reload that emptied the index while it read i/ answered creates meanwhile with a
+   * wrong 404 `namespaces "default" not found` from namespace admission).
+   *
+   *   fold [CREATE ns/a@7, UPDATE ns/b@8]  →  undo [{a@7, none}, {b@8, b@3}]
+   *   rollback()                           →  b back to @3, a removed; undo []
+   *   commit(…8)                           →  undo []
+   */
+  private undo: { offset: number; path: string; previous: IndexEntry | undefined }[] = [];
   /**
    * Objects written by folds whose batch is not committed yet (path → latest version, null =
    * deleted). The o/ snapshot does not hold them yet, so a later event's previous version comes
@@ -91,7 +106,8 @@ export class Materializer {
   }
 
   private async load(): Promise<void> {
-    this.index.clear();
+    // Into a new index, swapped in once complete: the index in use stays whole meanwhile.
+    const index = new KeyIndex();
     // In bulk: one iterator read in batches of INDEX_LOAD_BATCH entries (one native call and one
     // promise per batch, not per key).
     // Values come as strings decoded by LevelDB's binding (no Buffer per entry) and stay text until
@@ -101,17 +117,21 @@ export class Materializer {
       for (;;) {
         const entries = await it.nextv(INDEX_LOAD_BATCH);
         if (!entries.length) break;
-        for (const [k, v] of entries) this.index.set(k.slice(INDEX_PREFIX.length), v);
+        for (const [k, v] of entries) index.set(k.slice(INDEX_PREFIX.length), v);
       }
     } finally {
       await it.close();
     }
+    let markerSecond = -1;
     for await (const v of this.db.values({ gte: 't/', lt: 't0', reverse: true, limit: 1 })) {
-      this.lastMarkerSecond = Math.floor(Number(v.toString()) / 1000);
+      markerSecond = Math.floor(Number(v.toString()) / 1000);
     }
     const f = await this.db.get(META_FOLDED);
+    this.index = index;
+    this.lastMarkerSecond = this.committedMarkerSecond = markerSecond;
     this.foldedOffset = f === undefined ? -1 : fromHex16(f.toString());
     this.foldingOffset = this.foldedOffset;
+    this.undo = [];
   }
 
   /** Last offset whose effects are durable and visible to readers. */
@@ -190,6 +210,12 @@ export class Materializer {
       this.verdictWaiters.delete(id);
       w.reject(err);
     }
+  }
+
+  /** Give up waiting for every verdict pending now (their events may still be folded later). */
+  cancelVerdicts(err: Error): void {
+    for (const w of this.verdictWaiters.values()) w.reject(err);
+    this.verdictWaiters.clear();
   }
 
   /** Resolves once `offset` is folded and visible; false on timeout. */
@@ -274,9 +300,10 @@ export class Materializer {
       }
       const folded = this.index.apply(offset, event);
       if (!folded) continue; // GENESIS
-      const { key, path, verdict } = folded;
+      const { key, path, verdict, previous } = folded;
       pending.verdicts.push({ id: event.id, verdict });
       if (!verdict.accepted) continue;
+      this.undo.push({ offset, path, previous });
       ops.push({ type: 'put', key: historyKey(key, offset), value: verdict.op === 'DELETE' ? Buffer.alloc(0) : verdict.object });
       const written = this.unflushed.get(path);
       const prev = verdict.op === 'CREATE' ? undefined : written ? written.object ?? undefined : stored.get(path);
@@ -300,6 +327,10 @@ export class Materializer {
     this.foldedOffset = pending.lastOffset;
     // o/ now holds these versions; keep only what later, still uncommitted folds wrote.
     for (const [path, w] of this.unflushed) if (w.offset <= pending.lastOffset) this.unflushed.delete(path);
+    let done = 0;
+    while (done < this.undo.length && this.undo[done].offset <= pending.lastOffset) done++;
+    this.undo.splice(0, done);
+    if (!this.undo.length) this.committedMarkerSecond = this.lastMarkerSecond;
     this.current.apply(pending.changes);
     for (const { id, verdict } of pending.verdicts) {
       const w = this.verdictWaiters.get(id);
@@ -328,10 +359,34 @@ export class Materializer {
     }
   }
 
-  /** The batch write failed: forget in-flight folds by reloading the durable index. */
-  async reload(): Promise<void> {
+  /**
+   * The batch write failed: forget every fold not committed yet (the failed batch and any folded
+   * after it, which were folded on its state), synchronously: the key index, the fold position and
+   * the time marker are back to the last commit. Their writers' verdicts stay pending; the caller
+   * fails them.
+   */
+  rollback(): void {
+    for (let i = this.undo.length - 1; i >= 0; i--) this.index.restore(this.undo[i].path, this.undo[i].previous);
+    this.undo = [];
     this.unflushed.clear();
+    this.foldingOffset = this.foldedOffset;
+    this.lastMarkerSecond = this.committedMarkerSecond;
+  }
+
+  /**
+   * Re-read the durable state (key index, folded offset) from the store, after it was reopened
+   * (Storage.recover). Uncommitted folds are forgotten; the index is swapped in whole once read.
+   * Returns the folded offset found on disk, which the caller compares with what was committed.
+   */
+  async reload(): Promise<number> {
+    this.rollback();
     await this.load();
+    return this.foldedOffset;
+  }
+
+  /** The memory copy of recently committed objects may no longer match the store: drop it. */
+  forgetCached(): void {
+    this.current.clear();
   }
 
   close(): void {
