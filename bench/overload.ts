@@ -18,16 +18,15 @@
  * on fresh data dirs, fsync on. Writes bench/results/overload-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { Agent, request } from 'undici';
-import { goEnv } from '../test/go-env.ts';
 import { buildIsFresh, nodeArgsFor } from '../test/server-command.ts';
 import { spawnApiServer, reportBenchFailure } from './server.ts';
-import { benchSession, endBench, installWatchdog, readRss, round, sleep, spawnTracked, writeResult } from './util.ts';
+import { buildLoadgen, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
+import { benchSession, endBench, installWatchdog, readRss, round, sleep, writeResult } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const { values: args } = parseArgs({
@@ -60,12 +59,6 @@ const refDir = resolve(args['reference-dir'] ?? [join(ROOT, '..', 'shared', 'ref
 installWatchdog(30 * 60_000);
 const { log, tmpRoot, machine } = benchSession('overload', args.keep!, cfg);
 
-interface TlsFiles {
-  server: string;
-  ca: string;
-  cert: string;
-  key: string;
-}
 interface Summary {
   n: number;
   p50: number;
@@ -96,42 +89,7 @@ interface OverloadOut {
 }
 
 let loadgenBin = '';
-function buildLoadgen(): void {
-  loadgenBin = join(tmpRoot, 'loadgen');
-  log('building bench/loadgen (Go)');
-  const r = spawnSync('go', ['build', '-o', loadgenBin, '.'], { cwd: join(ROOT, 'bench', 'loadgen'), env: goEnv(), stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error(`go build of bench/loadgen failed (${r.status ?? r.error})`);
-}
-
-function loadgen<T>(mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> {
-  return new Promise((resolveP, reject) => {
-    const proc = spawnTracked(loadgenBin, [JSON.stringify({ mode, ...tls, ...params })], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-    proc.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`loadgen ${mode} exited with ${code}: ${err.trim().slice(-2000)}`));
-      resolveP(JSON.parse(out) as T);
-    });
-  });
-}
-
-function tlsFromKubeconfig(kubeconfig: string, dir: string): TlsFiles {
-  const kc = parseYaml(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
-  };
-  mkdirSync(dir, { recursive: true });
-  const write = (name: string, b64: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, Buffer.from(b64, 'base64'), { mode: 0o600 });
-    return p;
-  };
-  const c = kc.clusters[0]!.cluster;
-  const u = kc.users[0]!.user;
-  return { server: c.server, ca: write('ca.crt', c['certificate-authority-data']), cert: write('admin.crt', u['client-certificate-data']), key: write('admin.key', u['client-key-data']) };
-}
+const loadgen = <T>(mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> => runLoadgen<T>(loadgenBin, mode, tls, params);
 
 /** TcpExt counters of /proc/net/netstat (system-wide). */
 function tcpExt(): Record<string, number> {
@@ -264,7 +222,7 @@ function table(rows: Record<string, any>[]): string {
 }
 
 try {
-  buildLoadgen();
+  loadgenBin = buildLoadgen(tmpRoot, 'loadgen', log);
   const rows: Record<string, unknown>[] = [];
   if (cfg.only !== 'kube') rows.push(await measure(launchThis));
   if (cfg.only !== 'this') rows.push(await measure(launchKube));
