@@ -44,8 +44,17 @@ function longRunningNonWatch(info: RequestInfo): boolean {
   return info.isResourceRequest && (info.verb === 'proxy' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }
 
+/** Responses the limiter refused (for apiserver_request_terminations_total). */
+const refused = new WeakSet<Res>();
+
+/** Whether the limiter answered this response 429 (kube counts those as terminations). */
+export function refusedBySelfDefense(res: Res): boolean {
+  return refused.has(res);
+}
+
 /** kube's tooManyRequests: Retry-After 1 and http.Error's text body. Drains the unread body. */
 function tooManyRequests(req: Req, res: Res): null {
+  refused.add(res);
   req.resume();
   sendText(res, 429, TOO_MANY, { 'Retry-After': '1' });
   return null;

@@ -33,7 +33,7 @@ import type { UserInfo } from '../api/types.ts';
 import { headerLines } from '../auth/headers.ts';
 import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsImpersonation, ImpersonationRequestError } from '../auth/impersonation.ts';
 import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
-import type { Release, RequestLimiter } from './flowcontrol-filter.ts';
+import { refusedBySelfDefense, type Release, type RequestLimiter } from './flowcontrol-filter.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -267,7 +267,7 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
     longRunning,
     watchKind: longRunning && served ? { group: info.group, version: info.version, kind: served.kind.kind } : undefined,
   });
-  res.once('close', () => tracker.done(res.statusCode));
+  res.once('close', () => tracker.done(res.statusCode, refusedBySelfDefense(res)));
 }
 
 /**

@@ -155,6 +155,12 @@ test('apiserver_flowcontrol_* metrics count the flood: rejections by reason, dis
   assert.ok(series(m, 'apiserver_flowcontrol_request_queue_length_after_enqueue_count').has(`${labels}}`), 'queue length histogram');
   assert.ok(series(m, 'apiserver_flowcontrol_work_estimated_seats_count').has(`${labels}}`), 'estimated seats histogram');
   assert.ok(series(m, 'apiserver_flowcontrol_current_r').has('{priority_level="workload-low"}'), 'current_r');
+  // Every 429 is also a termination in self-defense, and a request_total with code 429.
+  const posts = '{code="429",component="apiserver",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"}';
+  const rejectedPosts = series(m, 'apiserver_request_terminations_total').get(posts) ?? 0;
+  assert.ok(rejectedPosts > 0, 'terminations');
+  assert.is(series(m, 'apiserver_request_total').get('{code="429",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"}'), rejectedPosts);
+  assert.ok((series(m, 'apiserver_dropped_requests_total').get('{request_kind="mutating"}') ?? 0) >= rejectedPosts, 'dropped (mutating)');
   for (const name of ['apiserver_flowcontrol_rejected_requests_total', 'apiserver_flowcontrol_dispatched_requests_total', 'apiserver_flowcontrol_current_inqueue_requests', 'apiserver_flowcontrol_current_executing_requests', 'apiserver_flowcontrol_request_wait_duration_seconds', 'apiserver_flowcontrol_request_concurrency_limit']) {
     assert.match(m, new RegExp(`^# HELP ${name} \\[ALPHA\\] `, 'm'), name);
   }
