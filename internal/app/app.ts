@@ -46,7 +46,7 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
-import { maxInflight, priorityAndFairness, type RequestLimiter } from '../http/flowcontrol-filter.ts';
+import { holdDuringConnectionBursts, maxInflight, priorityAndFairness, type RequestLimiter } from '../http/flowcontrol-filter.ts';
 import { FlowController } from '../flowcontrol/controller.ts';
 import { MaxInflightLimiter } from '../flowcontrol/max-inflight.ts';
 import { WatchTracker, WorkEstimator } from '../flowcontrol/work-estimator.ts';
@@ -358,11 +358,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics,
     inflight,
     audit: auditor,
-    limiter: requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts())),
   };
+  const limiting = requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts()));
+  deps.limiter = limiting?.limiter;
   deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());
   const server = createServer(pki, createHandler(deps), tlsCas());
+  if (limiting?.controller) holdDuringConnectionBursts(server, (held) => limiting.controller!.holdDispatch(held));
   // A reloaded bundle: new connections are asked for the new CAs, and the ConfigMap follows.
   const bundles = [clientCA, requestHeader?.ca].filter((b): b is DynamicCaBundle => b instanceof DynamicCaBundle);
   for (const b of bundles) {
@@ -576,10 +578,10 @@ const OBJECT_COUNT_REFRESH_MS = 1000;
  * The request limiter the flags ask for: Priority and Fairness over the limits' sum, with kube's
  * queue wait limit of a quarter of the request timeout, or the max-in-flight filter.
  */
-function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): RequestLimiter | undefined {
+function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
   const readOnly = opts.maxRequestsInflight ?? 400;
   const mutating = opts.maxMutatingRequestsInflight ?? 200;
-  if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : maxInflight(new MaxInflightLimiter(readOnly, mutating));
+  if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };
   const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: REQUEST_TIMEOUT_MS / 4, observer: flowControlMetrics(metrics.registry) });
   let counts = new Map<string, number>();
   let countedAt = -Infinity;
@@ -592,7 +594,7 @@ function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: 
     return counts.get(groupResource);
   };
   const watches = new WatchTracker();
-  return priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: REQUEST_TIMEOUT_MS }), controller };
 }
 
 /** Go's listen backlog: /proc/sys/net/core/somaxconn (at most 65535), else 4096. */

@@ -230,4 +230,23 @@ test('FlowController: exempt requests run at once; a queued one is admitted when
   a.finish();
 });
 
+test('holdDispatch: while held, limited requests queue (429 once their queue is full) and exempt ones run; release dispatches', async () => {
+  const c = new FlowController({ serverConcurrencyLimit: 600, requestWaitLimitMs: 15_000, now: () => 0 });
+  const one = () => ({ initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
+  c.holdDispatch(true);
+  const admin = c.begin(digest('admin', ['system:masters']), one, false);
+  assert.is(admin.immediate, true);
+  const waiting = Array.from({ length: 300 }, () => c.begin(digest('alice', ['system:authenticated']), one, false));
+  assert.ok(waiting.every((t) => t.immediate === null), 'queued although 49 seats are free');
+  // alice's hand: 6 queues × 50 = 300 waiting; the next is refused at once.
+  const refused = c.begin(digest('alice', ['system:authenticated']), one, false);
+  assert.is(refused.immediate, false);
+  c.holdDispatch(false);
+  let admitted = 0;
+  for (const t of waiting) void t.admitted.then((ok) => ok && admitted++);
+  await new Promise((r) => setImmediate(r));
+  assert.is(admitted, 49, 'global-default has 49 seats');
+  assert.match(c.dumpPriorityLevels(), /^global-default, +\d+, +false, +false, +251, +49$/m);
+});
+
 test.run();

@@ -166,11 +166,16 @@ export class QueueSet {
   private enqueues = 0;
   private readonly hands = new Map<string, number[]>();
 
+  /**
+   * @param held while true, nothing new starts: the process is busy accepting connections (see
+   *   FlowController.holdDispatch); requests queue as if every seat were taken.
+   */
   constructor(
     readonly config: QueueSetConfig,
     private readonly dealer: Dealer | null,
     private readonly observer: FlowControlObserver,
     private readonly now: () => number,
+    private readonly held: () => boolean = () => false,
   ) {
     for (let i = 0; i < config.queues; i++) this.queues.push(new Queue(i));
     this.lastRealMs = now();
@@ -202,7 +207,7 @@ export class QueueSet {
     }
     const queue = this.queues[this.shuffleShard(fsName, distinguisher, hash)]!;
     this.rejectTimedOut(queue, nowMs);
-    if (this.totalSeatsInUse >= this.config.concurrencyLimit && queue.requests.length >= this.config.queueLengthLimit) {
+    if ((this.held() || this.totalSeatsInUse >= this.config.concurrencyLimit) && queue.requests.length >= this.config.queueLengthLimit) {
       this.boundNextDispatch(queue);
       this.observer.rejected(pl, fsName, 'queue-full');
       return { rejected: 'queue-full' };
@@ -327,11 +332,13 @@ export class QueueSet {
   }
 
   private canAccommodate(seats: number): boolean {
+    if (this.held()) return false;
     if (seats > this.config.concurrencyLimit) return this.totalExecuting === 0;
     return this.totalSeatsInUse + seats <= this.config.concurrencyLimit;
   }
 
-  private dispatchAsMuchAsPossible(): void {
+  /** Start what the free seats allow (after a hold ends). */
+  dispatchAsMuchAsPossible(): void {
     while (this.totalWaiting > 0 && this.totalSeatsInUse < this.config.concurrencyLimit && this.dispatchOne());
   }
 

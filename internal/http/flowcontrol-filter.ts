@@ -11,6 +11,7 @@
  * until the watch handler returns, having sent its headers and registered with the hub.
  */
 import type { IncomingMessage } from 'node:http';
+import type { EventEmitter } from 'node:events';
 import type { Http2ServerRequest } from 'node:http2';
 import type { UserInfo } from '../api/types.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
@@ -133,4 +134,47 @@ export function maxInflight(limiter: MaxInflightLimiter): RequestLimiter {
       return release;
     },
   };
+}
+
+/** How often the loop's lag and the accepted connections are looked at. */
+const TICK_MS = 25;
+/** Lag (ms behind the tick) above which a tick with accepted connections holds requests. */
+const HOLD_LAG_MS = 30;
+/** A hold lasts at most this long; then one tick without a hold before the next. */
+const MAX_HOLD_MS = 2000;
+
+/**
+ * Hold the start of limited requests while connections are being accepted and the event loop
+ * lags (see FlowController.holdDispatch). libuv (Node 20) accepts one connection per loop iteration:
+ * measured with a loop of 20 ms iterations, 48 accepts/s, and under 1,000 clients' creates the
+ * listen queue held ~600 connections draining at ~15/s, so most clients hit Go's 10 s TLS
+ * handshake timeout. While held, an iteration runs no new request (they queue, or get their 429
+ * when the queue is full), iterations are short and the listen queue drains. A tick (25 ms) that
+ * saw a connection accepted and a lag over 30 ms holds; a tick without either releases; a hold
+ * lasts 2 s at most, then one tick runs requests before the next, so a steady stream of new
+ * connections cannot stall requests.
+ */
+export function holdDuringConnectionBursts(server: EventEmitter, hold: (held: boolean) => void): { close(): void } {
+  let accepted = 0;
+  let holding = false;
+  let heldSince = 0;
+  server.on('connection', () => void accepted++);
+  let expected = performance.now() + TICK_MS;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const lag = now - expected;
+    expected = now + TICK_MS;
+    const burst = accepted > 0 && lag > HOLD_LAG_MS;
+    accepted = 0;
+    if (holding && (!burst || now - heldSince > MAX_HOLD_MS)) {
+      holding = false;
+      hold(false);
+    } else if (!holding && burst) {
+      holding = true;
+      heldSince = now;
+      hold(true);
+    }
+  }, TICK_MS);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
 }
