@@ -141,7 +141,7 @@ const TICK_MS = 25;
 /** Lag (ms behind the tick) above which a tick with accepted connections holds requests. */
 const HOLD_LAG_MS = 30;
 /** A hold lasts at most this long; then one tick without a hold before the next. */
-const MAX_HOLD_MS = 2000;
+const MAX_HOLD_MS = 5000;
 
 /**
  * Hold the start of limited requests while connections are being accepted and the event loop
@@ -150,9 +150,9 @@ const MAX_HOLD_MS = 2000;
  * listen queue held ~600 connections draining at ~15/s, so most clients hit Go's 10 s TLS
  * handshake timeout. While held, an iteration runs no new request (they queue, or get their 429
  * when the queue is full), iterations are short and the listen queue drains. A tick (25 ms) that
- * saw a connection accepted and a lag over 30 ms holds; a tick without either releases; a hold
- * lasts 2 s at most, then one tick runs requests before the next, so a steady stream of new
- * connections cannot stall requests.
+ * saw a connection accepted and a lag over 30 ms starts a hold; it lasts while every tick sees
+ * connections accepted, 5 s at most, then one tick runs requests before the next, so a steady
+ * stream of new connections cannot stall requests (APF's own wait limit is 15 s).
  */
 export function holdDuringConnectionBursts(server: EventEmitter, hold: (held: boolean) => void): { close(): void } {
   let accepted = 0;
@@ -164,12 +164,14 @@ export function holdDuringConnectionBursts(server: EventEmitter, hold: (held: bo
     const now = performance.now();
     const lag = now - expected;
     expected = now + TICK_MS;
-    const burst = accepted > 0 && lag > HOLD_LAG_MS;
+    // A hold starts on accepts with lag, and lasts while connections keep being accepted (short
+    // iterations then keep the lag low: it is the hold that keeps them short).
+    const accepting = accepted > 0;
     accepted = 0;
-    if (holding && (!burst || now - heldSince > MAX_HOLD_MS)) {
+    if (holding && (!accepting || now - heldSince > MAX_HOLD_MS)) {
       holding = false;
       hold(false);
-    } else if (!holding && burst) {
+    } else if (!holding && accepting && lag > HOLD_LAG_MS) {
       holding = true;
       heldSince = now;
       hold(true);
