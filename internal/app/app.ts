@@ -364,7 +364,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());
   const server = createServer(pki, createHandler(deps), tlsCas());
-  if (limiting?.controller) holdDuringConnectionBursts(server, (held) => limiting.controller!.holdDispatch(held));
+  const bursts = limiting?.controller ? holdDuringConnectionBursts(server, (held) => limiting.controller!.holdDispatch(held)) : null;
   // A reloaded bundle: new connections are asked for the new CAs, and the ConfigMap follows.
   const bundles = [clientCA, requestHeader?.ca].filter((b): b is DynamicCaBundle => b instanceof DynamicCaBundle);
   for (const b of bundles) {
@@ -443,6 +443,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await tokenAuth.close();
         await storage.close();
         metrics.close();
+        bursts?.close();
         auditor?.close();
         oidc?.close();
       })();
