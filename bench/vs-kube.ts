@@ -48,17 +48,16 @@
  * Prints a table and writes bench/results/vs-kube-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { ensurePki } from '../internal/auth/pki.ts';
-import { goEnv } from '../test/go-env.ts';
 import { buildIsFresh, nodeArgsFor } from '../test/server-command.ts';
 import { startCeilingServer } from './ceilings.ts';
+import { buildLoadgen as buildLoadgenBinary, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
-import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, procCpuMs, readRss, round, sleep, spawnTracked, writeResult } from './util.ts';
+import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, procCpuMs, readRss, round, sleep, writeResult } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -116,13 +115,6 @@ const { log, tmpRoot, machine } = benchSession('vs-kube', args.keep!, cfg);
 // ---------------------------------------------------------------------------------------------
 // the load generator
 
-interface TlsFiles {
-  server: string;
-  ca: string;
-  cert: string;
-  key: string;
-}
-
 interface Summary {
   n: number;
   p50: number;
@@ -178,48 +170,11 @@ interface WatchOut extends ClientUse {
 let loadgenBin = '';
 
 function buildLoadgen(): void {
-  loadgenBin = join(tmpRoot, 'vskube-loadgen');
-  log('building bench/loadgen (Go; modules through the Go proxy into .cache/go)');
-  const r = spawnSync('go', ['build', '-o', loadgenBin, '.'], { cwd: join(ROOT, 'bench', 'loadgen'), env: goEnv(), stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error(`go build of bench/loadgen failed (${r.status ?? r.error})`);
+  loadgenBin = buildLoadgenBinary(tmpRoot, 'vskube-loadgen', log);
 }
 
 /** Run the generator in one mode; resolves with its JSON result. */
-function loadgen<T>(mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> {
-  return new Promise((resolveP, reject) => {
-    const proc = spawnTracked(loadgenBin, [JSON.stringify({ mode, ...tls, ...params })], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-    proc.once('error', reject);
-    proc.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`loadgen ${mode} exited with ${code}: ${err.trim().slice(-2000)}`));
-      try {
-        resolveP(JSON.parse(out) as T);
-      } catch (e) {
-        reject(new Error(`loadgen ${mode}: unreadable output ${out.slice(0, 300)} (${(e as Error).message})`));
-      }
-    });
-  });
-}
-
-/** ca/cert/key of a kubeconfig (inline data, as both servers write them) into PEM files. */
-function tlsFromKubeconfig(kubeconfig: string, dir: string): TlsFiles {
-  const kc = parseYaml(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
-  };
-  const cluster = kc.clusters[0]!.cluster;
-  const user = kc.users[0]!.user;
-  mkdirSync(dir, { recursive: true });
-  const write = (name: string, b64: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, Buffer.from(b64, 'base64'), { mode: 0o600 });
-    return p;
-  };
-  return { server: cluster.server, ca: write('ca.crt', cluster['certificate-authority-data']), cert: write('admin.crt', user['client-certificate-data']), key: write('admin.key', user['client-key-data']) };
-}
+const loadgen = <T>(mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> => runLoadgen<T>(loadgenBin, mode, tls, params);
 
 const pkiTls = (server: string, pki: string): TlsFiles => ({ server, ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') });
 

@@ -13,6 +13,7 @@
  *        [--event-ttl 1h]   (Events are deleted this long after their last write)
  *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
  *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
+ *        [--max-requests-inflight 400] [--max-mutating-requests-inflight 200] [--enable-priority-and-fairness=true]
  *        [--livez-grace-period 0s]
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
@@ -45,7 +46,8 @@ import { parseCsv } from '../internal/auth/authn.ts';
 import { parseWebhookVersion } from '../internal/auth/token/webhook.ts';
 
 const { values } = parseArgs({
-  args: boolFlagValues(process.argv.slice(2), ['enable-bootstrap-token-auth']),
+  // A bare --enable-priority-and-fairness (default true) is its `=true` form, parsed by boolFlag.
+  args: boolFlagValues(process.argv.slice(2), ['enable-bootstrap-token-auth']).map((a) => (a === '--enable-priority-and-fairness' ? `${a}=true` : a)),
   options: {
     'data-dir': { type: 'string', default: './data' },
     'bind-address': { type: 'string', default: '127.0.0.1' },
@@ -113,6 +115,9 @@ const { values } = parseArgs({
     'service-account-max-token-expiration': { type: 'string', default: '0s' },
     'service-account-extend-token-expiration': { type: 'string', default: 'true' },
     'service-account-jwks-uri': { type: 'string' },
+    'max-requests-inflight': { type: 'string', default: '400' },
+    'max-mutating-requests-inflight': { type: 'string', default: '200' },
+    'enable-priority-and-fairness': { type: 'string', default: 'true' },
   },
   strict: true,
 });
@@ -173,6 +178,8 @@ const webhookVersion = (() => {
 // pflag's deprecation notice, on stderr, as kube-apiserver prints it.
 if (values['service-account-api-audiences']!.length) console.error('Flag --service-account-api-audiences has been deprecated, Use --api-audiences');
 const serviceAccountMaxTokenExpirationMs = durationFlag('service-account-max-token-expiration');
+const maxRequestsInflight = intFlag('max-requests-inflight');
+const maxMutatingRequestsInflight = intFlag('max-mutating-requests-inflight');
 
 const app = await startServer({
   featureGates,
@@ -194,6 +201,9 @@ const app = await startServer({
   eventTtlMs: parseDuration(values['event-ttl']!),
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
   shutdownDelayMs,
+  maxRequestsInflight,
+  maxMutatingRequestsInflight,
+  enablePriorityAndFairness: boolFlag('enable-priority-and-fairness'),
   runtimeConfig: values['runtime-config']!.join(','),
   authorizationModes,
   anonymousAuth: boolFlag('anonymous-auth'),
@@ -237,7 +247,7 @@ const app = await startServer({
 });
 
 /** A boolean flag given as `--flag=false` (pflag's strconv.ParseBool). */
-function boolFlag(flag: 'anonymous-auth' | 'service-account-lookup' | 'service-account-extend-token-expiration'): boolean {
+function boolFlag(flag: 'anonymous-auth' | 'service-account-lookup' | 'service-account-extend-token-expiration' | 'enable-priority-and-fairness'): boolean {
   const v = values[flag]!;
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
@@ -260,7 +270,7 @@ function stringSliceFlag(flag: 'requestheader-allowed-names' | 'requestheader-us
 }
 
 /** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */
-function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize'): number {
+function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize' | 'max-requests-inflight' | 'max-mutating-requests-inflight'): number {
   const text = values[flag]!;
   if (!/^[+-]?\d+$/.test(text)) {
     console.error(`Error: invalid argument "${text}" for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);

@@ -15,6 +15,8 @@
 //	list     LIST `path` `runs` times, unpaged (limit 0) or paged with `limit` following continue
 //	watch    `watchers` watches of one namespace (h2, `streamsPerConn` streams per connection) while
 //	         a paced writer creates `rate` ConfigMaps/s in it; delivery = receive − writer's ack
+//	overload bench/overload.ts: N connections of creates by a non-exempt user, admin and health
+//	         probes beside them (overload.go)
 //	readyz   poll /readyz (fresh TLS connection each time) until 200; prints the CLOCK_MONOTONIC
 //	         time of that answer, the clock Node's process.hrtime reads, so the bench can subtract
 //	         its own spawn time
@@ -81,6 +83,10 @@ type Config struct {
 
 	IntervalMs int `json:"intervalMs"`
 	TimeoutMs  int `json:"timeoutMs"`
+
+	// overload mode (overload.go): the load's bearer token, the admin/health probe period.
+	Token           string `json:"token"`
+	ProbeIntervalMs int    `json:"probeIntervalMs"`
 }
 
 var startedAt = time.Now()
@@ -111,6 +117,8 @@ func main() {
 		out, err = watch(cfg, tlsCfg)
 	case "readyz":
 		out, err = readyz(cfg, tlsCfg)
+	case "overload":
+		out, err = overload(cfg, tlsCfg)
 	default:
 		err = fmt.Errorf("unknown mode %q", cfg.Mode)
 	}

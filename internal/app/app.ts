@@ -46,6 +46,11 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
+import { holdDuringConnectionBursts, maxInflight, priorityAndFairness, type RequestLimiter } from '../http/flowcontrol-filter.ts';
+import { FlowController } from '../flowcontrol/controller.ts';
+import { MaxInflightLimiter } from '../flowcontrol/max-inflight.ts';
+import { WatchTracker, WorkEstimator } from '../flowcontrol/work-estimator.ts';
+import { flowControlMetrics } from '../metrics/flowcontrol-metrics.ts';
 import { runtimeConfig, servedKinds } from './runtime-config.ts';
 import { readFileSync } from 'node:fs';
 import { Auditor } from '../audit/auditor.ts';
@@ -111,6 +116,15 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /**
+   * --max-requests-inflight (400) and --max-mutating-requests-inflight (200): with Priority and
+   * Fairness their sum is the server's concurrency limit, shared out among the priority levels;
+   * without it, the two limits of the max-in-flight filter. 0 = unlimited (max-in-flight only).
+   */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** --enable-priority-and-fairness (default true); false: the max-in-flight filter instead. */
+  enablePriorityAndFairness?: boolean;
   /** --authorization-mode (default RBAC), checked by parseAuthorizationModes. */
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true): requests without credentials are system:anonymous. */
@@ -350,9 +364,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inflight,
     audit: auditor,
   };
+  const limiting = requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts()));
+  deps.limiter = limiting?.limiter;
   deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());
   const server = createServer(pki, createHandler(deps), tlsCas());
+  const bursts = limiting?.controller ? holdDuringConnectionBursts(server, (held) => limiting.controller!.holdDispatch(held)) : null;
   // A reloaded bundle: new connections are asked for the new CAs, and the ConfigMap follows.
   const bundles = [clientCA, requestHeader?.ca].filter((b): b is DynamicCaBundle => b instanceof DynamicCaBundle);
   for (const b of bundles) {
@@ -363,7 +380,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     b.start();
   }
-  server.listen(opts.securePort, opts.bindAddress);
+  // Go's listen backlog (the kernel's somaxconn) rather than Node's 511: connections that arrive in a
+  // burst wait to be accepted, and then get an answer (a 429 at worst), instead of a reset.
+  server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog() });
   await once(server, 'listening');
   phase('listen');
   const port = (server.address() as AddressInfo).port;
@@ -429,6 +448,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await tokenAuth.close();
         await storage.close();
         metrics.close();
+        bursts?.close();
         auditor?.close();
         oidc?.close();
       })();
@@ -555,6 +575,45 @@ function openAuditor(opts: ServerOptions): Auditor | undefined {
  * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
  * GroupResource.String()).
  */
+/** kube's --request-timeout default: how long a queued request may wait at most (its deadline). */
+const REQUEST_TIMEOUT_MS = 60_000;
+/** How often the LIST work estimator's object counts are refreshed (kube: every minute). */
+const OBJECT_COUNT_REFRESH_MS = 1000;
+
+/**
+ * The request limiter the flags ask for: Priority and Fairness over the limits' sum, with kube's
+ * queue wait limit of a quarter of the request timeout, or the max-in-flight filter.
+ */
+function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
+  const readOnly = opts.maxRequestsInflight ?? 400;
+  const mutating = opts.maxMutatingRequestsInflight ?? 200;
+  if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };
+  const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: REQUEST_TIMEOUT_MS / 4, observer: flowControlMetrics(metrics.registry) });
+  let counts = new Map<string, number>();
+  let countedAt = -Infinity;
+  const objectCount = (groupResource: string): number | undefined => {
+    const now = performance.now();
+    if (now - countedAt > OBJECT_COUNT_REFRESH_MS) {
+      counts = objectCounts();
+      countedAt = now;
+    }
+    return counts.get(groupResource);
+  };
+  const watches = new WatchTracker();
+  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: REQUEST_TIMEOUT_MS }), controller };
+}
+
+/** Go's listen backlog: /proc/sys/net/core/somaxconn (at most 65535), else 4096. */
+function listenBacklog(): number {
+  try {
+    const n = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim());
+    if (Number.isInteger(n) && n > 0) return Math.min(n, 65535);
+  } catch {
+    // not Linux: Go's default
+  }
+  return 4096;
+}
+
 function storageObjectCounts(byPath: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
   for (const [path, n] of byPath) {

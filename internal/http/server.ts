@@ -1,6 +1,7 @@
 /**
  * The HTTPS server (HTTP/2 with HTTP/1.1 fallback on one port) and the request filter chain, in
- * execution order: request id → body limit → authentication → request info → authorization →
+ * execution order: request id → body limit → authentication → request info → audit →
+ * impersonation → priority and fairness (flowcontrol-filter.ts) → authorization →
  * route (discovery / health / resources). Every failure leaves as a Status; a thrown non-API error
  * is a 500 logged with its request id, and never takes the process down.
  */
@@ -18,7 +19,7 @@ import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { PROTOBUF } from './protobuf.ts';
-import { sendError, sendJson, sendProtobuf, sendText, sendPageNotFound, type Res } from './respond.ts';
+import { sendError, sendJson, sendProtobuf, sendText, sendSniffedText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
@@ -32,6 +33,7 @@ import type { UserInfo } from '../api/types.ts';
 import { headerLines } from '../auth/headers.ts';
 import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsImpersonation, ImpersonationRequestError } from '../auth/impersonation.ts';
 import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
+import { refusedBySelfDefense, type Release, type RequestLimiter } from './flowcontrol-filter.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -57,6 +59,8 @@ export interface ServerDeps {
   audit?: Auditor;
   /** ServiceAccount issuer discovery documents (absent: the routes are not installed, 404). */
   openIdDiscovery?: OpenIdDiscovery;
+  /** Priority and Fairness or max-in-flight (flowcontrol-filter.ts); absent: nothing is limited. */
+  limiter?: RequestLimiter;
 }
 
 
@@ -115,6 +119,7 @@ export function createHandler(deps: ServerDeps) {
     let bodyPromise: Promise<Buffer> | null = null;
     let audited: AuditedRequest | null = null;
     const body = () => (bodyPromise ??= readBody(req, MAX_BODY_BYTES));
+    let release: Release | null = null;
     try {
       // Authentication
       const peer = peerOf(req);
@@ -148,6 +153,12 @@ export function createHandler(deps: ServerDeps) {
       user = acting;
       if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
       if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
+      // Priority and fairness (or max-in-flight): run, wait in a queue, or a 429 sent here.
+      if (deps.limiter) {
+        const admitted = deps.limiter.admit(req, res, info, user, url.searchParams);
+        release = admitted instanceof Promise ? await admitted : admitted;
+        if (!release) return;
+      }
       // Authorization
       if (user) {
         const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
@@ -194,6 +205,8 @@ export function createHandler(deps: ServerDeps) {
       if (e.code === 413 && 'stream' in req === false) res.setHeader('Connection', 'close');
       const accept = req.headers.accept;
       sendError(res, e, {}, Array.isArray(accept) ? accept[0] : accept);
+    } finally {
+      release?.();
     }
   };
 }
@@ -254,7 +267,7 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
     longRunning,
     watchKind: longRunning && served ? { group: info.group, version: info.version, kind: served.kind.kind } : undefined,
   });
-  res.once('close', () => tracker.done(res.statusCode));
+  res.once('close', () => tracker.done(res.statusCode, refusedBySelfDefense(res)));
 }
 
 /**
@@ -277,6 +290,8 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
     return;
   }
   if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
+  const dump = deps.limiter?.debugDump?.(path, q);
+  if (dump != null) return sendSniffedText(res, 200, dump);
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];

@@ -40,8 +40,11 @@ export interface RequestLabels {
 
 /** What a request in flight reports when it ends. */
 export interface RequestTracker {
-  /** The response is complete (or the connection closed): record the request with this code. */
-  done(code: number): void;
+  /**
+   * The response is complete (or the connection closed): record the request with this code;
+   * `terminated`: the server refused it in self-defense (a 429 of the request limiter).
+   */
+  done(code: number, terminated?: boolean): void;
 }
 
 /** Live values of the storage and watch layers, read at scrape time. */
@@ -91,6 +94,8 @@ export class ApiMetrics {
   private readonly longRunningOld?: Gauge<string>;
   private readonly registeredWatchers?: Gauge<string>;
   private readonly currentInflight: Gauge<string>;
+  private readonly dropped?: Counter<string>;
+  private readonly terminations?: Counter<string>;
   private readonly batchEvents: Histogram<string>;
   private readonly batchSeconds: Histogram<string>;
   private readonly webhookDuration?: Histogram<string>;
@@ -108,6 +113,9 @@ export class ApiMetrics {
     this.longRunningOld = this.gauge({ name: 'apiserver_longrunning_gauge', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, [...LONGRUNNING_LABELS]);
     this.registeredWatchers = this.gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, ['group', 'version', 'kind']);
     this.currentInflight = this.gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', stabilityLevel: 'STABLE' }, ['request_kind'])!;
+    // Requests the limiter refused (kube's RecordDroppedRequest and RecordRequestTermination).
+    this.dropped = this.counter({ name: 'apiserver_dropped_requests_total', help: "Number of requests dropped with 'Try again later' response. Use apiserver_request_total and/or apiserver_request_terminations_total metrics instead.", stabilityLevel: 'ALPHA', deprecatedVersion: '1.24.0' }, ['request_kind']);
+    this.terminations = this.counter({ name: 'apiserver_request_terminations_total', help: 'Number of requests which apiserver terminated in self-defense.', stabilityLevel: 'ALPHA' }, [...LONGRUNNING_LABELS, 'code']);
     this.gauge({ name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind.', stabilityLevel: 'STABLE' }, ['resource'], (g) => {
       g.reset();
       for (const [resource, n] of this.sources?.objectCounts() ?? []) g.set({ resource }, n);
@@ -215,9 +223,13 @@ export class ApiMetrics {
     }
     let ended = false;
     return {
-      done: (code: number) => {
+      done: (code: number, terminated?: boolean) => {
         if (ended) return;
         ended = true;
+        if (terminated) {
+          this.dropped?.inc({ request_kind: opts.kind });
+          if (lr) this.terminations?.inc({ code: String(code), ...lr });
+        }
         if (opts.longRunning) {
           if (lr) {
             this.longRunning.dec(lr);

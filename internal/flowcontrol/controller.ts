@@ -1,0 +1,253 @@
+/**
+ * API Priority and Fairness (kube-apiserver 1.24's default request limiter,
+ * k8s.io/apiserver pkg/util/flowcontrol): classify each request into a FlowSchema and its priority
+ * level, then let it run, queue or be rejected by that level's queue set. The server's concurrency
+ * limit (--max-requests-inflight + --max-mutating-requests-inflight, 600 by default) is shared out
+ * among the limited levels by their assured concurrency shares, rounded up: global-default
+ * 600 × 20 / 245 → 49 seats, workload-low 245, catch-all 13. The exempt level (system:masters, and
+ * the probes on /healthz, /readyz, /livez) is never limited.
+ */
+import { randomUUID } from 'node:crypto';
+import { FLOW_SCHEMAS, PRIORITY_LEVELS, type FlowSchemaSpec, type PriorityLevelSpec } from './bootstrap.ts';
+import { matchesFlowSchema, type RequestDigest } from './match.ts';
+import { QueueSet, type FlowControlObserver, type QueuedRequest, type RequestDescription, type WorkEstimate } from './queue-set.ts';
+import { Dealer, hashFlowId } from './shuffle-sharding.ts';
+import { tabwrite } from './tabwriter.ts';
+
+export interface FlowControlOptions {
+  /** The server's concurrency limit: --max-requests-inflight + --max-mutating-requests-inflight. */
+  serverConcurrencyLimit: number;
+  /** How long a request may wait in a queue (kube: --request-timeout / 4, 15 s). */
+  requestWaitLimitMs: number;
+  observer?: FlowControlObserver;
+  /** Clock in ms (tests). */
+  now?: () => number;
+}
+
+/** The FlowSchema and priority level a request was classified into, with the uids kube reports. */
+export interface Classification {
+  flowSchema: string;
+  flowSchemaUid: string;
+  priorityLevel: string;
+  priorityLevelUid: string;
+}
+
+/**
+ * A request's way through the limiter. `admitted` settles true when it may run (at once for exempt
+ * requests and free seats), false when it is rejected (429); a waiting request leaves its queue on
+ * `cancel()`. After it ran, `finish()` releases its seats (exactly once; later calls are ignored).
+ */
+export interface Ticket {
+  readonly classification: Classification;
+  readonly admitted: Promise<boolean>;
+  /** Set synchronously when known at once (the common, unqueued case). */
+  readonly immediate: boolean | null;
+  cancel(): void;
+  finish(): void;
+}
+
+interface Level {
+  spec: PriorityLevelSpec;
+  uid: string;
+  /** Absent for the exempt level. */
+  queues: QueueSet | null;
+}
+
+const NOOP_OBSERVER: FlowControlObserver = {
+  concurrencyLimit() {}, rejected() {}, dispatched() {}, inQueue() {}, executing() {}, seatsInUse() {}, queueLengthAfterEnqueue() {},
+  waitDuration() {}, executionDuration() {}, estimatedSeats() {}, currentR() {}, dispatchR() {},
+};
+
+export class FlowController {
+  private readonly levels = new Map<string, Level>();
+  private readonly schemas: { spec: FlowSchemaSpec; uid: string }[];
+  private readonly observer: FlowControlObserver;
+  private readonly now: () => number;
+  private holding = false;
+
+  constructor(opts: FlowControlOptions) {
+    this.observer = opts.observer ?? NOOP_OBSERVER;
+    this.now = opts.now ?? (() => performance.now());
+    // kube's uids are those of the objects in etcd; these are this process's, stable while it runs.
+    this.schemas = FLOW_SCHEMAS.map((spec) => ({ spec, uid: randomUUID() }));
+    const shareSum = PRIORITY_LEVELS.reduce((s, pl) => s + (pl.assuredConcurrencyShares ?? 0), 0);
+    for (const spec of PRIORITY_LEVELS) {
+      let queues: QueueSet | null = null;
+      if (spec.type === 'Limited') {
+        const limit = Math.ceil((opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const q = spec.queuing;
+        queues = new QueueSet(
+          { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: q?.queueLengthLimit ?? 0, requestWaitLimitMs: opts.requestWaitLimitMs, concurrencyLimit: limit },
+          q ? new Dealer(q.queues, q.handSize) : null,
+          this.observer,
+          this.now,
+          () => this.holding,
+        );
+        this.observer.concurrencyLimit(spec.name, limit);
+      }
+      this.levels.set(spec.name, { spec, uid: randomUUID(), queues });
+    }
+  }
+
+  /**
+   * Hold (true) or resume (false) the start of limited requests. Not kube's: a Node server does
+   * TLS handshakes and requests on one thread, and a burst of connections (2,000 clients at once)
+   * was starved by the requests of those already connected until Go's 10 s handshake timeout hit
+   * (measured: ~1,500 of 2,000 first handshakes). While held, limited requests wait in their queues
+   * and one arriving at a full queue gets its 429 at once, so the handshakes get the CPU and every
+   * client gets an answer; exempt requests still run.
+   */
+  holdDispatch(hold: boolean): void {
+    if (this.holding === hold) return;
+    this.holding = hold;
+    if (!hold) for (const l of this.levels.values()) l.queues?.dispatchAsMuchAsPossible();
+  }
+
+  /** The concurrency limit of each limited level (request_concurrency_limit). */
+  concurrencyLimits(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [name, l] of this.levels) if (l.queues) out.set(name, l.queues.config.concurrencyLimit);
+    return out;
+  }
+
+  /** The first FlowSchema in matching order that matches (catch-all when none does). */
+  classify(d: RequestDigest): { schema: FlowSchemaSpec; schemaUid: string; level: Level } {
+    const found = this.schemas.find((s) => matchesFlowSchema(d, s.spec)) ?? this.schemas.find((s) => s.spec.name === 'catch-all')!;
+    return { schema: found.spec, schemaUid: found.uid, level: this.levels.get(found.spec.priorityLevel)! };
+  }
+
+  /**
+   * A request arrives: classify it, then run it, queue it or reject it. `estimate` gives its seats
+   * once its level is known (kube's work estimator); `watch` marks a watch, which holds its seat only
+   * while it starts.
+   */
+  begin(d: RequestDigest, estimate: (flowSchema: string, priorityLevel: string) => WorkEstimate, watch: boolean): Ticket {
+    const { schema, schemaUid, level } = this.classify(d);
+    const classification: Classification = { flowSchema: schema.name, flowSchemaUid: schemaUid, priorityLevel: level.spec.name, priorityLevelUid: level.uid };
+    const pl = level.spec.name;
+    const fs = schema.name;
+    if (!level.queues) {
+      this.observer.dispatched(pl, fs);
+      const started = this.now();
+      let done = false;
+      return {
+        classification, admitted: Promise.resolve(true), immediate: true, cancel() {},
+        finish: () => {
+          if (done) return;
+          done = true;
+          this.observer.executionDuration(pl, fs, watch, (this.now() - started) / 1000);
+        },
+      };
+    }
+    const queues = level.queues;
+    let distinguisher = '';
+    let hash = 0n;
+    if (queues.config.queues > 1) {
+      distinguisher = schema.distinguisherMethod === 'ByUser' ? d.user.username : schema.distinguisherMethod === 'ByNamespace' ? d.namespace : '';
+      hash = hashFlowId(fs, distinguisher);
+    }
+    const work = estimate(fs, pl);
+    this.observer.estimatedSeats(pl, fs, Math.max(work.initialSeats, work.finalSeats));
+    const arrived = this.now();
+    const started = queues.start(fs, distinguisher, hash, work, describe(d));
+    if ('rejected' in started) return { classification, admitted: Promise.resolve(false), immediate: false, cancel() {}, finish() {} };
+    const req = started.request;
+    let executed = false;
+    let startedAt = 0;
+    const onDecision = (dec: string): boolean => {
+      // kube observes the wait of every limited request, dispatched at once or not.
+      this.observer.waitDuration(pl, fs, dec === 'execute', (this.now() - arrived) / 1000);
+      if (dec !== 'execute') return false;
+      this.observer.dispatched(pl, fs);
+      executed = true;
+      startedAt = this.now();
+      return true;
+    };
+    const immediate = req.decision === 'execute' ? onDecision('execute') : null;
+    return {
+      classification,
+      admitted: immediate !== null ? Promise.resolve(immediate) : req.decided.then(onDecision),
+      immediate,
+      cancel: () => req.cancel(),
+      finish: () => {
+        if (!executed) return;
+        executed = false;
+        this.observer.executionDuration(pl, fs, watch, (this.now() - startedAt) / 1000);
+        req.finish();
+      },
+    };
+  }
+
+  /** /debug/api_priority_and_fairness/dump_priority_levels: one row per level. */
+  dumpPriorityLevels(): string {
+    const rows = [row('PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests')];
+    for (const [name, l] of this.levels) {
+      const q = l.queues;
+      if (!q) rows.push(row(name, '<none>', '<none>', '<none>', '<none>', '<none>'));
+      else rows.push(row(name, String(q.queues.filter((x) => x.requests.length > 0).length), String(q.idle), 'false', String(q.totalWaiting), String(q.totalExecuting)));
+    }
+    return tabwrite(rows.map((r) => r + '\n').join(''));
+  }
+
+  /** /debug/api_priority_and_fairness/dump_queues: one row per queue of every level. */
+  dumpQueues(): string {
+    const rows = [row('PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum')];
+    for (const [name, l] of this.levels) {
+      if (!l.queues) {
+        rows.push(row(name, ...Array<string>(8).fill('<none>')));
+        continue;
+      }
+      l.queues.queues.forEach((q, i) => rows.push(row(name, String(i), String(q.requests.length), String(q.requestsExecuting), String(q.seatsInUse), seatSeconds(q.nextDispatchR), String(q.initialSeatsSum), String(q.maxSeatsSum), seatSeconds(q.totalWorkSum))));
+    }
+    return tabwrite(rows.map((r) => r + '\n').join(''));
+  }
+
+  /** /debug/api_priority_and_fairness/dump_requests: one row per waiting request. */
+  dumpRequests(includeDetails: boolean): string {
+    let header = row('PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency');
+    if (includeDetails) header += ',\t' + row('UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource');
+    const rows = [header];
+    const wallOffset = Date.now() - this.now();
+    for (const [name, l] of this.levels) {
+      if (!l.queues) continue;
+      l.queues.queues.forEach((q, iq) =>
+        q.requests.forEach((r: QueuedRequest, ir) => {
+          let line = row(name, r.fsName, String(iq), String(ir), r.flowDistinguisher, rfc3339Nano(wallOffset + r.arrivalMs), String(r.work.initialSeats), String(r.work.finalSeats), goDuration(r.work.additionalLatencyMs));
+          if (includeDetails) {
+            const x = r.description;
+            line += ',\t' + row(x.userName, x.verb, x.path, x.namespace, x.name, x.apiVersion, x.resource, x.subresource);
+          }
+          rows.push(line);
+        }),
+      );
+    }
+    return tabwrite(rows.map((r) => r + '\n').join(''));
+  }
+}
+
+function describe(d: RequestDigest & { version?: string }): RequestDescription {
+  const apiVersion = d.group ? `${d.group}/${d.version ?? ''}` : (d.version ?? '');
+  return { userName: d.user.username, verb: d.verb, path: d.path, namespace: d.namespace, name: d.name, apiVersion, resource: d.resource, subresource: d.subresource };
+}
+
+const row = (...columns: string[]): string => columns.join(',\t');
+
+/** kube's SeatSeconds.String: fixed point with 8 decimals and the `ss` unit. */
+export function seatSeconds(x: number): string {
+  const scaled = Math.max(0, Math.round(x * 1e8));
+  return `${Math.floor(scaled / 1e8)}.${String(scaled % 1e8).padStart(8, '0')}ss`;
+}
+
+/** Go's time.Duration.String for whole-ish millisecond values (0s, 5ms, 1.5s). */
+function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${+ms.toFixed(6)}ms`;
+  return `${+(ms / 1000).toFixed(9)}s`;
+}
+
+/** RFC 3339 with nanoseconds as Go formats it (trailing zeros of the fraction dropped). */
+function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.678Z
+  const frac = iso.slice(20, 23).replace(/0+$/, '');
+  return iso.slice(0, 19) + (frac ? `.${frac}` : '') + 'Z';
+}
