@@ -17,6 +17,7 @@ import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
+import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path.ts';
 import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendProtobuf, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
@@ -101,6 +102,8 @@ export function createHandler(deps: ServerDeps) {
   const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
   const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
+    const target = requestTarget(req, res);
+    if (!target) return;
     // kube's WithAuditID: a client-chosen Audit-ID is kept, else a new one.
     const given = req.headers['audit-id'];
     const requestId = (Array.isArray(given) ? given[0] : given) || randomUUID();
@@ -109,8 +112,8 @@ export function createHandler(deps: ServerDeps) {
     // one (shutdown ends watches itself).
     const inflightEnd = deps.inflight?.begin();
     if (inflightEnd) res.once('close', inflightEnd);
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const path = url.pathname;
+    const url = { searchParams: target.query };
+    const path = target.path;
     const method = (req.method ?? 'GET').toUpperCase();
     let bodyPromise: Promise<Buffer> | null = null;
     let audited: AuditedRequest | null = null;
@@ -196,6 +199,22 @@ export function createHandler(deps: ServerDeps) {
       sendError(res, e, {}, Array.isArray(accept) ? accept[0] : accept);
     }
   };
+}
+
+/**
+ * The request's path and query as kube reads them (path.ts); a target Go's server refuses (a
+ * malformed %-escape in the path) gets its plain-text 400 and a closed connection (null).
+ */
+function requestTarget(req: Req, res: Res): RequestTarget | null {
+  try {
+    return parseRequestTarget(req.url ?? '/');
+  } catch (e) {
+    if (!(e instanceof BadRequestTarget)) throw e;
+    if (!('stream' in req)) res.setHeader('Connection', 'close');
+    sendText(res, 400, '400 Bad Request');
+    req.resume();
+    return null;
+  }
 }
 
 /**
