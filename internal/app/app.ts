@@ -111,6 +111,10 @@ export interface ServerOptions {
    * this long before the listener closes (default 0).
    */
   shutdownDelayMs?: number;
+  /** --request-timeout: the longest a non-watch request may take (default 60 s; http/timeout.ts). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout (seconds, default 1800): a watch without timeoutSeconds ends after [min, 2·min). */
+  minRequestTimeoutS?: number;
   /** --authorization-mode (default RBAC), checked by parseAuthorizationModes. */
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true): requests without credentials are system:anonymous. */
@@ -344,6 +348,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics,
     inflight,
     audit: auditor,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    minRequestTimeoutS: opts.minRequestTimeoutS,
   };
   deps.openIdDiscovery = saTokens.discovery(() => deps.advertiseAddress, log);
   const tlsCas = (): string[] => [...clientCA.certificates, ...(requestHeader?.ca.certificates ?? [])].map((c) => c.toString());

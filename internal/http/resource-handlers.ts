@@ -137,7 +137,7 @@ function checkKey(info: RequestInfo): void {
 }
 
 export class ResourceHandlers {
-  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number) {}
+  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number, private readonly minRequestTimeoutS?: number) {}
 
   /** Resolve the kind of a resource request; 404 for unknown resources or wrong scope. */
   resolve(info: RequestInfo): ServedKind {
@@ -279,7 +279,7 @@ export class ResourceHandlers {
         return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }

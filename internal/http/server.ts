@@ -18,6 +18,7 @@ import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path.ts';
+import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
 import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendProtobuf, sendText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
@@ -58,6 +59,10 @@ export interface ServerDeps {
   audit?: Auditor;
   /** ServiceAccount issuer discovery documents (absent: the routes are not installed, 404). */
   openIdDiscovery?: OpenIdDiscovery;
+  /** --request-timeout in ms (timeout.ts; default 60 s). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after [min, 2·min). */
+  minRequestTimeoutS?: number;
 }
 
 
@@ -99,7 +104,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 }
 
 export function createHandler(deps: ServerDeps) {
-  const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
+  const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded, deps.minRequestTimeoutS ?? DEFAULT_MIN_REQUEST_TIMEOUT_S);
   const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
     const target = requestTarget(req, res);
@@ -119,9 +124,11 @@ export function createHandler(deps: ServerDeps) {
     let audited: AuditedRequest | null = null;
     const body = () => (bodyPromise ??= readBody(req, MAX_BODY_BYTES));
     try {
+      const info = requestInfo(method, path, url.searchParams);
+      // The deadline (before authentication, as kube's filters run): 400 for a bad ?timeout=.
+      if (!info.error && !(info.isResourceRequest && info.verb === 'watch')) armDeadline(req, res, requestTimeoutMs(url.searchParams, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
       // Authentication
       const peer = peerOf(req);
-      const info = requestInfo(method, path, url.searchParams);
       // One raw-header array for every stage that reads (and, as kube, removes) identity headers.
       const rawHeaders = req.rawHeaders;
       // Audit annotations recorded while authenticating (e.g. a legacy service-account token).
