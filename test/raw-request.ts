@@ -22,6 +22,8 @@ export interface RawOptions {
   drip?: { bytes: number; everyMs: number };
   /** Give up after this long (rejects). */
   timeoutMs?: number;
+  /** Send the body chunked (no content-length). */
+  chunked?: boolean;
 }
 
 export function rawRequest(kubeconfig: string, method: string, path: string, opts: RawOptions = {}): Promise<RawResult> {
@@ -32,7 +34,7 @@ export function rawRequest(kubeconfig: string, method: string, path: string, opt
   if (k.token) headers.authorization = `Bearer ${k.token}`;
   if (body) {
     headers['content-type'] ??= 'application/json';
-    headers['content-length'] = body.length;
+    if (!opts.chunked) headers['content-length'] = body.length;
   }
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -59,8 +61,8 @@ export function rawRequest(kubeconfig: string, method: string, path: string, opt
       reject(e);
     });
     if (opts.timeoutMs) timers.push(setTimeout(() => req.destroy(new Error(`no answer in ${opts.timeoutMs} ms`)), opts.timeoutMs));
-    if (!body || !opts.drip) return void req.end(body);
-    const { bytes, everyMs } = opts.drip;
+    if (!body || (!opts.drip && !opts.chunked)) return void req.end(body);
+    const { bytes, everyMs } = opts.drip ?? { bytes: 64 * 1024, everyMs: 0 };
     let at = 0;
     const next = (): void => {
       if (req.destroyed) return;
