@@ -18,7 +18,7 @@ import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path.ts';
-import { MAX_HEADER_BYTES, answerClientError } from './header-limits.ts';
+import { limitHttp1 } from './header-limits.ts';
 import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
 import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendProtobuf, sendText, sendPageNotFound, type Res } from './respond.ts';
@@ -404,9 +404,6 @@ export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>
   // A misbehaving client must not take the process down.
   server.on('sessionError', () => undefined);
   server.on('tlsClientError', () => undefined);
-  // HTTP/1.1 headers (request line included) up to Go's limit (header-limits.ts): Node's HTTP/1
-  // parser reads the limit from the server object (the http2 server takes no such option).
-  (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
-  server.on('clientError', answerClientError);
+  limitHttp1(server);
   return server;
 }
