@@ -291,6 +291,8 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
  * group `/apis/<group>`, and `/version` with everything under it.
  */
 function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
+  // The director compares the path as it came (`//api/v1` is not under `/api`).
+  if (info.apiPrefix && !info.path.startsWith(`/${info.apiPrefix}`)) return false;
   if (info.apiPrefix === 'api') return true;
   if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : registry.groups().has(info.group) && info.group !== '';
   return /^\/version(\/|$)/.test(info.path);
