@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from './target.ts';
 import { startTestServer, type TestServer } from './harness.ts';
-import { rawRequest, type RawResult } from './raw-request.ts';
+import { rawRequest, rawRequestH2, type RawResult } from './raw-request.ts';
 import { join } from 'node:path';
 
 let t: Target;
@@ -79,8 +79,13 @@ test('the deadline covers reading the body: a slow body gets the 504 when it pas
   const r = await rawRequest(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body, drip: { bytes: 8, everyMs: 250 }, timeoutMs: 20_000 });
   expect504(r, 'slow body');
   assert.ok(r.ms >= 900 && r.ms < 2_500, `answered after ${r.ms} ms`);
+  const h2 = await rawRequestH2(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body: body.replace('"slow"', '"slow-h2"'), drip: { bytes: 8, everyMs: 250 }, timeoutMs: 20_000 });
+  assert.is(h2.status, 504, `HTTP/2: ${show(h2)}`);
+  assert.equal(JSON.parse(h2.text), TIMEOUT_STATUS);
+  assert.ok(h2.ms >= 900 && h2.ms < 2_500, `HTTP/2 answered after ${h2.ms} ms`);
   await new Promise((res) => setTimeout(res, 2_500));
   assert.is((await t.client.request('GET', `${base}/slow`)).status, 404, 'the body never completed: nothing created');
+  assert.is((await t.client.request('GET', `${base}/slow-h2`)).status, 404, 'the body never completed: nothing created (HTTP/2)');
 });
 
 test('a write that times out lands whole or not at all', async () => {
