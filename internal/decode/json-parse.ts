@@ -195,21 +195,33 @@ export const MAX_JSON_DEPTH = 10_000;
  * strings, so it runs before anything recursive does.
  */
 export function depthExceededAt(text: string): number {
+  if (!mayNestTooDeep(text)) return -1;
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // skip the string (escapes included); an unterminated one ends the scan
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
+      // skip the string: the next quote not escaped by an odd run of backslashes
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return -1;
+        let slashes = 0;
+        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
       }
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_JSON_DEPTH) return i;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return -1;
+}
+
+/**
+ * Whether a text is long enough to nest deeper than MAX_JSON_DEPTH at all (every level takes at
+ * least one character): shorter bodies, nearly all of them, skip every depth check.
+ */
+export function mayNestTooDeep(text: string): boolean {
+  return text.length > MAX_JSON_DEPTH;
 }
 
 /** encoding/json's error for text nested deeper than MAX_JSON_DEPTH, else ''. */

@@ -16,7 +16,7 @@
 import YAML from 'yaml';
 import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest, ApiError, isStackOverflow } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
-import { parseJson, GoSyntaxError, jsonDepthError, valueDepthError, yamlDepthError } from '../decode/json-parse.ts';
+import { parseJson, GoSyntaxError, jsonDepthError, valueDepthError, yamlDepthError, mayNestTooDeep } from '../decode/json-parse.ts';
 import { noteParsed, findKindError, unrecognizedBody, unrecognized } from '../decode/body.ts';
 
 /** The YAML 1.1 tags go-yaml v2 resolves when decoding into interface{} (no timestamps, no base-60 numbers). */
@@ -195,7 +195,7 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
       const yamlDeep = yamlDepthError(text, true);
       if (yamlDeep) throw kind ? unrecognized(kind, yamlDeep, body) : badRequest(`error decoding YAML: ${yamlDeep}`);
       const value = yamlWithinDepth(() => YAML.parse(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS }), text, tooDeep);
-      const deep = valueDepthError(value);
+      const deep = mayNestTooDeep(text) ? valueDepthError(value) : '';
       if (deep) throw tooDeep(deep);
       return value;
     } catch (e) {
@@ -263,7 +263,7 @@ export function decodeApplyBody(body: Buffer): Record<string, unknown> {
     }, text, (why) => badRequest(`${APPLY_DEPTH_PREFIX}${why}`));
   }
   // The JSON decoder's depth limit (JSON.parse has none).
-  const deep = valueDepthError(v);
+  const deep = mayNestTooDeep(text) ? valueDepthError(v) : '';
   if (deep) throw badRequest(`${APPLY_DEPTH_PREFIX}${deep}`);
   if (v === null || v === undefined) return {};
   if (typeof v !== 'object' || Array.isArray(v)) {

@@ -49,8 +49,10 @@ export function goUnescape(s: string, query: boolean): string | null {
  * key or a malformed escape is dropped (Go 1.17+), the others kept in order.
  */
 export function parseGoQuery(raw: string): URLSearchParams {
+  // Without escapes, '+' or ';' both parsers agree (empty pairs skipped, a bare key is ''), and
+  // the native one is faster.
+  if (!/[%+;]/.test(raw)) return new URLSearchParams(raw);
   const q = new URLSearchParams();
-  if (!raw) return q;
   for (const pair of raw.split('&')) {
     if (!pair || pair.includes(';')) continue;
     const eq = pair.indexOf('=');
