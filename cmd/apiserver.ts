@@ -14,6 +14,7 @@
  *        [--show-hidden-metrics-for-version 1.23]   (register /metrics deprecated in the previous minor)
  *        [--shutdown-delay-duration 0s]   (on SIGTERM: /readyz fails, requests still served this long)
  *        [--max-requests-inflight 400] [--max-mutating-requests-inflight 200] [--enable-priority-and-fairness=true]
+ *        [--request-timeout 1m0s] [--min-request-timeout 1800]   (non-watch requests; watches, seconds)
  *        [--livez-grace-period 0s]
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
@@ -38,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { FeatureGates } from '../internal/features/gates.ts';
 import { startServer } from '../internal/app/app.ts';
 import { parseDuration } from '../internal/app/duration.ts';
+import { parseGoDuration } from '../internal/http/timeout.ts';
 import { parseLogLocation } from '../internal/storage/log/uri.ts';
 import { validateShowHiddenMetricsVersion } from '../internal/metrics/lifecycle.ts';
 import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
@@ -68,6 +70,8 @@ const { values } = parseArgs({
     'event-ttl': { type: 'string', default: '1h' },
     'show-hidden-metrics-for-version': { type: 'string', default: '' },
     'shutdown-delay-duration': { type: 'string', default: '0s' },
+    'request-timeout': { type: 'string', default: '1m0s' },
+    'min-request-timeout': { type: 'string', default: '1800' },
     // kube: /livez reports unfinished post-start hooks as healthy for this long after start. Every
     // start-up step of this server finishes before it listens, so no check is ever pending; the
     // flag is accepted (and validated) for command-line compatibility.
@@ -137,6 +141,8 @@ if (hiddenMetricsError) {
 }
 
 const shutdownDelayMs = durationFlag('shutdown-delay-duration');
+const requestTimeoutMs = durationFlag('request-timeout');
+const minRequestTimeoutS = intFlag('min-request-timeout');
 const authorizationModes = (() => {
   try {
     return parseAuthorizationModes(values['authorization-mode']!);
@@ -204,6 +210,8 @@ const app = await startServer({
   maxRequestsInflight,
   maxMutatingRequestsInflight,
   enablePriorityAndFairness: boolFlag('enable-priority-and-fairness'),
+  requestTimeoutMs,
+  minRequestTimeoutS,
   runtimeConfig: values['runtime-config']!.join(','),
   authorizationModes,
   anonymousAuth: boolFlag('anonymous-auth'),
@@ -270,7 +278,7 @@ function stringSliceFlag(flag: 'requestheader-allowed-names' | 'requestheader-us
 }
 
 /** An integer flag (pflag IntVar); a bad value ends the process with pflag's message. */
-function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize' | 'max-requests-inflight' | 'max-mutating-requests-inflight'): number {
+function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-maxsize' | 'max-requests-inflight' | 'max-mutating-requests-inflight' | 'min-request-timeout'): number {
   const text = values[flag]!;
   if (!/^[+-]?\d+$/.test(text)) {
     console.error(`Error: invalid argument "${text}" for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
@@ -280,12 +288,13 @@ function intFlag(flag: 'audit-log-maxage' | 'audit-log-maxbackup' | 'audit-log-m
 }
 
 /** A duration flag's value in ms; a bad value ends the process with kube's flag error. */
-function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'authentication-token-webhook-cache-ttl' | 'service-account-max-token-expiration'): number {
+function durationFlag(flag: 'shutdown-delay-duration' | 'livez-grace-period' | 'authentication-token-webhook-cache-ttl' | 'service-account-max-token-expiration' | 'request-timeout'): number {
   const text = values[flag]!;
   try {
-    return parseDuration(text);
-  } catch {
-    console.error(`Error: invalid argument "${text}" for "--${flag}" flag: time: invalid duration "${text}"`);
+    return flag === 'request-timeout' ? parseGoDuration(text) : parseDuration(text);
+  } catch (e) {
+    const why = flag === 'request-timeout' ? (e as Error).message : `time: invalid duration "${text}"`;
+    console.error(`Error: invalid argument "${text}" for "--${flag}" flag: ${why}`);
     process.exit(1);
   }
 }

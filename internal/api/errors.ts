@@ -344,5 +344,13 @@ export const tooLargeResourceVersion = (requested: number, current: number, retr
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const msg = err instanceof Error ? err.message : String(err);
+  // A body within the decoders' depth limit (encoding/json's 10000) that still nests deeper than a
+  // recursive step of this server (a merge, a schema walk) can follow: refused, nothing written.
+  if (isStackOverflow(err)) return badRequest('the request body nests too deeply for this server to process it');
   return internalError(msg);
+}
+
+/** V8's stack overflow (a RangeError), also when a library reports it inside its own error. */
+export function isStackOverflow(err: unknown): boolean {
+  return err instanceof Error && err.message.includes('Maximum call stack size exceeded');
 }

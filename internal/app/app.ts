@@ -46,6 +46,7 @@ import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import { InflightRequests } from '../http/inflight.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../http/timeout.ts';
 import { holdDuringConnectionBursts, maxInflight, priorityAndFairness, type RequestLimiter } from '../http/flowcontrol-filter.ts';
 import { FlowController } from '../flowcontrol/controller.ts';
 import { MaxInflightLimiter } from '../flowcontrol/max-inflight.ts';
@@ -125,6 +126,10 @@ export interface ServerOptions {
   maxMutatingRequestsInflight?: number;
   /** --enable-priority-and-fairness (default true); false: the max-in-flight filter instead. */
   enablePriorityAndFairness?: boolean;
+  /** --request-timeout: the longest a non-watch request may take (default 60 s; http/timeout.ts). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout (seconds, default 1800): a watch without timeoutSeconds ends after [min, 2·min). */
+  minRequestTimeoutS?: number;
   /** --authorization-mode (default RBAC), checked by parseAuthorizationModes. */
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true): requests without credentials are system:anonymous. */
@@ -363,6 +368,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics,
     inflight,
     audit: auditor,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    minRequestTimeoutS: opts.minRequestTimeoutS,
   };
   const limiting = requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts()));
   deps.limiter = limiting?.limiter;
@@ -575,8 +582,6 @@ function openAuditor(opts: ServerOptions): Auditor | undefined {
  * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
  * GroupResource.String()).
  */
-/** kube's --request-timeout default: how long a queued request may wait at most (its deadline). */
-const REQUEST_TIMEOUT_MS = 60_000;
 /** How often the LIST work estimator's object counts are refreshed (kube: every minute). */
 const OBJECT_COUNT_REFRESH_MS = 1000;
 
@@ -587,8 +592,10 @@ const OBJECT_COUNT_REFRESH_MS = 1000;
 function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
   const readOnly = opts.maxRequestsInflight ?? 400;
   const mutating = opts.maxMutatingRequestsInflight ?? 200;
+  // --request-timeout: a queued request's deadline; kube's queue wait limit is a quarter of it.
+  const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };
-  const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: REQUEST_TIMEOUT_MS / 4, observer: flowControlMetrics(metrics.registry) });
+  const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: requestTimeout / 4, observer: flowControlMetrics(metrics.registry) });
   let counts = new Map<string, number>();
   let countedAt = -Infinity;
   const objectCount = (groupResource: string): number | undefined => {
@@ -600,7 +607,7 @@ function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: 
     return counts.get(groupResource);
   };
   const watches = new WatchTracker();
-  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: REQUEST_TIMEOUT_MS }), controller };
+  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: requestTimeout }), controller };
 }
 
 /** Go's listen backlog: /proc/sys/net/core/somaxconn (at most 65535), else 4096. */

@@ -62,7 +62,12 @@ function summarize(body: Buffer): string {
  * json parse error: … (<summary>)`.
  */
 export function unrecognizedBody(kind: string, why: string, body: Buffer): Error {
-  return new ApiError(failure(400, 'BadRequest', `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why} (${summarize(body)})`));
+  return unrecognized(kind, `couldn't get version/kind; json parse error: ${why}`, body);
+}
+
+/** transformDecodeError's 400 for any decoder error: `the object provided is unrecognized …`. */
+export function unrecognized(kind: string, why: string, body: Buffer): Error {
+  return new ApiError(failure(400, 'BadRequest', `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarize(body)})`));
 }
 
 /**

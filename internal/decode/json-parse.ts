@@ -186,11 +186,82 @@ class Parser {
   }
 }
 
+/** encoding/json's maxNestingDepth: the scanner refuses the 10001st open array or object. */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * Where text first nests an array or object (a JSON or YAML flow collection) deeper than
+ * MAX_JSON_DEPTH: the index of that `[` or `{`, else -1. Iterative and aware of double-quoted
+ * strings, so it runs before anything recursive does.
+ */
+export function depthExceededAt(text: string): number {
+  if (!mayNestTooDeep(text)) return -1;
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // skip the string: the next quote not escaped by an odd run of backslashes
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return -1;
+        let slashes = 0;
+        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+/**
+ * Whether a text is long enough to nest deeper than MAX_JSON_DEPTH at all (every level takes at
+ * least one character): shorter bodies, nearly all of them, skip every depth check.
+ */
+export function mayNestTooDeep(text: string): boolean {
+  return text.length > MAX_JSON_DEPTH;
+}
+
+/** encoding/json's error for text nested deeper than MAX_JSON_DEPTH, else ''. */
+export function jsonDepthError(text: string): string {
+  const at = depthExceededAt(text);
+  return at < 0 ? '' : `invalid character '${text[at]}' exceeded max depth`;
+}
+
+/** go-yaml's error for flow collections nested deeper than its limit (10000), else ''. */
+export function yamlDepthError(text: string, withLine: boolean): string {
+  const at = depthExceededAt(text);
+  if (at < 0) return '';
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return `yaml: ${withLine ? `line ${line}: ` : ''}exceeded max depth of ${MAX_JSON_DEPTH}`;
+}
+
+/**
+ * The same limit on a value already parsed (YAML): encoding/json's error for the first array or
+ * object nested deeper than MAX_JSON_DEPTH, in document order, else ''. Iterative.
+ */
+export function valueDepthError(value: unknown): string {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > MAX_JSON_DEPTH) return `invalid character '${Array.isArray(v) ? '[' : '{'}' exceeded max depth`;
+    const children = Array.isArray(v) ? v : Object.values(v as Obj);
+    for (let k = children.length - 1; k >= 0; k--) stack.push([children[k], d + 1]);
+  }
+  return '';
+}
+
 /**
  * Parse JSON text with Go's duplicate-key resolution. Syntax errors throw GoSyntaxError with
  * encoding/json's message (the whole text is checked first, as json.Unmarshal does).
  */
 export function parseJson(text: string): Parsed {
+  const deep = jsonDepthError(text);
+  if (deep) throw new GoSyntaxError(deep);
   const fast = parseCommon(text);
   if (fast) return fast;
   const p = new Parser(text);
@@ -220,24 +291,21 @@ function parseCommon(text: string): Parsed | null {
   return { value, duplicates: [], literals: new Map() };
 }
 
-/** Keys and string values in a parsed value; -1 when it holds a number. */
-function stringsIn(v: unknown): number {
-  if (typeof v === 'string') return 1;
-  if (typeof v === 'number') return -1;
-  if (v === null || typeof v !== 'object') return 0;
+/** Keys and string values in a parsed value; -1 when it holds a number. Iterative (any depth). */
+function stringsIn(value: unknown): number {
   let n = 0;
-  if (Array.isArray(v)) {
-    for (const item of v) {
-      const c = stringsIn(item);
-      if (c < 0) return -1;
-      n += c;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') n++;
+    else if (typeof v === 'number') return -1;
+    else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (v !== null && typeof v === 'object') {
+      for (const k in v) {
+        n++;
+        stack.push((v as Obj)[k]);
+      }
     }
-    return n;
-  }
-  for (const k in v) {
-    const c = stringsIn((v as Obj)[k]);
-    if (c < 0) return -1;
-    n += c + 1;
   }
   return n;
 }

@@ -14,10 +14,10 @@
  * Also how to decode a request body by its Content-Type.
  */
 import YAML from 'yaml';
-import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest } from '../api/errors.ts';
+import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest, ApiError, isStackOverflow } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
-import { parseJson, GoSyntaxError } from '../decode/json-parse.ts';
-import { noteParsed, findKindError, unrecognizedBody } from '../decode/body.ts';
+import { parseJson, GoSyntaxError, jsonDepthError, valueDepthError, yamlDepthError, mayNestTooDeep } from '../decode/json-parse.ts';
+import { noteParsed, findKindError, unrecognizedBody, unrecognized } from '../decode/body.ts';
 
 /** The YAML 1.1 tags go-yaml v2 resolves when decoding into interface{} (no timestamps, no base-60 numbers). */
 const GO_YAML_V2_TAGS = (tags: YAML.Tags): YAML.Tags => tags.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME')));
@@ -188,8 +188,18 @@ export function decodeBody(contentType: string | undefined, body: Buffer, kind?:
       // which resolves plain scalars by YAML 1.1 (y/yes/on/off are booleans, 0777 is octal; a
       // bool key becomes "true"/"false"), except that timestamps stay strings and there are no
       // sexagesimal (1:20) numbers.
-      return YAML.parse(body.toString('utf8'), { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
+      const text = body.toString('utf8');
+      // The YAML becomes JSON, which the JSON decoder reads with its depth limit.
+      const tooDeep = (why: string): Error => (kind ? unrecognizedBody(kind, why, body) : badRequest(`error decoding request body: ${why}`));
+      // go-yaml's own limit on flow collections, then the JSON decoder's on what they became.
+      const yamlDeep = yamlDepthError(text, true);
+      if (yamlDeep) throw kind ? unrecognized(kind, yamlDeep, body) : badRequest(`error decoding YAML: ${yamlDeep}`);
+      const value = yamlWithinDepth(() => YAML.parse(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS }), text, tooDeep);
+      const deep = mayNestTooDeep(text) ? valueDepthError(value) : '';
+      if (deep) throw tooDeep(deep);
+      return value;
     } catch (e) {
+      if (e instanceof ApiError) throw e;
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }
   }
@@ -211,10 +221,29 @@ const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? 'array' : typeo
  * reads it, JSON being YAML (parsed as JSON when it is, which is the common and faster case).
  * Empty or null is an empty object; anything but a map is a 400, as kube answers.
  */
+const APPLY_DEPTH_PREFIX = 'error decoding YAML: error unmarshaling JSON: while decoding JSON: ';
+
+/**
+ * Run a YAML parse. The parser recurses per nesting level, so a document nested about as deep as
+ * the JSON decoder's limit overflows the stack: that is answered as the depth error its JSON gets
+ * (`tooDeep` of encoding/json's message), never a 500.
+ */
+function yamlWithinDepth<T>(parse: () => T, text: string, tooDeep: (why: string) => Error): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (!isStackOverflow(e)) throw e;
+    throw tooDeep(jsonDepthError(text) || "invalid character '[' exceeded max depth");
+  }
+}
+
 export function decodeApplyBody(body: Buffer): Record<string, unknown> {
   const text = body.toString('utf8');
   let v: unknown;
   const trimmed = text.trimStart();
+  // JSON is YAML here: go-yaml's limit on flow collections comes first.
+  const yamlDeep = yamlDepthError(text, false);
+  if (yamlDeep) throw badRequest(`error decoding YAML: error converting YAML to JSON: ${yamlDeep}`);
   let parsed = false;
   if (trimmed.startsWith('{')) {
     try {
@@ -226,12 +255,16 @@ export function decodeApplyBody(body: Buffer): Record<string, unknown> {
   }
   if (!parsed) {
     // go-yaml reads the first document of a multi-document stream and ignores the rest.
-    const docs = YAML.parseAllDocuments(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS });
-    const doc = docs[0];
-    const err = doc?.errors[0];
-    if (err) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message.split('\n')[0]}`);
-    v = doc ? doc.toJS() : null;
+    v = yamlWithinDepth(() => {
+      const doc = YAML.parseAllDocuments(text, { uniqueKeys: false, version: '1.1', customTags: GO_YAML_V2_TAGS })[0];
+      const err = doc?.errors[0];
+      if (err) throw isStackOverflow(err) ? err : badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message.split('\n')[0]}`);
+      return doc ? doc.toJS() : null;
+    }, text, (why) => badRequest(`${APPLY_DEPTH_PREFIX}${why}`));
   }
+  // The JSON decoder's depth limit (JSON.parse has none).
+  const deep = mayNestTooDeep(text) ? valueDepthError(v) : '';
+  if (deep) throw badRequest(`${APPLY_DEPTH_PREFIX}${deep}`);
   if (v === null || v === undefined) return {};
   if (typeof v !== 'object' || Array.isArray(v)) {
     throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(v)} into Go value of type map[string]interface {}`);

@@ -43,26 +43,16 @@ export function queryBool(v: string | null): boolean {
 /** Subresources of namespaces that are not namespaced collections (`/namespaces/x/status`). */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-/** A path segment with its %-escapes decoded; kept as it is when it has none or they are malformed. */
-function unescapeSegment(s: string): string {
-  // Most segments have no escape: skip decodeURIComponent and its try (~1 µs a request).
-  if (!s.includes('%')) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
 /**
- * Parse a request. Segments are split as kube's RequestInfoFactory splits them: leading and
- * trailing slashes trimmed, empty inner segments kept (`/namespaces//configmaps` names the
- * namespace "", i.e. all namespaces, as on kube).
+ * Parse a request. `rawPath` is the %-decoded, uncleaned path (path.ts). Segments are split as
+ * kube's RequestInfoFactory splits them: leading and trailing slashes trimmed, empty inner
+ * segments kept (`/namespaces//configmaps` names the namespace "", i.e. all namespaces, as on
+ * kube), `.` and `..` kept as they are (a name or namespace then, which the store refuses).
  */
 export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.replace(/\/+$/, '') || '/';
   const trimmed = path.replace(/^\/+/, '');
-  const segs = (trimmed ? trimmed.split('/') : []).map(unescapeSegment);
+  const segs = trimmed ? trimmed.split('/') : [];
   const info: RequestInfo = {
     isResourceRequest: false, method: method.toUpperCase(), path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
   };

@@ -18,6 +18,7 @@ import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type R
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
+import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
 import { serveWatch } from './watch-handler.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
@@ -126,8 +127,17 @@ function answerWarnings(served: ServedKind | undefined, admission: string[], own
   return warningHeaders([...(deprecation ? [deprecation] : []), ...admission, ...own]);
 }
 
+/**
+ * The storage key a request names, refused as kube's registry and etcd3 refuse it: a name that
+ * cannot be a path segment (400), then a `.`/`..` namespace (500). Nothing is read or written.
+ */
+function checkKey(info: RequestInfo): void {
+  const e = (info.name ? invalidPathName(info.name) : null) ?? invalidKeyNamespace(info.resource, info.namespace, info.name);
+  if (e) throw e;
+}
+
 export class ResourceHandlers {
-  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number) {}
+  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number, private readonly minRequestTimeoutS?: number) {}
 
   /** Resolve the kind of a resource request; 404 for unknown resources or wrong scope. */
   resolve(info: RequestInfo): ServedKind {
@@ -165,11 +175,13 @@ export class ResourceHandlers {
       case 'get': {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const out = this.output(r, pb);
+        checkKey(info);
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
         return this.sendObjects(res, served, out, r.query, [b], null);
       }
       case 'list': {
         const out = this.output(r, pb);
+        checkKey(info);
         // Plain JSON (no conversion, no re-indenting) is spliced from stored bytes, so an unpaged
         // list can be sent while it is read; every other representation needs all items first.
         const result = await reader.openList(ns, listQuery(r.query), !out.convert && out.rep === 'json' && !prettyPrint(res));
@@ -187,6 +199,7 @@ export class ResourceHandlers {
           bodyMediaType(header(r.headers, 'content-type'));
           const body = await r.body();
           const opts = createOptions(r.query);
+          checkKey(info);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
           return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings));
@@ -196,7 +209,10 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);
-        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, decodeObject(r, body, store.kind.kind));
+        const created = decodeObject(r, body, store.kind.kind);
+        const badNs = invalidCreateNamespace(ns);
+        if (badNs) throw badNs;
+        const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, created);
         return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'update': {
@@ -205,7 +221,11 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = updateOptions(r.query);
-        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, decodeObject(r, body, store.kind.kind), info.subresource || undefined);
+        const updated = decodeObject(r, body, store.kind.kind);
+        // The body's name is compared with the URL's first (the store's 400), then the key is made.
+        const bodyName = updated.metadata && typeof updated.metadata === 'object' ? updated.metadata.name : undefined;
+        if (!bodyName || bodyName === info.name) checkKey(info);
+        const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, updated, info.subresource || undefined);
         return this.sendWritten(res, served, out, r.query, result, r.warnings);
       }
       case 'patch': {
@@ -215,6 +235,7 @@ export class ResourceHandlers {
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
         const body = await r.body();
         const opts = patchOptions(r.query, type === 'apply');
+        checkKey(info);
         if (type === 'apply') {
           const applied = decodeApplyBody(body);
           const duplicates = (): string[] => applyBodyDuplicates(body);
@@ -228,6 +249,7 @@ export class ResourceHandlers {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
         const out = rep();
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
+        checkKey(info);
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
@@ -241,6 +263,7 @@ export class ResourceHandlers {
         reader.selectors(lq);
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
+        checkKey(info);
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
         const list = await reader.list(ns, lq);
@@ -256,7 +279,7 @@ export class ResourceHandlers {
         return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }

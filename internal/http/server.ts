@@ -18,6 +18,9 @@ import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
+import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path.ts';
+import { limitHttp1 } from './header-limits.ts';
+import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
 import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendProtobuf, sendText, sendSniffedText, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
@@ -61,6 +64,10 @@ export interface ServerDeps {
   openIdDiscovery?: OpenIdDiscovery;
   /** Priority and Fairness or max-in-flight (flowcontrol-filter.ts); absent: nothing is limited. */
   limiter?: RequestLimiter;
+  /** --request-timeout in ms (timeout.ts; default 60 s). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after [min, 2·min). */
+  minRequestTimeoutS?: number;
 }
 
 
@@ -102,9 +109,11 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
 }
 
 export function createHandler(deps: ServerDeps) {
-  const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded);
+  const resources = new ResourceHandlers(deps.registry, deps.hub, deps.folded, deps.minRequestTimeoutS ?? DEFAULT_MIN_REQUEST_TIMEOUT_S);
   const openapi = new OpenApiService(deps.registry, versionInfo.gitVersion.split('-')[0]!);
   return async function handle(req: Req, res: Res): Promise<void> {
+    const target = requestTarget(req, res);
+    if (!target) return;
     // kube's WithAuditID: a client-chosen Audit-ID is kept, else a new one.
     const given = req.headers['audit-id'];
     const requestId = (Array.isArray(given) ? given[0] : given) || randomUUID();
@@ -113,17 +122,19 @@ export function createHandler(deps: ServerDeps) {
     // one (shutdown ends watches itself).
     const inflightEnd = deps.inflight?.begin();
     if (inflightEnd) res.once('close', inflightEnd);
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const path = url.pathname;
+    const url = { searchParams: target.query };
+    const path = target.path;
     const method = (req.method ?? 'GET').toUpperCase();
     let bodyPromise: Promise<Buffer> | null = null;
     let audited: AuditedRequest | null = null;
     const body = () => (bodyPromise ??= readBody(req, MAX_BODY_BYTES));
     let release: Release | null = null;
     try {
+      const info = requestInfo(method, path, url.searchParams);
+      // The deadline (before authentication, as kube's filters run): 400 for a bad ?timeout=.
+      if (!info.error && !(info.isResourceRequest && info.verb === 'watch')) armDeadline(req, res, requestTimeoutMs(url.searchParams, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
       // Authentication
       const peer = peerOf(req);
-      const info = requestInfo(method, path, url.searchParams);
       // One raw-header array for every stage that reads (and, as kube, removes) identity headers.
       const rawHeaders = req.rawHeaders;
       // Audit annotations recorded while authenticating (e.g. a legacy service-account token).
@@ -212,6 +223,22 @@ export function createHandler(deps: ServerDeps) {
 }
 
 /**
+ * The request's path and query as kube reads them (path.ts); a target Go's server refuses (a
+ * malformed %-escape in the path) gets its plain-text 400 and a closed connection (null).
+ */
+function requestTarget(req: Req, res: Res): RequestTarget | null {
+  try {
+    return parseRequestTarget(req.url ?? '/');
+  } catch (e) {
+    if (!(e instanceof BadRequestTarget)) throw e;
+    if (!('stream' in req)) res.setHeader('Connection', 'close');
+    sendText(res, 400, '400 Bad Request');
+    req.resume();
+    return null;
+  }
+}
+
+/**
  * The user a request acts as: its authenticated user, or the one its Impersonate-* headers name
  * once every part is authorized (a refused part throws kube's 403). Groups, uid or extras without a
  * user get kube's plain-text 500 here, and null tells the caller the response is sent.
@@ -277,6 +304,8 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
  * group `/apis/<group>`, and `/version` with everything under it.
  */
 function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
+  // The director compares the path as it came (`//api/v1` is not under `/api`).
+  if (info.apiPrefix && !info.path.startsWith(`/${info.apiPrefix}`)) return false;
   if (info.apiPrefix === 'api') return true;
   if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : registry.groups().has(info.group) && info.group !== '';
   return /^\/version(\/|$)/.test(info.path);
@@ -393,5 +422,6 @@ export function createServer(pki: Pki, handler: ReturnType<typeof createHandler>
   // A misbehaving client must not take the process down.
   server.on('sessionError', () => undefined);
   server.on('tlsClientError', () => undefined);
+  limitHttp1(server);
   return server;
 }

@@ -44,6 +44,21 @@ export interface WatchRequest {
   out: Negotiated;
   hub: WatchHub;
   folded: () => number;
+  /** --min-request-timeout (seconds; default MIN_REQUEST_TIMEOUT_S). */
+  minRequestTimeoutS?: number;
+}
+
+/** The longest watch timer (Node's timers take at most 2^31-1 ms): a watch without an end. */
+const NO_TIMEOUT_S = 2_000_000;
+
+/**
+ * How long a watch runs (kube's ListResource): its timeoutSeconds; without one (or 0) a random
+ * time in [min, 2·min) of --min-request-timeout, so watches do not all end together (none with
+ * min 0). A negative timeout ends the watch at once (a context already past its deadline).
+ */
+export function watchTimeoutS(given: number | undefined, minRequestTimeoutS: number): number {
+  if (given !== undefined && given !== 0) return Math.min(Math.max(given, 0), NO_TIMEOUT_S);
+  return minRequestTimeoutS > 0 ? Math.min(minRequestTimeoutS * (1 + Math.random()), NO_TIMEOUT_S) : NO_TIMEOUT_S;
 }
 
 const truthy = (v: string | null): boolean => v === 'true' || v === '1';
@@ -72,8 +87,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const rvText = q.get('resourceVersion') ?? '';
   const sendInitialText = q.get('sendInitialEvents');
   const bookmarks = queryBool(q.get('allowWatchBookmarks'));
-  // A negative timeout ends the watch at once (kube: a context already past its deadline).
-  const timeoutS = Math.max(int64Param(q, 'timeoutSeconds') ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random()), 0);
+  const timeoutS = watchTimeoutS(int64Param(q, 'timeoutSeconds'), w.minRequestTimeoutS ?? MIN_REQUEST_TIMEOUT_S);
   const sendInitial = sendInitialText === null ? rvText === '' || rvText === '0' : truthy(sendInitialText);
   if (sendInitialText !== null) {
     const errs = [];

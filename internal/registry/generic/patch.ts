@@ -6,7 +6,7 @@
  *   kind's schema (strategic-merge.ts).
  */
 import jsonpatch from 'fast-json-patch';
-import { goSyntaxError } from '../../decode/json-parse.ts';
+import { goSyntaxError, jsonDepthError } from '../../decode/json-parse.ts';
 import { goJson, jsonEqual } from './serialize.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
@@ -111,6 +111,10 @@ export function applyPatch(type: Exclude<PatchType, 'apply'>, current: unknown, 
     // a map[string]interface{}: the last wins, which JSON.parse does).
     throw badRequest(goSyntaxError(body.toString('utf8')) || 'unexpected end of JSON input');
   }
+  // encoding/json's depth limit (JSON.parse has none): json-patch's merge reports it as any
+  // unreadable merge patch.
+  const deep = jsonDepthError(body.toString('utf8'));
+  if (deep) throw type === 'merge' ? badMergePatch() : badRequest(deep);
   if (type === 'json') {
     if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${patch === null ? 'null' : goJsonType(patch)} into Go value of type jsonpatch.Patch`);
     const notOp = patch.find((op) => !isObj(op) && op !== null);

@@ -33,6 +33,13 @@ import { decodeRequestBody, canonicalObject, BodyDecodeError, type FieldValidati
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
 /**
+ * The largest stored object: etcd's default --max-request-bytes (1.5 MiB), which bounds every
+ * write kube-apiserver sends it. Measured here on the stored JSON (kube stores Protobuf for
+ * built-in kinds, a little smaller, so objects within a few percent of the limit may differ).
+ */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+/**
  * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
  * (without a count limit there); in one process the key lock makes such races rare, so this bound
  * only matters across replicas, where it is a generous cap with a deadline behind it.
@@ -772,6 +779,8 @@ export class GenericStore {
       userAgent: ctx.userAgent ?? null,
       requestId: ctx.requestId,
     };
+    // etcd's --max-request-bytes (1.5 MiB) as kube-apiserver meets it: a plain 500, nothing written.
+    if (intent.object && intent.object.length > MAX_OBJECT_BYTES) throw new ApiError(failure(500, undefined, 'etcdserver: request is too large'));
     let verdict: Verdict;
     try {
       verdict = await this.storage.write(intent);

@@ -1,0 +1,146 @@
+/**
+ * Request deadlines as kube-apiserver sets them (WithRequestDeadline + WithTimeoutForNonLongRunningRequests):
+ * every request but a watch gets `--request-timeout` (60 s), or less when its `?timeout=` (a Go
+ * duration) asks for less; an unparsable `?timeout=` is a 400 before authentication. The deadline
+ * counts from the request's arrival and covers everything: reading the body (a body sent at a byte
+ * a second ends here), authentication, the handler. When it passes before the answer started,
+ * the client gets kube's 504 (a bare JSON Status, served as text/plain) and whatever the handler
+ * writes later is dropped; an answer already streaming is cut (kube aborts the handler).
+ *
+ * A write that times out is not cancelled (kube's neither: the 504 leaves while the storage call
+ * runs on): it lands whole or not at all, since a write is one appended event, and a GET tells
+ * the client which.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { badRequest } from '../api/errors.ts';
+import type { Res } from './respond.ts';
+
+/** kube-apiserver's --request-timeout default. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** kube-apiserver's --min-request-timeout default (seconds): watches end after [min, 2·min). */
+export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
+
+const NS_PER_UNIT: Record<string, bigint> = { ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const MAX_NS = (1n << 63n) - 1n;
+
+/** Go's strconv.Quote for the texts durations' errors quote (JSON's escaping is the same for ASCII). */
+const quote = (s: string): string => JSON.stringify(s);
+
+/**
+ * Go's time.ParseDuration, in milliseconds (fractional below 1 ms), with its error messages
+ * (`time: invalid duration "x"`, `time: missing unit in duration "10"`, `time: unknown unit "x" in
+ * duration "1x"`).
+ */
+export function parseGoDuration(orig: string): number {
+  let s = orig;
+  let neg = false;
+  if (s && (s[0] === '-' || s[0] === '+')) {
+    neg = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return 0;
+  const invalid = (): Error => new Error(`time: invalid duration ${quote(orig)}`);
+  if (!s) throw invalid();
+  let total = 0n;
+  const digit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+  while (s) {
+    if (!(s[0] === '.' || digit(s[0]))) throw invalid();
+    let i = 0;
+    while (digit(s[i])) i++;
+    const intPart = s.slice(0, i);
+    s = s.slice(i);
+    let frac = '';
+    if (s[0] === '.') {
+      s = s.slice(1);
+      let j = 0;
+      while (digit(s[j])) j++;
+      frac = s.slice(0, j);
+      s = s.slice(j);
+    }
+    if (!intPart && !frac) throw invalid();
+    let u = 0;
+    while (u < s.length && !(s[u] === '.' || digit(s[u]))) u++;
+    if (u === 0) throw new Error(`time: missing unit in duration ${quote(orig)}`);
+    const unitName = s.slice(0, u);
+    s = s.slice(u);
+    const unit = NS_PER_UNIT[unitName];
+    if (unit === undefined) throw new Error(`time: unknown unit ${quote(unitName)} in duration ${quote(orig)}`);
+    const v = BigInt(intPart || '0');
+    if (v > (1n << 63n) / unit) throw invalid();
+    let part = v * unit;
+    if (frac) part += BigInt(Math.floor(Number(`0.${frac}`) * Number(unit)));
+    total += part;
+    if (total > 1n << 63n) throw invalid();
+  }
+  if (!neg && total > MAX_NS) throw invalid();
+  const ms = Number(total) / 1e6;
+  return neg ? -ms : ms;
+}
+
+/**
+ * The time a non-watch request may take: `maxMs`, or the request's `?timeout=` when positive and
+ * shorter. Throws kube's 400 for a value that is not a Go duration.
+ */
+export function requestTimeoutMs(query: URLSearchParams, maxMs: number): number {
+  const v = query.get('timeout');
+  if (!v) return maxMs;
+  let ms: number;
+  try {
+    ms = parseGoDuration(v);
+  } catch (e) {
+    throw badRequest(`invalid timeout specified in the request URL - ${(e as Error).message}`);
+  }
+  return ms > 0 && ms < maxMs ? ms : maxMs;
+}
+
+/** kube's timeout filter answer: the Status JSON-encoded without its type (json.NewEncoder). */
+const TIMEOUT_BODY = `${JSON.stringify({ metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504 })}\n`;
+
+type Req = IncomingMessage | Http2ServerRequest;
+
+/**
+ * Arm the deadline of one request (`ms` from now). When it fires: the 504 if nothing was sent yet
+ * (then the connection is closed if the body was not read to its end, so a slow sender does not
+ * keep it), else the answer is cut. Either way the response is then closed to the handler: its
+ * later writes are dropped. Returns the disarm function (call when the answer is complete).
+ */
+export function armDeadline(req: Req, res: Res, ms: number, onTimeout?: () => void): () => void {
+  const timer = setTimeout(() => {
+    const r = res as import('node:http').ServerResponse;
+    if (r.writableEnded) return;
+    onTimeout?.();
+    const bodyUnread = !req.complete;
+    const isH2 = 'stream' in req;
+    if (r.headersSent) {
+      // kube panics with http.ErrAbortHandler: the stream is reset, the connection dropped.
+      r.destroy();
+      return;
+    }
+    const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(TIMEOUT_BODY)) };
+    if (bodyUnread && !isH2) headers.Connection = 'close';
+    r.writeHead(504, headers);
+    r.end(TIMEOUT_BODY, () => {
+      if (!bodyUnread) return;
+      if (isH2) (req as Http2ServerRequest).stream.close();
+      else (req as IncomingMessage).socket.destroy();
+    });
+    seal(r);
+  }, Math.max(0, ms));
+  timer.unref?.();
+  const clear = (): void => clearTimeout(timer);
+  res.once('close', clear);
+  return clear;
+}
+
+/** Make a response ignore everything the (timed-out) handler still writes. */
+function seal(r: import('node:http').ServerResponse): void {
+  const ignore = function (this: unknown) {
+    return r;
+  };
+  r.setHeader = ignore as typeof r.setHeader;
+  r.writeHead = ignore as unknown as typeof r.writeHead;
+  r.flushHeaders = () => undefined;
+  r.write = (() => true) as typeof r.write;
+  r.end = ignore as unknown as typeof r.end;
+}

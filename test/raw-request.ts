@@ -1,0 +1,134 @@
+/**
+ * A request sent exactly as written, over node:https with a kubeconfig's credentials: the path is
+ * not normalized (undici and curl resolve `.`/`..` segments before sending), the body can be sent
+ * slowly, and headers and query strings can be as big as the test wants.
+ */
+import https from 'node:https';
+import http2 from 'node:http2';
+import { readKubeconfig } from './target.ts';
+
+export interface RawResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+  /** Milliseconds from sending to the answer's end. */
+  ms: number;
+}
+
+export interface RawOptions {
+  headers?: Record<string, string | number>;
+  body?: Buffer | string;
+  /** Send the body this many bytes at a time, `drip.everyMs` apart (content-length is set). */
+  drip?: { bytes: number; everyMs: number };
+  /** Give up after this long (rejects). */
+  timeoutMs?: number;
+  /** Send the body chunked (no content-length). */
+  chunked?: boolean;
+}
+
+export function rawRequest(kubeconfig: string, method: string, path: string, opts: RawOptions = {}): Promise<RawResult> {
+  const k = readKubeconfig(kubeconfig);
+  const u = new URL(k.server);
+  const body = opts.body === undefined ? undefined : Buffer.from(opts.body);
+  const headers: Record<string, string | number> = { accept: 'application/json', ...opts.headers };
+  if (k.token) headers.authorization = `Bearer ${k.token}`;
+  if (body) {
+    headers['content-type'] ??= 'application/json';
+    if (!opts.chunked) headers['content-length'] = body.length;
+  }
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const timers: NodeJS.Timeout[] = [];
+    const req = https.request({ host: u.hostname, port: u.port, method, path, ca: k.ca, cert: k.cert, key: k.key, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        timers.forEach(clearTimeout);
+        req.destroy();
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, ms: Date.now() - started });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (e) => {
+      timers.forEach(clearTimeout);
+      reject(e);
+    });
+    if (opts.timeoutMs) timers.push(setTimeout(() => req.destroy(new Error(`no answer in ${opts.timeoutMs} ms`)), opts.timeoutMs));
+    if (!body || (!opts.drip && !opts.chunked)) return void req.end(body);
+    const { bytes, everyMs } = opts.drip ?? { bytes: 64 * 1024, everyMs: 0 };
+    let at = 0;
+    const next = (): void => {
+      if (req.destroyed) return;
+      req.write(body.subarray(at, at + bytes));
+      at += bytes;
+      if (at >= body.length) req.end();
+      else timers.push(setTimeout(next, everyMs));
+    };
+    next();
+  });
+}
+
+/** The same over HTTP/2 (one session per request): status, body text and time. */
+export function rawRequestH2(kubeconfig: string, method: string, path: string, opts: RawOptions = {}): Promise<RawResult> {
+  const k = readKubeconfig(kubeconfig);
+  const body = opts.body === undefined ? undefined : Buffer.from(opts.body);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(k.server, { ca: k.ca, cert: k.cert, key: k.key });
+    const timers: NodeJS.Timeout[] = [];
+    const done = (f: () => void): void => {
+      timers.forEach(clearTimeout);
+      session.close();
+      f();
+    };
+    session.on('error', (e) => done(() => reject(e)));
+    const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: 'application/json', ...opts.headers };
+    if (k.token) headers.authorization = `Bearer ${k.token}`;
+    if (body) {
+      headers['content-type'] ??= 'application/json';
+      headers['content-length'] = body.length;
+    }
+    const req = session.request(headers);
+    let status = 0;
+    let resHeaders: Record<string, string | string[] | undefined> = {};
+    const chunks: Buffer[] = [];
+    req.on('response', (h) => {
+      status = Number(h[':status']);
+      resHeaders = h as Record<string, string | string[] | undefined>;
+    });
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () =>
+      done(() => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status, headers: resHeaders, text, json, ms: Date.now() - started });
+      }),
+    );
+    req.on('error', (e) => done(() => reject(e)));
+    if (opts.timeoutMs) timers.push(setTimeout(() => done(() => reject(new Error(`no answer in ${opts.timeoutMs} ms`))), opts.timeoutMs));
+    if (!body || !opts.drip) return void req.end(body);
+    const { bytes, everyMs } = opts.drip;
+    let at = 0;
+    const next = (): void => {
+      if (req.closed || req.destroyed) return;
+      req.write(body.subarray(at, at + bytes));
+      at += bytes;
+      if (at >= body.length) req.end();
+      else timers.push(setTimeout(next, everyMs));
+    };
+    next();
+  });
+}
