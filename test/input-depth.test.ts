@@ -1,9 +1,10 @@
 /**
  * Deeply nested bodies answered as kube-apiserver answers them: encoding/json's depth limit (an
  * array or object nested deeper than 10000 levels) is a 400 with its message for every body kind
- * (JSON and YAML objects, merge, strategic-merge and JSON patches, apply), never a 500 `Maximum
- * call stack size exceeded`; 10000 levels are still accepted; the object and the server are
- * unaffected. Runs against the reference with TEST_KUBECONFIG.
+ * (JSON and YAML objects, merge, strategic-merge and JSON patches, apply; a DeleteOptions body
+ * gets kube's plain 500 for it), never a 500 `Maximum call stack size exceeded`; 10000 levels are
+ * still accepted; the object and the server are unaffected. Runs against the reference with
+ * TEST_KUBECONFIG.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,6 +75,11 @@ test('patches nested deeper than the limit: 400 for every patch type, the object
   const applyJson = await t.client.request('PATCH', `${base}/live?fieldManager=deep`, { raw: cmJson('live', 'x', nested(10_000, '[')), contentType: 'application/apply-patch+yaml' });
   // JSON is YAML to apply: go-yaml's own limit (flow collections, 10000) answers first.
   expect400(applyJson, 'error decoding YAML: error converting YAML to JSON: yaml: exceeded max depth of 10000', 'apply (JSON)');
+  // A DeleteOptions body: kube's decoder error there is a plain 500 (no reason), nothing deleted.
+  const del = await t.client.request('DELETE', `${base}/live`, { raw: `{"kind":"DeleteOptions","apiVersion":"v1","x":${nested(10_000, '[')}}` });
+  assert.is(del.status, 500, show(del));
+  assert.is(del.json?.reason, undefined, show(del));
+  assert.is(del.json.message, "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth", show(del));
   const after = await t.client.request('GET', `${base}/live`);
   assert.is(after.json.metadata.resourceVersion, before.json.metadata.resourceVersion, 'not written');
   const ready = await t.client.request('GET', '/readyz');

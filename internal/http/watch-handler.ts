@@ -48,17 +48,18 @@ export interface WatchRequest {
   minRequestTimeoutS?: number;
 }
 
-/** The longest watch timer (Node's timers take at most 2^31-1 ms): a watch without an end. */
+/** The longest watch timer (Node's timers take at most 2^31-1 ms). */
 const NO_TIMEOUT_S = 2_000_000;
 
 /**
  * How long a watch runs (kube's ListResource): its timeoutSeconds; without one (or 0) a random
- * time in [min, 2·min) of --min-request-timeout, so watches do not all end together (none with
- * min 0). A negative timeout ends the watch at once (a context already past its deadline).
+ * time in [min, 2·min) of --min-request-timeout, so watches do not all end together. A negative
+ * timeout, or none with min 0, ends the watch at once (kube: a context whose deadline is now;
+ * checked on kube-apiserver 1.24.17 with --min-request-timeout=0).
  */
 export function watchTimeoutS(given: number | undefined, minRequestTimeoutS: number): number {
   if (given !== undefined && given !== 0) return Math.min(Math.max(given, 0), NO_TIMEOUT_S);
-  return minRequestTimeoutS > 0 ? Math.min(minRequestTimeoutS * (1 + Math.random()), NO_TIMEOUT_S) : NO_TIMEOUT_S;
+  return minRequestTimeoutS > 0 ? Math.min(minRequestTimeoutS * (1 + Math.random()), NO_TIMEOUT_S) : 0;
 }
 
 const truthy = (v: string | null): boolean => v === 'true' || v === '1';

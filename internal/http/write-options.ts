@@ -21,7 +21,7 @@ import type { FieldErrorType } from '../api/field-errors.ts';
 import type { DeleteOptions } from '../registry/generic/store.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { bodyMediaType } from './negotiation.ts';
-import { goSyntaxError } from '../decode/json-parse.ts';
+import { goSyntaxError, jsonDepthError } from '../decode/json-parse.ts';
 
 /** The only dryRun value kube accepts (metav1.DryRunAll). */
 const DRY_RUN_ALL = 'All';
@@ -287,6 +287,9 @@ function decodeDeleteOptionsBody(contentType: string | undefined, raw: Buffer): 
       // kube reads the version/kind with encoding/json: its syntax error text.
       throw decodeFailure(`couldn't get version/kind; json parse error: ${goSyntaxError(raw.toString('utf8')) || 'unexpected end of JSON input'}`);
     }
+    // encoding/json's depth limit, which JSON.parse does not have.
+    const deep = jsonDepthError(raw.toString('utf8'));
+    if (deep) throw decodeFailure(`couldn't get version/kind; json parse error: ${deep}`);
     return deleteOptionsFromJson(v);
   }
   if (ct === 'application/yaml') {
