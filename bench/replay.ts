@@ -104,7 +104,7 @@ async function foldOnly(dataDir: string): Promise<{ events: number; ms: number; 
   try {
     const sink = discardingDb();
     const t0 = performance.now();
-    const r = await rebuild(logReader.readFold(0, await logReader.endOffset()), sink.db, { copyLog: true });
+    const r = await rebuild(logReader.readFold(0, await logReader.endOffset()), sink.db, { logDb: sink.db });
     const ms = performance.now() - t0;
     return { events: r.events, ms: round(ms, 1), eventsPerSecond: Math.round((r.events / ms) * 1000), ops: sink.ops() };
   } finally {

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, embeddedLog, type ReadableLog, type ReplaySource,
+  parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, createLogDb, type ReadableLog, type ReplaySource,
 } from '../internal/replay/open-log.ts';
 import { rebuild } from '../internal/replay/rebuild.ts';
 import { objectHistory, formatHistory, formatKey } from '../internal/replay/history.ts';
@@ -170,10 +170,15 @@ async function cmdRebuild(): Promise<number> {
     const cut = parseCut(end);
     mkdirSync(outDir, { recursive: true });
     const db = await openDataDirDb(outDir, { create: true });
+    const logDb = copyLog ? await createLogDb(outDir).catch(async (e) => {
+      await db.close();
+      rmSync(join(outDir, 'db'), { recursive: true, force: true });
+      throw e;
+    }) : undefined;
     const progress = createProgress(progressMode(json, process.stderr), cut.to, process.stderr, 'rebuild');
     let keep = false;
     try {
-      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
+      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, logDb, onProgress: (p) => progress.update(p) });
       progress.stop();
       if (r.events === 0) throw new Error(`no event of the log is stamped at or before ${values.at} (the log starts later)`);
       const hash = values.hash ? await stateHash(db, keys) : null;
@@ -197,8 +202,9 @@ async function cmdRebuild(): Promise<number> {
     } finally {
       progress.stop();
       await db.close();
+      await logDb?.close();
       // A failed rebuild leaves no half-built store behind to be mistaken for a good one.
-      if (!keep) rmSync(join(outDir, 'db'), { recursive: true, force: true });
+      if (!keep) for (const d of ['db', 'log']) rmSync(join(outDir, d), { recursive: true, force: true });
     }
   });
 }
@@ -245,11 +251,10 @@ async function cmdVerify(): Promise<number> {
   const dataDir = required('data-dir', 'verify');
   const source = values.log ? parseReplaySource(values.log) : ({ kind: 'embedded', dataDir } as const);
   const keys = atRest();
-  const actual = await openDataDirDb(dataDir, { create: false });
-  // The embedded log of D lives in D's own database, which LevelDB lets this process open once.
-  const sameDb = source.kind === 'embedded' && resolve(source.dataDir) === resolve(dataDir);
-  const log = sameDb ? embeddedLog(actual, dataDir, false) : await openReadableLog(source).catch(async (e) => {
-    await actual.close();
+  // The log first: opening an embedded one upgrades an older data dir (format.ts), which opens D/db.
+  const log = await openReadableLog(source);
+  const actual = await openDataDirDb(dataDir, { create: false }).catch(async (e) => {
+    await log.close();
     throw e;
   });
   let progress = createProgress('none', 0, process.stderr, 'verify');

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { ClassicLevel } from 'classic-level';
 // kafkajs is loaded by openKafka only: an embedded server never pays for loading it (~150 ms).
 import type { logLevel as KafkaLogLevel } from 'kafkajs';
 import type { EventLog } from './log/log.ts';
@@ -22,6 +21,8 @@ import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
+import { openVerified } from './open-verified.ts';
+import { StorageHealth } from './health.ts';
 import type { LogInstruments } from './log/instruments.ts';
 
 /**
@@ -35,6 +36,11 @@ import type { LogInstruments } from './log/instruments.ts';
  * for 21 MiB).
  */
 const WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
+/**
+ * The log store's memtable: it takes one entry per event (~1.4 KiB for a 1 KiB ConfigMap), a
+ * third of what the snapshot takes, and is only read back by watch catch-up and restarts.
+ */
+const LOG_WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
 
 
 export interface StorageOptions {
@@ -106,33 +112,54 @@ export class Storage {
     /** Encryption at rest (encryption/at-rest.ts); a pass-through when nothing is configured. */
     readonly atRest: AtRest = new AtRest(),
     private readonly onUndecryptable: StorageOptions['onUndecryptable'] = undefined,
+    /** The embedded log's own store (null on Kafka). */
+    private readonly logDb: Db | null = null,
+    /** A fault that makes this store unfit to serve (corruption found at run time, a failed snapshot write). */
+    readonly health = new StorageHealth(),
   ) {}
 
-  private static async openDb(dataDir: string): Promise<Db> {
+  /**
+   * Open the snapshot store `<dataDir>/db` (and, for the embedded log, `<dataDir>/log`): tables
+   * verified first (storage/verify-tables.ts; a damaged one refuses the start, naming the file),
+   * then the key format brought up to date — an older store is upgraded once, its embedded log
+   * moved into the log store (format.ts).
+   */
+  private static async openDb(dataDir: string, withLog: boolean): Promise<{ db: Db; logDb: Db | null }> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db: Db = new ClassicLevel<string, Buffer>(`${dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize: WRITE_BUFFER_BYTES });
-    await db.open();
+    const db = await openVerified(`${dataDir}/db`, 'snapshot', WRITE_BUFFER_BYTES);
+    let logDb: Db | null = null;
     try {
-      await ensureKeyFormat(db); // a store written before format 2 (or a restored checkpoint) is upgraded once
+      if (withLog) logDb = await openVerified(`${dataDir}/log`, 'log', LOG_WRITE_BUFFER_BYTES);
+      await ensureKeyFormat(db, logDb ?? undefined);
     } catch (err) {
+      await logDb?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw err;
     }
-    return db;
+    return { db, logDb };
   }
 
   private static compactorFor(db: Db, m: Materializer, opts: StorageOptions): Compactor {
     return new Compactor(db, m, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10));
   }
 
-  /** Open the embedded default: log and snapshot in one LevelDB under `dataDir/db`. */
+  /** Open the embedded default: the log in `dataDir/log`, the snapshot in `dataDir/db`. */
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
-    const db = await Storage.openDb(opts.dataDir);
-    const materializer = await Materializer.open(db);
-    const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments });
-    const compactor = Storage.compactorFor(db, materializer, opts);
-    await compactor.start();
-    return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable);
+    const { db, logDb } = await Storage.openDb(opts.dataDir, true);
+    try {
+      const materializer = await Materializer.open(db);
+      const health = new StorageHealth();
+      const log = await LevelLog.open(logDb!, db, materializer, {
+        sync: opts.sync, instruments: opts.instruments, onSnapshotFailure: (e) => health.fail(e.message),
+      });
+      const compactor = Storage.compactorFor(db, materializer, opts);
+      await compactor.start();
+      return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, logDb, health);
+    } catch (err) {
+      await logDb!.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
@@ -145,7 +172,7 @@ export class Storage {
     const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
     const { Kafka, logLevel: kafkaLogLevel } = await loadKafkajs();
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
-    const db = await Storage.openDb(opts.dataDir);
+    const { db } = await Storage.openDb(opts.dataDir, false);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
     try {
@@ -211,6 +238,7 @@ export class Storage {
    */
   async probe(timeoutMs = 2_000): Promise<void> {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
+    this.health.check();
     const within = <T>(p: Promise<T>, what: string): Promise<T> =>
       new Promise<T>((resolve, reject) => {
         const t = setTimeout(() => reject(new StorageError('timeout', `${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
@@ -420,6 +448,7 @@ export class Storage {
     await this.log.close();
     this.materializer.close();
     await this.db.close();
+    await this.logDb?.close();
   }
 }
 

@@ -1,0 +1,56 @@
+/**
+ * The storage's health: ok, or failed with a reason a person can act on (which file is damaged,
+ * which write failed). Set by whoever finds the fault (a read that LevelDB answers with
+ * `Corruption`/`IO error`, a snapshot write that failed after the log took it); read by the
+ * etcd health check (Storage.probe) and logged once per change by the listener. A failure is
+ * never cleared by this process: the damaged snapshot needs `replay repair` with the server
+ * stopped, and a restart refolds the log.
+ */
+import { StorageError } from './errors.ts';
+
+export class StorageHealth {
+  private reason: string | null = null;
+  private readonly listeners = new Set<(reason: string) => void>();
+
+  /** Null while healthy. */
+  get failure(): string | null {
+    return this.reason;
+  }
+
+  /** Record the first failure (later ones are consequences and only keep the first reason). */
+  fail(reason: string): void {
+    if (this.reason !== null) return;
+    this.reason = reason;
+    for (const l of this.listeners) {
+      try {
+        l(reason);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /** Throws the failure as a StorageError('corrupt') (the etcd check's message). */
+  check(): void {
+    if (this.reason !== null) throw new StorageError('corrupt', this.reason);
+  }
+
+  /** Called once when the storage fails. */
+  onFailure(listener: (reason: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * A LevelDB error that means damaged or unreadable files (classic-level's LEVEL_CORRUPTION, or
+ * LevelDB's `Corruption:` / `IO error:` statuses), as opposed to a closed store or a bad call.
+ */
+export function isStoreDamage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
+  if (code === 'LEVEL_CORRUPTION') return true;
+  const text = `${err.message} ${cause instanceof Error ? cause.message : ''}`;
+  return /\bCorruption: |\bIO error: /.test(text);
+}

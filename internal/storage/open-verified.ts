@@ -1,0 +1,38 @@
+/**
+ * Open a LevelDB store after verifying its tables' checksums (verify-tables.ts), so a damaged
+ * store is refused at start-up with the file named instead of answering `IO error` — or, for a
+ * zeroed block, silently fewer objects — later. Tables are verified before LevelDB opens (no
+ * compaction is writing then); a table that fails and is gone once LevelDB has opened was an
+ * obsolete one (a compaction's leftover after a crash, deleted at open), not damage.
+ */
+import { ClassicLevel } from 'classic-level';
+import type { Db } from './mvcc/materializer.ts';
+import { StorageError } from './errors.ts';
+import { isStoreDamage } from './health.ts';
+import { verifyTables, stillPresent, describeFaults } from './verify-tables.ts';
+
+/** Open (create if missing) the store at `location`; `what` names it in errors ("snapshot", "log"). */
+export async function openVerified(location: string, what: 'snapshot' | 'log', writeBufferSize: number): Promise<Db> {
+  const verified = await verifyTables(location);
+  const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
+  try {
+    await db.open();
+  } catch (err) {
+    const cause = (err as { cause?: Error }).cause;
+    const damaged = isStoreDamage(err);
+    throw new StorageError(damaged ? 'corrupt' : 'unreachable', `the ${what} store ${location} does not open: ${cause?.message ?? (err as Error).message}${damaged ? repairHint(what) : ''}`);
+  }
+  const faults = await stillPresent(verified.faults);
+  if (faults.length) {
+    await db.close().catch(() => undefined);
+    throw new StorageError('corrupt', `the ${what} store is damaged: ${describeFaults(faults)}${repairHint(what)}`);
+  }
+  return db;
+}
+
+/** What to do about a damaged store. */
+export function repairHint(what: 'snapshot' | 'log'): string {
+  return what === 'snapshot'
+    ? ' — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir <data-dir>'
+    : ' — the log is the durable copy of every write: restore the data dir from a backup';
+}
