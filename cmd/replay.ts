@@ -8,6 +8,7 @@
  *        [--group G] [--output json]
  *   node --import tsx cmd/replay.ts verify [--log SRC] --data-dir D [--output json]
  *   node --import tsx cmd/replay.ts hash --data-dir D [--output json]
+ *   node --import tsx cmd/replay.ts repair --data-dir D [--output json]
  *
  * Every command takes --encryption-provider-config FILE (the servers' file) to read objects encrypted
  * at rest; without it they stay ciphertext (a rebuilt store holds them encrypted either way).
@@ -15,7 +16,7 @@
  * found differences, 2 bad usage or an error (message on stderr).
  */
 import { parseArgs } from 'node:util';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, renameSync, existsSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, createLogDb, type ReadableLog, type ReplaySource,
@@ -41,6 +42,9 @@ const USAGE = `usage: replay <command> [flags]
       Exit 1 and list the differing keys when they differ.
   hash --data-dir D [--output json]
       The state hash (sha256 over the current objects in canonical JSON) and folded offset of D.
+  repair --data-dir D [--output json]
+      Rebuild D's snapshot store (D/db) from its embedded log (D/log), with the server stopped:
+      for a snapshot the server refused as damaged. The old store is kept as D/db.damaged-<time>.
 
   Every command: --encryption-provider-config FILE, the servers' EncryptionConfiguration, to read
       objects encrypted at rest (history diffs; hashes of what they decrypt to). Without it they
@@ -95,6 +99,8 @@ async function run(command: string | undefined): Promise<number> {
       return cmdVerify();
     case 'hash':
       return cmdHash();
+    case 'repair':
+      return cmdRepair();
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -301,6 +307,57 @@ async function cmdHash(): Promise<number> {
     return 0;
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * Rebuild D/db from D/log into D/.repair/db, then swap it in: D/db → D/db.damaged-<time>,
+ * D/.repair/db → D/db. A crash before the swap leaves D as it was (run repair again); between
+ * the two renames D has no snapshot store, and a server started then folds the whole log into a
+ * new one — slower than this, but the same state.
+ */
+async function cmdRepair(): Promise<number> {
+  onlyFlags('repair', ['data-dir']);
+  const dataDir = required('data-dir', 'repair');
+  const work = join(dataDir, '.repair');
+  return withLog({ kind: 'embedded', dataDir }, async (log) => {
+    const end = await log.endOffset();
+    if (end === 0) throw new Error(`${join(dataDir, 'log')} is empty: nothing to rebuild from`);
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    const db = await openDataDirDb(work, { create: true });
+    const progress = createProgress(progressMode(json, process.stderr), end, process.stderr, 'repair');
+    let r;
+    try {
+      r = await rebuild(log.readFold(0, end), db, { onProgress: (p) => progress.update(p) });
+    } finally {
+      progress.stop();
+      await db.close();
+    }
+    const damaged = existsSync(join(dataDir, 'db')) ? `${join(dataDir, 'db')}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}` : null;
+    if (damaged) renameSync(join(dataDir, 'db'), damaged);
+    renameSync(join(work, 'db'), join(dataDir, 'db'));
+    syncDir(dataDir);
+    rmSync(work, { recursive: true, force: true });
+    const out = {
+      dataDir: resolve(dataDir), db: resolve(dataDir, 'db'), kept: damaged && resolve(damaged), events: r.events, lastOffset: r.lastOffset,
+      objects: r.objects, seconds: r.elapsedMs / 1000,
+    };
+    print(out,
+      `repaired ${out.db} from ${resolve(dataDir, 'log')}\n` +
+      `  offsets 0..${r.lastOffset} (${r.events} events), ${r.objects} objects, ${(r.elapsedMs / 1000).toFixed(2)} s\n` +
+      (damaged ? `  the damaged store is kept as ${out.kept} (delete it once the server serves again)\n` : ''));
+    return 0;
+  });
+}
+
+/** fsync a directory, so renames in it are durable. */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -21,6 +21,11 @@ export class StorageHealth {
   fail(reason: string): void {
     if (this.reason !== null) return;
     this.reason = reason;
+    this.notify();
+  }
+
+  private notify(): void {
+    const reason = this.reason!;
     for (const l of this.listeners) {
       try {
         l(reason);
@@ -30,12 +35,19 @@ export class StorageHealth {
     }
   }
 
+  /** Add what was found out since (the damaged files): the reason grows, listeners hear it again. */
+  explain(detail: string): void {
+    if (this.reason === null) return;
+    this.reason = `${this.reason} (${detail})`;
+    this.notify();
+  }
+
   /** Throws the failure as a StorageError('corrupt') (the etcd check's message). */
   check(): void {
     if (this.reason !== null) throw new StorageError('corrupt', this.reason);
   }
 
-  /** Called once when the storage fails. */
+  /** Called when the storage fails, and again when the reason is explained further. */
   onFailure(listener: (reason: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -1,10 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { ClassicLevel } from 'classic-level';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage, type WriteIntent } from './storage.ts';
-import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey } from './keys.ts';
+import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey, META_FORMAT } from './keys.ts';
+import { KEY_FORMAT } from './format.ts';
 
 const key = { group: '', resource: 'configmaps', namespace: 'default', name: 'a' };
 const nsKey = { group: '', resource: 'namespaces', namespace: '', name: 'default' };
@@ -176,6 +178,68 @@ test('reads held in memory after a restart follow later writes, also a write rac
   assert.is(data(await s.get(key)), '3', 'the first read did not leave the older version behind');
   await s.write(intent('DELETE', key, undefined, { expectRv: u2.rv }));
   assert.is(await s.get(key), undefined);
+  await s.close();
+});
+
+test('a snapshot behind the log (its unsynced batches lost) is refolded at open; one ahead is refused', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  await s.write(intent('CREATE'));
+  await s.close();
+  const early = tmp();
+  cpSync(dir, early, { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const b = { ...key, name: 'b' };
+  const vb = await s.write(intent('CREATE', b));
+  const vu = await s.write(intent('UPDATE', key, undefined, { expectRv: 1 }));
+  await s.close();
+  // The snapshot of `early` with the log of `dir`: two acknowledged writes missing from it.
+  const behind = tmp();
+  cpSync(join(early, 'db'), join(behind, 'db'), { recursive: true });
+  cpSync(join(dir, 'log'), join(behind, 'log'), { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: behind, historyWindowMs: 60_000 });
+  assert.is(s.folded, vu.rv);
+  assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(vb.rv));
+  assert.is(JSON.parse((await s.get(key))!.toString()).metadata.resourceVersion, String(vu.rv));
+  assert.is((await s.write(intent('CREATE', { ...key, name: 'c' }))).rv, vu.rv + 1, 'the log goes on at its own end');
+  await s.close();
+  // The log of `early` with the snapshot of `dir`: the log lost acknowledged entries.
+  const ahead = tmp();
+  cpSync(join(dir, 'db'), join(ahead, 'db'), { recursive: true });
+  cpSync(join(early, 'log'), join(ahead, 'log'), { recursive: true });
+  try {
+    await Storage.openEmbedded({ dataDir: ahead, historyWindowMs: 60_000 });
+    assert.unreachable('expected a refusal');
+  } catch (e) {
+    assert.match((e as Error).message, /snapshot has folded up to offset 3 but the embedded log ends at 1/);
+  }
+});
+
+test('an older data dir (log inside the snapshot store, key format 2) is upgraded at open', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const v = await s.write(intent('CREATE'));
+  await s.close();
+  // Put the dir back into the format-2 layout: l/ entries inside db/, no log/ store.
+  const db = new ClassicLevel<string, Buffer>(join(dir, 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  const logDb = new ClassicLevel<string, Buffer>(join(dir, 'log'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  await db.open();
+  await logDb.open();
+  const entries: Array<[string, Buffer]> = [];
+  for await (const e of logDb.iterator()) entries.push(e);
+  await db.batch([...entries.map(([k, value]) => ({ type: 'put' as const, key: k, value })), { type: 'put', key: META_FORMAT, value: Buffer.from('2') }]);
+  await db.close();
+  await logDb.close();
+  rmSync(join(dir, 'log'), { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  assert.is(JSON.parse((await s.get(key))!.toString()).metadata.resourceVersion, String(v.rv));
+  const next = await s.write(intent('CREATE', { ...key, name: 'b' }));
+  assert.is(next.rv, v.rv + 1);
+  const offsets: number[] = [];
+  for await (const e of s.log.read(0)) offsets.push(e.offset);
+  assert.equal(offsets, [0, 1, 2]);
+  assert.is((await s.db.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
+  for await (const k of s.db.keys({ gte: 'l/', lt: 'l0' })) assert.unreachable(`log key ${k} left in the snapshot store`);
   await s.close();
 });
 

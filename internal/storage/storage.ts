@@ -21,8 +21,10 @@ import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
-import { openVerified } from './open-verified.ts';
-import { StorageHealth } from './health.ts';
+import { openVerified, repairHint } from './open-verified.ts';
+import { StorageHealth, isStoreDamage } from './health.ts';
+import { verifyTables, describeFaults } from './verify-tables.ts';
+import { basename } from 'node:path';
 import type { LogInstruments } from './log/instruments.ts';
 
 /**
@@ -289,6 +291,39 @@ export class Storage {
     }
   }
 
+  /**
+   * What to throw for a failed read of the snapshot store. LevelDB's `Corruption:` / `IO error:`
+   * (health.ts isStoreDamage) mean damaged files: the storage is marked failed (the etcd health
+   * check fails from now on, the app logs it), the tables are verified once in the background to
+   * name the damaged file (verify-tables.ts), and the error becomes a StorageError('corrupt'): a
+   * 500 Status, never data. Any other error is returned as it is.
+   */
+  damaged(err: unknown): unknown {
+    if (err instanceof StorageError || !isStoreDamage(err)) return err;
+    const cause = (err as { cause?: Error }).cause;
+    const text = cause?.message ?? (err as Error).message;
+    if (this.health.failure === null) {
+      this.health.fail(`the snapshot store is damaged: ${text}${repairHint('snapshot')}`);
+      void this.nameDamagedTables();
+    }
+    return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
+  }
+
+  /** Verify the snapshot's tables while it runs (found faults re-checked: a compaction may be writing one). */
+  private async nameDamagedTables(): Promise<void> {
+    const dir = this.db.location;
+    try {
+      const first = await verifyTables(dir);
+      if (!first.faults.length) return this.health.explain(`no table of ${dir} fails its checksums (the damage may be in LevelDB's log or manifest)`);
+      await new Promise((r) => setTimeout(r, 1000));
+      const again = await verifyTables(dir, first.faults.map((f) => basename(f.file)));
+      const still = again.faults.filter((f) => first.faults.some((g) => g.file === f.file));
+      this.health.explain(still.length ? `damaged tables: ${describeFaults(still)}` : `the tables that failed were replaced meanwhile (${describeFaults(first.faults)})`);
+    } catch (e) {
+      this.health.explain(`verifying the tables of ${dir} failed: ${(e as Error).message}`);
+    }
+  }
+
   /** Key index lookup as of the latest fold (cheap, synchronous). */
   entry(key: ObjectKey): IndexEntry | undefined {
     return this.materializer.entry(key);
@@ -309,7 +344,9 @@ export class Storage {
     let v = this.materializer.cached(key);
     if (v === undefined) {
       const version = this.materializer.committedVersion(key);
-      v = await this.db.get(currentKey(key));
+      v = await this.db.get(currentKey(key)).catch((e: unknown) => {
+        throw this.damaged(e);
+      });
       if (v !== undefined && version !== undefined) this.materializer.remember(key, version, v);
     }
     return v === undefined ? v : this.atRest.decode(key, v);
@@ -346,8 +383,12 @@ export class Storage {
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
-    for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
-      return v.length ? this.atRest.decode(key, v) : undefined;
+    try {
+      for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
+        return v.length ? this.atRest.decode(key, v) : undefined;
+      }
+    } catch (e) {
+      throw this.damaged(e);
     }
     return undefined;
   }
@@ -363,13 +404,17 @@ export class Storage {
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
     // Newest first: the entry at rv itself (if any), then the one before it.
-    for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
-      if (k === at) {
-        written = v.length ? this.atRest.decode(key, v) : v;
-        continue;
+    try {
+      for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
+        if (k === at) {
+          written = v.length ? this.atRest.decode(key, v) : v;
+          continue;
+        }
+        previous = v.length ? this.atRest.decode(key, v) : undefined;
+        break;
       }
-      previous = v.length ? this.atRest.decode(key, v) : undefined;
-      break;
+    } catch (e) {
+      throw this.damaged(e);
     }
     return { written, previous };
   }
@@ -381,16 +426,23 @@ export class Storage {
     const rv = f === undefined ? 0 : fromHex16(f.toString());
     const db = this.db;
     const atRest = this.atRest;
+    const damaged = (e: unknown): unknown => this.damaged(e);
     return {
       rv,
       get: async (key) => {
-        const v = await db.get(currentKey(key), { snapshot });
+        const v = await db.get(currentKey(key), { snapshot }).catch((e: unknown) => {
+          throw damaged(e);
+        });
         return v === undefined ? v : atRest.decode(key, v);
       },
       async *scan(gte, lt, after) {
         const range = after !== undefined ? { gt: after, lt } : { gte, lt };
-        for await (const [k, v] of db.iterator({ ...range, snapshot })) {
-          yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
+        try {
+          for await (const [k, v] of db.iterator({ ...range, snapshot })) {
+            yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
+          }
+        } catch (e) {
+          throw damaged(e);
         }
       },
       close: () => snapshot.close(),
