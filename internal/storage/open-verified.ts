@@ -11,8 +11,11 @@ import { StorageError } from './errors.ts';
 import { isStoreDamage } from './health.ts';
 import { verifyTables, stillPresent, describeFaults } from './verify-tables.ts';
 
-/** Open (create if missing) the store at `location`; `what` names it in errors ("snapshot", "log"). */
-export async function openVerified(location: string, what: 'snapshot' | 'log', writeBufferSize: number): Promise<Db> {
+/** What a damaged store is: the embedded log, the snapshot of an embedded server, a Kafka replica's snapshot. */
+export type StoreRole = 'log' | 'snapshot' | 'replica snapshot';
+
+/** Open (create if missing) the store at `location`; `what` names it in errors. */
+export async function openVerified(location: string, what: StoreRole, writeBufferSize: number): Promise<Db> {
   const verified = await verifyTables(location);
   const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
   try {
@@ -31,8 +34,13 @@ export async function openVerified(location: string, what: 'snapshot' | 'log', w
 }
 
 /** What to do about a damaged store. */
-export function repairHint(what: 'snapshot' | 'log'): string {
-  return what === 'snapshot'
-    ? ' — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir <data-dir>'
-    : ' — the log is the durable copy of every write: restore the data dir from a backup';
+export function repairHint(what: StoreRole): string {
+  switch (what) {
+    case 'snapshot':
+      return ' — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir <data-dir>';
+    case 'replica snapshot':
+      return ' — with this replica stopped, move <data-dir>/db away and start it again: it refolds the topic (or starts from the newest checkpoint with --checkpoint-dir)';
+    default:
+      return ' — the log is the durable copy of every write: restore the data dir from a backup';
+  }
 }

@@ -128,7 +128,7 @@ export class Storage {
    */
   private static async openDb(dataDir: string, withLog: boolean): Promise<{ db: Db; logDb: Db | null }> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db = await openVerified(`${dataDir}/db`, 'snapshot', WRITE_BUFFER_BYTES);
+    const db = await openVerified(`${dataDir}/db`, withLog ? 'snapshot' : 'replica snapshot', WRITE_BUFFER_BYTES);
     let logDb: Db | null = null;
     try {
       if (withLog) logDb = await openVerified(`${dataDir}/log`, 'log', LOG_WRITE_BUFFER_BYTES);
@@ -151,12 +151,18 @@ export class Storage {
     try {
       const materializer = await Materializer.open(db);
       const health = new StorageHealth();
+      let storage: Storage | null = null;
       const log = await LevelLog.open(logDb!, db, materializer, {
-        sync: opts.sync, instruments: opts.instruments, onSnapshotFailure: (e) => health.fail(e.message),
+        sync: opts.sync,
+        instruments: opts.instruments,
+        onSnapshotFailure: (e) => health.fail(`${e.message} (writes refused until a restart folds the log into it)`),
+        // The fold reads previous versions from the snapshot: damage found there fails the health too.
+        onBatchFailure: (e) => storage?.damaged(e) ?? e,
       });
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();
-      return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, logDb, health);
+      storage = new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, logDb, health);
+      return storage;
     } catch (err) {
       await logDb!.close().catch(() => undefined);
       await db.close().catch(() => undefined);
@@ -303,7 +309,7 @@ export class Storage {
     const cause = (err as { cause?: Error }).cause;
     const text = cause?.message ?? (err as Error).message;
     if (this.health.failure === null) {
-      this.health.fail(`the snapshot store is damaged: ${text}${repairHint('snapshot')}`);
+      this.health.fail(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot')}`);
       void this.nameDamagedTables();
     }
     return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
