@@ -125,18 +125,25 @@ export function snappyUncompress(src: Uint8Array): Buffer {
   return out;
 }
 
-/** The block at (offset, size) of `file`, checksum verified, uncompressed. */
-function block(file: Buffer, offset: number, size: number, what: string): Buffer {
+/** Verify the checksum of the block at (offset, size) of `file`. */
+function checkBlock(file: Buffer, offset: number, size: number, what: string): void {
   const end = offset + size;
-  if (end + TRAILER_BYTES > file.length - FOOTER_BYTES + (what === 'footer' ? FOOTER_BYTES : 0)) {
+  if (end + TRAILER_BYTES > file.length - FOOTER_BYTES) {
     throw new Corrupt(`${what} at ${offset} (+${size}) runs past the end of the file (${file.length} bytes)`);
   }
   const type = file[end];
   const want = file.readUInt32LE(end + 1);
   if (mask(crc32c(file, offset, end + 1)) !== want) throw new Corrupt(`checksum mismatch in the ${what} at offset ${offset}`);
+  if (type !== 0 && type !== 1) throw new Corrupt(`${what} at offset ${offset} has unknown compression type ${type}`);
+}
+
+/** The block at (offset, size) of `file`, checksum verified, uncompressed (index blocks: to walk them). */
+function block(file: Buffer, offset: number, size: number, what: string): Buffer {
+  checkBlock(file, offset, size, what);
+  const end = offset + size;
+  const type = file[end];
   if (type === 0) return file.subarray(offset, end);
-  if (type === 1) return snappyUncompress(file.subarray(offset, end));
-  throw new Corrupt(`${what} at offset ${offset} has unknown compression type ${type}`);
+  return snappyUncompress(file.subarray(offset, end));
 }
 
 /** The block handles an index or metaindex block lists. */
@@ -178,11 +185,11 @@ export function verifyTable(file: Buffer): number {
   [indexSize, at] = varint(file, at, f + 40);
   let blocks = 2;
   for (const [o, s] of handles(block(file, metaOffset, metaSize, 'metaindex block'), 'metaindex block')) {
-    block(file, o, s, 'filter block');
+    checkBlock(file, o, s, 'filter block');
     blocks++;
   }
   for (const [o, s] of handles(block(file, indexOffset, indexSize, 'index block'), 'index block')) {
-    block(file, o, s, 'data block');
+    checkBlock(file, o, s, 'data block');
     blocks++;
   }
   return blocks;
