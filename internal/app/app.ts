@@ -236,6 +236,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A damaged snapshot or a failed snapshot write: logged when found and when the damaged files
   // are named; /readyz's etcd check fails from then on (Storage.probe).
   storage.health.onFailure((reason) => log.error({ reason }, 'storage failed: not serving from it; readyz etcd check fails'));
+  const { tables, bytes, ms } = storage.openCheck;
+  log.info({ tables, mib: Math.round(bytes / 104857.6) / 10, ms: Math.round(ms) }, 'storage tables verified (checksums)');
   // Authorization: the privileged group, then --authorization-mode in order (default RBAC). The
   // RBAC cache follows the fold; it is loaded before the server listens.
   const rbacCache = new RbacCache();

@@ -14,9 +14,22 @@ import { verifyTables, stillPresent, describeFaults } from './verify-tables.ts';
 /** What a damaged store is: the embedded log, the snapshot of an embedded server, a Kafka replica's snapshot. */
 export type StoreRole = 'log' | 'snapshot' | 'replica snapshot';
 
-/** Open (create if missing) the store at `location`; `what` names it in errors. */
-export async function openVerified(location: string, what: StoreRole, writeBufferSize: number): Promise<Db> {
+/** What the check at open read: tables, their bytes, the time it took. */
+export interface OpenCheck {
+  tables: number;
+  bytes: number;
+  ms: number;
+}
+
+/** Open (create if missing) the store at `location`; `what` names it in errors; `check` adds up the verification. */
+export async function openVerified(location: string, what: StoreRole, writeBufferSize: number, check?: OpenCheck): Promise<Db> {
+  const started = performance.now();
   const verified = await verifyTables(location);
+  if (check) {
+    check.tables += verified.tables;
+    check.bytes += verified.bytes;
+    check.ms += performance.now() - started;
+  }
   const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
   try {
     await db.open();

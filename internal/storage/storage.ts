@@ -21,7 +21,7 @@ import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
-import { openVerified, repairHint } from './open-verified.ts';
+import { openVerified, repairHint, type OpenCheck } from './open-verified.ts';
 import { StorageHealth, isStoreDamage } from './health.ts';
 import { verifyTables, describeFaults } from './verify-tables.ts';
 import { basename } from 'node:path';
@@ -100,6 +100,8 @@ export interface ReadView {
 
 export class Storage {
   private closed = false;
+  /** The tables' checksums verified at open (storage/open-verified.ts), for the start-up log. */
+  openCheck: OpenCheck = { tables: 0, bytes: 0, ms: 0 };
   /** Listeners of readable (decrypted) changes; one materializer subscription serves them all. */
   private readonly decodedListeners = new Set<ChangeListener>();
   private unsubscribeDecoded: (() => void) | null = null;
@@ -126,19 +128,20 @@ export class Storage {
    * then the key format brought up to date — an older store is upgraded once, its embedded log
    * moved into the log store (format.ts).
    */
-  private static async openDb(dataDir: string, withLog: boolean): Promise<{ db: Db; logDb: Db | null }> {
+  private static async openDb(dataDir: string, withLog: boolean): Promise<{ db: Db; logDb: Db | null; check: OpenCheck }> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db = await openVerified(`${dataDir}/db`, withLog ? 'snapshot' : 'replica snapshot', WRITE_BUFFER_BYTES);
+    const check: OpenCheck = { tables: 0, bytes: 0, ms: 0 };
+    const db = await openVerified(`${dataDir}/db`, withLog ? 'snapshot' : 'replica snapshot', WRITE_BUFFER_BYTES, check);
     let logDb: Db | null = null;
     try {
-      if (withLog) logDb = await openVerified(`${dataDir}/log`, 'log', LOG_WRITE_BUFFER_BYTES);
+      if (withLog) logDb = await openVerified(`${dataDir}/log`, 'log', LOG_WRITE_BUFFER_BYTES, check);
       await ensureKeyFormat(db, logDb ?? undefined);
     } catch (err) {
       await logDb?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw err;
     }
-    return { db, logDb };
+    return { db, logDb, check };
   }
 
   private static compactorFor(db: Db, m: Materializer, opts: StorageOptions): Compactor {
@@ -147,7 +150,7 @@ export class Storage {
 
   /** Open the embedded default: the log in `dataDir/log`, the snapshot in `dataDir/db`. */
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
-    const { db, logDb } = await Storage.openDb(opts.dataDir, true);
+    const { db, logDb, check } = await Storage.openDb(opts.dataDir, true);
     try {
       const materializer = await Materializer.open(db);
       const health = new StorageHealth();
@@ -162,6 +165,7 @@ export class Storage {
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();
       storage = new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, logDb, health);
+      storage.openCheck = check;
       return storage;
     } catch (err) {
       await logDb!.close().catch(() => undefined);
@@ -180,7 +184,7 @@ export class Storage {
     const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
     const { Kafka, logLevel: kafkaLogLevel } = await loadKafkajs();
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
-    const { db } = await Storage.openDb(opts.dataDir, false);
+    const { db, check } = await Storage.openDb(opts.dataDir, false);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
     try {
@@ -198,6 +202,7 @@ export class Storage {
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();
       const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable);
+      storage.openCheck = check;
       const caughtUp = Date.now();
       await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
