@@ -56,13 +56,14 @@ export class StorageHealth {
 
 /**
  * A LevelDB error that means damaged or unreadable files (classic-level's LEVEL_CORRUPTION, or
- * LevelDB's `Corruption:` / `IO error:` statuses), as opposed to a closed store or a bad call.
+ * LevelDB's `Corruption:` / `IO error:` statuses), as opposed to a closed store, a bad call or a
+ * full disk (`IO error: …: No space left on device` is a state that passes, not damage).
  */
 export function isStoreDamage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const cause = (err as { cause?: unknown }).cause;
   const code = (err as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
-  if (code === 'LEVEL_CORRUPTION') return true;
   const text = `${err.message} ${cause instanceof Error ? cause.message : ''}`;
-  return /\bCorruption: |\bIO error: /.test(text);
+  if (/No space left on device|Disk quota exceeded/i.test(text)) return false;
+  return code === 'LEVEL_CORRUPTION' || /\bCorruption: |\bIO error: /.test(text);
 }

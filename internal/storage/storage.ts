@@ -160,7 +160,7 @@ export class Storage {
         instruments: opts.instruments,
         onSnapshotFailure: (e) => health.fail(`${e.message} (writes refused until a restart folds the log into it)`),
         // The fold reads previous versions from the snapshot: damage found there fails the health too.
-        onBatchFailure: (e) => storage?.damaged(e) ?? e,
+        onFoldReadFailure: (e) => storage?.damaged(e) ?? e,
       });
       const compactor = Storage.compactorFor(db, materializer, opts);
       await compactor.start();

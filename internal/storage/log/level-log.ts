@@ -41,8 +41,8 @@ export interface LevelLogOptions {
   instruments?: LogInstruments;
   /** The snapshot store failed a write the log had taken (the storage's health reports it). */
   onSnapshotFailure?: (err: StorageError) => void;
-  /** A batch failed before the log took it (the fold's read of previous versions, the log write): returns what to reject writers with. */
-  onBatchFailure?: (err: unknown) => unknown;
+  /** The fold's read of previous versions from the snapshot failed: returns what to reject the batch's writers with. */
+  onFoldReadFailure?: (err: unknown) => unknown;
 }
 
 /** Events folded per batch when open() brings the snapshot up to the log's end. */
@@ -143,12 +143,13 @@ export class LevelLog implements EventLog {
         let pending;
         const startedAt = process.hrtime.bigint();
         try {
-          pending = await this.sink.foldInto(positioned, ops);
+          pending = await this.sink.foldInto(positioned, ops).catch((e: unknown) => {
+            throw this.opts.onFoldReadFailure?.(e) ?? e;
+          });
           await writeBatch(this.logDb, logOps, this.opts.sync !== false);
         } catch (err) {
           // Nothing of this batch is durable: undo the in-memory fold and fail its writers.
           await this.sink.reload().catch(() => undefined);
-          err = this.opts.onBatchFailure?.(err) ?? err;
           const e = err instanceof StorageError ? err : new StorageError('unreachable', `log write failed: ${(err as Error).message}`);
           for (const q of batch) q.reject(e);
           continue;
