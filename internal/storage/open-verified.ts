@@ -5,6 +5,7 @@
  * compaction is writing then); a table that fails and is gone once LevelDB has opened was an
  * obsolete one (a compaction's leftover after a crash, deleted at open), not damage.
  */
+import { dirname, join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { Db } from './mvcc/materializer.ts';
 import { StorageError } from './errors.ts';
@@ -36,23 +37,23 @@ export async function openVerified(location: string, what: StoreRole, writeBuffe
   } catch (err) {
     const cause = (err as { cause?: Error }).cause;
     const damaged = isStoreDamage(err);
-    throw new StorageError(damaged ? 'corrupt' : 'unreachable', `the ${what} store ${location} does not open: ${cause?.message ?? (err as Error).message}${damaged ? repairHint(what) : ''}`);
+    throw new StorageError(damaged ? 'corrupt' : 'unreachable', `the ${what} store ${location} does not open: ${cause?.message ?? (err as Error).message}${damaged ? repairHint(what, dirname(location)) : ''}`);
   }
   const faults = await stillPresent(verified.faults);
   if (faults.length) {
     await db.close().catch(() => undefined);
-    throw new StorageError('corrupt', `the ${what} store is damaged: ${describeFaults(faults)}${repairHint(what)}`);
+    throw new StorageError('corrupt', `the ${what} store is damaged: ${describeFaults(faults)}${repairHint(what, dirname(location))}`);
   }
   return db;
 }
 
 /** What to do about a damaged store. */
-export function repairHint(what: StoreRole): string {
+export function repairHint(what: StoreRole, dataDir: string): string {
   switch (what) {
     case 'snapshot':
-      return ' — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir <data-dir>';
+      return ` — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir ${dataDir}`;
     case 'replica snapshot':
-      return ' — with this replica stopped, move <data-dir>/db away and start it again: it refolds the topic (or starts from the newest checkpoint with --checkpoint-dir)';
+      return ` — with this replica stopped, move ${join(dataDir, 'db')} away and start it again: it refolds the topic (or starts from the newest checkpoint with --checkpoint-dir)`;
     default:
       return ' — the log is the durable copy of every write: restore the data dir from a backup';
   }

@@ -24,7 +24,7 @@ import { ensureKeyFormat } from './format.ts';
 import { openVerified, repairHint, type OpenCheck } from './open-verified.ts';
 import { StorageHealth, isStoreDamage } from './health.ts';
 import { verifyTables, describeFaults } from './verify-tables.ts';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { LogInstruments } from './log/instruments.ts';
 
 /**
@@ -314,7 +314,7 @@ export class Storage {
     const cause = (err as { cause?: Error }).cause;
     const text = cause?.message ?? (err as Error).message;
     if (this.health.failure === null) {
-      this.health.fail(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot')}`);
+      this.health.fail(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot', dirname(this.db.location))}`);
       void this.nameDamagedTables();
     }
     return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
