@@ -33,8 +33,9 @@ const USAGE = `usage: replay <command> [flags]
   rebuild --log SRC --out DIR [--to-offset N | --at RFC3339] [--copy-log] [--hash] [--output json]
       Fold the log from offset 0 into a new store DIR/db, up to offset N (inclusive) or up to the
       last event stamped at or before the time (the log prefix before the first event stamped
-      later). Embedded logs (and Kafka with --copy-log) also get their l/ entries copied, so DIR
-      is a data dir cmd/apiserver.ts can serve; without them it is a Kafka replica's data dir.
+      later). Embedded logs (and Kafka with --copy-log) also get their l/ entries copied into
+      DIR/log, so DIR is a data dir cmd/apiserver.ts can serve; without them it is a Kafka
+      replica's data dir.
   history --log SRC <resource>[.<group>] [<namespace>/]<name> [--group G] [--output json]
       Every event on one object: who, when, verdict (folding the whole log), JSON Patch diff.
   verify [--log SRC] --data-dir D [--output json]
