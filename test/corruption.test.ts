@@ -1,8 +1,9 @@
 /**
  * A damaged snapshot store (issue 24, storage faults): objects are created through HTTP, a table
  * file (.ldb) of `<data-dir>/db` is damaged, and then:
- *   - while the server runs (table truncated under it): reads of the objects answer a 500 Status
- *     naming the damage, never data; /readyz fails on its etcd check; the log names the file;
+ *   - while the server runs (table overwritten under it): the reads that run into it answer a 500
+ *     Status naming the damage, never data, and every read after them too; /readyz fails on its
+ *     etcd check; the log names the file;
  *   - at the next start (truncated, or 64 KiB of zeros — which LevelDB itself would read as an
  *     empty block, objects silently gone): the server refuses to start, naming the file and the
  *     repair command;
@@ -158,14 +159,13 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   assert.is(list.status, 500, `list: ${list.status} ${list.text.slice(0, 200)}`);
   assert.is(list.json.kind, 'Status');
   assert.match(list.json.message, /snapshot store is damaged/);
-  let gets500 = 0;
-  for (const name of acked.keys()) {
+  // From then on nothing is read from the damaged store: a damaged block may have lost keys
+  // silently, so even objects outside it cannot be vouched for.
+  for (const name of [...acked.keys()].filter((_, i) => i % 10 === 0)) {
     const g = await client!.request('GET', `/api/v1/namespaces/${NS}/configmaps/${name}`);
-    assert.ok(g.status === 200 || g.status === 500, `GET ${name}: ${g.status}`);
-    if (g.status === 200) assert.is(g.json.data.value, valueFor(name), `${name}: what is served is intact`);
-    else gets500++;
+    assert.is(g.status, 500, `GET ${name}: ${g.status} ${g.text.slice(0, 200)}`);
+    assert.match(g.json.message, /not reading a damaged store/);
   }
-  assert.ok(gets500 > 0, 'some GETs reach the damage');
   const ready = await client!.request('GET', '/readyz?verbose');
   assert.is(ready.status, 500, ready.text);
   assert.match(ready.text, /\[-\]etcd failed/);

@@ -5,12 +5,13 @@
  * compaction is writing then); a table that fails and is gone once LevelDB has opened was an
  * obsolete one (a compaction's leftover after a crash, deleted at open), not damage.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import type { Db } from './mvcc/materializer.ts';
 import { StorageError } from './errors.ts';
 import { isStoreDamage } from './health.ts';
-import { verifyTables, stillPresent, describeFaults } from './verify-tables.ts';
+import { verifyTables, stillPresent, describeFaults, type TableFault } from './verify-tables.ts';
 
 /** What a damaged store is: the embedded log, the snapshot of an embedded server, a Kafka replica's snapshot. */
 export type StoreRole = 'log' | 'snapshot' | 'replica snapshot';
@@ -57,4 +58,27 @@ export function repairHint(what: StoreRole, dataDir: string): string {
     default:
       return ' — the log is the durable copy of every write: restore the data dir from a backup';
   }
+}
+
+/**
+ * Damaged tables of a LevelDB that is open and running: a table that fails is verified again a
+ * second later and reported only if it still fails (a compaction may have been writing it, or
+ * removed it); tables modified in the last `skipRecentMs` are not read.
+ */
+export async function damagedTables(dir: string, skipRecentMs: number): Promise<TableFault[]> {
+  let names: string[] | undefined;
+  if (skipRecentMs > 0) {
+    const cutoff = Date.now() - skipRecentMs;
+    names = [];
+    for (const n of await readdir(dir)) {
+      if (!n.endsWith('.ldb') && !n.endsWith('.sst')) continue;
+      const st = await stat(join(dir, n)).catch(() => null);
+      if (st && st.mtimeMs < cutoff) names.push(n);
+    }
+  }
+  const first = await verifyTables(dir, names);
+  if (!first.faults.length) return [];
+  await new Promise((r) => setTimeout(r, 1000));
+  const again = await verifyTables(dir, first.faults.map((f) => basename(f.file)));
+  return again.faults;
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, closeSync, utimesSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +241,32 @@ test('an older data dir (log inside the snapshot store, key format 2) is upgrade
   assert.is((await s.db.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
   for await (const k of s.db.keys({ gte: 'l/', lt: 'l0' })) assert.unreachable(`log key ${k} left in the snapshot store`);
   await s.close();
+});
+
+test('the scrub finds a zeroed block no read ran into; reads are refused from then on', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, sync: false, scrubIntervalMs: 0 });
+  await Promise.all(Array.from({ length: 1500 }, (_, i) => s.write(intent('CREATE', { ...key, name: `cm-${i}` }, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: `cm-${i}` }, data: { v: `${i}`.repeat(200) } }))));
+  await s.close();
+  // The reopen writes LevelDB's write-ahead log into a table, which the scrub then reads.
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, sync: false, scrubIntervalMs: 100 });
+  try {
+    const tables = readdirSync(join(dir, 'db')).filter((n) => n.endsWith('.ldb')).map((n) => join(dir, 'db', n));
+    const table = tables.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    const fd = openSync(table, 'r+');
+    writeSync(fd, Buffer.alloc(8192), 0, 8192, Math.floor(statSync(table).size / 2));
+    closeSync(fd);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(table, past, past); // bit rot does not touch mtime; the scrub skips tables written just now
+    const until = Date.now() + 10_000;
+    while (s.health.failure === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(s.health.failure?.includes(table), `the scrub names ${table}: ${s.health.failure}`);
+    assert.match(s.health.failure!, /replay -- repair --data-dir/);
+    await s.get({ ...key, name: 'cm-1' }).then(() => assert.unreachable('a read of a damaged store'), (e) => assert.match(e.message, /not reading a damaged store/));
+    await s.probe().then(() => assert.unreachable('the health probe passes'), (e) => assert.match(e.message, /store is damaged/));
+  } finally {
+    await s.close();
+  }
 });
 
 test.run();

@@ -349,6 +349,7 @@ export class GenericReader {
     const streamed = stream && page.limit === Infinity && !this.storage.atRest.transforms(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
+      this.storage.checkReadable();
       if (plan.kind === 'exact') {
         const held = q.continue ? await this.ahead.take(readAheadKey(prefix, q.continue, q), () => this.storage.compactedBelow) : null;
         result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
