@@ -166,6 +166,10 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
     assert.is(g.status, 500, `GET ${name}: ${g.status} ${g.text.slice(0, 200)}`);
     assert.match(g.json.message, /not reading a damaged store/);
   }
+  // A create still goes to the log (its own store): acknowledged, it must survive the repair.
+  const late = await client!.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm-late' }, data: { value: valueFor('cm-late') } } });
+  assert.is(late.status, 201, late.text);
+  acked.set('cm-late', Number(late.json.metadata.resourceVersion));
   const ready = await client!.request('GET', '/readyz?verbose');
   assert.is(ready.status, 500, ready.text);
   assert.match(ready.text, /\[-\]etcd failed/);
