@@ -8,7 +8,7 @@
  *        [--group G] [--output json]
  *   node --import tsx cmd/replay.ts verify [--log SRC] --data-dir D [--output json]
  *   node --import tsx cmd/replay.ts hash --data-dir D [--output json]
- *   node --import tsx cmd/replay.ts repair --data-dir D [--output json]
+ *   node --import tsx cmd/replay.ts repair --data-dir D [--log kafka://…] [--output json]
  *
  * Every command takes --encryption-provider-config FILE (the servers' file) to read objects encrypted
  * at rest; without it they stay ciphertext (a rebuilt store holds them encrypted either way).
@@ -43,9 +43,10 @@ const USAGE = `usage: replay <command> [flags]
       Exit 1 and list the differing keys when they differ.
   hash --data-dir D [--output json]
       The state hash (sha256 over the current objects in canonical JSON) and folded offset of D.
-  repair --data-dir D [--output json]
-      Rebuild D's snapshot store (D/db) from its embedded log (D/log), with the server stopped:
-      for a snapshot the server refused as damaged. The old store is kept as D/db.damaged-<time>.
+  repair --data-dir D [--log kafka://…] [--output json]
+      Rebuild D's snapshot store (D/db) from its embedded log (D/log) — a Kafka replica's from
+      the topic — with the server stopped: for a snapshot the server refused as damaged. The old
+      store is kept as D/db.damaged-<time>.
 
   Every command: --encryption-provider-config FILE, the servers' EncryptionConfiguration, to read
       objects encrypted at rest (history diffs; hashes of what they decrypt to). Without it they
@@ -312,18 +313,22 @@ async function cmdHash(): Promise<number> {
 }
 
 /**
- * Rebuild D/db from D/log into D/.repair/db, then swap it in: D/db → D/db.damaged-<time>,
+ * Rebuild D/db from D/log (a Kafka replica's: from the topic, --log) into D/.repair/db, then swap it in: D/db → D/db.damaged-<time>,
  * D/.repair/db → D/db. A crash before the swap leaves D as it was (run repair again); between
  * the two renames D has no snapshot store, and a server started then folds the whole log into a
  * new one — slower than this, but the same state.
  */
 async function cmdRepair(): Promise<number> {
-  onlyFlags('repair', ['data-dir']);
+  onlyFlags('repair', ['data-dir', 'log']);
   const dataDir = required('data-dir', 'repair');
+  const source: ReplaySource = values.log ? parseReplaySource(values.log) : { kind: 'embedded', dataDir };
+  if (source.kind === 'embedded' && resolve(source.dataDir) !== resolve(dataDir)) throw new UsageError('repair: an embedded data dir is repaired from its own log (leave out --log)');
   const work = join(dataDir, '.repair');
-  return withLog({ kind: 'embedded', dataDir }, async (log) => {
+  return withLog(source, async (log) => {
+    const first = await log.firstOffset();
+    if (first > 0) throw new Error(`the log starts at offset ${first} (retention): a rebuild from 0 is impossible; move ${join(dataDir, 'db')} away and start the replica with --checkpoint-dir`);
     const end = await log.endOffset();
-    if (end === 0) throw new Error(`${join(dataDir, 'log')} is empty: nothing to rebuild from`);
+    if (end === 0) throw new Error(`${formatReplaySource(source)} is empty: nothing to rebuild from`);
     rmSync(work, { recursive: true, force: true });
     mkdirSync(work, { recursive: true });
     const db = await openDataDirDb(work, { create: true });
@@ -345,7 +350,7 @@ async function cmdRepair(): Promise<number> {
       objects: r.objects, seconds: r.elapsedMs / 1000,
     };
     print(out,
-      `repaired ${out.db} from ${resolve(dataDir, 'log')}\n` +
+      `repaired ${out.db} from ${source.kind === 'embedded' ? resolve(dataDir, 'log') : formatReplaySource(source)}\n` +
       `  offsets 0..${r.lastOffset} (${r.events} events), ${r.objects} objects, ${(r.elapsedMs / 1000).toFixed(2)} s\n` +
       (damaged ? `  the damaged store is kept as ${out.kept} (delete it once the server serves again)\n` : ''));
     return 0;

@@ -54,7 +54,7 @@ export function repairHint(what: StoreRole, dataDir: string): string {
     case 'snapshot':
       return ` — with the server stopped, rebuild the snapshot from the log: npm run replay -- repair --data-dir ${dataDir}`;
     case 'replica snapshot':
-      return ` — with this replica stopped, move ${join(dataDir, 'db')} away and start it again: it refolds the topic (or starts from the newest checkpoint with --checkpoint-dir)`;
+      return ` — with this replica stopped, rebuild it from the topic: npm run replay -- repair --data-dir ${dataDir} --log <its --log>; or move ${join(dataDir, 'db')} away and start it again: it refolds the topic (or starts from the newest checkpoint with --checkpoint-dir)`;
     default:
       return ' — the log is the durable copy of every write: restore the data dir from a backup';
   }
