@@ -5,6 +5,7 @@ import { ClassicLevel } from 'classic-level';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage, type WriteIntent } from './storage.ts';
+import type { StorageError } from './errors.ts';
 import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey, META_FORMAT } from './keys.ts';
 import { KEY_FORMAT } from './format.ts';
 
@@ -240,6 +241,28 @@ test('an older data dir (log inside the snapshot store, key format 2) is upgrade
   assert.equal(offsets, [0, 1, 2]);
   assert.is((await s.db.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
   for await (const k of s.db.keys({ gte: 'l/', lt: 'l0' })) assert.unreachable(`log key ${k} left in the snapshot store`);
+  await s.close();
+});
+
+test('a snapshot write failing after the log took the batch: 504, no more writes, and the write is there after a restart', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  const v = await s.write(intent('CREATE'));
+  await s.db.close(); // the snapshot store fails every write from now on; the log store does not
+  const b = { ...key, name: 'b' };
+  try {
+    await s.write(intent('CREATE', b));
+    assert.unreachable('the write succeeded');
+  } catch (e) {
+    assert.is((e as StorageError).code, 'timeout', 'may have landed: it is in the log');
+    assert.match((e as Error).message, /in the log but the snapshot store failed/);
+  }
+  assert.match(s.health.failure ?? '', /snapshot store write failed after the log write/);
+  await s.write(intent('CREATE', { ...key, name: 'c' })).then(() => assert.unreachable('a later write was taken'), (e) => assert.is((e as StorageError).code, 'corrupt'));
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(v.rv + 1), 'folded from the log at open');
+  assert.is(await s.get({ ...key, name: 'c' }), undefined, 'the refused write is nowhere');
   await s.close();
 });
 
