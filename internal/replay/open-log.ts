@@ -20,7 +20,7 @@ import { lastLogOffset } from '../storage/log/level-log.ts';
 import { batchesOf } from '../storage/batches.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
 import { ensureKeyFormat } from '../storage/format.ts';
-import { verifyTables, describeFaults } from '../storage/verify-tables.ts';
+import { verifyTables, stillPresent, describeFaults } from '../storage/verify-tables.ts';
 
 /** Where a tool reads the log from. */
 export type ReplaySource = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; topic: string };
@@ -133,9 +133,15 @@ export async function openLogDb(dataDir: string): Promise<Db> {
   } catch (err) {
     if (!existsSync(join(location, 'CURRENT'))) throw err;
   }
+  // Verified before LevelDB opens; a failing table it deletes at open was a crash's leftover.
   const verified = await verifyTables(location);
-  if (verified.faults.length) throw new Error(`the log store is damaged: ${describeFaults(verified.faults)}`);
-  return openLevel(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+  const db = await openLevel(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+  const faults = await stillPresent(verified.faults);
+  if (faults.length) {
+    await db.close();
+    throw new Error(`the log store is damaged: ${describeFaults(faults)}`);
+  }
+  return db;
 }
 
 /** Open a LevelDB, its errors explained for a person running a tool. */
