@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, closeSync, utimesSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, closeSync, utimesSync, writeFileSync, existsSync, truncateSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,6 +264,28 @@ test('a snapshot write failing after the log took the batch: 504, no more writes
   assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(v.rv + 1), 'folded from the log at open');
   assert.is(await s.get({ ...key, name: 'c' }), undefined, 'the refused write is nowhere');
   await s.close();
+});
+
+test('a half-written table a crash left behind (not live: LevelDB deletes it at open) is not damage; a live damaged one is', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  await Promise.all(Array.from({ length: 300 }, (_, i) => s.write(intent('CREATE', { ...key, name: `cm-${i}` }))));
+  await s.close();
+  const stray = join(dir, 'db', '009999.ldb');
+  writeFileSync(stray, Buffer.alloc(5000, 7)); // a compaction's output, cut off by kill -9
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  assert.not.ok(existsSync(stray), 'LevelDB deleted the leftover');
+  assert.ok(await s.get({ ...key, name: 'cm-7' }));
+  await s.close();
+  const live = readdirSync(join(dir, 'log')).filter((n) => n.endsWith('.ldb')).map((n) => join(dir, 'log', n))[0];
+  truncateSync(live, 100);
+  try {
+    await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+    assert.unreachable('a damaged log store opened');
+  } catch (e) {
+    assert.ok((e as Error).message.includes(`the log store is damaged: ${live}`), (e as Error).message);
+    assert.match((e as Error).message, /restore the data dir from a backup/);
+  }
 });
 
 test('the scrub finds a zeroed block no read ran into; reads are refused from then on', async () => {
