@@ -56,8 +56,11 @@ export interface HealthState {
   probeStorage(): Promise<void>;
   /** close() has been called. */
   shuttingDown(): boolean;
-  /** Why the store refuses writes (undefined: it does not); `fatal` when only a restart clears it. */
-  storageProblem(): { reason: string; fatal: boolean } | undefined;
+  /**
+   * Why the store refuses writes (undefined: it does not); `fatal` when only a restart clears it;
+   * source `corrupt`: damage found, reads are refused too (storage/store-health.ts).
+   */
+  storageProblem(): { source?: string; reason: string; fatal: boolean } | undefined;
 }
 
 const ok = (): void => undefined;
@@ -75,7 +78,7 @@ export function kubeHealthChecks(state: HealthState): { livez: HealthCheck[]; re
     check: async () => {
       open();
       const p = state.storageProblem();
-      if (p && (readiness || p.fatal)) throw new Error(`storage refuses writes: ${p.reason}`);
+      if (p && (readiness || p.fatal)) throw new Error(`storage refuses ${p.source === 'corrupt' ? 'reads and writes' : 'writes'}: ${p.reason}`);
       await state.probeStorage();
     },
   });
