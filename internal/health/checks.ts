@@ -11,10 +11,11 @@
  *   asynchronously and cannot block a request).
  * - etcd: this server's storage plays etcd's role: the snapshot store answers a read and the log
  *   answers its end offset (Kafka: a broker round trip), each within 2 s; and the store has no
- *   problem (storage/store-health.ts: disk full, a failed write, …). On /readyz any problem fails
- *   it; on /livez (and /healthz) only one a restart must clear: a full disk leaves the server
- *   alive, serving reads and resuming writes by itself once space is freed, where a liveness
- *   restart would only turn it into a crash loop that serves nothing.
+ *   problem (storage/store-health.ts: disk full, a failed write, damage found in its files). On
+ *   /readyz any problem fails it; on /livez (and /healthz) only a fatal one (a restart must clear
+ *   it, or damage, which a restart refuses naming the file): a full disk leaves the server alive,
+ *   serving reads and resuming writes by itself once space is freed, where a liveness restart
+ *   would only turn it into a crash loop that serves nothing.
  * - informer-sync: the watch hub and materializer are running, i.e. the storage is open (a Kafka
  *   replica folds up to the log's end before it starts listening).
  * - poststarthook/<name>: kube-apiserver's post-start hooks. This server does the equivalent work
