@@ -248,6 +248,8 @@ test('a snapshot write failing after the log took the batch: 504, writes refused
   const dir = tmp();
   let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
   const v = await s.write(intent('CREATE'));
+  const published: number[] = [];
+  s.onChange((changes) => published.push(...changes.map((c) => c.offset)));
   await s.db.close(); // the snapshot store fails every write from now on; the log store does not
   const b = { ...key, name: 'b' };
   try {
@@ -260,6 +262,7 @@ test('a snapshot write failing after the log took the batch: 504, writes refused
   assert.match(s.health.get('write')?.reason ?? '', /writing the store failed/);
   assert.not.ok(s.health.fatal, 'recovery can clear it');
   assert.is(s.entry(b), undefined, 'not applied before the snapshot has it');
+  assert.equal(published, [], 'nor published');
   await s.write(intent('CREATE', { ...key, name: 'c' })).then(() => assert.unreachable('a later write was taken'), (e) => {
     assert.is((e as StorageError).code, 'unreachable');
     assert.is((e as StorageError).retryAfterSeconds, 1);
@@ -269,6 +272,7 @@ test('a snapshot write failing after the log took the batch: 504, writes refused
   while (!s.health.writable && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   assert.ok(s.health.writable, `recovered: ${s.health.problem?.reason}`);
   assert.is(s.entry(b)?.rv, v.accepted && v.rv + 1, 'folded from the log by the recovery');
+  assert.equal(published, [v.accepted && v.rv + 1], 'watchers get the change once it is applied, once');
   assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(v.accepted && v.rv + 1));
   assert.is(await s.get({ ...key, name: 'c' }), undefined, 'the refused write is nowhere');
   const d = await s.write(intent('CREATE', { ...key, name: 'd' }));
