@@ -104,7 +104,7 @@ async function foldOnly(dataDir: string): Promise<{ events: number; ms: number; 
   try {
     const sink = discardingDb();
     const t0 = performance.now();
-    const r = await rebuild(logReader.readFold(0, await logReader.endOffset()), sink.db, { copyLog: true });
+    const r = await rebuild(logReader.readFold(0, await logReader.endOffset()), sink.db, { logDb: sink.db });
     const ms = performance.now() - t0;
     return { events: r.events, ms: round(ms, 1), eventsPerSecond: Math.round((r.events / ms) * 1000), ops: sink.ops() };
   } finally {
@@ -117,18 +117,21 @@ async function foldOnly(dataDir: string): Promise<{ events: number; ms: number; 
  * size, writeBatch in chunks of FINAL_CHUNK_OPS, one write in flight, unsynced, then the memtable
  * flushed): the writes' ceiling.
  */
-async function writesOnly(rebuiltDb: string, dir: string, events: number): Promise<{ entries: number; mib: number; ms: number; eventsPerSecond: number }> {
-  const src: Db = new ClassicLevel<string, Buffer>(rebuiltDb, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
-  await src.open();
+async function writesOnly(rebuiltStores: string[], dir: string, events: number): Promise<{ entries: number; mib: number; ms: number; eventsPerSecond: number }> {
   const all: BatchOp[] = [];
   let bytes = 0;
-  try {
-    for await (const [key, value] of src.iterator()) {
-      all.push({ type: 'put', key, value });
-      bytes += Buffer.byteLength(key) + value.length;
+  // The rebuilt data dir's snapshot and its copy of the log, written here into one store.
+  for (const store of rebuiltStores) {
+    const src: Db = new ClassicLevel<string, Buffer>(store, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    await src.open();
+    try {
+      for await (const [key, value] of src.iterator()) {
+        all.push({ type: 'put', key, value });
+        bytes += Buffer.byteLength(key) + value.length;
+      }
+    } finally {
+      await src.close();
     }
-  } finally {
-    await src.close();
   }
   // Key order is not the rebuild's order (l/ and h/ interleave with o/ there); a shuffle of the
   // chunks would not change LevelDB's work, which sorts every memtable anyway.
@@ -171,7 +174,7 @@ try {
     const f = await foldOnly(dataDir);
     folds.push(f);
     log(`run ${i + 1}/${cfg.runs}: fold only ${fmt(f.ms, 0)} ms: ${f.eventsPerSecond} events/s (${f.ops} store operations built)`);
-    const w = await writesOnly(join(out, 'db'), join(tmpRoot, `writes-${i}`), t.events);
+    const w = await writesOnly([join(out, 'db'), join(out, 'log')], join(tmpRoot, `writes-${i}`), t.events);
     writes.push(w);
     log(`run ${i + 1}/${cfg.runs}: LevelDB writes only, ${w.entries} entries, ${w.mib} MiB: ${fmt(w.ms, 0)} ms: ${w.eventsPerSecond} events/s`);
     rmSync(out, { recursive: true, force: true });

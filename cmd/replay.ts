@@ -8,6 +8,7 @@
  *        [--group G] [--output json]
  *   node --import tsx cmd/replay.ts verify [--log SRC] --data-dir D [--output json]
  *   node --import tsx cmd/replay.ts hash --data-dir D [--output json]
+ *   node --import tsx cmd/replay.ts repair --data-dir D [--log kafka://…] [--output json]
  *
  * Every command takes --encryption-provider-config FILE (the servers' file) to read objects encrypted
  * at rest; without it they stay ciphertext (a rebuilt store holds them encrypted either way).
@@ -15,10 +16,10 @@
  * found differences, 2 bad usage or an error (message on stderr).
  */
 import { parseArgs } from 'node:util';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, renameSync, existsSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, embeddedLog, type ReadableLog, type ReplaySource,
+  parseReplaySource, formatReplaySource, openReadableLog, openDataDirDb, createLogDb, type ReadableLog, type ReplaySource,
 } from '../internal/replay/open-log.ts';
 import { rebuild } from '../internal/replay/rebuild.ts';
 import { objectHistory, formatHistory, formatKey } from '../internal/replay/history.ts';
@@ -32,8 +33,9 @@ const USAGE = `usage: replay <command> [flags]
   rebuild --log SRC --out DIR [--to-offset N | --at RFC3339] [--copy-log] [--hash] [--output json]
       Fold the log from offset 0 into a new store DIR/db, up to offset N (inclusive) or up to the
       last event stamped at or before the time (the log prefix before the first event stamped
-      later). Embedded logs (and Kafka with --copy-log) also get their l/ entries copied, so DIR
-      is a data dir cmd/apiserver.ts can serve; without them it is a Kafka replica's data dir.
+      later). Embedded logs (and Kafka with --copy-log) also get their l/ entries copied into
+      DIR/log, so DIR is a data dir cmd/apiserver.ts can serve; without them it is a Kafka
+      replica's data dir.
   history --log SRC <resource>[.<group>] [<namespace>/]<name> [--group G] [--output json]
       Every event on one object: who, when, verdict (folding the whole log), JSON Patch diff.
   verify [--log SRC] --data-dir D [--output json]
@@ -41,6 +43,10 @@ const USAGE = `usage: replay <command> [flags]
       Exit 1 and list the differing keys when they differ.
   hash --data-dir D [--output json]
       The state hash (sha256 over the current objects in canonical JSON) and folded offset of D.
+  repair --data-dir D [--log kafka://…] [--output json]
+      Rebuild D's snapshot store (D/db) from its embedded log (D/log) — a Kafka replica's from
+      the topic — with the server stopped: for a snapshot the server refused as damaged. The old
+      store is kept as D/db.damaged-<time>.
 
   Every command: --encryption-provider-config FILE, the servers' EncryptionConfiguration, to read
       objects encrypted at rest (history diffs; hashes of what they decrypt to). Without it they
@@ -95,6 +101,8 @@ async function run(command: string | undefined): Promise<number> {
       return cmdVerify();
     case 'hash':
       return cmdHash();
+    case 'repair':
+      return cmdRepair();
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -170,10 +178,15 @@ async function cmdRebuild(): Promise<number> {
     const cut = parseCut(end);
     mkdirSync(outDir, { recursive: true });
     const db = await openDataDirDb(outDir, { create: true });
+    const logDb = copyLog ? await createLogDb(outDir).catch(async (e) => {
+      await db.close();
+      rmSync(join(outDir, 'db'), { recursive: true, force: true });
+      throw e;
+    }) : undefined;
     const progress = createProgress(progressMode(json, process.stderr), cut.to, process.stderr, 'rebuild');
     let keep = false;
     try {
-      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, copyLog, onProgress: (p) => progress.update(p) });
+      const r = await rebuild(log.readFold(0, cut.to), db, { atTime: cut.atTime, logDb, onProgress: (p) => progress.update(p) });
       progress.stop();
       if (r.events === 0) throw new Error(`no event of the log is stamped at or before ${values.at} (the log starts later)`);
       const hash = values.hash ? await stateHash(db, keys) : null;
@@ -197,8 +210,9 @@ async function cmdRebuild(): Promise<number> {
     } finally {
       progress.stop();
       await db.close();
+      await logDb?.close();
       // A failed rebuild leaves no half-built store behind to be mistaken for a good one.
-      if (!keep) rmSync(join(outDir, 'db'), { recursive: true, force: true });
+      if (!keep) for (const d of ['db', 'log']) rmSync(join(outDir, d), { recursive: true, force: true });
     }
   });
 }
@@ -245,11 +259,10 @@ async function cmdVerify(): Promise<number> {
   const dataDir = required('data-dir', 'verify');
   const source = values.log ? parseReplaySource(values.log) : ({ kind: 'embedded', dataDir } as const);
   const keys = atRest();
-  const actual = await openDataDirDb(dataDir, { create: false });
-  // The embedded log of D lives in D's own database, which LevelDB lets this process open once.
-  const sameDb = source.kind === 'embedded' && resolve(source.dataDir) === resolve(dataDir);
-  const log = sameDb ? embeddedLog(actual, dataDir, false) : await openReadableLog(source).catch(async (e) => {
-    await actual.close();
+  // The log first: opening an embedded one upgrades an older data dir (format.ts), which opens D/db.
+  const log = await openReadableLog(source);
+  const actual = await openDataDirDb(dataDir, { create: false }).catch(async (e) => {
+    await log.close();
     throw e;
   });
   let progress = createProgress('none', 0, process.stderr, 'verify');
@@ -296,6 +309,61 @@ async function cmdHash(): Promise<number> {
     return 0;
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * Rebuild D/db from D/log (a Kafka replica's: from the topic, --log) into D/.repair/db, then swap it in: D/db → D/db.damaged-<time>,
+ * D/.repair/db → D/db. A crash before the swap leaves D as it was (run repair again); between
+ * the two renames D has no snapshot store, and a server started then folds the whole log into a
+ * new one — slower than this, but the same state.
+ */
+async function cmdRepair(): Promise<number> {
+  onlyFlags('repair', ['data-dir', 'log']);
+  const dataDir = required('data-dir', 'repair');
+  const source: ReplaySource = values.log ? parseReplaySource(values.log) : { kind: 'embedded', dataDir };
+  if (source.kind === 'embedded' && resolve(source.dataDir) !== resolve(dataDir)) throw new UsageError('repair: an embedded data dir is repaired from its own log (leave out --log)');
+  const work = join(dataDir, '.repair');
+  return withLog(source, async (log) => {
+    const first = await log.firstOffset();
+    if (first > 0) throw new Error(`the log starts at offset ${first} (retention): a rebuild from 0 is impossible; move ${join(dataDir, 'db')} away and start the replica with --checkpoint-dir`);
+    const end = await log.endOffset();
+    if (end === 0) throw new Error(`${formatReplaySource(source)} is empty: nothing to rebuild from`);
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    const db = await openDataDirDb(work, { create: true });
+    const progress = createProgress(progressMode(json, process.stderr), end, process.stderr, 'repair');
+    let r;
+    try {
+      r = await rebuild(log.readFold(0, end), db, { onProgress: (p) => progress.update(p) });
+    } finally {
+      progress.stop();
+      await db.close();
+    }
+    const damaged = existsSync(join(dataDir, 'db')) ? `${join(dataDir, 'db')}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}` : null;
+    if (damaged) renameSync(join(dataDir, 'db'), damaged);
+    renameSync(join(work, 'db'), join(dataDir, 'db'));
+    syncDir(dataDir);
+    rmSync(work, { recursive: true, force: true });
+    const out = {
+      dataDir: resolve(dataDir), db: resolve(dataDir, 'db'), kept: damaged && resolve(damaged), events: r.events, lastOffset: r.lastOffset,
+      objects: r.objects, seconds: r.elapsedMs / 1000,
+    };
+    print(out,
+      `repaired ${out.db} from ${source.kind === 'embedded' ? resolve(dataDir, 'log') : formatReplaySource(source)}\n` +
+      `  offsets 0..${r.lastOffset} (${r.events} events), ${r.objects} objects, ${(r.elapsedMs / 1000).toFixed(2)} s\n` +
+      (damaged ? `  the damaged store is kept as ${out.kept} (delete it once the server serves again)\n` : ''));
+    return 0;
+  });
+}
+
+/** fsync a directory, so renames in it are durable. */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

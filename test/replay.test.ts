@@ -202,7 +202,7 @@ test('verify passes on the stopped data dir and agrees with hash', async () => {
 
 test('verify fails with exit 1 and names the key after a value is tampered with', async () => {
   const copy = scratch('replay-tampered-');
-  cpSync(join(dataDir, 'db'), join(copy, 'db'), { recursive: true });
+  for (const store of ['db', 'log']) cpSync(join(dataDir, store), join(copy, store), { recursive: true });
   const db = new ClassicLevel<string, Buffer>(join(copy, 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
   await db.open();
   const key = `o/core/configmaps/${NS}/late-2`;

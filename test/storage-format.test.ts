@@ -1,6 +1,6 @@
 /**
  * A data dir written before key format 2 (storage/format.ts) keeps working: the server upgrades
- * it at open, and gets, lists (latest, paged, exact), cross-namespace lists and watches resumed
+ * it at open (keys rewritten, the embedded log moved into a store of its own), and gets, lists (latest, paged, exact), cross-namespace lists and watches resumed
  * from a version before the upgrade all answer as before, in kube's order.
  *
  * The format-1 store is made the way the previous version laid it out: a server writes the objects,
@@ -14,6 +14,7 @@ import { rmSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { startTestServer, tempDir, type TestServer, type HttpResult } from './harness.ts';
 import { META_FORMAT } from '../internal/storage/keys.ts';
+import { KEY_FORMAT } from '../internal/storage/format.ts';
 
 const show = (r: HttpResult): string => `HTTP ${r.status}: ${r.text.slice(0, 400)}`;
 const cm = (name: string, v = '1') => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } });
@@ -27,10 +28,19 @@ const openDb = async (dataDir: string): Promise<ClassicLevel<string, Buffer>> =>
   return db;
 };
 
-/** Rewrite a stopped server's store into key format 1; returns how many keys changed. */
+/**
+ * Rewrite a stopped server's data dir into key format 1; returns how many keys changed. Format 1
+ * (and 2) kept the embedded log inside the snapshot store: its l/ entries move back into db/ and
+ * the log store goes away.
+ */
 async function toFormat1(dataDir: string): Promise<number> {
   const db = await openDb(dataDir);
   const ops: Array<{ type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string }> = [];
+  const logDb = new ClassicLevel<string, Buffer>(join(dataDir, 'log'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  await logDb.open();
+  for await (const [k, v] of logDb.iterator({ gte: 'l/', lt: 'l0' })) ops.push({ type: 'put', key: k, value: v });
+  await logDb.close();
+  rmSync(join(dataDir, 'log'), { recursive: true });
   for await (const [k, v] of db.iterator({ gte: 'o/', lt: 'o0' })) ops.push({ type: 'del', key: k }, { type: 'put', key: `${k}/`, value: v });
   for await (const [k, v] of db.iterator({ gte: 'h/', lt: 'h0' })) {
     assert.is(k[k.length - 17], '\u0000', k);
@@ -102,10 +112,11 @@ test('a format-1 data dir is upgraded at start and reads as before, in kube orde
     } finally {
       await s.close();
     }
-    // The store is format 2 now: the marker, and no key of the old shape left.
+    // The store is format 3 now: the marker, no key of the old shape left, the log in its own store.
     const db = await openDb(dataDir);
     try {
-      assert.is((await db.get(META_FORMAT))?.toString(), '2');
+      assert.is((await db.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
+      for await (const k of db.keys({ gte: 'l/', lt: 'l0' })) assert.unreachable(`log entry ${k} left in the snapshot store`);
       for await (const k of db.keys({ gte: 'o/', lt: 'o0' })) assert.not.ok(k.endsWith('/'), k);
       for await (const k of db.keys({ gte: 'h/', lt: 'h0' })) assert.is(k[k.length - 17], '\u0000', k);
     } finally {

@@ -252,6 +252,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   });
   phase('storage');
+  const { tables, bytes, ms } = storage.openCheck;
+  log.info({ tables, mib: Math.round(bytes / 104857.6) / 10, ms: Math.round(ms) }, 'storage tables verified (checksums)');
   // Authorization: the privileged group, then --authorization-mode in order (default RBAC). The
   // RBAC cache follows the fold; it is loaded before the server listens.
   const rbacCache = new RbacCache();

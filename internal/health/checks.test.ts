@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { kubeHealthChecks, type HealthState } from './checks.ts';
 import { runHealth } from './health.ts';
 
-function checks(problem: { reason: string; fatal: boolean } | undefined) {
+function checks(problem: { source?: string; reason: string; fatal: boolean } | undefined) {
   const state: HealthState = { storageOpen: () => true, probeStorage: async () => undefined, shuttingDown: () => false, storageProblem: () => problem };
   return kubeHealthChecks(state);
 }
@@ -27,6 +27,12 @@ test('a store that refuses writes fails readyz etcd; livez and healthz only when
   assert.is((await runHealth('readyz', fatal.readyz, '', q)).code, 500);
   assert.is((await runHealth('livez', fatal.livez, '', q)).code, 500, 'a restart is needed');
   assert.match((await runHealth('livez', fatal.livez, 'etcd', q)).body, /answered with an error/);
+
+  const damaged = checks({ source: 'corrupt', reason: 'the snapshot store is damaged: /d/db/000012.ldb — … npm run replay -- repair --data-dir /d', fatal: true });
+  assert.is((await runHealth('readyz', damaged.readyz, '', q)).code, 500);
+  const live = await runHealth('livez', damaged.livez, 'etcd', q);
+  assert.is(live.code, 500, 'damage is fatal');
+  assert.match(live.body, /storage refuses reads and writes: the snapshot store is damaged: \/d\/db\/000012\.ldb .*replay -- repair/);
 });
 
 test.run();

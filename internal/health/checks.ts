@@ -11,10 +11,11 @@
  *   asynchronously and cannot block a request).
  * - etcd: this server's storage plays etcd's role: the snapshot store answers a read and the log
  *   answers its end offset (Kafka: a broker round trip), each within 2 s; and the store has no
- *   problem (storage/store-health.ts: disk full, a failed write, …). On /readyz any problem fails
- *   it; on /livez (and /healthz) only one a restart must clear: a full disk leaves the server
- *   alive, serving reads and resuming writes by itself once space is freed, where a liveness
- *   restart would only turn it into a crash loop that serves nothing.
+ *   problem (storage/store-health.ts: disk full, a failed write, damage found in its files). On
+ *   /readyz any problem fails it; on /livez (and /healthz) only a fatal one (a restart must clear
+ *   it, or damage, which a restart refuses naming the file): a full disk leaves the server alive,
+ *   serving reads and resuming writes by itself once space is freed, where a liveness restart
+ *   would only turn it into a crash loop that serves nothing.
  * - informer-sync: the watch hub and materializer are running, i.e. the storage is open (a Kafka
  *   replica folds up to the log's end before it starts listening).
  * - poststarthook/<name>: kube-apiserver's post-start hooks. This server does the equivalent work
@@ -56,8 +57,11 @@ export interface HealthState {
   probeStorage(): Promise<void>;
   /** close() has been called. */
   shuttingDown(): boolean;
-  /** Why the store refuses writes (undefined: it does not); `fatal` when only a restart clears it. */
-  storageProblem(): { reason: string; fatal: boolean } | undefined;
+  /**
+   * Why the store refuses writes (undefined: it does not); `fatal` when only a restart clears it;
+   * source `corrupt`: damage found, reads are refused too (storage/store-health.ts).
+   */
+  storageProblem(): { source?: string; reason: string; fatal: boolean } | undefined;
 }
 
 const ok = (): void => undefined;
@@ -75,7 +79,7 @@ export function kubeHealthChecks(state: HealthState): { livez: HealthCheck[]; re
     check: async () => {
       open();
       const p = state.storageProblem();
-      if (p && (readiness || p.fatal)) throw new Error(`storage refuses writes: ${p.reason}`);
+      if (p && (readiness || p.fatal)) throw new Error(`storage refuses ${p.source === 'corrupt' ? 'reads and writes' : 'writes'}: ${p.reason}`);
       await state.probeStorage();
     },
   });

@@ -1,7 +1,7 @@
 /**
  * Opening a log for offline tools (replay, verify, history), read-only:
  *
- *   embedded:DATA_DIR                      the `l/` entries of a stopped server's LevelDB
+ *   embedded:DATA_DIR                      the `l/` entries of a stopped server's log store (DATA_DIR/log)
  *   kafka://host:port[,host:port]/topic    the topic, through KafkaLog.open({ readOnly: true })
  *
  * The embedded reader iterates `l/` directly instead of using LevelLog.open: that one needs a
@@ -10,6 +10,7 @@
  * dir can be read only while its server is stopped (the error says so).
  */
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { decodeEvent, decodeFoldEvent, type FoldPositionedEvent, type PositionedEvent } from '../storage/log/event.ts';
 import { parseLogLocation } from '../storage/log/uri.ts';
@@ -19,6 +20,7 @@ import { lastLogOffset } from '../storage/log/level-log.ts';
 import { batchesOf } from '../storage/batches.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
 import { ensureKeyFormat } from '../storage/format.ts';
+import { verifyTables, stillPresent, describeFaults } from '../storage/verify-tables.ts';
 
 /** Where a tool reads the log from. */
 export type ReplaySource = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; topic: string };
@@ -92,17 +94,59 @@ export function formatReplaySource(s: ReplaySource): string {
  * `create: true` makes a fresh one and fails when one is already there (a rebuild never merges
  * into an old store). Neither mode writes anything itself, except the key format (storage/format.ts):
  * a new store gets the m/format marker, and a store an older version wrote is upgraded in place as
- * the server would at its next start, so hashes and comparisons read one key order.
+ * the server would at its next start (keys rewritten, the embedded log moved to `<dataDir>/log`),
+ * so hashes and comparisons read one key order.
  */
 export async function openDataDirDb(dataDir: string, mode: { create: boolean }): Promise<Db> {
-  const location = join(dataDir, 'db');
-  const db: Db = new ClassicLevel<string, Buffer>(location, {
+  const db = await openLevel(join(dataDir, 'db'), {
     keyEncoding: 'utf8',
     valueEncoding: 'buffer',
     createIfMissing: mode.create,
     errorIfExists: mode.create,
     ...(mode.create ? { writeBufferSize: CREATE_WRITE_BUFFER_BYTES } : {}),
   });
+  let logDb: Db | undefined;
+  try {
+    // A data dir of an older version: its log moves into <dataDir>/log (format.ts, format 3).
+    for await (const _ of db.keys({ gte: 'l/', lt: 'l0', limit: 1 })) logDb = await openLevel(join(dataDir, 'log'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    await ensureKeyFormat(db, logDb);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  } finally {
+    await logDb?.close();
+  }
+  return db;
+}
+
+/**
+ * Open `<dataDir>/log`, the embedded log's store, read-only in practice: a data dir an older
+ * version wrote (its log inside `<dataDir>/db`) is upgraded first, as the server would at its next
+ * start. When the snapshot store does not open (damaged: what `replay repair` is for), the log
+ * store is opened on its own, provided it exists. Its tables are verified (verify-tables.ts): a
+ * repair must not fold a damaged log.
+ */
+export async function openLogDb(dataDir: string): Promise<Db> {
+  const location = join(dataDir, 'log');
+  try {
+    await (await openDataDirDb(dataDir, { create: false })).close();
+  } catch (err) {
+    if (!existsSync(join(location, 'CURRENT'))) throw err;
+  }
+  // Verified before LevelDB opens; a failing table it deletes at open was a crash's leftover.
+  const verified = await verifyTables(location);
+  const db = await openLevel(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+  const faults = await stillPresent(verified.faults);
+  if (faults.length) {
+    await db.close();
+    throw new Error(`the log store is damaged: ${describeFaults(faults)}`);
+  }
+  return db;
+}
+
+/** Open a LevelDB, its errors explained for a person running a tool. */
+async function openLevel(location: string, options: ConstructorParameters<typeof ClassicLevel<string, Buffer>>[1]): Promise<Db> {
+  const db: Db = new ClassicLevel<string, Buffer>(location, options);
   try {
     await db.open();
   } catch (err) {
@@ -113,21 +157,19 @@ export async function openDataDirDb(dataDir: string, mode: { create: boolean }):
     const hint = cause?.code === 'LEVEL_LOCKED' || /already held by process|temporarily unavailable/i.test(text)
       ? ' — a server (or another tool) is using this data dir; stop it first'
       : /error_if_exists/.test(text) ? ' — the output store must not exist yet'
-      : /No such file/i.test(text) ? ' — no store there; is it a data dir?' : '';
+      : /No such file|does not exist/i.test(text) ? ' — no store there; is it a data dir?' : '';
     throw new Error(`cannot open ${location}: ${text}${hint}`);
-  }
-  try {
-    await ensureKeyFormat(db);
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    throw err;
   }
   return db;
 }
 
+/** Create `<dataDir>/log` for a rebuild that copies the log (fails when one is already there). */
+export function createLogDb(dataDir: string): Promise<Db> {
+  return openLevel(join(dataDir, 'log'), { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: true, errorIfExists: true, writeBufferSize: CREATE_WRITE_BUFFER_BYTES });
+}
+
 /**
- * A reader over the `l/` entries of an open database. `owned`: close() closes the database too
- * (false when the caller reads the snapshot of the same database, as verify does).
+ * A reader over the `l/` entries of an open log store. `owned`: close() closes the database too.
  */
 export function embeddedLog(db: Db, dataDir: string, owned: boolean): ReadableLog {
   let closed = false;
@@ -170,7 +212,7 @@ const KAFKA_REQUEST_TIMEOUT_MS = 10_000;
  * not pay for loading it.
  */
 export async function openReadableLog(source: ReplaySource): Promise<ReadableLog> {
-  if (source.kind === 'embedded') return embeddedLog(await openDataDirDb(source.dataDir, { create: false }), source.dataDir, true);
+  if (source.kind === 'embedded') return embeddedLog(await openLogDb(source.dataDir), source.dataDir, true);
   const { Kafka, logLevel } = await loadKafkajs();
   const { KafkaLog } = await import('../storage/log/kafka-log.ts');
   const kafka = new Kafka({

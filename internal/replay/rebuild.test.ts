@@ -6,7 +6,7 @@ import { Materializer, type Db } from '../storage/mvcc/materializer.ts';
 import { Compactor } from '../storage/mvcc/compactor.ts';
 import { fromHex16, META_COMPACTED } from '../storage/keys.ts';
 import { rebuild, type RebuildProgress } from './rebuild.ts';
-import { openDataDirDb, openReadableLog } from './open-log.ts';
+import { openDataDirDb, openReadableLog, createLogDb } from './open-log.ts';
 import { stateHash } from './state-hash.ts';
 import { intent, cmKey, nsKey, positioned, iterate, tempDirs } from './testing.ts';
 
@@ -79,11 +79,13 @@ async function rebuildFrom(source: string, to: number | undefined, opts: Paramet
   const out = dirs.make();
   const log = await openReadableLog({ kind: 'embedded', dataDir: source });
   const db = await openDataDirDb(out, { create: true });
+  const logDb = await createLogDb(out);
   try {
-    const result = await rebuild(log.readFold(0, to ?? (await log.endOffset())), db, { copyLog: true, ...opts });
+    const result = await rebuild(log.readFold(0, to ?? (await log.endOffset())), db, { logDb, ...opts });
     return { out, result };
   } finally {
     await db.close();
+    await logDb.close();
     await log.close();
   }
 }

@@ -2,8 +2,9 @@
  * Rebuild a snapshot store from a log: the events are folded in memory (snapshot-fold.ts, the
  * pure fold of mvcc/fold.ts over an in-memory key index) and the store gets exactly the layout a
  * server writes (o/, i/, h/, t/, m/folded, m/compacted) as it would be after its compactor ran at
- * the cut point — and, with `copyLog`, the `l/` entries too, which makes it a complete embedded
- * data dir (LevelLog.open requires the last `l/` offset to equal m/folded; both are written here).
+ * the cut point — and, with `logDb`, the `l/` entries copied into that log store, which makes
+ * the pair a complete embedded data dir (`<dir>/db` + `<dir>/log`; the log is synced first, so
+ * the snapshot is never ahead of it).
  *
  * Writes: l/ copies and the h/ entries decided while folding go out batch by batch; the final
  * state (o/, i/, the last versions' h/, t/ markers, m/*) is written after the last event, in
@@ -65,8 +66,8 @@ export interface RebuildOptions {
    * i.e. a state that really existed, never a mix of earlier and later events.
    */
   atTime?: number;
-  /** Write the `l/` entries too (the result is then a complete embedded data dir). */
-  copyLog?: boolean;
+  /** Copy the `l/` entries into this log store too (with `db`, a complete embedded data dir). */
+  logDb?: Db;
   batchEvents?: number;
   /**
    * History the rebuilt store keeps, as a server with this --history-window would after its
@@ -131,9 +132,9 @@ export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db
   let inflight: Promise<void> | null = null;
 
   /** Queue `ops` behind the write in flight (LevelDB would order two concurrent batches arbitrarily). */
-  const enqueue = async (ops: BatchOp[], sync: boolean, after?: () => void): Promise<void> => {
+  const enqueue = async (ops: BatchOp[], sync: boolean, after?: () => void, target = db): Promise<void> => {
     if (inflight) await inflight;
-    const write = writeBatch(db, ops, sync).then(after);
+    const write = writeBatch(target, ops, sync).then(after);
     // Observed here so a failure while the next batch is folded is not an unhandled rejection;
     // it is rethrown where the write is awaited.
     write.catch(() => undefined);
@@ -147,8 +148,8 @@ export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db
    */
   const closeBatch = async (last: boolean): Promise<void> => {
     snapshot.advance();
-    const ops = logOps.length ? logOps : snapshot.takeOps();
-    if (ops === logOps) for (const op of snapshot.takeOps()) ops.push(op);
+    if (logOps.length) await enqueue(logOps, false, undefined, opts.logDb);
+    const ops = snapshot.takeOps();
     logOps = [];
     inBatch = 0;
     if (last) {
@@ -184,7 +185,7 @@ export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db
       if (result.firstOffset < 0) result.firstOffset = e.offset;
       result.lastOffset = e.offset;
       result.lastTime = e.event.time;
-      if (opts.copyLog) logOps.push({ type: 'put', key: logKey(e.offset), value: e.bytes ?? encodeFull(e.event) });
+      if (opts.logDb) logOps.push({ type: 'put', key: logKey(e.offset), value: e.bytes ?? encodeFull(e.event) });
       const verdict = snapshot.apply(e.offset, e.event);
       result.events++;
       inBatch++;
@@ -201,9 +202,11 @@ export async function rebuild(events: AsyncIterable<FoldPositionedEvent>, db: Db
         if (held) await enqueue(held, false);
         held = chunk;
       }
+      if (opts.logDb) await enqueue([], true, undefined, opts.logDb); // the copied log is durable first
       await enqueue(held!, true);
       await inflight;
       await flushMemtable(db);
+      if (opts.logDb) await flushMemtable(opts.logDb);
       opts.onProgress?.({ events: result.events, offset: result.lastOffset, elapsedMs: now() - started });
     }
   } catch (err) {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Storage } from '../storage/storage.ts';
 import type { Verdict } from '../storage/mvcc/fold.ts';
 import { VerdictFold } from './verdicts.ts';
-import { embeddedLog, openDataDirDb } from './open-log.ts';
+import { embeddedLog, openLogDb } from './open-log.ts';
 import { intent, cmKey, nsKey, positioned, tempDirs } from './testing.ts';
 
 const dirs = tempDirs('replay-verdicts-');
@@ -56,8 +56,7 @@ test('VerdictFold gives the Materializer verdict for every event of a mixed log'
   }
   await s.close();
 
-  const db = await openDataDirDb(dataDir, { create: false });
-  const log = embeddedLog(db, dataDir, true);
+  const log = embeddedLog(await openLogDb(dataDir), dataDir, true);
   const fold = new VerdictFold();
   const reasons = new Set<string>();
   let n = 0;

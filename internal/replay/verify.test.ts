@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { cpSync, readdirSync } from 'node:fs';
 import { Storage } from '../storage/storage.ts';
 import { verifyStore } from './verify.ts';
-import { embeddedLog, openDataDirDb, openReadableLog } from './open-log.ts';
+import { embeddedLog, openDataDirDb, openReadableLog, openLogDb } from './open-log.ts';
 import { intent, cmKey, nsKey, tempDirs } from './testing.ts';
 
 const dirs = tempDirs('replay-verify-');
@@ -21,13 +21,15 @@ async function store(): Promise<string> {
   return dataDir;
 }
 
-/** Verify D against its own embedded log, sharing the one database handle as the CLI does. */
+/** Verify D against its own embedded log (D/log), as the CLI does. */
 async function verifyOwn(dataDir: string, scratchParent: string) {
+  const log = embeddedLog(await openLogDb(dataDir), dataDir, true);
   const db = await openDataDirDb(dataDir, { create: false });
   try {
-    return await verifyStore(embeddedLog(db, dataDir, false), db, { scratchParent });
+    return await verifyStore(log, db, { scratchParent });
   } finally {
     await db.close();
+    await log.close();
   }
 }
 

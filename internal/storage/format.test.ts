@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { ensureKeyFormat, upgradedKey, KEY_FORMAT } from './format.ts';
-import { META_FORMAT, currentKeyOf, historyKeyOf, pathOfHistoryKey, pathOfCurrentKey, rvOfHistoryKey } from './keys.ts';
+import { META_FORMAT, logKey, currentKeyOf, historyKeyOf, pathOfHistoryKey, pathOfCurrentKey, rvOfHistoryKey } from './keys.ts';
 
 const dirs: string[] = [];
 async function db(): Promise<ClassicLevel<string, Buffer>> {
@@ -65,8 +65,8 @@ test('an interrupted upgrade (a mix of both formats) completes; a second run cha
     { type: 'put', key: 'i/core/configmaps/ns/app', value: Buffer.from('2 u 0') },
     { type: 'put', key: 'm/folded', value: Buffer.from('0000000000000005') },
   ]);
-  const r = await ensureKeyFormat(d, 1);
-  assert.equal(r, { from: 1, rewritten: 3 });
+  const r = await ensureKeyFormat(d, undefined, 1);
+  assert.equal(r, { from: 1, rewritten: 3, moved: 0 });
   const want: Array<[string, string]> = [
     ['h/core/configmaps/ns/app\u00000000000000000002', 'a2'],
     ['h/core/configmaps/ns/app\u00000000000000000005', ''],
@@ -78,21 +78,70 @@ test('an interrupted upgrade (a mix of both formats) completes; a second run cha
     ['o/core/configmaps/ns/app-x', 'x'],
   ];
   assert.equal(await dump(d), want);
-  assert.equal(await ensureKeyFormat(d), { from: KEY_FORMAT, rewritten: 0 });
+  assert.equal(await ensureKeyFormat(d), { from: KEY_FORMAT, rewritten: 0, moved: 0 });
   assert.equal(await dump(d), want);
   await d.close();
 });
 
 test('a new store gets the marker; a newer format is refused', async () => {
   const d = await db();
-  assert.equal(await ensureKeyFormat(d), { from: 1, rewritten: 0 });
+  assert.equal(await ensureKeyFormat(d), { from: 1, rewritten: 0, moved: 0 });
   assert.is((await d.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
-  await d.put(META_FORMAT, Buffer.from('3'));
+  await d.put(META_FORMAT, Buffer.from(String(KEY_FORMAT + 1)));
   try {
     await ensureKeyFormat(d);
     assert.unreachable('expected a refusal');
   } catch (e) {
-    assert.match((e as Error).message, /key format 3/);
+    assert.match((e as Error).message, new RegExp(`key format ${KEY_FORMAT + 1}`));
+  }
+  await d.close();
+});
+
+/** A format-2 store: state keys plus the embedded log (l/) in the same LevelDB. */
+const logEntries = [0, 1, 2, 3, 4].map((o): [string, string] => [logKey(o), `event ${o}`]);
+const stateEntries: Array<[string, string]> = [
+  [currentKeyOf('core/configmaps/ns/a'), 'a'],
+  [historyKeyOf('core/configmaps/ns/a', 4), 'a'],
+  ['i/core/configmaps/ns/a', '4 u 0'],
+  ['m/folded', '0000000000000004'],
+];
+
+test('format 2 -> 3: the log moves into its own store; a kill -9 after any step loses nothing', async () => {
+  const batch = 2;
+  // The upgrade's steps in order (format.ts): the marker, then per batch a synced copy into the
+  // log store and a delete from the snapshot store.
+  type Step = { marker: true } | { copy: number } | { del: number };
+  const steps: Step[] = [{ marker: true }];
+  for (let i = 0; i < logEntries.length; i += batch) steps.push({ copy: i }, { del: i });
+  const wantDb = [...stateEntries, [META_FORMAT, String(KEY_FORMAT)] as [string, string]].sort((x, y) => (x[0] < y[0] ? -1 : 1));
+  for (let done = 0; done <= steps.length; done++) {
+    const d = await db();
+    const logDb = await db();
+    await d.batch([...stateEntries, ...logEntries, [META_FORMAT, '2']].map(([key, v]) => ({ type: 'put' as const, key, value: Buffer.from(v) })));
+    // The state a kill -9 after `done` steps leaves (each step is one atomic LevelDB write).
+    for (const s of steps.slice(0, done)) {
+      if ('marker' in s) await d.put(META_FORMAT, Buffer.from(String(KEY_FORMAT)));
+      else if ('copy' in s) await logDb.batch(logEntries.slice(s.copy, s.copy + batch).map(([key, v]) => ({ type: 'put' as const, key, value: Buffer.from(v) })));
+      else await d.batch(logEntries.slice(s.del, s.del + batch).map(([key]) => ({ type: 'del' as const, key })));
+    }
+    const r = await ensureKeyFormat(d, logDb, batch);
+    assert.is(r.from, done === 0 ? 2 : KEY_FORMAT, `after ${done} steps: format found`);
+    assert.equal(await dump(d), wantDb, `after ${done} steps: snapshot store`);
+    assert.equal(await dump(logDb), logEntries, `after ${done} steps: log store`);
+    assert.equal(await ensureKeyFormat(d, logDb, batch), { from: KEY_FORMAT, rewritten: 0, moved: 0 }, 'a second run changes nothing');
+    await d.close();
+    await logDb.close();
+  }
+});
+
+test('a store with log entries and no log store to move them to is refused', async () => {
+  const d = await db();
+  await d.batch(logEntries.map(([key, v]) => ({ type: 'put' as const, key, value: Buffer.from(v) })));
+  try {
+    await ensureKeyFormat(d);
+    assert.unreachable('expected a refusal');
+  } catch (e) {
+    assert.match((e as Error).message, /holds embedded log entries/);
   }
   await d.close();
 });

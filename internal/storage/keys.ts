@@ -1,10 +1,10 @@
 /**
- * Snapshot key layout (one LevelDB keyspace, utf8 keys), format 2:
+ * Snapshot key layout (one LevelDB keyspace, utf8 keys), format 3 (format.ts):
  *   o/<group>/<resource>/<ns>/<name>                → current object JSON
  *   h/<group>/<resource>/<ns>/<name>\0<rv hex16>     → object JSON as of rv ('' = deleted at rv)
  *   i/<group>/<resource>/<ns>/<name>                → key index entry (mvcc/key-index.ts)
  *   t/<offset hex16>                                → event time (mvcc/compactor.ts)
- *   l/<offset hex16>                                → Avro event (embedded log only)
+ *   l/<offset hex16>                                → Avro event (embedded log only; its own store, <data-dir>/log)
  *   m/folded                                        → last folded offset (hex16), same batch as the state
  *   m/compacted                                     → history below this offset is gone (410 below it)
  *   m/format                                        → key format version (format.ts; absent = format 1)

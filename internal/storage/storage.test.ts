@@ -1,10 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, readdirSync, statSync, openSync, writeSync, closeSync, utimesSync, writeFileSync, existsSync, truncateSync } from 'node:fs';
+import { ClassicLevel } from 'classic-level';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage, type WriteIntent } from './storage.ts';
-import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey } from './keys.ts';
+import type { StorageError } from './errors.ts';
+import { currentPrefix, pathOfHistoryKey, rvOfHistoryKey, META_FORMAT } from './keys.ts';
+import { KEY_FORMAT } from './format.ts';
 
 const key = { group: '', resource: 'configmaps', namespace: 'default', name: 'a' };
 const nsKey = { group: '', resource: 'namespaces', namespace: '', name: 'default' };
@@ -177,6 +180,157 @@ test('reads held in memory after a restart follow later writes, also a write rac
   await s.write(intent('DELETE', key, undefined, { expectRv: u2.rv }));
   assert.is(await s.get(key), undefined);
   await s.close();
+});
+
+test('a snapshot behind the log (its unsynced batches lost) is refolded at open; one ahead is refused', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  await s.write(intent('CREATE'));
+  await s.close();
+  const early = tmp();
+  cpSync(dir, early, { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const b = { ...key, name: 'b' };
+  const vb = await s.write(intent('CREATE', b));
+  const vu = await s.write(intent('UPDATE', key, undefined, { expectRv: 1 }));
+  await s.close();
+  // The snapshot of `early` with the log of `dir`: two acknowledged writes missing from it.
+  const behind = tmp();
+  cpSync(join(early, 'db'), join(behind, 'db'), { recursive: true });
+  cpSync(join(dir, 'log'), join(behind, 'log'), { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: behind, historyWindowMs: 60_000 });
+  assert.is(s.folded, vu.rv);
+  assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(vb.rv));
+  assert.is(JSON.parse((await s.get(key))!.toString()).metadata.resourceVersion, String(vu.rv));
+  assert.is((await s.write(intent('CREATE', { ...key, name: 'c' }))).rv, vu.rv + 1, 'the log goes on at its own end');
+  await s.close();
+  // The log of `early` with the snapshot of `dir`: the log lost acknowledged entries.
+  const ahead = tmp();
+  cpSync(join(dir, 'db'), join(ahead, 'db'), { recursive: true });
+  cpSync(join(early, 'log'), join(ahead, 'log'), { recursive: true });
+  try {
+    await Storage.openEmbedded({ dataDir: ahead, historyWindowMs: 60_000 });
+    assert.unreachable('expected a refusal');
+  } catch (e) {
+    assert.match((e as Error).message, /snapshot has folded up to offset 3 but the embedded log ends at 1/);
+  }
+});
+
+test('an older data dir (log inside the snapshot store, key format 2) is upgraded at open', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  const v = await s.write(intent('CREATE'));
+  await s.close();
+  // Put the dir back into the format-2 layout: l/ entries inside db/, no log/ store.
+  const db = new ClassicLevel<string, Buffer>(join(dir, 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  const logDb = new ClassicLevel<string, Buffer>(join(dir, 'log'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  await db.open();
+  await logDb.open();
+  const entries: Array<[string, Buffer]> = [];
+  for await (const e of logDb.iterator()) entries.push(e);
+  await db.batch([...entries.map(([k, value]) => ({ type: 'put' as const, key: k, value })), { type: 'put', key: META_FORMAT, value: Buffer.from('2') }]);
+  await db.close();
+  await logDb.close();
+  rmSync(join(dir, 'log'), { recursive: true });
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
+  assert.is(JSON.parse((await s.get(key))!.toString()).metadata.resourceVersion, String(v.rv));
+  const next = await s.write(intent('CREATE', { ...key, name: 'b' }));
+  assert.is(next.rv, v.rv + 1);
+  const offsets: number[] = [];
+  for await (const e of s.log.read(0)) offsets.push(e.offset);
+  assert.equal(offsets, [0, 1, 2]);
+  assert.is((await s.db.get(META_FORMAT))?.toString(), String(KEY_FORMAT));
+  for await (const k of s.db.keys({ gte: 'l/', lt: 'l0' })) assert.unreachable(`log key ${k} left in the snapshot store`);
+  await s.close();
+});
+
+test('a snapshot write failing after the log took the batch: 504, writes refused (503) until recovery reopens both stores and folds the log into the snapshot', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  const v = await s.write(intent('CREATE'));
+  const published: number[] = [];
+  s.onChange((changes) => published.push(...changes.map((c) => c.offset)));
+  await s.db.close(); // the snapshot store fails every write from now on; the log store does not
+  const b = { ...key, name: 'b' };
+  try {
+    await s.write(intent('CREATE', b));
+    assert.unreachable('the write succeeded');
+  } catch (e) {
+    assert.is((e as StorageError).code, 'timeout', 'may have landed: it is in the log');
+    assert.match((e as Error).message, /in the log but the snapshot store failed/);
+  }
+  assert.match(s.health.get('write')?.reason ?? '', /writing the store failed/);
+  assert.not.ok(s.health.fatal, 'recovery can clear it');
+  assert.is(s.entry(b), undefined, 'not applied before the snapshot has it');
+  assert.equal(published, [], 'nor published');
+  await s.write(intent('CREATE', { ...key, name: 'c' })).then(() => assert.unreachable('a later write was taken'), (e) => {
+    assert.is((e as StorageError).code, 'unreachable');
+    assert.is((e as StorageError).retryAfterSeconds, 1);
+  });
+  // Recovery (every second) reopens both stores and refolds the log from the snapshot's m/folded.
+  const until = Date.now() + 10_000;
+  while (!s.health.writable && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(s.health.writable, `recovered: ${s.health.problem?.reason}`);
+  assert.is(s.entry(b)?.rv, v.accepted && v.rv + 1, 'folded from the log by the recovery');
+  assert.equal(published, [v.accepted && v.rv + 1], 'watchers get the change once it is applied, once');
+  assert.is(JSON.parse((await s.get(b))!.toString()).metadata.resourceVersion, String(v.accepted && v.rv + 1));
+  assert.is(await s.get({ ...key, name: 'c' }), undefined, 'the refused write is nowhere');
+  const d = await s.write(intent('CREATE', { ...key, name: 'd' }));
+  assert.is(d.accepted && d.rv, v.accepted && v.rv + 2, 'offsets continue after the log end');
+  await s.close();
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  assert.ok(await s.get(b));
+  assert.ok(await s.get({ ...key, name: 'd' }));
+  assert.is(await s.get({ ...key, name: 'c' }), undefined);
+  await s.close();
+});
+
+test('a half-written table a crash left behind (not live: LevelDB deletes it at open) is not damage; a live damaged one is', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  await Promise.all(Array.from({ length: 300 }, (_, i) => s.write(intent('CREATE', { ...key, name: `cm-${i}` }))));
+  await s.close();
+  const stray = join(dir, 'db', '009999.ldb');
+  writeFileSync(stray, Buffer.alloc(5000, 7)); // a compaction's output, cut off by kill -9
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+  assert.not.ok(existsSync(stray), 'LevelDB deleted the leftover');
+  assert.ok(await s.get({ ...key, name: 'cm-7' }));
+  await s.close();
+  const live = readdirSync(join(dir, 'log')).filter((n) => n.endsWith('.ldb')).map((n) => join(dir, 'log', n))[0];
+  truncateSync(live, 100);
+  try {
+    await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, scrubIntervalMs: 0 });
+    assert.unreachable('a damaged log store opened');
+  } catch (e) {
+    assert.ok((e as Error).message.includes(`the log store is damaged: ${live}`), (e as Error).message);
+    assert.match((e as Error).message, /restore the data dir from a backup/);
+  }
+});
+
+test('the scrub finds a zeroed block no read ran into; reads are refused from then on', async () => {
+  const dir = tmp();
+  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, sync: false, scrubIntervalMs: 0 });
+  await Promise.all(Array.from({ length: 1500 }, (_, i) => s.write(intent('CREATE', { ...key, name: `cm-${i}` }, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: `cm-${i}` }, data: { v: `${i}`.repeat(200) } }))));
+  await s.close();
+  // The reopen writes LevelDB's write-ahead log into a table, which the scrub then reads.
+  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, sync: false, scrubIntervalMs: 100 });
+  try {
+    const tables = readdirSync(join(dir, 'db')).filter((n) => n.endsWith('.ldb')).map((n) => join(dir, 'db', n));
+    const table = tables.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    const fd = openSync(table, 'r+');
+    writeSync(fd, Buffer.alloc(8192), 0, 8192, Math.floor(statSync(table).size / 2));
+    closeSync(fd);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(table, past, past); // bit rot does not touch mtime; the scrub skips tables written just now
+    const until = Date.now() + 10_000;
+    while (!s.health.get('corrupt') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(s.health.get('corrupt')?.reason.includes(table), `the scrub names ${table}: ${s.health.get('corrupt')?.reason}`);
+    assert.match(s.health.get('corrupt')!.reason, /replay -- repair --data-dir/);
+    await s.get({ ...key, name: 'cm-1' }).then(() => assert.unreachable('a read of a damaged store'), (e) => assert.match(e.message, /not reading a damaged store/));
+    await s.probe().then(() => assert.unreachable('the health probe passes'), (e) => assert.match(e.message, /store is damaged/));
+  } finally {
+    await s.close();
+  }
 });
 
 test.run();

@@ -5,11 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, statfsSync } from 'node:fs';
-import { ClassicLevel } from 'classic-level';
 // kafkajs is loaded by openKafka only: an embedded server never pays for loading it (~150 ms).
 import type { logLevel as KafkaLogLevel } from 'kafkajs';
 import type { EventLog } from './log/log.ts';
-import { LevelLog } from './log/level-log.ts';
+import { LevelLog, lastLogOffset } from './log/level-log.ts';
 import { KafkaLog } from './log/kafka-log.ts';
 import { loadKafkajs } from './log/kafkajs.ts';
 import { KafkaTail } from './log/kafka-tail.ts';
@@ -22,8 +21,11 @@ import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
 import { Compactor } from './mvcc/compactor.ts';
 import { ensureKeyFormat } from './format.ts';
+import { openVerified, repairHint, damagedTables, type OpenCheck, type StoreRole } from './open-verified.ts';
+import { describeFaults } from './verify-tables.ts';
+import { dirname } from 'node:path';
 import type { LogInstruments } from './log/instruments.ts';
-import { StoreHealth, describeStoreError, type StorageLogger } from './store-health.ts';
+import { StoreHealth, DAMAGE, describeStoreError, isStoreDamage, type StorageLogger } from './store-health.ts';
 
 export type { StorageLogger } from './store-health.ts';
 
@@ -38,6 +40,18 @@ export type { StorageLogger } from './store-health.ts';
  * for 21 MiB).
  */
 const WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
+/**
+ * The log store's memtable: it takes one entry per event (~1.4 KiB for a 1 KiB ConfigMap), a
+ * third of what the snapshot takes, and is only read back by watch catch-up and restarts.
+ */
+const LOG_WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
+/** Tables this recent are left to the next scrub pass (a compaction may be writing them). */
+const SCRUB_SKIP_RECENT_MS = 10_000;
+/**
+ * How often the running server verifies its tables (Storage.startScrub): ~0.3–0.5 s of CPU per
+ * 100k 1 KiB objects (41 MiB of tables), in steps of one table (≤ 2 MiB, a few ms each).
+ */
+export const DEFAULT_SCRUB_INTERVAL_MS = 10 * 60_000;
 
 /**
  * How often a store that refuses writes tries to recover (Storage.recover): once a second, so
@@ -70,8 +84,10 @@ export interface StorageOptions {
   atRest?: AtRest;
   /** A committed change this process cannot decrypt (listeners never see it). */
   onUndecryptable?: (change: Change, err: Error) => void;
-  /** Where the store's state changes are logged (refusing writes, recovered); none if absent. */
+  /** Where the store's state changes are logged (refusing writes, recovered, damage); none if absent. */
   logger?: StorageLogger;
+  /** Verify the stores' tables this often while running (default DEFAULT_SCRUB_INTERVAL_MS; 0: never). */
+  scrubIntervalMs?: number;
 }
 
 export interface KafkaStorageOptions extends StorageOptions {
@@ -102,6 +118,10 @@ export interface ReadView {
 
 export class Storage {
   private closed = false;
+  private scrubTimer: NodeJS.Timeout | null = null;
+  private scrubbing: Promise<void> | null = null;
+  /** The tables' checksums verified at open (storage/open-verified.ts), for the start-up log. */
+  openCheck: OpenCheck = { tables: 0, bytes: 0, ms: 0 };
   /** Listeners of readable (decrypted) changes; one materializer subscription serves them all. */
   private readonly decodedListeners = new Set<ChangeListener>();
   private unsubscribeDecoded: (() => void) | null = null;
@@ -120,7 +140,9 @@ export class Storage {
     /** Encryption at rest (encryption/at-rest.ts); a pass-through when nothing is configured. */
     readonly atRest: AtRest = new AtRest(),
     private readonly onUndecryptable: StorageOptions['onUndecryptable'] = undefined,
-    /** Whether writes are accepted, and why not (store-health.ts); shared with every writer. */
+    /** The embedded log's own store (null on Kafka). */
+    readonly logDb: Db | null = null,
+    /** Whether writes (and, once damage is found, reads) are served, and why not (store-health.ts); shared with every writer. */
     readonly health: StoreHealth = new StoreHealth(),
     private readonly dataDir = '',
     private readonly logger?: StorageLogger,
@@ -136,41 +158,58 @@ export class Storage {
     this.scheduleRecovery(); // a Kafka replica's fold may have failed before this was built
   }
 
-  private static async openDb(dataDir: string): Promise<Db> {
+  /**
+   * Open the snapshot store `<dataDir>/db` (and, for the embedded log, `<dataDir>/log`): tables
+   * verified first (storage/verify-tables.ts; a damaged one refuses the start, naming the file),
+   * then the key format brought up to date — an older store is upgraded once, its embedded log
+   * moved into the log store (format.ts).
+   */
+  private static async openDb(dataDir: string, withLog: boolean): Promise<{ db: Db; logDb: Db | null; check: OpenCheck }> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db: Db = new ClassicLevel<string, Buffer>(`${dataDir}/db`, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize: WRITE_BUFFER_BYTES });
+    const check: OpenCheck = { tables: 0, bytes: 0, ms: 0 };
+    const db = await openVerified(`${dataDir}/db`, withLog ? 'snapshot' : 'replica snapshot', WRITE_BUFFER_BYTES, check);
+    let logDb: Db | null = null;
     try {
-      await db.open();
+      if (withLog) logDb = await openVerified(`${dataDir}/log`, 'log', LOG_WRITE_BUFFER_BYTES, check);
+      await ensureKeyFormat(db, logDb ?? undefined);
     } catch (err) {
-      // classic-level says only "Database failed to open"; the cause (ENOSPC, EACCES, a lock) is
-      // in its `cause`, which is what the operator needs.
-      throw new StorageError('unreachable', `cannot open the store ${dataDir}/db: ${describeStoreError(err)}`);
-    }
-    try {
-      await ensureKeyFormat(db); // a store written before format 2 (or a restored checkpoint) is upgraded once
-    } catch (err) {
+      await logDb?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw err;
     }
-    return db;
+    return { db, logDb, check };
   }
 
   private static compactorFor(db: Db, m: Materializer, opts: StorageOptions, health: StoreHealth): Compactor {
     return new Compactor(db, m, opts.historyWindowMs, opts.compactIntervalMs ?? Math.max(1000, opts.historyWindowMs / 10), health);
   }
 
-  /** Open the embedded default: log and snapshot in one LevelDB under `dataDir/db`. */
+  /** Open the embedded default: the log in `dataDir/log`, the snapshot in `dataDir/db`. */
   static async openEmbedded(opts: StorageOptions): Promise<Storage> {
-    const health = new StoreHealth(opts.logger);
-    const db = await Storage.openDb(opts.dataDir);
-    const materializer = await Materializer.open(db);
-    const log = await LevelLog.open(db, materializer, { sync: opts.sync, instruments: opts.instruments, health }).catch(async (err: unknown) => {
+    const { db, logDb, check } = await Storage.openDb(opts.dataDir, true);
+    try {
+      const health = new StoreHealth(opts.logger);
+      const materializer = await Materializer.open(db);
+      let storage: Storage | null = null;
+      // e.g. the GENESIS append of a new store on a full disk fails here (the reason is in the message)
+      const log = await LevelLog.open(logDb!, db, materializer, {
+        sync: opts.sync,
+        instruments: opts.instruments,
+        health,
+        // The fold reads previous versions from the snapshot: damage found there fails the health too.
+        onFoldReadFailure: (e) => storage?.damaged(e) ?? e,
+      });
+      const compactor = Storage.compactorFor(db, materializer, opts, health);
+      await compactor.start();
+      storage = new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, logDb, health, opts.dataDir, opts.logger);
+      storage.openCheck = check;
+      storage.startScrub(opts.scrubIntervalMs ?? DEFAULT_SCRUB_INTERVAL_MS);
+      return storage;
+    } catch (err) {
+      await logDb!.close().catch(() => undefined);
       await db.close().catch(() => undefined);
-      throw err; // e.g. the GENESIS append of a new store on a full disk (the reason is in the message)
-    });
-    const compactor = Storage.compactorFor(db, materializer, opts, health);
-    await compactor.start();
-    return new Storage(db, materializer, log, compactor, null, 0, opts.atRest, opts.onUndecryptable, health, opts.dataDir, opts.logger);
+      throw err;
+    }
   }
 
   /**
@@ -183,7 +222,7 @@ export class Storage {
     const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
     const { Kafka, logLevel: kafkaLogLevel } = await loadKafkajs();
     const kafka = new Kafka({ clientId, brokers: opts.brokers, logLevel: kafkaLogLevel.ERROR, logCreator: kafkaLogs(opts.logger, kafkaLogLevel), connectionTimeout: 3_000, requestTimeout: 10_000 });
-    const db = await Storage.openDb(opts.dataDir);
+    const { db, check } = await Storage.openDb(opts.dataDir, false);
     const health = new StoreHealth(opts.logger);
     let log: KafkaLog | null = null;
     let tail: KafkaTail | null = null;
@@ -201,7 +240,9 @@ export class Storage {
       await tail.start();
       const compactor = Storage.compactorFor(db, materializer, opts, health);
       await compactor.start();
-      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable, health, opts.dataDir, opts.logger);
+      const storage = new Storage(db, materializer, log, compactor, tail, writeTimeoutMs, opts.atRest, opts.onUndecryptable, null, health, opts.dataDir, opts.logger);
+      storage.openCheck = check;
+      storage.startScrub(opts.scrubIntervalMs ?? DEFAULT_SCRUB_INTERVAL_MS);
       const caughtUp = Date.now();
       await storage.catchUp();
       opts.logger.info({ folded: materializer.folded, catchUpMs: Date.now() - caughtUp, topic: opts.topic }, 'replica caught up with the log');
@@ -255,6 +296,8 @@ export class Storage {
    */
   async probe(timeoutMs = 2_000): Promise<void> {
     if (this.closed) throw new StorageError('unreachable', 'storage is closed');
+    const damage = this.health.get(DAMAGE);
+    if (damage) throw new StorageError('corrupt', damage.reason);
     const within = <T>(p: Promise<T>, what: string): Promise<T> =>
       new Promise<T>((resolve, reject) => {
         const t = setTimeout(() => reject(new StorageError('timeout', `${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
@@ -307,6 +350,71 @@ export class Storage {
     }
   }
 
+  /**
+   * What to throw for a failed read of the snapshot store. LevelDB's `Corruption:` / `IO error:`
+   * (health.ts isStoreDamage) mean damaged files: the storage is marked failed (the etcd health
+   * check fails from now on, the app logs it), the tables are verified once in the background to
+   * name the damaged file (verify-tables.ts), and the error becomes a StorageError('corrupt'): a
+   * 500 Status, never data. Any other error is returned as it is.
+   */
+  damaged(err: unknown): unknown {
+    if (err instanceof StorageError || !isStoreDamage(err)) return err;
+    const cause = (err as { cause?: Error }).cause;
+    const text = cause?.message ?? (err as Error).message;
+    if (!this.health.get(DAMAGE)) {
+      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot', dirname(this.db.location))}`);
+      void this.nameDamagedTables();
+    }
+    return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
+  }
+
+  /** Verify the snapshot's tables while it runs, to name the damage a read ran into. */
+  private async nameDamagedTables(): Promise<void> {
+    const dir = this.db.location;
+    try {
+      const faults = await damagedTables(dir, 0);
+      this.health.explain(faults.length ? `damaged tables: ${describeFaults(faults)}` : `no table of ${dir} fails its checksums (the damage may be in LevelDB's log or manifest)`);
+    } catch (e) {
+      this.health.explain(`verifying the tables of ${dir} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * Every `intervalMs`, verify the tables of both stores (verify-tables.ts): damage that no read
+   * has run into yet — a zeroed block, which LevelDB reads as an empty one — fails the health
+   * before a short list is served. Tables written in the last SCRUB_SKIP_RECENT_MS are left to
+   * the next pass (a compaction may still be writing them).
+   */
+  startScrub(intervalMs: number): void {
+    if (intervalMs <= 0 || this.scrubTimer) return;
+    const pass = async (): Promise<void> => {
+      for (const [dir, role] of [[this.db.location, this.tail ? 'replica snapshot' : 'snapshot'], ...(this.logDb ? [[this.logDb.location, 'log']] : [])] as Array<[string, StoreRole]>) {
+        if (this.closed || this.health.get(DAMAGE)) return;
+        const faults = await damagedTables(dir, SCRUB_SKIP_RECENT_MS).catch(() => []);
+        if (faults.length && !this.closed) this.health.damaged(`the ${role} store is damaged: ${describeFaults(faults)}${repairHint(role, dirname(this.db.location))}`);
+      }
+    };
+    this.scrubTimer = setInterval(() => {
+      if (this.scrubbing) return;
+      this.scrubbing = pass().finally(() => (this.scrubbing = null));
+    }, intervalMs);
+    this.scrubTimer.unref();
+  }
+
+  /**
+   * Reads of the snapshot are refused once the storage has failed: a damaged store may have lost
+   * keys silently, so no list or get from it can be vouched for until `replay repair`.
+   */
+  private readable(): void {
+    const damage = this.health.get(DAMAGE);
+    if (damage) throw new StorageError('corrupt', `not reading a damaged store: ${damage.reason}`);
+  }
+
+  /** readable() for readers that scan the snapshot themselves (generic/reader.ts). */
+  checkReadable(): void {
+    this.readable();
+  }
+
   /** Key index lookup as of the latest fold (cheap, synchronous). */
   entry(key: ObjectKey): IndexEntry | undefined {
     return this.materializer.entry(key);
@@ -331,12 +439,15 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
+    this.readable();
     // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
     let v = this.materializer.cached(key);
     if (v === undefined) {
       if (this.reopening) await this.reopening;
       const version = this.materializer.committedVersion(key);
-      v = await this.db.get(currentKey(key));
+      v = await this.db.get(currentKey(key)).catch((e: unknown) => {
+        throw this.damaged(e);
+      });
       if (v !== undefined && version !== undefined) this.materializer.remember(key, version, v);
     }
     return v === undefined ? v : this.atRest.decode(key, v);
@@ -373,10 +484,15 @@ export class Storage {
    * StorageError('expired') when `rv` is below the compaction point.
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
+    this.readable();
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
     if (this.reopening) await this.reopening;
-    for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
-      return v.length ? this.atRest.decode(key, v) : undefined;
+    try {
+      for await (const v of this.db.values({ gte: historyPrefix(key), lte: historyKey(key, rv), reverse: true, limit: 1 })) {
+        return v.length ? this.atRest.decode(key, v) : undefined;
+      }
+    } catch (e) {
+      throw this.damaged(e);
     }
     return undefined;
   }
@@ -388,40 +504,53 @@ export class Storage {
    * Callers must check `compactedBelow` afterwards: a compaction past `rv` may have removed both.
    */
   async historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }> {
+    this.readable();
     const at = historyKey(key, rv);
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
     if (this.reopening) await this.reopening;
     // Newest first: the entry at rv itself (if any), then the one before it.
-    for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
-      if (k === at) {
-        written = v.length ? this.atRest.decode(key, v) : v;
-        continue;
+    try {
+      for await (const [k, v] of this.db.iterator({ gte: historyPrefix(key), lte: at, reverse: true, limit: 2 })) {
+        if (k === at) {
+          written = v.length ? this.atRest.decode(key, v) : v;
+          continue;
+        }
+        previous = v.length ? this.atRest.decode(key, v) : undefined;
+        break;
       }
-      previous = v.length ? this.atRest.decode(key, v) : undefined;
-      break;
+    } catch (e) {
+      throw this.damaged(e);
     }
     return { written, previous };
   }
 
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
+    this.readable();
     if (this.reopening) await this.reopening;
     const snapshot = this.db.snapshot();
     const f = await this.db.get(META_FOLDED, { snapshot });
     const rv = f === undefined ? 0 : fromHex16(f.toString());
     const db = this.db;
     const atRest = this.atRest;
+    const damaged = (e: unknown): unknown => this.damaged(e);
     return {
       rv,
       get: async (key) => {
-        const v = await db.get(currentKey(key), { snapshot });
+        const v = await db.get(currentKey(key), { snapshot }).catch((e: unknown) => {
+          throw damaged(e);
+        });
         return v === undefined ? v : atRest.decode(key, v);
       },
       async *scan(gte, lt, after) {
         const range = after !== undefined ? { gt: after, lt } : { gte, lt };
-        for await (const [k, v] of db.iterator({ ...range, snapshot })) {
-          yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
+        try {
+          for await (const [k, v] of db.iterator({ ...range, snapshot })) {
+            yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
+          }
+        } catch (e) {
+          throw damaged(e);
         }
       },
       close: () => snapshot.close(),
@@ -491,30 +620,37 @@ export class Storage {
    * Bring a store that refused writes back, as a restart would, but without stopping reads for
    * longer than a reopen: once there is room for it (statfs), wait for the writes in flight to
    * fail, close LevelDB (which forgets its sticky write error) and open it again (which writes
-   * what its own write-ahead log holds into a table, fsynced), then re-read the durable state
-   * (key index, folded offset, the log's end) from disk.
+   * what its own write-ahead log holds into a table, fsynced) — both stores in embedded mode, the
+   * log's and the snapshot's — then re-read the durable state (key index, folded offset, the
+   * log's end) from disk and, embedded, fold the log entries the snapshot lacks into it (the
+   * catch-up of LevelLog.open: a batch the log took but the snapshot failed to write).
    *
    * The rule after a failed write of unknown durability (PostgreSQL's fsync lesson): nothing is
    * acknowledged from memory; writes resume only if the store re-read from disk holds exactly what
-   * was acknowledged. If it holds more (the failed batch reached the disk after all: its writers
-   * were answered with an error, and watchers never saw it) or less (an acknowledged write is
-   * gone), the problem becomes fatal: writes stay refused and /livez fails, so the process is
-   * restarted, and a restart serves exactly what is on disk.
+   * was acknowledged (embedded: the log holds exactly the batches whose log write succeeded; a
+   * Kafka replica: the snapshot holds exactly what it had folded). If it holds more (the failed
+   * batch reached the disk after all: its writers were answered with an error, and watchers never
+   * saw it) or less (an acknowledged write is gone), the problem becomes fatal: writes stay
+   * refused and /livez fails, so the process is restarted, and a restart serves exactly what is on disk.
    */
   private async recover(): Promise<void> {
     if (this.closed || !this.health.get('write') || this.health.fatal) return;
     if (this.dataDir && this.freeBytes() < this.reopenNeeds()) return; // still full: try again later
-    const acknowledged = this.materializer.folded;
+    const log = this.log instanceof LevelLog ? this.log : null;
+    // Embedded: every batch the log store took is acknowledged (201, or 504 "in the log" when the
+    // snapshot write failed after it); the snapshot may be behind it. Kafka: what was folded.
+    const acknowledged = log ? log.durableEnd : this.materializer.folded;
     await this.health.drained();
     await this.compactor.idle();
     if (this.closed) return;
+    const committed = this.materializer.folded;
     // Reads that begin meanwhile wait (whenOpen); scans already running end with LevelDB's
     // not-open error, which clients get as a 503 with Retry-After (storageFailure).
     let reopened = (): void => undefined;
     this.reopening = new Promise<void>((r) => (reopened = r));
     try {
-      await this.db.close();
-      await this.db.open();
+      for (const db of [this.db, this.logDb]) await db?.close();
+      for (const db of [this.logDb, this.db]) await db?.open();
     } catch (err) {
       this.health.fail('write', `reopening the store failed: ${describeStoreError(err)}`);
       return;
@@ -522,15 +658,26 @@ export class Storage {
       this.reopening = null;
       reopened();
     }
-    const durable = await this.materializer.reload();
+    const folded = await this.materializer.reload();
     this.materializer.forgetCached();
+    const durable = log ? await lastLogOffset(this.logDb!) : folded;
+    const fatal = (what: string): void => this.health.fail('write', `after a failed write the store holds ${what}`, true);
     if (durable !== acknowledged) {
-      const what = durable > acknowledged ? `writes ${acknowledged + 1}..${durable} that were answered with an error` : `only up to ${durable}, but ${acknowledged} was acknowledged`;
-      this.health.fail('write', `after a failed write the store holds ${what}`, true);
-      return;
+      return fatal(durable > acknowledged ? `writes ${acknowledged + 1}..${durable} that were answered with an error` : `only up to ${durable}, but ${acknowledged} was acknowledged`);
     }
-    if (this.log instanceof LevelLog) await this.log.resume();
-    this.logger?.info({ folded: durable }, 'store reopened; its durable state matches every acknowledged write');
+    if (log) {
+      // The snapshot is never ahead of what was published (a failed snapshot write that reached
+      // the disk anyway: its changes never went to watchers), and catches up with the log.
+      if (folded > committed) return fatal(`snapshot changes ${committed + 1}..${folded} that watchers were never sent`);
+      try {
+        await log.resume();
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'corrupt') return fatal(err.message);
+        this.health.fail('write', `folding the log into the snapshot failed: ${describeStoreError(err)}`);
+        return;
+      }
+    }
+    this.logger?.info({ folded: this.materializer.folded }, 'store reopened; its durable state matches every acknowledged write');
     this.health.clear('write');
   }
 
@@ -543,8 +690,10 @@ export class Storage {
   /** What a reopen writes: LevelDB's write-ahead logs (replayed into a table) and a margin. */
   private reopenNeeds(): number {
     let bytes = REOPEN_MARGIN_BYTES;
-    const dir = `${this.dataDir}/db`;
-    for (const f of readdirSync(dir)) if (f.endsWith('.log')) bytes += statSync(`${dir}/${f}`).size;
+    for (const db of [this.db, this.logDb]) {
+      if (!db) continue;
+      for (const f of readdirSync(db.location)) if (f.endsWith('.log')) bytes += statSync(`${db.location}/${f}`).size;
+    }
     return bytes;
   }
 
@@ -553,11 +702,14 @@ export class Storage {
     this.closed = true;
     if (this.recoverTimer) clearTimeout(this.recoverTimer);
     await this.recovering;
+    if (this.scrubTimer) clearInterval(this.scrubTimer);
+    await this.scrubbing;
     this.compactor.stop();
     await this.tail?.stop();
     await this.log.close();
     this.materializer.close();
     await this.db.close();
+    await this.logDb?.close();
   }
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Storage, type WriteIntent } from './storage.ts';
 import { StorageError } from './errors.ts';
+import { StoreHealth, isStoreDamage } from './store-health.ts';
 import type { Db } from './mvcc/materializer.ts';
 
 const key = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });
@@ -79,7 +80,7 @@ test('a write that failed before reaching the disk: refused until reopened, then
   const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000, logger: log });
   const a = await s.write(intent('a'));
   assert.ok(a.accepted);
-  const restore = failWrites(s.db, 'before', 'IO error: 000005.log: No space left on device');
+  const restore = failWrites(s.logDb!, 'before', 'IO error: 000005.log: No space left on device');
   const first = await refused(s.write(intent('b')), /no space left on device \(ENOSPC\)/);
   assert.is(first.code, 'unreachable');
   assert.is(first.retryAfterSeconds, 1);
@@ -102,7 +103,7 @@ test('a failed fsync whose data reached the disk anyway: fatal, writes refused u
   const log = logger();
   const s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000, logger: log });
   assert.ok((await s.write(intent('a'))).accepted);
-  const restore = failWrites(s.db, 'after', 'IO error: 000005.log: Input/output error');
+  const restore = failWrites(s.logDb!, 'after', 'IO error: 000005.log: Input/output error');
   await refused(s.write(intent('b')), /Input\/output error/);
   restore();
   await waitFor('the problem to become fatal', () => s.health.fatal);
@@ -117,6 +118,35 @@ test('a failed fsync whose data reached the disk anyway: fatal, writes refused u
   assert.ok(await again.get(key('b')), 'the write of unknown outcome is there after the restart');
   assert.ok((await again.write(intent('c'))).accepted);
   await again.close();
+});
+
+const levelError = (message: string, code?: string): Error => Object.assign(new Error('Could not get'), { cause: Object.assign(new Error(message), code ? { code } : {}) });
+
+test('isStoreDamage: LevelDB corruption and IO errors, not a full disk or a closed store', () => {
+  assert.ok(isStoreDamage(levelError('Corruption: corrupted compressed block contents', 'LEVEL_CORRUPTION')));
+  assert.ok(isStoreDamage(new Error('IO error: /d/db/000005.ldb: Input/output error')));
+  assert.not.ok(isStoreDamage(levelError('IO error: /d/db/000007.log: No space left on device')));
+  assert.not.ok(isStoreDamage(levelError('Database is not open', 'LEVEL_DATABASE_NOT_OPEN')));
+  assert.not.ok(isStoreDamage('Corruption: not an Error'));
+});
+
+test('damage: fatal, reported before a write problem, the first reason stays and explanations add to it, logged per change; a 500', () => {
+  const log = logger();
+  const h = new StoreHealth(log);
+  h.fail('write', 'writing the store failed: no space left on device (ENOSPC)');
+  h.damaged('damaged');
+  h.damaged('a consequence');
+  h.explain('table 000005.ldb');
+  assert.is(h.problem?.source, 'corrupt');
+  assert.is(h.problem?.reason, 'damaged (table 000005.ldb)');
+  assert.ok(h.fatal);
+  h.clear('corrupt');
+  assert.ok(h.get('corrupt'), 'only a repair clears damage');
+  assert.is(log.lines.filter((l) => l.includes('storage is damaged')).length, 2, log.lines.join('\n'));
+  const e = h.refusal();
+  assert.is(e.code, 'corrupt');
+  assert.is(e.retryAfterSeconds, undefined);
+  assert.match(e.message, /damaged \(table 000005\.ldb\)/);
 });
 
 test.run();

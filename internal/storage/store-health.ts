@@ -5,15 +5,18 @@
  * health checks (/readyz, /livez `etcd`) and Storage.write read the state; the state is logged
  * once when it changes, never per request.
  *
- * Problems are kept by source (`write` for a failed write; other parts of the storage, e.g. a
- * corruption check, report under their own name), each with a reason a person can act on:
+ * Problems are kept by source, each with a reason a person can act on:
  *
  *   ok ──guard(write) throws ENOSPC──► {write: "no space left on device: IO error: …/000012.log: …"}
- *      ◄──clear('write') after the store was reopened and its durable state re-read──┘
+ *      ◄──clear('write') after both stores were reopened, re-read and the log refolded──┘
  *   {write: …} ──reopen finds writes nobody acknowledged──► {write: …, fatal} (a restart is needed)
+ *   ok ──a read, the open check or the scrub finds a damaged table──► {corrupt: "…000123.ldb … replay
+ *      repair …", fatal} (reads of the snapshot are refused too; only `replay repair` clears it)
  *
- * Non-fatal problems refuse writes and fail readiness; a fatal one also fails liveness, so a
- * supervisor restarts the process (which re-reads everything from disk).
+ * `write` covers a failed write of either store (the log store's or the snapshot's, embedded
+ * mode) and is the only source Storage.recover clears. Any problem refuses writes and fails
+ * readiness; a fatal one also fails liveness, so a supervisor restarts the process (which re-reads
+ * everything from disk, or refuses to start on a damaged store, naming the file and the remedy).
  */
 import { StorageError } from './errors.ts';
 
@@ -35,6 +38,9 @@ export interface StoreProblem {
   fatal: boolean;
 }
 
+/** The source of damage found in a store's files (fatal; reads of the snapshot are refused). */
+export const DAMAGE = 'corrupt';
+
 /** Seconds a refused writer is told to wait (Retry-After): the store is re-tried every second. */
 export const WRITE_RETRY_AFTER_SECONDS = 1;
 
@@ -50,6 +56,20 @@ export function describeStoreError(err: unknown): string {
   return text;
 }
 
+/**
+ * A LevelDB error that means damaged or unreadable files (classic-level's LEVEL_CORRUPTION, or
+ * LevelDB's `Corruption:` / `IO error:` statuses), as opposed to a closed store, a bad call or a
+ * full disk (`IO error: …: No space left on device` is a state that passes, not damage).
+ */
+export function isStoreDamage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
+  const text = `${err.message} ${cause instanceof Error ? cause.message : ''}`;
+  if (/No space left on device|Disk quota exceeded/i.test(text)) return false;
+  return code === 'LEVEL_CORRUPTION' || /\bCorruption: |\bIO error: /.test(text);
+}
+
 export class StoreHealth {
   private readonly problems = new Map<string, StoreProblem>();
   private inFlight = 0;
@@ -63,10 +83,10 @@ export class StoreHealth {
     return this.problems.size === 0;
   }
 
-  /** The first problem (the one reported to clients), if any. */
+  /** The problem reported to clients, if any: damage first, then the first fatal one, then the first. */
   get problem(): StoreProblem | undefined {
-    for (const p of this.problems.values()) return p;
-    return undefined;
+    const all = [...this.problems.values()];
+    return this.problems.get(DAMAGE) ?? all.find((p) => p.fatal) ?? all[0];
   }
 
   /** Some problem can only be cleared by a restart. */
@@ -99,9 +119,20 @@ export class StoreHealth {
     const had = this.problems.get(source);
     if (had && had.reason === reason && (had.fatal || !fatal)) return;
     this.problems.set(source, { source, reason, since: had?.since ?? Date.now(), fatal: fatal || (had?.fatal ?? false) });
-    const msg = fatal ? 'storage refuses writes until the server is restarted' : 'storage refuses writes';
+    const msg = source === DAMAGE ? 'storage is damaged: not serving from it' : fatal ? 'storage refuses writes until the server is restarted' : 'storage refuses writes';
     this.logger?.error({ source, reason }, msg);
     this.changed();
+  }
+
+  /** Damage found (DAMAGE, fatal): only the first reason stays; `explain` adds what was found out since. */
+  damaged(reason: string): void {
+    if (!this.problems.has(DAMAGE)) this.fail(DAMAGE, reason, true);
+  }
+
+  /** Add to the damage's reason (the damaged files, once verified): logged again with it. */
+  explain(detail: string): void {
+    const had = this.problems.get(DAMAGE);
+    if (had) this.fail(DAMAGE, `${had.reason} (${detail})`, true);
   }
 
   /** `source`'s problem is over (logged once, with how long it lasted). No-op for a fatal one. */
@@ -113,9 +144,11 @@ export class StoreHealth {
     this.changed();
   }
 
-  /** The error a refused writer gets: 503 with Retry-After, naming the cause. */
+  /** The error a refused writer gets: 503 with Retry-After naming the cause (500 for damage). */
   refusal(): StorageError {
     const p = this.problem;
+    // Damage is a 500 (as a read of it), not a 503: waiting does not help, `replay repair` does.
+    if (p?.source === DAMAGE) return new StorageError('corrupt', `not writing to a damaged store: ${p.reason}`);
     const why = p ? (p.fatal ? `${p.reason} (writes stay refused until the server is restarted)` : p.reason) : 'writes are refused';
     return new StorageError('unreachable', why, p?.fatal ? undefined : WRITE_RETRY_AFTER_SECONDS);
   }

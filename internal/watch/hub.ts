@@ -48,6 +48,8 @@ export interface HubStorage {
   /** History below this offset is gone: older start versions get 410 Expired. */
   readonly compactedBelow: number;
   readonly log: Pick<EventLog, 'read'>;
+  /** Resolves once the stores are open for reads (Storage.whenOpen: not while they are reopened). */
+  whenOpen?(): Promise<void> | undefined;
   onChange(listener: ChangeListener): () => void;
   historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }>;
   /** A deleted object as the fold stored it from the event at `offset`, readable (decrypted). */
@@ -367,6 +369,7 @@ export class WatchHub {
       if (w.sink.drained) await w.sink.drained();
       return !w.stopped;
     };
+    await this.storage.whenOpen?.(); // not while the store is being reopened (Storage.recover)
     for await (const { offset, event } of this.storage.log.read(after + 1, upTo + 1)) {
       if (w.stopped) return false;
       if (event.op === 'GENESIS') continue;

@@ -260,7 +260,7 @@ export class GenericReader {
     else if (!resourceVersion) await this.consistent();
     const key = { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
     const b = await this.storage.get(key).catch((e) => {
-      throw storageFailure(e);
+      throw storageFailure(this.storage.damaged(e));
     });
     if (!b) throw notFound(this.gr, name);
     return this.codec.decode(b);
@@ -272,7 +272,7 @@ export class GenericReader {
    */
   private async consistent(): Promise<void> {
     await this.storage.latest().catch((e) => {
-      throw storageFailure(e);
+      throw storageFailure(this.storage.damaged(e));
     });
   }
 
@@ -349,12 +349,13 @@ export class GenericReader {
     const streamed = stream && page.limit === Infinity && !this.storage.atRest.transforms(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
+      this.storage.checkReadable();
       if (plan.kind === 'exact') {
         const held = q.continue ? await this.ahead.take(readAheadKey(prefix, q.continue, q), () => this.storage.compactedBelow) : null;
         result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
       } else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed);
     } catch (e) {
-      throw storageFailure(e);
+      throw storageFailure(this.storage.damaged(e));
     }
     if (isStream(result)) return result;
     if (result.continue) this.readAhead(prefix, result.continue, q, page);
@@ -378,6 +379,7 @@ export class GenericReader {
    */
   private stream(rv: number, entries: AsyncGenerator<Entry[]>, page: Page, snapshot: Snapshot): ListStream {
     const codec = this.codec;
+    const storage = this.storage;
     // Idempotent, and also right for a stream never iterated (whose generators never started,
     // so their own finally blocks would not run).
     const close = async (): Promise<void> => {
@@ -392,7 +394,7 @@ export class GenericReader {
           if (out.length) yield out;
         }
       } catch (e) {
-        throw storageFailure(e);
+        throw storageFailure(storage.damaged(e));
       } finally {
         await close();
       }

@@ -1,8 +1,9 @@
 /**
  * The materializer: the only writer of the snapshot. It folds positioned events, in offset order,
  * into LevelDB batch operations and keeps the in-memory key index (etcd's keyIndex, reduced to
- * what the fold needs). The caller writes the batch — the embedded log in the same batch as the log
- * entries, the Kafka consumer on its own — and then calls `commit`, which is the commit point:
+ * what the fold needs). The caller writes the batch — the embedded log right after its own synced
+ * batch of log entries (another store), the Kafka consumer on its own — and then calls `commit`,
+ * which is the commit point:
  * verdicts reach writers and changes reach listeners (watch hub, controllers) in that same step.
  *
  * Key index persistence: `i/<objectPath>` → "rv uid deleting" in the same batch as the object, so
