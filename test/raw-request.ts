@@ -46,14 +46,7 @@ export function rawRequest(kubeconfig: string, method: string, path: string, opt
       res.on('end', () => {
         timers.forEach(clearTimeout);
         req.destroy();
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, ms: Date.now() - started });
+        resolve(result(res.statusCode ?? 0, res.headers, chunks, started));
       });
       res.on('error', reject);
     });
@@ -63,16 +56,7 @@ export function rawRequest(kubeconfig: string, method: string, path: string, opt
     });
     if (opts.timeoutMs) timers.push(setTimeout(() => req.destroy(new Error(`no answer in ${opts.timeoutMs} ms`)), opts.timeoutMs));
     if (!body || (!opts.drip && !opts.chunked)) return void req.end(body);
-    const { bytes, everyMs } = opts.drip ?? { bytes: 64 * 1024, everyMs: 0 };
-    let at = 0;
-    const next = (): void => {
-      if (req.destroyed) return;
-      req.write(body.subarray(at, at + bytes));
-      at += bytes;
-      if (at >= body.length) req.end();
-      else timers.push(setTimeout(next, everyMs));
-    };
-    next();
+    sendSlowly(req, body, opts.drip ?? { bytes: 64 * 1024, everyMs: 0 }, timers);
   });
 }
 
@@ -106,29 +90,36 @@ export function rawRequestH2(kubeconfig: string, method: string, path: string, o
     });
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () =>
-      done(() => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status, headers: resHeaders, text, json, ms: Date.now() - started });
-      }),
+      done(() => resolve(result(status, resHeaders, chunks, started))),
     );
     req.on('error', (e) => done(() => reject(e)));
     if (opts.timeoutMs) timers.push(setTimeout(() => done(() => reject(new Error(`no answer in ${opts.timeoutMs} ms`))), opts.timeoutMs));
     if (!body || !opts.drip) return void req.end(body);
-    const { bytes, everyMs } = opts.drip;
-    let at = 0;
-    const next = (): void => {
-      if (req.closed || req.destroyed) return;
-      req.write(body.subarray(at, at + bytes));
-      at += bytes;
-      if (at >= body.length) req.end();
-      else timers.push(setTimeout(next, everyMs));
-    };
-    next();
+    sendSlowly(req, body, opts.drip, timers);
   });
+}
+
+/** An answer as the tests read it: the body as text and, when it is JSON, parsed. */
+function result(status: number, headers: Record<string, string | string[] | undefined>, chunks: Buffer[], started: number): RawResult {
+  const text = Buffer.concat(chunks).toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, text, json, ms: Date.now() - started };
+}
+
+/** Write `body` `bytes` at a time, `everyMs` apart, then end; stops once the request is gone. */
+function sendSlowly(req: { write(b: Buffer): unknown; end(): unknown; destroyed: boolean }, body: Buffer, drip: { bytes: number; everyMs: number }, timers: NodeJS.Timeout[]): void {
+  let at = 0;
+  const next = (): void => {
+    if (req.destroyed) return;
+    req.write(body.subarray(at, at + drip.bytes));
+    at += drip.bytes;
+    if (at >= body.length) req.end();
+    else timers.push(setTimeout(next, drip.everyMs));
+  };
+  next();
 }

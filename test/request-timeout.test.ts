@@ -75,14 +75,14 @@ test('a missed deadline is 504 (a list with ?timeout=1ns)', async () => {
 
 test('the deadline covers reading the body: a slow body gets the 504 when it passes, and nothing is created', async () => {
   const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' }, data: { k: 'x'.repeat(40) } });
-  // ~100 bytes at 8 bytes every 250 ms: ~3 s to send; the deadline is 1 s.
-  const r = await rawRequest(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body, drip: { bytes: 8, everyMs: 250 }, timeoutMs: 20_000 });
+  // ~100 bytes at 8 bytes every 400 ms: ~5 s to send; the deadline is 1 s.
+  const r = await rawRequest(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body, drip: { bytes: 8, everyMs: 400 }, timeoutMs: 20_000 });
   expect504(r, 'slow body');
-  assert.ok(r.ms >= 900 && r.ms < 2_500, `answered after ${r.ms} ms`);
-  const h2 = await rawRequestH2(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body: body.replace('"slow"', '"slow-h2"'), drip: { bytes: 8, everyMs: 250 }, timeoutMs: 20_000 });
+  assert.ok(r.ms >= 900 && r.ms < 3_000, `answered after ${r.ms} ms`);
+  const h2 = await rawRequestH2(t.kubeconfig, 'POST', `${base}?timeout=1s`, { body: body.replace('"slow"', '"slow-h2"'), drip: { bytes: 8, everyMs: 400 }, timeoutMs: 20_000 });
   assert.is(h2.status, 504, `HTTP/2: ${show(h2)}`);
   assert.equal(JSON.parse(h2.text), TIMEOUT_STATUS);
-  assert.ok(h2.ms >= 900 && h2.ms < 2_500, `HTTP/2 answered after ${h2.ms} ms`);
+  assert.ok(h2.ms >= 900 && h2.ms < 3_000, `HTTP/2 answered after ${h2.ms} ms`);
   await new Promise((res) => setTimeout(res, 2_500));
   assert.is((await t.client.request('GET', `${base}/slow`)).status, 404, 'the body never completed: nothing created');
   assert.is((await t.client.request('GET', `${base}/slow-h2`)).status, 404, 'the body never completed: nothing created (HTTP/2)');
@@ -122,11 +122,11 @@ test('--request-timeout and --min-request-timeout (this server only)', async () 
     srv = await startTestServer({ requestTimeoutMs: 1_000, minRequestTimeoutS: 1 });
     const kc = join(srv.dataDir, 'kubeconfig');
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' } });
-    const slow = await rawRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps', { body, drip: { bytes: 4, everyMs: 200 }, timeoutMs: 20_000 });
+    const slow = await rawRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps', { body, drip: { bytes: 4, everyMs: 300 }, timeoutMs: 20_000 });
     expect504(slow, 'slow body, --request-timeout 1s');
-    assert.ok(slow.ms >= 900 && slow.ms < 2_500, `answered after ${slow.ms} ms`);
+    assert.ok(slow.ms >= 900 && slow.ms < 3_000, `answered after ${slow.ms} ms`);
     // A longer ?timeout= cannot extend the server's maximum.
-    const longer = await rawRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps?timeout=1h', { body, drip: { bytes: 4, everyMs: 200 }, timeoutMs: 20_000 });
+    const longer = await rawRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps?timeout=1h', { body, drip: { bytes: 4, everyMs: 300 }, timeoutMs: 20_000 });
     expect504(longer, 'slow body, ?timeout=1h');
     // A watch without timeoutSeconds ends after [min, 2·min) = [1 s, 2 s).
     const w = await rawRequest(kc, 'GET', '/api/v1/namespaces/default/configmaps?watch=1', { timeoutMs: 10_000 });
