@@ -30,6 +30,8 @@ const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kub
  * and one storage batch, whatever the list's size, and its client's pace sets the reading.
  */
 const INITIAL_WRITE_BYTES = 64 * 1024;
+/** Objects per storage read of the initial state (a stalled watcher holds one batch and one read ahead). */
+const INITIAL_READ_BATCH = 100;
 /** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
 /** How long before a watch's deadline its last bookmark goes out (kube cacher: 2 s). */
@@ -100,7 +102,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (sendInitial) {
     // A named watch starts with that one object only (kube turns the name into a field selector).
     const fieldSelector = q.get('fieldSelector') || (w.name ? `metadata.name=${w.name}` : undefined);
-    initial = await reader.openList(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined });
+    initial = await reader.openList(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined }, true, INITIAL_READ_BATCH);
     from = initial.rv;
   }
   const closeInitial = async (): Promise<void> => {
@@ -261,15 +263,19 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       return deliverNow(stored, memo);
     },
     flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
-      if (held) return withinBudget();
+      if (held) {
+        entry?.note();
+        return withinBudget();
+      }
       writePending({ memo, batch });
       return withinBudget();
     },
     end(reason) {
-      if (reason !== 'slow') writePending();
+      const slow = reason === 'slow' || reason === 'budget';
+      if (!slow) writePending();
       // Compaction overtook a resume from the log: say so, as for a start version that is too old.
       if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
-      finish(reason === 'slow');
+      finish(slow);
     },
     drained: () => new Promise<void>((resolve) => {
       if (done || !res.writableNeedDrain) return resolve();
@@ -299,7 +305,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   }
   res.on('close', () => finish());
   if (done) return; // ended while replaying the ring
-  entry = budget.add({ queued, endSlow: () => handle?.endSlow() });
+  entry = budget.add({ queued, endSlow: () => handle?.endSlow('budget') });
   res.on('drain', () => entry?.note());
   timers.push(setTimeout(() => finish(), timeoutS * 1000));
   if (initial) {

@@ -138,7 +138,7 @@ export class ApiMetrics {
     this.gauge({ name: 'watch_ring_bytes', help: 'Bytes of the changes held in the watch ring.', stabilityLevel: 'ALPHA' }, [], (g) => {
       if (this.sources) g.set(this.sources.ring().bytes);
     });
-    this.counter({ name: 'watch_watchers_ended_total', help: 'Watches ended by the server, by reason: slow (its queue filled up), expired (history compacted while it caught up), closed (server shutdown).', stabilityLevel: 'ALPHA' }, ['reason'], (c) => {
+    this.counter({ name: 'watch_watchers_ended_total', help: 'Watches ended by the server, by reason: slow (its queue filled up), budget (the queues of all watches together passed --watch-total-buffer-bytes and it held the most), expired (history compacted while it caught up), closed (server shutdown).', stabilityLevel: 'ALPHA' }, ['reason'], (c) => {
       if (!this.sources) return;
       c.reset();
       for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);

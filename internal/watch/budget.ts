@@ -51,7 +51,6 @@ export class WatchBudget {
   private readonly streams = new Set<Tracked>();
   private sum = 0;
   private peakSum = 0;
-  private endedCount = 0;
 
   constructor(limits: Partial<BudgetLimits> = {}) {
     this.perWatcher = limits.perWatcher ?? DEFAULT_WATCHER_BYTES;
@@ -74,10 +73,10 @@ export class WatchBudget {
 
   /**
    * Bytes queued across all watch streams (as last sampled, an overestimate), the largest such sum
-   * seen (before the ones over the limit were ended), the limit, and the watchers ended for it.
+   * seen (before the ones over the limit were ended), and the limit.
    */
-  usage(): { bytes: number; peak: number; limit: number; endedOverTotal: number } {
-    return { bytes: this.sum, peak: this.peakSum, limit: this.total, endedOverTotal: this.endedCount };
+  usage(): { bytes: number; peak: number; limit: number } {
+    return { bytes: this.sum, peak: this.peakSum, limit: this.total };
   }
 
   private set(t: Tracked, bytes: number): void {
@@ -101,7 +100,6 @@ export class WatchBudget {
     for (const t of largest) {
       if (this.sum <= this.total) break;
       this.remove(t);
-      this.endedCount++;
       t.stream.endSlow();
     }
   }

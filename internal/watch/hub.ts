@@ -64,7 +64,12 @@ export interface WatchFilter {
   name: string;
 }
 
-export type EndReason = 'slow' | 'closed' | 'expired';
+/**
+ * Why the hub ended a watcher: 'slow', its own queue passed its budget; 'budget', the queues of
+ * all watchers together passed the total and this one held the most (watch/budget.ts); 'closed',
+ * the hub closed; 'expired', its start version was compacted away while it caught up.
+ */
+export type EndReason = 'slow' | 'budget' | 'closed' | 'expired';
 
 /**
  * Values derived from one change, shared by every sink a batch is delivered to. Owners are the
@@ -137,8 +142,8 @@ export interface WatchHandle {
    * catching up from the log). Only then may a BOOKMARK claim the folded offset.
    */
   caughtUp: () => boolean;
-  /** End the watcher as too slow (counted as the hub's own 'slow' ends); its sink's `end` is called. */
-  endSlow: () => void;
+  /** End the watcher as too slow, on its own or for the total budget (counted with the hub's ends); its sink's `end` is called. */
+  endSlow: (reason?: 'slow' | 'budget') => void;
 }
 
 export class WatchHub {
@@ -153,7 +158,7 @@ export class WatchHub {
 
   private ringBytes = 0;
   /** Watchers this hub ended, by reason (metrics). */
-  private readonly endedCounts: Record<EndReason, number> = { slow: 0, closed: 0, expired: 0 };
+  private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
 
   /**
    * @param budget the bytes watch streams may have queued, each and all together (budget.ts);
@@ -303,7 +308,7 @@ export class WatchHub {
     };
     if (w.catchingUp) void this.catchUp(w, from);
     else this.replayRing(w, from);
-    return { ok: true, stop, caughtUp: () => !w.catchingUp, endSlow: () => this.endWatcher(w, 'slow') };
+    return { ok: true, stop, caughtUp: () => !w.catchingUp, endSlow: (reason = 'slow') => this.endWatcher(w, reason) };
   }
 
   close(): void {
