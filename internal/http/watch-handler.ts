@@ -32,6 +32,12 @@ const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kub
 const INITIAL_WRITE_BYTES = 64 * 1024;
 /** Objects per storage read of the initial state (a stalled watcher holds one batch and one read ahead). */
 const INITIAL_READ_BATCH = 100;
+/**
+ * Changes a watcher may hold while its initial events go out (besides its byte budget): kube's
+ * cacheWatcher buffers at most 1,000 events (its largest input channel) while it sends its
+ * initEvents, and is ended as too slow when they do not fit.
+ */
+export const MAX_HELD_CHANGES = 1000;
 /** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
 /** How long before a watch's deadline its last bookmark goes out (kube cacher: 2 s). */
@@ -258,14 +264,14 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       if (held) {
         held.push(stored);
         heldBytes += changeBytes(stored);
-        return withinBudget();
+        return held.length <= MAX_HELD_CHANGES && withinBudget();
       }
       return deliverNow(stored, memo);
     },
     flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
       if (held) {
         entry?.note();
-        return withinBudget();
+        return held !== null && held.length <= MAX_HELD_CHANGES && withinBudget();
       }
       writePending({ memo, batch });
       return withinBudget();
