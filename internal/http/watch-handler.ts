@@ -7,6 +7,7 @@
  * arrives as ADDED and one that stops matching as DELETED (see selectorEvent).
  */
 import type { ServerResponse } from 'node:http';
+import http2, { type Http2ServerResponse } from 'node:http2';
 import type { KubeObject } from '../api/types.ts';
 import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
@@ -192,10 +193,12 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
         return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
       }
     : null;
-  const send = (b: Buffer, events = 1): void => {
+  /** Write a frame (or a group of `events` frames); false: the socket wants a drain first. */
+  const send = (b: Buffer, events = 1): boolean => {
     w.hub.countSent(format, events);
-    res.write(b);
+    const ok = res.write(b);
     entry?.note();
+    return ok;
   };
 
   // Frames delivered by the hub wait here until its flush: a batch goes out in one write.
@@ -251,7 +254,10 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     if (slow) {
       pending.length = 0;
       pendingBytes = 0;
-      res.destroy();
+      // HTTP/2: RST_STREAM CANCEL for this stream only (the connection carries others).
+      const stream = (anyRes as Http2ServerResponse).stream;
+      if (stream) stream.close(http2.constants.NGHTTP2_CANCEL);
+      else res.destroy();
       return;
     }
     writePending();
@@ -284,7 +290,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       finish(slow);
     },
     drained: () => new Promise<void>((resolve) => {
-      if (done || !res.writableNeedDrain) return resolve();
+      if (done || !needsDrain(res)) return resolve();
       res.once('drain', resolve);
       res.once('close', resolve);
     }),
@@ -313,9 +319,12 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (done) return; // ended while replaying the ring
   entry = budget.add({ queued, endSlow: () => handle?.endSlow('budget') });
   res.on('drain', () => entry?.note());
+  const deadline = Date.now() + timeoutS * 1000;
   timers.push(setTimeout(() => finish(), timeoutS * 1000));
   if (initial) {
-    if (!(await streamInitial(initial))) return;
+    const streamed = await streamInitial(initial);
+    initial = undefined; // a list read whole (encrypted at rest) is not kept for the watch's life
+    if (!streamed) return;
     if (bookmarks) send(bookmark(from, true));
     // Then the changes held meanwhile, in order, and from now on each batch as it comes.
     const changes = held ?? [];
@@ -332,7 +341,6 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (bookmarks) {
     // kube's cacheWatcher.nextBookmarkTime: every minute, but also 2 s before the watch's
     // deadline (so a client resumes from a recent version), and none once that moment passed.
-    const deadline = Date.now() + timeoutS * 1000;
     const last = deadline - PRE_TIMEOUT_BOOKMARK_MS;
     /** The pre-deadline bookmark's timer is the last one (a timer may fire a millisecond early by the wall clock). */
     let final = false;
@@ -368,10 +376,10 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
         let group: Buffer[] = [];
         let size = 0;
         const write = async (): Promise<void> => {
-          send(group.length === 1 ? group[0] : Buffer.concat(group, size), group.length);
+          const ok = send(group.length === 1 ? group[0] : Buffer.concat(group, size), group.length);
           group = [];
           size = 0;
-          if (res.writableNeedDrain && !done) await drained(res);
+          if (!ok && !done) await drained(res);
         };
         for (const b of batch) {
           if (done) return false;
@@ -398,6 +406,9 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     return !done;
   }
 }
+
+/** The response has more queued than it wants (HTTP/2's compat response has no writableNeedDrain). */
+const needsDrain = (res: ServerResponse): boolean => res.writableNeedDrain ?? res.writableLength >= res.writableHighWaterMark;
 
 /** Resolves when `res` can take more, or has closed. */
 function drained(res: ServerResponse): Promise<void> {
