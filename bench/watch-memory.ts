@@ -30,7 +30,7 @@ import https from 'node:https';
 import { Agent, Client, request, type Dispatcher } from 'undici';
 import { makePool, runCount } from './load.ts';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
-import { benchSession, endBench, adminTls, createNamespaces, fmt, installWatchdog, readRss, round, sampleProc, sleep, summarize, writeResult, type LatencySummary } from './util.ts';
+import { benchSession, endBench, adminTls, createNamespaces, fmt, installWatchdog, readRss, round, sampleProc, sleep, summarize, writeResult, printReport, type LatencySummary } from './util.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -227,11 +227,7 @@ try {
   L.push(`fresh     idle ${idle.freshConnections.attempts} attempts p99 ${fmt(idle.freshConnections.latencyMs.p99, 1)} ms; stalled ${loaded.freshConnections.attempts} attempts p99 ${fmt(loaded.freshConnections.latencyMs.p99, 1)} ms, ${loaded.freshConnections.timedOut} timed out, ${loaded.freshConnections.failed} failed`);
   L.push(`ended     ${ended(after)} of ${cfg.watches} (slow ${after['watch_watchers_ended_total{reason="slow"}'] ?? 0}, budget ${after['watch_watchers_ended_total{reason="budget"}'] ?? 0})`);
   L.push('');
-  for (const g of goals) L.push(`${g.met ? 'MET ' : 'MISS'}  ${g.name}: ${g.value}   goal ${g.goal}`);
-  L.push(problems.length ? 'Problems seen' : 'Problems seen: none');
-  for (const p of problems) L.push(`  - ${p}`);
-  L.push('', `total ${totalS} s; JSON: ${file}`);
-  process.stdout.write(L.join('\n') + '\n');
+  printReport(L, goals, problems, totalS, file);
 } catch (e) {
   reportBenchFailure(e);
 } finally {

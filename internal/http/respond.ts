@@ -297,8 +297,8 @@ export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterab
 }
 const TAIL_NEWLINE = Buffer.from(']}\n');
 
-/** Resolves when `w` can take more, or has closed. */
-function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
+/** Resolves when `w` can take more, or has closed (at once when `gone`). */
+export function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
   if (gone()) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

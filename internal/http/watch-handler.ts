@@ -20,7 +20,7 @@ import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
-import { goJsonEscape, type Res } from './respond.ts';
+import { drained, goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
 const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
@@ -379,7 +379,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
           const ok = send(group.length === 1 ? group[0] : Buffer.concat(group, size), group.length);
           group = [];
           size = 0;
-          if (!ok && !done) await drained(res);
+          if (!ok && !done) await drained(res, () => done);
         };
         for (const b of batch) {
           if (done) return false;
@@ -410,18 +410,6 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 /** The response has more queued than it wants (HTTP/2's compat response has no writableNeedDrain). */
 const needsDrain = (res: ServerResponse): boolean => res.writableNeedDrain ?? res.writableLength >= res.writableHighWaterMark;
 
-/** Resolves when `res` can take more, or has closed. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
 /** The event of a change for a watcher without selectors: the change's own type and object. */
