@@ -26,7 +26,7 @@ import {
   benchSession,
   endBench,
   adminTls, createNamespaces, fmt, installWatchdog, measureHttpsCeiling, readRss, round, sampleProc, sleep, summarize,
-  writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
+  writeResult, printReport, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
 
 const { values: args } = parseArgs({
@@ -256,11 +256,7 @@ try {
     }
   }
   L.push('');
-  for (const g of goals) L.push(`${g.met ? 'MET ' : 'MISS'}  ${g.name}: ${g.value}   goal ${g.goal}`);
-  L.push(problems.length ? 'Problems seen' : 'Problems seen: none');
-  for (const p of problems) L.push(`  - ${p}`);
-  L.push('', `total ${totalS} s; JSON: ${file}`);
-  process.stdout.write(L.join('\n') + '\n');
+  printReport(L, goals, problems, totalS, file);
 } catch (e) {
   reportBenchFailure(e);
 } finally {

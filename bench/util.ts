@@ -554,6 +554,15 @@ export async function spawnServerWithFlags(opts: { dataDir: string; flags: strin
   };
 }
 
+/** A benchmark's goals and problems, the total time and the JSON file: the end of its printed report, written to stdout. */
+export function printReport(lines: string[], goals: { name: string; value: unknown; goal: string; met: boolean }[], problems: string[], totalS: number, file: string): void {
+  for (const g of goals) lines.push(`${g.met ? 'MET ' : 'MISS'}  ${g.name}: ${g.value}   goal ${g.goal}`);
+  lines.push(problems.length ? 'Problems seen' : 'Problems seen: none');
+  for (const p of problems) lines.push(`  - ${p}`);
+  lines.push('', `total ${totalS} s; JSON: ${file}`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
 /**
  * A benchmark's last step, after it stopped what it started: remove its temp dir (unless --keep)
  * and exit, so no keep-alive socket or timer keeps the process alive.

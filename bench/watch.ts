@@ -45,7 +45,7 @@ import {
   benchSession,
   endBench,
   adminTls, apiJson, createNamespaces, cpuSnapshot, fmt, installWatchdog, measureHttpsCeiling, monoMs,
-  otherCpuPercent, readRss, round, sampleProc, spawnTracked, stopChild, summarize, writeResult, type HttpsCeiling, type LatencySummary, type ProcUsage,
+  otherCpuPercent, readRss, round, sampleProc, spawnTracked, stopChild, summarize, writeResult, printReport, type HttpsCeiling, type LatencySummary, type ProcUsage,
 } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -750,10 +750,7 @@ async function main(): Promise<void> {
       for (const g of r.goals) L.push(`  ${g.met ? 'MET ' : 'MISS'}          ${g.name.padEnd(20)} ${String(g.value).padStart(9)}   goal ${g.goal}`);
     }
     L.push('');
-    L.push(problems.length ? 'Problems seen' : 'Problems seen: none');
-    for (const p of problems) L.push(`  - ${p}`);
-    L.push('', `total ${totalS} s; JSON: ${file}`);
-    process.stdout.write(L.join('\n') + '\n');
+    printReport(L, [], problems, totalS, file);
   } catch (e) {
     reportBenchFailure(e);
   } finally {

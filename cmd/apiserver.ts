@@ -3,7 +3,7 @@
  * replica of several on a Kafka topic.
  *
  *   node --import tsx cmd/apiserver.ts [--data-dir ./data] [--bind-address 127.0.0.1]
- *        [--secure-port 6443] [--history-window 5m] [--token-auth-file F] [--log-level info]
+ *        [--secure-port 6443] [--history-window 5m] [--watch-buffer-bytes N] [--watch-total-buffer-bytes N] [--token-auth-file F] [--log-level info]
  *        [--log embedded | kafka://host:port[,host:port]/topic]
  *        [--kafka-replication-factor 1] [--kafka-min-insync-replicas 1] [--checkpoint-dir DIR]
  *        [--feature-gates A=true,B=false]
@@ -46,6 +46,7 @@ import { parseAuthorizationModes } from '../internal/auth/authorizers.ts';
 import { addRequiredClaim, oidcConfigFromFlags, parseSigningAlgs } from '../internal/auth/oidc-claims.ts';
 import { parseCsv } from '../internal/auth/authn.ts';
 import { parseWebhookVersion } from '../internal/auth/token/webhook.ts';
+import { DEFAULT_TOTAL_BYTES, DEFAULT_WATCHER_BYTES } from '../internal/watch/budget.ts';
 
 const { values } = parseArgs({
   // A bare --enable-priority-and-fairness (default true) is its `=true` form, parsed by boolFlag.
@@ -55,6 +56,10 @@ const { values } = parseArgs({
     'bind-address': { type: 'string', default: '127.0.0.1' },
     'secure-port': { type: 'string', default: '6443' },
     'history-window': { type: 'string', default: '5m' },
+    // Bytes a watch stream may have queued for a client that does not read, each and all together
+    // (internal/watch/budget.ts; not kube flags: kube's writes block instead of queueing).
+    'watch-buffer-bytes': { type: 'string', default: String(DEFAULT_WATCHER_BYTES) },
+    'watch-total-buffer-bytes': { type: 'string', default: String(DEFAULT_TOTAL_BYTES) },
     'token-auth-file': { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     'no-fsync': { type: 'boolean', default: false },
@@ -193,6 +198,7 @@ const app = await startServer({
   bindAddress: values['bind-address']!,
   securePort: Number(values['secure-port']),
   historyWindowMs: parseDuration(values['history-window']!),
+  watchBudget: { perWatcher: positiveInt('watch-buffer-bytes', values['watch-buffer-bytes']!), total: positiveInt('watch-total-buffer-bytes', values['watch-total-buffer-bytes']!) },
   tokenAuthFile: values['token-auth-file'],
   logLevel: values['log-level']!,
   sync: !values['no-fsync'],

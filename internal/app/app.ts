@@ -39,7 +39,8 @@ import { ServiceAccountsController } from '../controllers/service-accounts.ts';
 import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
-import { WatchHub } from '../watch/hub.ts';
+import { DEFAULT_RING_BYTES, DEFAULT_RING_SIZE, WatchHub } from '../watch/hub.ts';
+import { WatchBudget, type BudgetLimits } from '../watch/budget.ts';
 import { ApiError } from '../api/errors.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import { restoreLatestCheckpoint } from '../storage/checkpoint.ts';
@@ -84,6 +85,8 @@ export interface ServerOptions {
   bindAddress: string;
   securePort: number;
   historyWindowMs: number;
+  /** Bytes watch streams may have queued, each and all together (internal/watch/budget.ts defaults). */
+  watchBudget?: Partial<BudgetLimits>;
   tokenAuthFile?: string;
   logLevel?: string;
   sync?: boolean;
@@ -295,13 +298,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   phase('rbacBootstrap');
   const aggregator = new ClusterRoleAggregator(rbacCache, registry, log);
   aggregator.start();
-  const hub = new WatchHub(storage);
+  const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(opts.watchBudget));
   metrics.attach({
     folded: () => storage.folded,
     endOffset: () => storage.log.endOffset(),
     objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
     ring: () => hub.ringUsage(),
     watchersEnded: () => hub.endedByReason(),
+    watchQueued: () => hub.budget.usage(),
     watchEvents: () => hub.events(),
   });
   const controller = new NamespaceController(storage, registry, log, { graceMs: opts.namespaceDeletionGraceMs });

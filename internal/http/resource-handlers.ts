@@ -20,6 +20,7 @@ import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
 import { serveWatch } from './watch-handler.ts';
+import { sendConvertedListStream, streamsConverted } from './converted-list-stream.ts';
 import type { WatchHub } from '../watch/hub.ts';
 import type { UserInfo } from '../api/types.ts';
 
@@ -182,10 +183,16 @@ export class ResourceHandlers {
       case 'list': {
         const out = this.output(r, pb);
         checkKey(info);
-        // Plain JSON (no conversion, no re-indenting) is spliced from stored bytes, so an unpaged
-        // list can be sent while it is read; every other representation needs all items first.
-        const result = await reader.openList(ns, listQuery(r.query), !out.convert && out.rep === 'json' && !prettyPrint(res));
-        if (isStream(result)) return sendListStream(res, kind.listKind, store.apiVersion, { resourceVersion: String(result.rv) }, result.batches, result.close);
+        // Compact JSON — plain (spliced from stored bytes), a Table or a PartialObjectMetadataList
+        // (converted a batch at a time) — is sent while an unpaged list is read; Protobuf (its
+        // length comes first), YAML and pretty-printed answers need all items first.
+        const streams = out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert));
+        const result = await reader.openList(ns, listQuery(r.query), streams);
+        if (isStream(result)) {
+          const listMeta = { resourceVersion: String(result.rv) };
+          if (!out.convert) return sendListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
+          return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
+        }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
       }
       // Every write verb negotiates its response representation first, so a request whose Accept

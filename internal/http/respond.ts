@@ -248,20 +248,33 @@ export const STREAM_AFTER_BYTES = 1 << 20;
  * response is cut off (destroyed), as an incomplete body is all a client can still be told.
  */
 export async function sendListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
-  const w = res as ServerResponse;
-  let gone = false;
-  const onClose = (): void => void (gone = true);
-  w.once('close', onClose);
-  const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
-  let size = parts[0]!.length;
-  let streaming = false;
-  let first = true;
-  try {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    let first = true;
     for await (const batch of batches) {
       const items: Buffer[] = [];
       pushItems(items, batch, first);
       first = false;
-      const chunk = goJsonEscape(Buffer.concat(items));
+      yield goJsonEscape(Buffer.concat(items));
+    }
+  }
+  return sendJsonStream(res, listHead(kind, apiVersion, listMeta), chunks(), TAIL_NEWLINE, close, headers);
+}
+
+/**
+ * Send a JSON body made of `head`, the `chunks` as they come (each already escaped), and `tail`:
+ * a body that stays under STREAM_AFTER_BYTES goes out whole with a Content-Length, a larger one
+ * chunked, each chunk once the socket has taken the last. Failures as sendListStream's.
+ */
+export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterable<Buffer>, tail: Buffer, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+  const w = res as ServerResponse;
+  let gone = false;
+  const onClose = (): void => void (gone = true);
+  w.once('close', onClose);
+  const parts: Buffer[] = [head];
+  let size = head.length;
+  let streaming = false;
+  try {
+    for await (const chunk of chunks) {
       if (!streaming) {
         parts.push(chunk);
         size += chunk.length;
@@ -283,14 +296,14 @@ export async function sendListStream(res: Res, kind: string, apiVersion: string,
     w.off('close', onClose);
     await close();
   }
-  parts.push(TAIL_NEWLINE);
+  parts.push(tail);
   if (!streaming) return send(res, 200, 'application/json', parts, headers);
-  w.end(TAIL_NEWLINE);
+  w.end(tail);
 }
 const TAIL_NEWLINE = Buffer.from(']}\n');
 
-/** Resolves when `w` can take more, or has closed. */
-function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
+/** Resolves when `w` can take more, or has closed (at once when `gone`). */
+export function drained(w: ServerResponse, gone: () => boolean): Promise<void> {
   if (gone()) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

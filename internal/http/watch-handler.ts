@@ -7,24 +7,38 @@
  * arrives as ADDED and one that stops matching as DELETED (see selectorEvent).
  */
 import type { ServerResponse } from 'node:http';
+import http2, { type Http2ServerResponse } from 'node:http2';
 import type { KubeObject } from '../api/types.ts';
 import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
-import { parseCachedRv } from '../registry/generic/reader.ts';
+import { isStream, parseCachedRv, type ListResult, type ListStream } from '../registry/generic/reader.ts';
 import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
-import type { FanOutMemo, WatchHub, WatchHandle } from '../watch/hub.ts';
+import { FanOutMemo, changeBytes, type WatchHub, type WatchHandle } from '../watch/hub.ts';
+import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
 import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
-import { goJsonEscape, type Res } from './respond.ts';
+import { drained, goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
 const WATCH_MEDIA_TYPES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 
-/** Bytes a watcher may have queued in its socket before it counts as too slow and is ended. */
-export const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+/**
+ * Initial events are written in groups of about this many bytes, the next group once the socket
+ * has taken the last (backpressure): a watch that starts with a big list holds about one group
+ * and one storage batch, whatever the list's size, and its client's pace sets the reading.
+ */
+const INITIAL_WRITE_BYTES = 64 * 1024;
+/** Objects per storage read of the initial state (a stalled watcher holds one batch and one read ahead). */
+const INITIAL_READ_BATCH = 100;
+/**
+ * Changes a watcher may hold while its initial events go out (besides its byte budget): kube's
+ * cacheWatcher buffers at most 1,000 events (its largest input channel) while it sends its
+ * initEvents, and is ended as too slow when they do not fit.
+ */
+export const MAX_HELD_CHANGES = 1000;
 /** Interval of BOOKMARK events when the client allows them (kube-apiserver: about a minute). */
 export const BOOKMARK_INTERVAL_MS = 60_000;
 /** How long before a watch's deadline its last bookmark goes out (kube cacher: 2 s). */
@@ -105,14 +119,17 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   }
   // kube's watch cache parses the version: its error is a plain 500, not a 400.
   let from = rvText && rvText !== '0' ? parseCachedRv(rvText) : -1;
-  let initial: Buffer[] = [];
+  /** The initial state, read from one storage snapshot while it is sent (see streamInitial). */
+  let initial: ListStream | ListResult | undefined;
   if (sendInitial) {
     // A named watch starts with that one object only (kube turns the name into a field selector).
     const fieldSelector = q.get('fieldSelector') || (w.name ? `metadata.name=${w.name}` : undefined);
-    const list = await reader.list(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined });
-    initial = list.items;
-    from = list.rv;
+    initial = await reader.openList(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined }, true, INITIAL_READ_BATCH);
+    from = initial.rv;
   }
+  const closeInitial = async (): Promise<void> => {
+    if (initial && isStream(initial)) await initial.close();
+  };
   // A future start version is simply watched from (kube 1.24's watch cache neither waits nor
   // fails): events after it arrive once the log gets there.
 
@@ -172,6 +189,16 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     res.end(expiredFrame());
     return;
   }
+  const budget = w.hub.budget;
+  /**
+   * Changes after `from` that arrive while the initial events are still going out wait here (as
+   * kube's cacheWatcher holds them in its input channel while it sends its initEvents); a watcher
+   * whose held changes pass its budget is ended as too slow, as kube ends one whose channel stays
+   * full. The Change objects are the hub's own (shared with the ring), not copies.
+   */
+  let held: Change[] | null = sendInitial ? [] : null;
+  let heldBytes = 0;
+  let entry: BudgetEntry | undefined;
   const label = sel.label;
   const field = sel.field;
   // Objects are parsed once per change for every selector watch (read only: the memo shares them).
@@ -181,12 +208,13 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
         return (!label || label.matches(o.metadata.labels)) && (!field || field.matches(reader.fieldsOf(o)));
       }
     : null;
-  const send = (b: Buffer): void => {
-    w.hub.countSent(format);
-    res.write(b);
+  /** Write a frame (or a group of `events` frames); false: the socket wants a drain first. */
+  const send = (b: Buffer, events = 1): boolean => {
+    w.hub.countSent(format, events);
+    const ok = res.write(b);
+    entry?.note();
+    return ok;
   };
-  for (const b of initial) send(frame('ADDED', b));
-  if (sendInitial && bookmarks) send(bookmark(from, true));
 
   // Frames delivered by the hub wait here until its flush: a batch goes out in one write.
   const pending: Buffer[] = [];
@@ -207,7 +235,11 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     pendingBytes = 0;
     pendingPlain = true;
     if (!res.writableEnded) res.write(out);
+    entry?.note();
   };
+  /** Bytes this watcher holds: queued in its response, framed for the next write, held during the initial events. */
+  const queued = (): number => res.writableLength + pendingBytes + heldBytes;
+  const withinBudget = (): boolean => queued() <= budget.perWatcher;
   /** Memo keys of this watcher's frames, by event type, selection left, columns (see frameKey). */
   const frameKeys: string[] = [];
   const frameKey = (type: EventType, left: boolean, columns: boolean): string => {
@@ -219,11 +251,30 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   // Assigned once hub.watch returns; the hub may end a watcher inside that call (slow replay).
   let handle: WatchHandle | undefined;
-  const finish = (): void => {
+  /**
+   * End the stream. A watcher ended as too slow loses what still waits for it: its connection is
+   * cut, which releases the queue at once (kube's slow watcher has nothing queued: its writes
+   * block); client-go takes the cut stream as a closed watch and watches again from the last
+   * version it got.
+   */
+  const finish = (slow = false): void => {
     if (done) return;
     done = true;
     handle?.stop();
     timers.forEach(clearTimeout);
+    entry?.remove();
+    held = null;
+    heldBytes = 0;
+    void closeInitial();
+    if (slow) {
+      pending.length = 0;
+      pendingBytes = 0;
+      // HTTP/2: RST_STREAM CANCEL for this stream only (the connection carries others).
+      const stream = (anyRes as Http2ServerResponse).stream;
+      if (stream) stream.close(http2.constants.NGHTTP2_CANCEL);
+      else res.destroy();
+      return;
+    }
     writePending();
     if (!res.writableEnded) res.end();
   };
@@ -231,45 +282,80 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     deliver(stored: Change, memo: FanOutMemo): boolean {
       if (done) return true;
       if (stored.offset <= from) return true;
-      const c = reader.codec.isView ? memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)) : stored;
-      const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : AS_IS[c.type];
-      if (ev) {
-        // Shared by every watcher of this variant: the first one to need a frame encodes it.
-        const withHeaders = headers;
-        headers = false;
-        const bytes = memo.get(stored, frameKey(ev.type, ev.left, withHeaders), () => encode(ev.type, ev.left ? leftSelection(c) : c.object, withHeaders));
-        if (withHeaders || ev.left || ev.type !== c.type) pendingPlain = false;
-        pending.push(bytes);
-        pendingBytes += bytes.length;
+      if (held) {
+        held.push(stored);
+        heldBytes += changeBytes(stored);
+        return held.length <= MAX_HELD_CHANGES && withinBudget();
       }
-      return res.writableLength + pendingBytes <= MAX_WATCH_BUFFER_BYTES;
+      return deliverNow(stored, memo);
     },
     flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
+      if (held) {
+        entry?.note();
+        return held !== null && held.length <= MAX_HELD_CHANGES && withinBudget();
+      }
       writePending({ memo, batch });
-      return res.writableLength <= MAX_WATCH_BUFFER_BYTES;
+      return withinBudget();
     },
     end(reason) {
-      writePending();
+      const slow = reason === 'slow' || reason === 'budget';
+      if (!slow) writePending();
       // Compaction overtook a resume from the log: say so, as for a start version that is too old.
       if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
-      finish();
+      finish(slow);
     },
     drained: () => new Promise<void>((resolve) => {
-      if (done || !res.writableNeedDrain) return resolve();
+      if (done || !needsDrain(res)) return resolve();
       res.once('drain', resolve);
       res.once('close', resolve);
     }),
   });
+  /** Frame a change for this watcher (selectors, conversion) into `pending`; false: over budget. */
+  function deliverNow(stored: Change, memo: FanOutMemo): boolean {
+    const c = reader.codec.isView ? memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)) : stored;
+    const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : AS_IS[c.type];
+    if (ev) {
+      // Shared by every watcher of this variant: the first one to need a frame encodes it.
+      const withHeaders = headers;
+      headers = false;
+      const bytes = memo.get(stored, frameKey(ev.type, ev.left, withHeaders), () => encode(ev.type, ev.left ? leftSelection(c) : c.object, withHeaders));
+      if (withHeaders || ev.left || ev.type !== c.type) pendingPlain = false;
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+    }
+    return withinBudget();
+  }
   if (!handle.ok) {
+    await closeInitial();
     res.end(expiredFrame());
     return;
   }
+  res.on('close', () => finish());
   if (done) return; // ended while replaying the ring
-  timers.push(setTimeout(finish, timeoutS * 1000));
+  entry = budget.add({ queued, endSlow: () => handle?.endSlow('budget') });
+  res.on('drain', () => entry?.note());
+  const deadline = Date.now() + timeoutS * 1000;
+  timers.push(setTimeout(() => finish(), timeoutS * 1000));
+  if (initial) {
+    const streamed = await streamInitial(initial);
+    initial = undefined; // a list read whole (encrypted at rest) is not kept for the watch's life
+    if (!streamed) return;
+    if (bookmarks) send(bookmark(from, true));
+    // Then the changes held meanwhile, in order, and from now on each batch as it comes.
+    const changes = held ?? [];
+    held = null;
+    heldBytes = 0;
+    const memo = new FanOutMemo();
+    for (const c of changes) {
+      if (done) return;
+      if (!deliverNow(c, memo)) return handle.endSlow();
+    }
+    writePending();
+    if (!withinBudget()) return handle.endSlow();
+  }
   if (bookmarks) {
     // kube's cacheWatcher.nextBookmarkTime: every minute, but also 2 s before the watch's
     // deadline (so a client resumes from a recent version), and none once that moment passed.
-    const deadline = Date.now() + timeoutS * 1000;
     const last = deadline - PRE_TIMEOUT_BOOKMARK_MS;
     /** The pre-deadline bookmark's timer is the last one (a timer may fire a millisecond early by the wall clock). */
     let final = false;
@@ -291,8 +377,54 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     };
     schedule();
   }
-  res.on('close', finish);
+
+  /**
+   * Send the initial state as ADDED events, a group at a time under backpressure (see
+   * INITIAL_WRITE_BYTES). False when the stream ended meanwhile (closed, timed out, ended as too
+   * slow). A read failure cuts the stream off: the headers are out, an incomplete stream is all
+   * the client can still be told, and it lists again.
+   */
+  async function streamInitial(list: ListStream | ListResult): Promise<boolean> {
+    const batches: AsyncIterable<Buffer[]> | Buffer[][] = isStream(list) ? list.batches : [list.items];
+    try {
+      for await (const batch of batches) {
+        let group: Buffer[] = [];
+        let size = 0;
+        const write = async (): Promise<void> => {
+          const ok = send(group.length === 1 ? group[0] : Buffer.concat(group, size), group.length);
+          group = [];
+          size = 0;
+          if (!ok && !done) await drained(res, () => done);
+        };
+        for (const b of batch) {
+          if (done) return false;
+          const f = frame('ADDED', b);
+          group.push(f);
+          size += f.length;
+          if (size >= INITIAL_WRITE_BYTES) await write();
+        }
+        if (done) return false;
+        if (group.length) await write();
+      }
+    } catch (e) {
+      if (!done) {
+        done = true;
+        handle?.stop();
+        timers.forEach(clearTimeout);
+        entry?.remove();
+        res.destroy(e as Error);
+      }
+      return false;
+    } finally {
+      await closeInitial();
+    }
+    return !done;
+  }
 }
+
+/** The response has more queued than it wants (HTTP/2's compat response has no writableNeedDrain). */
+const needsDrain = (res: ServerResponse): boolean => res.writableNeedDrain ?? res.writableLength >= res.writableHighWaterMark;
+
 
 const NEWLINE_CLOSE = Buffer.from('}\n');
 /** The event of a change for a watcher without selectors: the change's own type and object. */

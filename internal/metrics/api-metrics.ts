@@ -59,6 +59,8 @@ export interface MetricSources {
   ring(): { changes: number; bytes: number };
   /** Watchers the hub ended, by reason (`slow`: its queue was full). */
   watchersEnded(): Record<string, number>;
+  /** Bytes queued on watch streams for their clients (as last sampled), the peak, the limit (watch/budget.ts). */
+  watchQueued?(): { bytes: number; peak: number; limit: number };
   /** Watch events serialized (once per change and format) and sent (once per watcher), by format. */
   watchEvents?(): { encoded: Record<string, number>; sent: Record<string, number> };
 }
@@ -144,11 +146,21 @@ export class ApiMetrics {
     this.gauge({ name: 'watch_ring_bytes', help: 'Bytes of the changes held in the watch ring.', stabilityLevel: 'ALPHA' }, [], (g) => {
       if (this.sources) g.set(this.sources.ring().bytes);
     });
-    this.counter({ name: 'watch_watchers_ended_total', help: 'Watches ended by the server, by reason: slow (its queue filled up), expired (history compacted while it caught up), closed (server shutdown).', stabilityLevel: 'ALPHA' }, ['reason'], (c) => {
+    this.counter({ name: 'watch_watchers_ended_total', help: 'Watches ended by the server, by reason: slow (its queue filled up), budget (the queues of all watches together passed --watch-total-buffer-bytes and it held the most), expired (history compacted while it caught up), closed (server shutdown).', stabilityLevel: 'ALPHA' }, ['reason'], (c) => {
       if (!this.sources) return;
       c.reset();
       for (const [reason, n] of Object.entries(this.sources.watchersEnded())) c.inc({ reason }, n);
     });
+    for (const [key, name, help] of [
+      ['bytes', 'watch_queued_bytes', 'Bytes written to watch streams and not yet taken by their clients (as last sampled; an overestimate between samples).'],
+      ['peak', 'watch_queued_bytes_peak', 'The largest watch_queued_bytes seen, before the streams over watch_queued_bytes_limit were ended.'],
+      ['limit', 'watch_queued_bytes_limit', 'Bytes all watch streams together may have queued (--watch-total-buffer-bytes); past it the largest are ended as too slow.'],
+    ] as const) {
+      this.gauge({ name, help, stabilityLevel: 'ALPHA' }, [], (g) => {
+        const q = this.sources?.watchQueued?.();
+        if (q) g.set(q[key]);
+      });
+    }
     // Encoded vs sent: a change is serialized once per format and its bytes go to every watcher.
     this.counter({ name: 'watch_events_encoded_total', help: 'Watch events serialized, by format (json, protobuf, table, metadata): once per change and format, shared by every watcher that gets it.', stabilityLevel: 'ALPHA' }, ['format'], (c) => {
       const counts = this.sources?.watchEvents?.();

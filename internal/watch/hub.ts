@@ -25,6 +25,7 @@ import type { EventLog } from '../storage/log/log.ts';
 import { eventKey, type LogEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { SlidingWindow } from './window.ts';
+import { WatchBudget } from './budget.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -65,7 +66,12 @@ export interface WatchFilter {
   name: string;
 }
 
-export type EndReason = 'slow' | 'closed' | 'expired';
+/**
+ * Why the hub ended a watcher: 'slow', its own queue passed its budget; 'budget', the queues of
+ * all watchers together passed the total and this one held the most (watch/budget.ts); 'closed',
+ * the hub closed; 'expired', its start version was compacted away while it caught up.
+ */
+export type EndReason = 'slow' | 'budget' | 'closed' | 'expired';
 
 /**
  * Values derived from one change, shared by every sink a batch is delivered to. Owners are the
@@ -138,6 +144,8 @@ export interface WatchHandle {
    * catching up from the log). Only then may a BOOKMARK claim the folded offset.
    */
   caughtUp: () => boolean;
+  /** End the watcher as too slow, on its own or for the total budget (counted with the hub's ends); its sink's `end` is called. */
+  endSlow: (reason?: 'slow' | 'budget') => void;
 }
 
 export class WatchHub {
@@ -152,9 +160,13 @@ export class WatchHub {
 
   private ringBytes = 0;
   /** Watchers this hub ended, by reason (metrics). */
-  private readonly endedCounts: Record<EndReason, number> = { slow: 0, closed: 0, expired: 0 };
+  private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
 
-  constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE, private readonly ringMaxBytes = DEFAULT_RING_BYTES) {
+  /**
+   * @param budget the bytes watch streams may have queued, each and all together (budget.ts);
+   *   the hub only carries it to the streams.
+   */
+  constructor(private readonly storage: HubStorage, private readonly ringSize = DEFAULT_RING_SIZE, private readonly ringMaxBytes = DEFAULT_RING_BYTES, readonly budget = new WatchBudget()) {
     this.ringFrom = storage.folded;
     this.unsubscribe = storage.onChange((changes) => this.publish(changes));
   }
@@ -287,7 +299,7 @@ export class WatchHub {
    * the file comment) and may later end with 'expired' if compaction overtakes the replay.
    */
   watch(filter: WatchFilter, from: number, sink: WatchSink): WatchHandle {
-    if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false };
+    if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false, endSlow: () => undefined };
     const w: Watcher = { filter, sink, catchingUp: from < this.ringFrom, stopped: false };
     this.watchers.add(w);
     this.addToIndex(w);
@@ -298,7 +310,7 @@ export class WatchHub {
     };
     if (w.catchingUp) void this.catchUp(w, from);
     else this.replayRing(w, from);
-    return { ok: true, stop, caughtUp: () => !w.catchingUp };
+    return { ok: true, stop, caughtUp: () => !w.catchingUp, endSlow: (reason = 'slow') => this.endWatcher(w, reason) };
   }
 
   close(): void {
@@ -406,4 +418,4 @@ function matches(f: WatchFilter, k: ObjectKey): boolean {
   return k.resource === f.resource && k.group === f.group && (!f.namespace || k.namespace === f.namespace) && (!f.name || k.name === f.name);
 }
 
-const changeBytes = (c: Change): number => c.object.length + (c.prev?.length ?? 0);
+export const changeBytes = (c: Change): number => c.object.length + (c.prev?.length ?? 0);

@@ -324,9 +324,11 @@ export class GenericReader {
    * LIST a collection; with `stream`, an unpaged list comes back as a ListStream (read while it
    * is sent), except for resources encrypted at rest: a value that does not decrypt must fail
    * the list before anything is sent, as kube's does. Pages are always read whole (their
-   * ListMeta, which precedes the items, depends on what follows the page).
+   * ListMeta, which precedes the items, depends on what follows the page). `streamBatch`: entries
+   * per storage read of a stream (a watch's initial events read smaller batches: a watcher that
+   * does not read holds one of them, and one read ahead).
    */
-  async openList(namespace: string, q: ListQuery, stream = true): Promise<ListResult | ListStream> {
+  async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
     const plan = this.plan(q);
     const page: Page = {
@@ -352,8 +354,8 @@ export class GenericReader {
       this.storage.checkReadable();
       if (plan.kind === 'exact') {
         const held = q.continue ? await this.ahead.take(readAheadKey(prefix, q.continue, q), () => this.storage.compactedBelow) : null;
-        result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed);
-      } else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed);
+        result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed && streamBatch);
+      } else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch);
     } catch (e) {
       throw storageFailure(this.storage.damaged(e));
     }
@@ -403,7 +405,7 @@ export class GenericReader {
   }
 
   /** A list of the latest state, from one snapshot of the o/ keys. */
-  private async listLatest(prefix: string, start: string | undefined, page: Page, streamed: boolean): Promise<ListResult | ListStream> {
+  private async listLatest(prefix: string, start: string | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
     await this.storage.whenOpen();
     const db = this.storage.db;
     const base = prefix.slice(2);
@@ -417,7 +419,7 @@ export class GenericReader {
       const f = db.getSync(META_FOLDED, { snapshot });
       const rv = f === undefined ? 0 : fromHex16(f.toString());
       const after = start !== undefined ? base + start : undefined;
-      const entries = currentObjects(db, snapshot, prefix, after, this.decoder(), streamed ? { first: STREAM_BATCH, then: STREAM_BATCH, ahead: true } : pageSizes(page));
+      const entries = currentObjects(db, snapshot, prefix, after, this.decoder(), streamed ? { first: streamed, then: streamed, ahead: true } : pageSizes(page));
       if (streamed) {
         owned = true;
         return this.stream(rv, entries, page, snapshot);
@@ -436,7 +438,7 @@ export class GenericReader {
    * A list at exactly `rv`, from one snapshot of the h/ keys; 410 when rv has been compacted
    * away (a continue page gets a token that resumes at the latest version, as kube does).
    */
-  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page, streamed: boolean): Promise<ListResult | ListStream> {
+  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
     const base = prefix.slice(2);
     const retained = (): void => {
       if (rv >= this.storage.compactedBelow) return;
@@ -459,7 +461,7 @@ export class GenericReader {
       // checked after the snapshot was taken, every version ≤ rv is in the snapshot.
       retained();
       const after = start !== undefined ? base + start : undefined;
-      const entries = objectsAt(db, snapshot, prefix, rv, this.decoder(), after, streamed ? { first: STREAM_BATCH, then: STREAM_BATCH, ahead: false } : pageSizes(page));
+      const entries = objectsAt(db, snapshot, prefix, rv, this.decoder(), after, streamed ? { first: streamed, then: streamed, ahead: false } : pageSizes(page));
       if (streamed) {
         owned = true;
         return this.stream(rv, entries, page, snapshot);
