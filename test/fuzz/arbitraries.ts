@@ -41,6 +41,8 @@ export interface BodyPlan {
 }
 
 export interface Plan {
+  /** A plausible request: plain JSON, no odd header, path, content type or text damage, at most one mutation. */
+  sane: boolean;
   resource: number;
   /** Index into the resource's verbs; past them, a method from ODD_METHODS. */
   verb: number;
@@ -196,6 +198,7 @@ const pathRewrite: fc.Arbitrary<PathRewrite> = fc.oneof(
 );
 
 export const plan: fc.Arbitrary<Plan> = fc.record({
+  sane: fc.boolean(),
   resource: fc.nat(),
   verb: fc.nat(40),
   oddMethod: fc.constantFrom(...ODD_METHODS),

@@ -35,12 +35,27 @@ export class FuzzClient {
     this.agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca: k.ca, cert: k.cert, key: k.key });
   }
 
-  /** Send `r`; rejects on a connection error or when no full answer came within `timeoutMs`. */
-  send(r: Sent, timeoutMs = 20_000): Promise<Answer> {
+  /**
+   * Send `r`; rejects on a connection error or when no full answer came within `timeoutMs`. A kept-alive
+   * connection the server closed as idle just as it was reused (node's documented race: `socket hang up`
+   * / ECONNRESET on a reused socket, nothing answered) is retried once on a new connection.
+   */
+  async send(r: Sent, timeoutMs = 20_000): Promise<Answer> {
+    try {
+      return await this.once(r, timeoutMs);
+    } catch (e) {
+      if (!(e as { reusedSocket?: boolean }).reusedSocket) throw e;
+      return this.once(r, timeoutMs);
+    }
+  }
+
+  private once(r: Sent, timeoutMs: number): Promise<Answer> {
     const headers: Record<string, string | number> = { ...r.headers, ...this.auth };
     if (r.body) headers['content-length'] = r.body.length;
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = https.request({ host: this.host, port: this.port, method: r.method, path: r.path, headers, agent: this.agent }, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -53,8 +68,9 @@ export class FuzzClient {
         });
       });
       const timer = setTimeout(() => req.destroy(new Error(`hang: no answer in ${timeoutMs} ms`)), timeoutMs);
-      req.on('error', (e) => {
+      req.on('error', (e: Error & { code?: string; reusedSocket?: boolean }) => {
         clearTimeout(timer);
+        if (req.reusedSocket && !answered && (e.code === 'ECONNRESET' || e.message === 'socket hang up')) e.reusedSocket = true;
         reject(e);
       });
       req.end(r.body);

@@ -32,6 +32,7 @@ export const ALLOWED_5XX: { status: number; message: RegExp; method?: string; wh
   { status: 500, message: /^resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": (invalid syntax|value out of range)$/s, why: 'a resourceVersion that is not a uint64 on get/list/watch: the etcd3 store answers a plain 500' },
   { status: 504, message: /^Timeout: Too large resource version: \d+, current: \d+$/, why: 'a list at a resourceVersion ahead of the store: kube waits 3 s, then 504 ResourceVersionTooLarge' },
   { status: 500, message: /^target\.name: Required value$/, why: 'a pods/binding without target.name: kube answers a plain 500' },
+  { status: 500, method: 'PATCH', message: /^expected a (\[\]interface \{\}|map\[string\]interface \{\}), but received a /, why: 'a strategic merge patch directive ($setElementOrder, $retainKeys, …) of the wrong type: kube answers a plain 500' },
   { status: 500, message: /^etcdserver: request is too large$/, why: "an object over etcd's 1.5 MiB request limit (test/input-limits.test.ts)" },
   { status: 500, message: /^Internal Server Error: ".*": requested \[.*\] without impersonating a user\n$/, why: 'Impersonate-Group/-Uid/-Extra without Impersonate-User: kube answers a text/plain 500' },
   { status: 500, message: /^couldn't get version\/kind; json parse error: /, why: 'a DeleteOptions body nested past encoding/json limits: kube 500 (test/input-depth.test.ts)' },
@@ -95,7 +96,12 @@ export function violation(res: Resolved, a: Answer): string | undefined {
   const head = res.sent.method === 'HEAD';
   if (a.status >= 500) {
     const s = statusOf(a);
-    const msg = String(s.json?.message ?? a.body.toString('utf8'));
+    let msg = String(s.json?.message ?? a.body.toString('utf8'));
+    try {
+      msg = String(JSON.parse(msg).message ?? msg); // kube's 504 is a JSON Status served as text/plain
+    } catch {
+      // not JSON
+    }
     if (!ALLOWED_5XX.some((x) => x.status === a.status && x.message.test(msg) && (!x.method || x.method === res.sent.method))) return `HTTP ${a.status}${head ? '' : `: ${msg.slice(0, 300)}`}`;
     return undefined;
   }
@@ -165,16 +171,16 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       const { method } = res.sent;
       if (a.status >= 300 || method === 'GET' || method === 'HEAD') return;
       if (res.query.some(([k]) => k === 'dryRun')) return;
+      if (method === 'DELETE') {
+        // Deleted (or being deleted), the object or the collection it is in: it may be gone at the next check.
+        const prefix = res.sent.path.split('?')[0].replace(/\/+$/, '');
+        for (const [p, s] of model.stored) if (p === prefix || p.startsWith(prefix + '/') || (res.resource.plural === 'namespaces' && p.includes(`/namespaces/${prefix.split('/').pop()}/`))) s.object.__deleted = true;
+        return;
+      }
       let obj: any;
       try {
         obj = JSON.parse(a.body.toString());
       } catch {
-        return;
-      }
-      if (method === 'DELETE') {
-        // Deleted (or being deleted): it may be gone at the next check.
-        const prefix = res.sent.path.split('?')[0];
-        for (const [p, s] of model.stored) if (p === prefix || p.startsWith(prefix + '/') || (res.resource.plural === 'namespaces' && p.includes(`/namespaces/${obj?.metadata?.name}/`))) s.object.__deleted = true;
         return;
       }
       if (!obj?.metadata?.name || !obj.kind || obj.kind === 'Status') return;
@@ -205,7 +211,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
             model.stored.delete(path);
             continue;
           }
-          return `stored object lost: GET ${path}: ${show(g)}\nstored by:\n${s.by}\nrequests naming it:\n${history(path.split('/').pop()!)}`;
+          return `stored object lost: GET ${path}: ${show(g)}\nstored by:\n${s.by}\nrequests naming it:\n${history(path)}`;
         }
         if (g.status !== 200) return `read-back GET ${path}: ${show(g)}\nstored by:\n${s.by}`;
         if (!s.resource.verbs.includes('update')) continue;
@@ -220,7 +226,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
 
     /** The last requests (method, path, status), to tell what happened to an object that went missing. */
     const journal: string[] = [];
-    const history = (name: string): string => journal.filter((l) => l.includes(name)).slice(-20).join('\n');
+    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || path.startsWith(l.split(' ')[1].split('?')[0])).slice(-20).join('\n');
     let serial = 0;
     const seen = new Set<string>();
     let chunk = 0;
@@ -277,6 +283,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       if (bad) result.failure = bad;
     }
     result.stored = model.stored.size;
+    if (result.failure && result.failure.length > 12_000) result.failure = `${result.failure.slice(0, 12_000)}… (${result.failure.length} chars)`;
     return result;
   } finally {
     c.close();

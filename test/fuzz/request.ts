@@ -94,7 +94,8 @@ function patchFor(obj: any, b: BodyPlan, patchType: string): Json {
   }
   if (patchType.includes('apply')) return obj;
   const out: Record<string, Json> = {};
-  const keys = Object.keys(obj ?? {});
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return obj; // a body mutated into a scalar or list stays one
+  const keys = Object.keys(obj);
   keys.forEach((k, i) => {
     if (i < Math.ceil(keys.length * b.keep)) out[k] = obj[k];
   });
@@ -176,7 +177,10 @@ function rewrite(path: string, w: PathRewrite): string {
   return segs.join('/');
 }
 
-export function resolve(m: Model, p: Plan, serial: number): Resolved {
+export function resolve(m: Model, plan: Plan, serial: number): Resolved {
+  const p: Plan = plan.sane
+    ? { ...plan, pathRewrite: null, contentType: null, extraHeaders: [], accept: 'application/json', nsPick: plan.nsPick % 2, query: plan.query.filter(([k]) => !['resourceVersion', 'continue', 'timeout', 'limit'].includes(k)), body: { ...plan.body, textMutation: null, mutations: plan.body.mutations.slice(0, 1), encoding: plan.body.encoding === 'protobuf' ? 'protobuf' : plan.body.encoding === 'yaml' ? 'yaml' : 'json', base: plan.body.base === 'none' ? 'seed' : plan.body.base } }
+    : plan;
   const r = m.resources[p.resource % m.resources.length];
   const vi = p.verb % (r.verbs.length + 1);
   let verb = vi < r.verbs.length ? r.verbs[vi] : 'odd';
@@ -233,6 +237,8 @@ export function resolve(m: Model, p: Plan, serial: number): Resolved {
       break;
     default:
       [method, path] = [p.oddMethod, p.nameIndex % 2 ? item : collection];
+      // Not a deletecollection of a cluster-scoped resource either (see above).
+      if (method === 'DELETE' && !r.namespaced) path = item;
   }
   // Query.
   let query = p.query.filter(([k]) => k !== 'timeoutSeconds' || !p.query.some(([k2]) => k2 === 'watch'));
