@@ -25,6 +25,7 @@ import { describe, discover, gvOf, keyOf, loadSchemas, loadSeeds, prefixOf, type
  */
 export const ALLOWED_5XX: { status: number; message: RegExp; method?: string; why: string }[] = [
   { status: 500, method: 'DELETE', message: /^(protobuf: |error converting YAML to JSON: |yaml: exceeded max depth of 10000$)/, why: "a Protobuf or YAML DeleteOptions body that does not decode: kube answers a plain 500 too (its message is Go's decoder error, e.g. 'unexpected EOF', 'yaml: found unexpected end of stream')" },
+  { status: 500, method: 'DELETE', message: /^no kind ".*" is registered for version ".*" in scheme "pkg\/runtime\/scheme\.go:100"$/s, why: 'a DeleteOptions body of another kind: kube answers a plain 500' },
   { status: 500, method: 'PATCH', message: /^failed to create typed patch object \(/, why: 'a server-side apply body that does not fit the schema (a field not declared, a wrong type, no kind): kube 1.24 answers a plain 500' },
   { status: 504, message: /^Timeout: request did not complete within the allotted timeout$/, why: '?timeout= shorter than the request: kube answers 504 (test/request-timeout.test.ts)' },
   { status: 500, message: /^invalid key: "/, why: 'a `.`/`..` namespace: etcd3 refuses the key with a plain 500 (test/input-paths.test.ts)' },
@@ -114,6 +115,9 @@ export function violation(res: Resolved, a: Answer): string | undefined {
   return undefined;
 }
 
+/** A path below its group version (`/namespaces/x/events/e`), which several group versions may serve. */
+const unversioned = (p: string): string => p.replace(/^\/api\/[^/]+|^\/apis\/[^/]+\/[^/]+/, '');
+
 const show = (a: Answer): string => {
   const ct = String(a.headers['content-type'] ?? '');
   let text = a.body.toString('utf8');
@@ -173,8 +177,13 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       if (res.query.some(([k]) => k === 'dryRun')) return;
       if (method === 'DELETE') {
         // Deleted (or being deleted), the object or the collection it is in: it may be gone at the next check.
-        const prefix = res.sent.path.split('?')[0].replace(/\/+$/, '');
-        for (const [p, s] of model.stored) if (p === prefix || p.startsWith(prefix + '/') || (res.resource.plural === 'namespaces' && p.includes(`/namespaces/${prefix.split('/').pop()}/`))) s.object.__deleted = true;
+        // By the path below the group version: another version of the group (storage.k8s.io/v1beta1) or
+        // another group (events.k8s.io) serves the same objects.
+        const prefix = unversioned(res.sent.path.split('?')[0].replace(/\/+$/, ''));
+        for (const [p, s] of model.stored) {
+          const q = unversioned(p);
+          if (q === prefix || q.startsWith(prefix + '/') || (res.resource.plural === 'namespaces' && q.startsWith(`/namespaces/${prefix.split('/').pop()}/`))) s.object.__deleted = true;
+        }
         return;
       }
       let obj: any;
@@ -185,7 +194,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       }
       if (!obj?.metadata?.name || !obj.kind || obj.kind === 'Status') return;
       const r = model.resources.find((x) => !x.sub && x.kind === obj.kind && gvOf(x) === obj.apiVersion);
-      if (!r) return;
+      if (!r || !r.verbs.includes('get')) return; // create-only reviews are not stored
       const ns = r.namespaced ? obj.metadata.namespace : undefined;
       const path = `${prefixOf(r)}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${r.plural}/${encodeURIComponent(obj.metadata.name)}`;
       if (!model.stored.has(path)) {
@@ -226,7 +235,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
 
     /** The last requests (method, path, status), to tell what happened to an object that went missing. */
     const journal: string[] = [];
-    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || path.startsWith(l.split(' ')[1].split('?')[0])).slice(-20).join('\n');
+    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || unversioned(path).startsWith(unversioned(l.split(' ')[1].split('?')[0]))).slice(-20).join('\n');
     let serial = 0;
     const seen = new Set<string>();
     let chunk = 0;
