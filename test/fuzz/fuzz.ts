@@ -36,7 +36,7 @@ export const ALLOWED_5XX: { status: number; message: RegExp; method?: string; wh
   { status: 500, method: 'PATCH', message: /^expected a (\[\]interface \{\}|map\[string\]interface \{\}), but received a /, why: 'a strategic merge patch directive ($setElementOrder, $retainKeys, …) of the wrong type: kube answers a plain 500' },
   { status: 500, message: /^etcdserver: request is too large$/, why: "an object over etcd's 1.5 MiB request limit (test/input-limits.test.ts)" },
   { status: 500, message: /^Internal Server Error: ".*": requested \[.*\] without impersonating a user\n$/, why: 'Impersonate-Group/-Uid/-Extra without Impersonate-User: kube answers a text/plain 500' },
-  { status: 500, message: /^couldn't get version\/kind; json parse error: /, why: 'a DeleteOptions body nested past encoding/json limits: kube 500 (test/input-depth.test.ts)' },
+  { status: 500, method: 'DELETE', message: /^couldn't get version\/kind; json parse error: /, why: 'a DeleteOptions body nested past encoding/json limits: kube 500 (test/input-depth.test.ts)' },
 ];
 
 /**
