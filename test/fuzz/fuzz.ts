@@ -174,7 +174,6 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
     const record = (res: Resolved, a: Answer, by: string): void => {
       const { method } = res.sent;
       if (a.status >= 300 || method === 'GET' || method === 'HEAD') return;
-      if (res.query.some(([k]) => k === 'dryRun')) return;
       if (method === 'DELETE') {
         // Deleted (or being deleted), the object or the collection it is in: it may be gone at the next check.
         // By the path below the group version: another version of the group (storage.k8s.io/v1beta1) or
@@ -186,6 +185,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
         }
         return;
       }
+      // A dry run stores nothing (DELETE above: a DeleteOptions body wins over the query's dryRun, as in kube).
+      if (res.query.some(([k]) => k === 'dryRun')) return;
       let obj: any;
       try {
         obj = JSON.parse(a.body.toString());
