@@ -171,18 +171,24 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
     };
 
     /** Book-keeping of what the server stored (for the read-back checks). */
-    const record = (res: Resolved, a: Answer, by: string): void => {
+    /** Every DELETE that succeeded: what it covers and when it was answered. */
+    const deletions: { prefix: string; at: number }[] = [];
+    /**
+     * Whether a DELETE answered after `sentAt` (the storing request's) covers `path`: with requests in
+     * flight at once, a deletecollection may take an object whose create is answered after it.
+     */
+    const deletedSince = (path: string, sentAt: number): boolean => {
+      const q = unversioned(path);
+      return deletions.some((d) => d.at >= sentAt && (q === d.prefix || q.startsWith(d.prefix + '/')));
+    };
+    const record = (res: Resolved, a: Answer, by: string, sentAt: number): void => {
       const { method } = res.sent;
       if (a.status >= 300 || method === 'GET' || method === 'HEAD') return;
       if (method === 'DELETE') {
         // Deleted (or being deleted), the object or the collection it is in: it may be gone at the next check.
         // By the path below the group version: another version of the group (storage.k8s.io/v1beta1) or
-        // another group (events.k8s.io) serves the same objects.
-        const prefix = unversioned(res.sent.path.split('?')[0].replace(/\/+$/, ''));
-        for (const [p, s] of model.stored) {
-          const q = unversioned(p);
-          if (q === prefix || q.startsWith(prefix + '/') || (res.resource.plural === 'namespaces' && q.startsWith(`/namespaces/${prefix.split('/').pop()}/`))) s.object.__deleted = true;
-        }
+        // another group (events.k8s.io) serves the same objects; a namespace takes what is in it.
+        deletions.push({ prefix: unversioned(res.sent.path.split('?')[0].replace(/\/+$/, '')), at: Date.now() });
         return;
       }
       // A dry run stores nothing (DELETE above: a DeleteOptions body wins over the query's dryRun, as in kube).
@@ -203,7 +209,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
         list.push(path);
         model.names.set(keyOf(r), list);
       }
-      model.stored.set(path, { by, object: obj, resource: r });
+      model.stored.set(path, { by, object: obj, resource: r, sentAt });
     };
 
     const json = { accept: 'application/json', 'content-type': 'application/json' };
@@ -215,9 +221,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
         const g = await send({ method: 'GET', path, headers: json });
         result.readBacks++;
         if (g.status === 404) {
-          const gone = s.object.__deleted || s.object.metadata?.ownerReferences?.length || s.object.kind === 'Namespace' || model.stored.get(path.replace(/\/[^/]+\/[^/]+$/, '').replace(/\/namespaces\/([^/]+)$/, '/namespaces/$1').replace(/^(\/apis?\/[^/]+(\/[^/]+)?)\/namespaces\/([^/]+)$/, '/api/v1/namespaces/$3'))?.object.__deleted;
-          const nsDeleted = [...model.stored].some(([p, x]) => x.object.__deleted && x.object.kind === 'Namespace' && path.includes(`/namespaces/${encodeURIComponent(x.object.metadata.name)}/`));
-          if (gone || nsDeleted) {
+          const gone = deletedSince(path, s.sentAt) || s.object.metadata?.ownerReferences?.length;
+          if (gone) {
             model.stored.delete(path);
             continue;
           }
@@ -236,7 +241,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
 
     /** The last requests (method, path, status), to tell what happened to an object that went missing. */
     const journal: string[] = [];
-    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || unversioned(path).startsWith(unversioned(l.split(' ')[1].split('?')[0]))).slice(-20).join('\n');
+    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || unversioned(path).startsWith(unversioned(l.split(' ')[2].split('?')[0]))).slice(-20).join('\n');
     let serial = 0;
     const seen = new Set<string>();
     let chunk = 0;
@@ -247,13 +252,14 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       const prop = fc.asyncProperty(plan, async (p) => {
         const res = resolve(model, p, serial++);
         let a: Answer;
+        const sentAt = Date.now();
         try {
           a = await send(res.sent);
         } catch (e) {
           throw new Error(`${(e as Error).message}\nrequest:\n${describe(res.sent)}`);
         }
         result.requests++;
-        journal.push(`${res.sent.method} ${res.sent.path.slice(0, 300)} -> ${a.status}`);
+        journal.push(`${a.status} ${res.sent.method} ${res.sent.path.slice(0, 300)}`);
         if (journal.length > 20_000) journal.splice(0, 10_000);
         result.statuses[a.status] = (result.statuses[a.status] ?? 0) + 1;
         let v = violation(res, a);
@@ -271,7 +277,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
             log(`VIOLATION ${v}\nrequest:\n${describe(res.sent)}\nanswer:\n${show(a)}\n`);
           }
         } else if (v) throw new Error(`${v}\nrequest:\n${describe(res.sent)}\nanswer:\n${show(a)}`);
-        record(res, a, describe(res.sent));
+        record(res, a, describe(res.sent), sentAt);
         const dead = crashed();
         if (dead) throw new Error(`${dead}\nafter request:\n${describe(res.sent)}`);
       });

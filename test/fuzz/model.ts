@@ -28,7 +28,7 @@ export interface Model {
   /** The fuzzer's own namespaces (created up front). */
   namespaces: string[];
   /** Objects this run stored: item path → the request that stored them last and the answer's object. */
-  stored: Map<string, { by: string; object: any; resource: Resource }>;
+  stored: Map<string, { by: string; object: any; resource: Resource; sentAt: number }>;
   /** Item paths per resource key (`group/version/plural`) this run created, to address them again. */
   names: Map<string, string[]>;
 }
