@@ -241,7 +241,11 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
 
     /** The last requests (method, path, status), to tell what happened to an object that went missing. */
     const journal: string[] = [];
-    const history = (path: string): string => journal.filter((l) => l.includes(path.split('/').pop()!) || unversioned(path).startsWith(unversioned(l.split(' ')[2].split('?')[0]))).slice(-20).join('\n');
+    const history = (path: string): string => {
+      const name = path.split('/').pop()!;
+      const covers = (l: string): boolean => unversioned(path).startsWith(unversioned(l.split(' ')[2].split('?')[0]));
+      return [...journal.filter((l) => l.includes(name)).slice(-20), '(requests on a path above it:)', ...journal.filter((l) => !l.includes(name) && covers(l) && !l.startsWith('4')).slice(-10)].join('\n');
+    };
     let serial = 0;
     const seen = new Set<string>();
     let chunk = 0;
