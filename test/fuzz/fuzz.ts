@@ -224,7 +224,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
         const g = await send({ method: 'GET', path, headers: json });
         result.readBacks++;
         if (g.status === 404) {
-          const gone = deletedSince(path, s.sentAt) || s.object.metadata?.ownerReferences?.length;
+          // Deleted since it was stored, owned (the garbage collector), or stored while being deleted
+          // (a write to a Terminating namespace: the namespace controller finalizes it later).
+          const gone = deletedSince(path, s.sentAt) || s.object.metadata?.ownerReferences?.length || s.object.metadata?.deletionTimestamp;
           if (gone) {
             model.stored.delete(path);
             continue;
