@@ -80,6 +80,11 @@ test('patches nested deeper than the limit: 400 for every patch type, the object
   assert.is(del.status, 500, show(del));
   assert.is(del.json?.reason, undefined, show(del));
   assert.is(del.json.message, "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth", show(del));
+  // The same as YAML: go-yaml's limit (found by the fuzzer: a stack overflow here before).
+  const delYaml = await t.client.request('DELETE', `${base}/live`, { raw: nested(20_000, '['), contentType: 'application/yaml' });
+  assert.is(delYaml.status, 500, show(delYaml));
+  assert.is(delYaml.json?.reason, undefined, show(delYaml));
+  assert.is(delYaml.json.message, 'yaml: exceeded max depth of 10000', show(delYaml));
   const after = await t.client.request('GET', `${base}/live`);
   assert.is(after.json.metadata.resourceVersion, before.json.metadata.resourceVersion, 'not written');
   const ready = await t.client.request('GET', '/readyz');

@@ -21,7 +21,7 @@ import type { FieldErrorType } from '../api/field-errors.ts';
 import type { DeleteOptions } from '../registry/generic/store.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { bodyMediaType } from './negotiation.ts';
-import { goSyntaxError, jsonDepthError } from '../decode/json-parse.ts';
+import { goSyntaxError, jsonDepthError, yamlDepthError } from '../decode/json-parse.ts';
 
 /** The only dryRun value kube accepts (metav1.DryRunAll). */
 const DRY_RUN_ALL = 'All';
@@ -293,6 +293,9 @@ function decodeDeleteOptionsBody(contentType: string | undefined, raw: Buffer): 
     return deleteOptionsFromJson(v);
   }
   if (ct === 'application/yaml') {
+    // go-yaml's limit on flow collections, before a parser that recurses per level.
+    const deep = yamlDepthError(raw.toString('utf8'), false);
+    if (deep) throw decodeFailure(deep);
     let v: unknown;
     try {
       v = YAML.parse(raw.toString('utf8'));
