@@ -139,6 +139,11 @@ interface Watcher {
   running: boolean;
   stopped: boolean;
   faulted?: boolean;
+  /** The version each watch request resumed from, and when (s since the start). */
+  starts: [number, number][];
+  /** The last bookmark's version on the current stream; events not newer than it came behind it. */
+  streamBookmarkRv: number;
+  behindBookmark: number;
 }
 
 function watcherPath(w: Watcher, watch: boolean): string {
@@ -233,6 +238,7 @@ async function main(): Promise<void> {
       id: i, kind, ns: kind === 'all' || kind === 'label' || kind === 'name' ? -1 : i % cfg.namespaces, group: kind === 'label' || kind === 'labelNs' ? i % cfg.groups : -1,
       lastRv: startRv, segments: [{ from: startRv, to: Infinity }], recvRv: [], recvType: [], recvId: [], lastEventRv: startRv,
       duplicates: 0, outOfOrder: 0, foreign: 0, bookmarks: 0, reconnects: 0, expired: 0, tooMany: 0, errors: 0, relists: [], stream: null, running: false, stopped: false,
+      starts: [], streamBookmarkRv: 0, behindBookmark: 0,
     });
   }
   let eventsReceived = 0;
@@ -254,6 +260,7 @@ async function main(): Promise<void> {
     if (ev.type === 'BOOKMARK') {
       w.bookmarks++;
       const rv = Number(md?.resourceVersion);
+      w.streamBookmarkRv = Math.max(w.streamBookmarkRv, rv);
       if (rv > w.lastRv) w.lastRv = rv;
       return true;
     }
@@ -278,6 +285,7 @@ async function main(): Promise<void> {
       return true;
     }
     eventsReceived++;
+    if (rv <= w.streamBookmarkRv) w.behindBookmark++;
     if (cfg.injectFaults && w.recvRv.length === 10) {
       // The checker's own check: watcher 0 drops its 11th event, watcher 1 gets its 11th twice.
       if (w.id === 0 && !w.faulted) return (w.faulted = true);
@@ -306,6 +314,8 @@ async function main(): Promise<void> {
     if (finishing || w.stopped || w.running) return;
     w.running = true;
     w.reconnects++;
+    w.starts.push([w.lastRv, round((Date.now() - t0) / 1000, 1)]);
+    w.streamBookmarkRv = 0;
     let s: http2.ClientHttp2Session;
     try {
       s = sessionFor(w);
@@ -638,7 +648,7 @@ async function main(): Promise<void> {
   for (const i of order) byNs[writes.ns[i]!]!.push(i);
   let rvProblems = 0;
   for (let k = 1; k < order.length; k++) if (writes.rv[order[k]!] === writes.rv[order[k - 1]!]) rvProblems++;
-  const totals = { expected: 0, received: 0, lost: 0, duplicated: 0, outOfOrder: 0, unexpected: 0, wrongType: 0, expired410: 0, relists: 0, relistMismatches: 0, watchRequests: 0, tooMany429: 0, errors: 0, bookmarks: 0, foreign: 0, watchersWithProblems: 0 };
+  const totals = { expected: 0, received: 0, lost: 0, duplicated: 0, outOfOrder: 0, unexpected: 0, wrongType: 0, expired410: 0, relists: 0, relistMismatches: 0, watchRequests: 0, tooMany429: 0, errors: 0, bookmarks: 0, eventsBehindBookmark: 0, foreign: 0, watchersWithProblems: 0 };
   const problemSamples: string[] = [];
   const byKind: Record<string, { watchers: number; expected: number; lost: number; duplicated: number }> = {};
   for (const w of watchers) {
@@ -698,6 +708,7 @@ async function main(): Promise<void> {
     totals.errors += w.errors;
     totals.bookmarks += w.bookmarks;
     totals.foreign += w.foreign;
+    totals.eventsBehindBookmark += w.behindBookmark;
     const k = (byKind[w.kind] ??= { watchers: 0, expected: 0, lost: 0, duplicated: 0 });
     k.watchers++;
     k.expected += expected.size;
@@ -707,7 +718,7 @@ async function main(): Promise<void> {
       totals.watchersWithProblems++;
       if (problemSamples.length < 10) {
         const lostRvs = [...expected.keys()].filter((rv) => !got.has(rv)).slice(0, 5);
-        problemSamples.push(`watcher ${w.id} (${w.kind} ns=${w.ns} group=${w.group}): expected ${expected.size}, lost ${lost} (e.g. ${lostRvs.join(',')}), dup ${w.duplicates}, out of order ${w.outOfOrder}, unexpected ${unexpected}, wrong type ${wrongType}; segments ${JSON.stringify(w.segments)}`);
+        problemSamples.push(`watcher ${w.id} (${w.kind} ns=${w.ns} group=${w.group}): expected ${expected.size}, lost ${lost} (e.g. ${lostRvs.join(',')}), dup ${w.duplicates}, out of order ${w.outOfOrder}, unexpected ${unexpected}, wrong type ${wrongType}; segments ${JSON.stringify(w.segments)}; watch requests [from rv, at s] around the first loss ${JSON.stringify(around(w.starts, lostRvs[0]))}`);
       }
     }
   }
@@ -762,7 +773,7 @@ async function main(): Promise<void> {
   L.push(`  writes: ${writeStats.acked} acknowledged of ${writeStats.sent} sent (refused ${writeStats.refused}, rejected ${writeStats.rejected}, uncertain ${writeStats.uncertain}); latency p50 ${write.p50} p99 ${write.p99} max ${write.max} ms`);
   L.push(`  deletes: ${deletes.acknowledged} acknowledged, version from the DELETED events ${deletes.versionFromEvents}, seen by no watcher ${deletes.seenByNone}, versions disagreeing ${deletes.disagreements}`);
   L.push(`  events: expected ${totals.expected}, received ${totals.received}, lost ${totals.lost}, duplicated ${totals.duplicated}, out of order ${totals.outOfOrder}, unexpected ${totals.unexpected}, wrong type ${totals.wrongType}`);
-  L.push(`  watches: ${totals.watchRequests} watch requests (churned ${churned}, the rest: first, ends, restart), 410s ${totals.expired410}, relists ${totals.relists} (mismatched ${totals.relistMismatches}), 429s ${totals.tooMany429}, other errors ${totals.errors}, bookmarks ${totals.bookmarks}, not open at the end ${notRunning}`);
+  L.push(`  watches: ${totals.watchRequests} watch requests (churned ${churned}, the rest: first, ends, restart), 410s ${totals.expired410}, relists ${totals.relists} (mismatched ${totals.relistMismatches}), 429s ${totals.tooMany429}, other errors ${totals.errors}, bookmarks ${totals.bookmarks} (events behind a bookmark ${totals.eventsBehindBookmark}), not open at the end ${notRunning}`);
   L.push(`  server RSS: ${rss.all.min}–${rss.all.max} MiB (before restart ${JSON.stringify(rss.beforeRestart)}, after ${JSON.stringify(rss.afterRestart)}), RssAnon ${rss.anon.min}–${rss.anon.max} MiB`);
   L.push(`  GET list of 50 every 250 ms: p50 ${get.p50} p99 ${get.p99} max ${get.max} ms, ${getFailed} failed (restart included)`);
   L.push(`  chart: ${svgFile}`);
@@ -777,6 +788,13 @@ async function main(): Promise<void> {
   printReport(L, goals, problems, round((Date.now() - t0) / 1000, 0), file);
   if (goals.some((g) => !g.met)) process.exitCode = 1;
   endBench(tmpRoot, args.keep!);
+}
+
+/** The watch requests just before and after version `rv` (diagnosis of a loss). */
+function around(starts: [number, number][], rv: number | undefined): [number, number][] {
+  if (rv === undefined) return [];
+  const k = starts.findIndex((st) => st[0] >= rv);
+  return k < 0 ? starts.slice(-3) : starts.slice(Math.max(0, k - 2), k + 1);
 }
 
 function mean(xs: number[]): number {
