@@ -345,8 +345,14 @@ async function main(): Promise<void> {
       if (next === 'again') restartLater(w, status === 429 ? 1000 : 250);
     };
     stream.setEncoding('utf8');
+    // node:http2 emits 'response' on the next tick: DATA that came in the same read as the
+    // HEADERS (a resume's replayed events) is emitted before it, and must wait, not be dropped.
+    let early: string[] | null = [];
     stream.on('response', (h) => {
       status = Number(h[':status']);
+      const before = early ?? [];
+      early = null;
+      if (status === 200) for (const c of before) onData(c);
       if (status === 410) {
         w.expired++;
         next = 'relist';
@@ -359,8 +365,12 @@ async function main(): Promise<void> {
         stream.close(http2.constants.NGHTTP2_CANCEL);
       }
     });
-    stream.on('data', (c: string) => {
-      if (status !== 200) return;
+    const onData = (c: string): void => {
+      if (early) {
+        early.push(c);
+        return;
+      }
+      if (status !== 200 || ended) return;
       buf += c;
       let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
@@ -374,7 +384,8 @@ async function main(): Promise<void> {
           return;
         }
       }
-    });
+    };
+    stream.on('data', onData);
     stream.on('end', done);
     stream.on('close', done);
     stream.on('error', done);
