@@ -4,45 +4,9 @@
  * throw ApiError to reject. The dynamic admission webhooks (webhook/) are the last plugin of each
  * chain, as in kube-apiserver's plugin order.
  */
-import type { KubeObject, UserInfo } from '../api/types.ts';
-import type { KindDescriptor } from '../registry/rest/strategy.ts';
+import type { Admission, AdmissionAttributes, ReinvocationContext } from '../registry/rest/admission.ts';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
-
-/**
- * admission.ReinvocationContext: one per admission of a request. A mutating plugin that changed the
- * object after an earlier plugin asked to be reinvoked sets `shouldReinvoke`; the chain then runs
- * every mutating plugin once more with `isReinvoke` (kube's reinvoker). `values` keeps each
- * plugin's own state across the two rounds.
- */
-export interface ReinvocationContext {
-  isReinvoke: boolean;
-  shouldReinvoke: boolean;
-  readonly values: Map<string, unknown>;
-}
-
-export interface AdmissionAttributes {
-  operation: AdmissionOperation;
-  kind: KindDescriptor;
-  subresource: string;
-  namespace: string;
-  name: string;
-  /** The object being written (CREATE/UPDATE); mutating plugins may change it. */
-  object: KubeObject | null;
-  oldObject: KubeObject | null;
-  user: UserInfo;
-  dryRun: boolean;
-  /** The API version the request addressed (e.g. 'v1'); absent: the kind's preferred one. */
-  version?: string;
-  /** The request's CreateOptions/UpdateOptions/DeleteOptions (AdmissionRequest.options). */
-  options?: Record<string, unknown> | null;
-  /** Adds a `Warning` header to the answer, also when the request fails. */
-  warn?(warning: string): void;
-  /** Adds an annotation to the request's audit event (the first value of a key wins). */
-  annotate?(key: string, value: string): void;
-  /** Set by AdmissionChain.admit for the mutating plugins. */
-  reinvocation?: ReinvocationContext;
-}
+export type { Admission, AdmissionAttributes, AdmissionOperation, ReinvocationContext } from '../registry/rest/admission.ts';
 
 export interface MutatingPlugin {
   readonly name: string;
@@ -54,7 +18,7 @@ export interface ValidatingPlugin {
   validate(a: AdmissionAttributes): Promise<void> | void;
 }
 
-export class AdmissionChain {
+export class AdmissionChain implements Admission {
   constructor(readonly mutating: MutatingPlugin[] = [], readonly validating: ValidatingPlugin[] = []) {}
 
   /**

@@ -5,7 +5,7 @@
  * admission and fold); this plugin gives the early, friendly answer.
  */
 import type { MutatingPlugin, ValidatingPlugin, AdmissionAttributes } from './chain.ts';
-import { forbidden, notFound } from '../api/errors.ts';
+import { forbidden, notFound, namespaceTerminating } from '../api/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 
 /**
@@ -41,11 +41,4 @@ export function nameForError(a: AdmissionAttributes): string {
   const gen = a.object?.metadata?.generateName;
   if (gen && (!a.name || (a.name.length === gen.length + 5 && a.name.startsWith(gen)))) return gen;
   return a.name || 'Unknown';
-}
-
-/** 403 with the NamespaceTerminating cause, as Kubernetes answers. */
-export function namespaceTerminating(gr: { group: string; resource: string }, name: string, namespace: string) {
-  return forbidden(gr, name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
-    { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' },
-  ]);
 }

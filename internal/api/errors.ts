@@ -110,6 +110,13 @@ export const forbidden = (gr: GroupResource, name: string, message: string, caus
   return new ApiError(failure(403, 'Forbidden', `${what} is forbidden: ${message}`, details));
 };
 
+/** 403 with the NamespaceTerminating cause, as Kubernetes answers. */
+export function namespaceTerminating(gr: GroupResource, name: string, namespace: string): ApiError {
+  return forbidden(gr, name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
+    { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' },
+  ]);
+}
+
 export const notFound = (gr: GroupResource, name: string): ApiError =>
   new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }));
 

@@ -4,7 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { humanDuration, tableOptions, toTable, convertObjects, orderedMetadata } from './table.ts';
+import { tableOptions, toTable, convertObjects, orderedMetadata } from './table.ts';
+import { humanDuration } from '../registry/rest/human-duration.ts';
 import { configMapKind } from '../registry/core/configmap.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiError } from '../api/errors.ts';

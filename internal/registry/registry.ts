@@ -7,7 +7,7 @@ import { allowAuthenticated } from '../auth/authz.ts';
 import { GenericStore } from './generic/store.ts';
 import { GenericReader } from './generic/reader.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { AdmissionChain } from '../admission/chain.ts';
+import type { Admission } from './rest/admission.ts';
 
 export interface ServedKind {
   kind: KindDescriptor;
@@ -24,7 +24,7 @@ export class Registry {
   constructor(
     descriptors: KindDescriptor[],
     storage: Storage,
-    admission: AdmissionChain,
+    admission: Admission,
     options: KindOptions = {},
     virtualDeps: VirtualDeps = { authorizer: allowAuthenticated },
   ) {

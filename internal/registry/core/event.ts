@@ -24,7 +24,7 @@ import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/objectmeta.ts';
 import { parseGoTime } from './go-time.ts';
-import { humanDuration } from '../../http/table.ts';
+import { humanDuration } from '../rest/human-duration.ts';
 import { jsonEqual } from '../generic/serialize.ts';
 
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;

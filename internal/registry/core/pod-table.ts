@@ -11,7 +11,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import type { TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { humanDuration } from '../../http/table.ts';
+import { humanDuration } from '../rest/human-duration.ts';
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
 import { type J, list, n, obj, s } from './pod-util.ts';
 

@@ -4,8 +4,7 @@
  */
 import type { Verdict } from '../../storage/mvcc/fold.ts';
 import { StorageError, isStoreNotOpen } from '../../storage/errors.ts';
-import { ApiError, alreadyExists, conflict, notFound, serviceUnavailable, timeout, internalError, expired, type GroupResource } from '../../api/errors.ts';
-import { namespaceTerminating } from '../../admission/namespace-lifecycle.ts';
+import { ApiError, alreadyExists, conflict, notFound, serviceUnavailable, timeout, internalError, expired, namespaceTerminating, type GroupResource } from '../../api/errors.ts';
 
 /** Map a rejected verdict to the Status a client sees. */
 export function rejection(v: Extract<Verdict, { accepted: false }>, gr: GroupResource, name: string, namespace: string): ApiError {

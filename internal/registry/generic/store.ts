@@ -15,7 +15,7 @@ import type { FinishFunc, KindDescriptor, StatusStrategy, SubresourceDescriptor,
 import type { Storage, WriteIntent } from '../../storage/storage.ts';
 import type { ObjectKey } from '../../storage/keys.ts';
 import type { Verdict } from '../../storage/mvcc/fold.ts';
-import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../../admission/chain.ts';
+import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest/admission.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
@@ -133,7 +133,7 @@ export class GenericStore {
   constructor(
     readonly kind: KindDescriptor,
     private readonly storage: Storage,
-    private readonly admission: AdmissionChain,
+    private readonly admission: Admission,
     private readonly hooks: WriteHooks = {},
     private readonly virtual?: VirtualKind,
     private readonly gates: FeatureGates = DEFAULT_GATES,
