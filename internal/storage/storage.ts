@@ -403,16 +403,12 @@ export class Storage {
 
   /**
    * Reads of the snapshot are refused once the storage has failed: a damaged store may have lost
-   * keys silently, so no list or get from it can be vouched for until `replay repair`.
+   * keys silently, so no list or get from it can be vouched for until `replay repair`. Also
+   * called by readers that scan the snapshot themselves (generic/reader.ts).
    */
-  private readable(): void {
+  checkReadable(): void {
     const damage = this.health.get(DAMAGE);
     if (damage) throw new StorageError('corrupt', `not reading a damaged store: ${damage.reason}`);
-  }
-
-  /** readable() for readers that scan the snapshot themselves (generic/reader.ts). */
-  checkReadable(): void {
-    this.readable();
   }
 
   /** Key index lookup as of the latest fold (cheap, synchronous). */
@@ -439,7 +435,7 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
-    this.readable();
+    this.checkReadable();
     // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
     let v = this.materializer.cached(key);
     if (v === undefined) {
@@ -484,7 +480,7 @@ export class Storage {
    * StorageError('expired') when `rv` is below the compaction point.
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
-    this.readable();
+    this.checkReadable();
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
     if (this.reopening) await this.reopening;
     try {
@@ -504,7 +500,7 @@ export class Storage {
    * Callers must check `compactedBelow` afterwards: a compaction past `rv` may have removed both.
    */
   async historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }> {
-    this.readable();
+    this.checkReadable();
     const at = historyKey(key, rv);
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
@@ -527,7 +523,7 @@ export class Storage {
 
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
-    this.readable();
+    this.checkReadable();
     if (this.reopening) await this.reopening;
     const snapshot = this.db.snapshot();
     const f = await this.db.get(META_FOLDED, { snapshot });
