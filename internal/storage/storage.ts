@@ -362,10 +362,15 @@ export class Storage {
     const cause = (err as { cause?: Error }).cause;
     const text = cause?.message ?? (err as Error).message;
     if (!this.health.get(DAMAGE)) {
-      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot', dirname(this.db.location))}`);
+      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.snapshotRole, dirname(this.db.location))}`);
       void this.nameDamagedTables();
     }
     return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
+  }
+
+  /** What the snapshot store is, in errors and repair hints. */
+  private get snapshotRole(): StoreRole {
+    return this.tail ? 'replica snapshot' : 'snapshot';
   }
 
   /** Verify the snapshot's tables while it runs, to name the damage a read ran into. */
@@ -388,7 +393,7 @@ export class Storage {
   startScrub(intervalMs: number): void {
     if (intervalMs <= 0 || this.scrubTimer) return;
     const pass = async (): Promise<void> => {
-      for (const [dir, role] of [[this.db.location, this.tail ? 'replica snapshot' : 'snapshot'], ...(this.logDb ? [[this.logDb.location, 'log']] : [])] as Array<[string, StoreRole]>) {
+      for (const [dir, role] of [[this.db.location, this.snapshotRole], ...(this.logDb ? [[this.logDb.location, 'log']] : [])] as Array<[string, StoreRole]>) {
         if (this.closed || this.health.get(DAMAGE)) return;
         const faults = await damagedTables(dir, SCRUB_SKIP_RECENT_MS).catch(() => []);
         if (faults.length && !this.closed) this.health.damaged(`the ${role} store is damaged: ${describeFaults(faults)}${repairHint(role, dirname(this.db.location))}`);
