@@ -6,12 +6,12 @@
  * obsolete one (a compaction's leftover after a crash, deleted at open), not damage.
  */
 import { basename, dirname, join } from 'node:path';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import type { Db } from './mvcc/materializer.ts';
 import { StorageError } from './errors.ts';
 import { isStoreDamage, describeStoreError } from './store-health.ts';
-import { verifyTables, stillPresent, describeFaults, type TableFault } from './verify-tables.ts';
+import { verifyTables, stillPresent, describeFaults, tableFiles, type TableFault } from './verify-tables.ts';
 
 /** What a damaged store is: the embedded log, the snapshot of an embedded server, a Kafka replica's snapshot. */
 export type StoreRole = 'log' | 'snapshot' | 'replica snapshot';
@@ -72,8 +72,7 @@ export async function damagedTables(dir: string, skipRecentMs: number): Promise<
   if (skipRecentMs > 0) {
     const cutoff = Date.now() - skipRecentMs;
     names = [];
-    for (const n of await readdir(dir)) {
-      if (!n.endsWith('.ldb') && !n.endsWith('.sst')) continue;
+    for (const n of await tableFiles(dir)) {
       const st = await stat(join(dir, n)).catch(() => null);
       if (st && st.mtimeMs < cutoff) names.push(n);
     }

@@ -362,10 +362,15 @@ export class Storage {
     const cause = (err as { cause?: Error }).cause;
     const text = cause?.message ?? (err as Error).message;
     if (!this.health.get(DAMAGE)) {
-      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.tail ? 'replica snapshot' : 'snapshot', dirname(this.db.location))}`);
+      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.snapshotRole, dirname(this.db.location))}`);
       void this.nameDamagedTables();
     }
     return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
+  }
+
+  /** What the snapshot store is, in errors and repair hints. */
+  private get snapshotRole(): StoreRole {
+    return this.tail ? 'replica snapshot' : 'snapshot';
   }
 
   /** Verify the snapshot's tables while it runs, to name the damage a read ran into. */
@@ -388,7 +393,7 @@ export class Storage {
   startScrub(intervalMs: number): void {
     if (intervalMs <= 0 || this.scrubTimer) return;
     const pass = async (): Promise<void> => {
-      for (const [dir, role] of [[this.db.location, this.tail ? 'replica snapshot' : 'snapshot'], ...(this.logDb ? [[this.logDb.location, 'log']] : [])] as Array<[string, StoreRole]>) {
+      for (const [dir, role] of [[this.db.location, this.snapshotRole], ...(this.logDb ? [[this.logDb.location, 'log']] : [])] as Array<[string, StoreRole]>) {
         if (this.closed || this.health.get(DAMAGE)) return;
         const faults = await damagedTables(dir, SCRUB_SKIP_RECENT_MS).catch(() => []);
         if (faults.length && !this.closed) this.health.damaged(`the ${role} store is damaged: ${describeFaults(faults)}${repairHint(role, dirname(this.db.location))}`);
@@ -403,16 +408,12 @@ export class Storage {
 
   /**
    * Reads of the snapshot are refused once the storage has failed: a damaged store may have lost
-   * keys silently, so no list or get from it can be vouched for until `replay repair`.
+   * keys silently, so no list or get from it can be vouched for until `replay repair`. Also
+   * called by readers that scan the snapshot themselves (generic/reader.ts).
    */
-  private readable(): void {
+  checkReadable(): void {
     const damage = this.health.get(DAMAGE);
     if (damage) throw new StorageError('corrupt', `not reading a damaged store: ${damage.reason}`);
-  }
-
-  /** readable() for readers that scan the snapshot themselves (generic/reader.ts). */
-  checkReadable(): void {
-    this.readable();
   }
 
   /** Key index lookup as of the latest fold (cheap, synchronous). */
@@ -439,7 +440,7 @@ export class Storage {
 
   /** Latest committed value of one object. */
   async get(key: ObjectKey): Promise<Buffer | undefined> {
-    this.readable();
+    this.checkReadable();
     // Recently committed or read objects are answered from memory (mvcc/current-cache.ts).
     let v = this.materializer.cached(key);
     if (v === undefined) {
@@ -484,7 +485,7 @@ export class Storage {
    * StorageError('expired') when `rv` is below the compaction point.
    */
   async getAt(key: ObjectKey, rv: number): Promise<Buffer | undefined> {
-    this.readable();
+    this.checkReadable();
     if (rv < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${rv} (${this.compactor.compacted})`);
     if (this.reopening) await this.reopening;
     try {
@@ -504,7 +505,7 @@ export class Storage {
    * Callers must check `compactedBelow` afterwards: a compaction past `rv` may have removed both.
    */
   async historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }> {
-    this.readable();
+    this.checkReadable();
     const at = historyKey(key, rv);
     let written: Buffer | undefined;
     let previous: Buffer | undefined;
@@ -527,7 +528,7 @@ export class Storage {
 
   /** A consistent view at the latest folded version (LevelDB snapshot + the m/folded it holds). */
   async view(): Promise<ReadView> {
-    this.readable();
+    this.checkReadable();
     if (this.reopening) await this.reopening;
     const snapshot = this.db.snapshot();
     const f = await this.db.get(META_FOLDED, { snapshot });

@@ -196,7 +196,7 @@ export function verifyTable(file: Buffer): number {
 }
 
 /** Table files of a LevelDB directory (`.ldb`, and `.sst` of older LevelDBs). */
-async function tableFiles(dir: string): Promise<string[]> {
+export async function tableFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return [] as string[];
     throw e;

@@ -21,7 +21,7 @@
  */
 import type { Db, BatchOp, Materializer, Change } from './materializer.ts';
 import { writeBatch } from '../write-batch.ts';
-import type { StoreHealth } from '../store-health.ts';
+import { StoreHealth } from '../store-health.ts';
 import { hex16, fromHex16, objectPath, pathOfHistoryKey, rvOfHistoryKey, historyPrefixOf, META_COMPACTED } from '../keys.ts';
 
 /** Deletes per batch: small batches keep compaction from holding the write path. */
@@ -76,7 +76,7 @@ export class Compactor {
   private discovered = false;
   private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly db: Db, private readonly materializer: Materializer, private readonly windowMs: number, private readonly intervalMs: number, private readonly health?: StoreHealth) {}
+  constructor(private readonly db: Db, private readonly materializer: Materializer, private readonly windowMs: number, private readonly intervalMs: number, private readonly health = new StoreHealth()) {}
 
   async start(): Promise<void> {
     const c = await this.db.get(META_COMPACTED);
@@ -147,8 +147,7 @@ export class Compactor {
   private async pass(now: number): Promise<void> {
     let todo: Set<string> | null = null;
     // Compaction writes too: not while the store refuses writes, and through the same guard.
-    if (this.health && !this.health.writable) return;
-    const guard = <T>(write: () => Promise<T>): Promise<T> => (this.health ? this.health.guard(write) : write());
+    if (!this.health.writable) return;
     try {
       const c = await this.windowStart(now);
       if (c <= this.compacted) return;
@@ -158,12 +157,12 @@ export class Compactor {
         for (const p of await this.discover()) todo.add(p);
         this.discovered = true;
       }
-      await guard(() => this.db.put(META_COMPACTED, Buffer.from(hex16(c)), { sync: true }));
+      await this.health.guard(() => this.db.put(META_COMPACTED, Buffer.from(hex16(c)), { sync: true }));
       this.compacted = c;
       let ops: BatchOp[] = [];
       const flush = async (): Promise<void> => {
         const batch = ops;
-        if (batch.length) await guard(() => writeBatch(this.db, batch, false));
+        if (batch.length) await this.health.guard(() => writeBatch(this.db, batch, false));
         ops = [];
       };
       const drop = (key: string): void => void ops.push({ type: 'del', key });
