@@ -304,11 +304,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
       finish(slow);
     },
-    drained: () => new Promise<void>((resolve) => {
-      if (done || !needsDrain(res)) return resolve();
-      res.once('drain', resolve);
-      res.once('close', resolve);
-    }),
+    drained: () => drained(res, () => done || !needsDrain(res)),
   });
   /** Frame a change for this watcher (selectors, conversion) into `pending`; false: over budget. */
   function deliverNow(stored: Change, memo: FanOutMemo): boolean {
