@@ -583,11 +583,6 @@ function openAuditor(opts: ServerOptions): Auditor | undefined {
   return new Auditor(policy, writer);
 }
 
-/**
- * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
- * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
- * GroupResource.String()).
- */
 /** How often the LIST work estimator's object counts are refreshed (kube: every minute). */
 const OBJECT_COUNT_REFRESH_MS = 1000;
 
@@ -627,6 +622,11 @@ function listenBacklog(): number {
   return 4096;
 }
 
+/**
+ * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
+ * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
+ * GroupResource.String()).
+ */
 function storageObjectCounts(byPath: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
   for (const [path, n] of byPath) {
