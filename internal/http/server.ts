@@ -22,7 +22,7 @@ import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path
 import { limitHttp1 } from './header-limits.ts';
 import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
 import { PROTOBUF } from './protobuf.ts';
-import { sendError, sendJson, sendProtobuf, sendText, sendSniffedText, sendPageNotFound, type Res } from './respond.ts';
+import { sendError, sendJson, sendProtobuf, sendText, sendRaw, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
@@ -319,7 +319,8 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
   }
   if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
   const dump = deps.limiter?.debugDump?.(path, q);
-  if (dump != null) return sendSniffedText(res, 200, dump);
+  // A Go handler's text without a set type: sniffed as text/plain, no nosniff header.
+  if (dump != null) return sendRaw(res, 200, 'text/plain; charset=utf-8', dump);
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];
