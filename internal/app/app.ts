@@ -583,11 +583,6 @@ function openAuditor(opts: ServerOptions): Auditor | undefined {
   return new Auditor(policy, writer);
 }
 
-/**
- * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
- * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
- * GroupResource.String()).
- */
 /** How often the LIST work estimator's object counts are refreshed (kube: every minute). */
 const OBJECT_COUNT_REFRESH_MS = 1000;
 
@@ -598,7 +593,7 @@ const OBJECT_COUNT_REFRESH_MS = 1000;
 function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
   const readOnly = opts.maxRequestsInflight ?? 400;
   const mutating = opts.maxMutatingRequestsInflight ?? 200;
-  // --request-timeout: a queued request's deadline; kube's queue wait limit is a quarter of it.
+  // --request-timeout: kube's queue wait limit is a quarter of it (a queued request's deadline is timeout.ts's).
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };
   const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: requestTimeout / 4, observer: flowControlMetrics(metrics.registry) });
@@ -613,7 +608,7 @@ function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: 
     return counts.get(groupResource);
   };
   const watches = new WatchTracker();
-  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches, requestTimeoutMs: requestTimeout }), controller };
+  return { limiter: priorityAndFairness({ controller, estimator: new WorkEstimator(objectCount, watches), watches }), controller };
 }
 
 /** Go's listen backlog: /proc/sys/net/core/somaxconn (at most 65535), else 4096. */
@@ -627,6 +622,11 @@ function listenBacklog(): number {
   return 4096;
 }
 
+/**
+ * apiserver_storage_objects' `resource` label from storage's `<group>/<resource>` counts: the
+ * plural for the core group (`configmaps`), `<plural>.<group>` otherwise (kube's
+ * GroupResource.String()).
+ */
 function storageObjectCounts(byPath: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
   for (const [path, n] of byPath) {

@@ -1,14 +1,16 @@
-/** Go-style durations as kube-apiserver flags take them: `300ms`, `30s`, `5m`, `1h30m`. */
+import { parseGoDuration } from '../http/timeout.ts';
+
+/**
+ * Go-style durations as kube-apiserver flags take them (`300ms`, `30s`, `5m`, `1h30m`): Go's
+ * time.ParseDuration (http/timeout.ts), refused when negative.
+ */
 export function parseDuration(text: string): number {
-  if (text === '0') return 0; // Go's time.ParseDuration takes a bare zero
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * units[m[2]];
-    consumed += m[0].length;
+  let ms = -1;
+  try {
+    ms = parseGoDuration(text);
+  } catch {
+    // answered below
   }
-  if (!text || consumed !== text.length) throw new Error(`invalid duration "${text}" (examples: 300ms, 30s, 5m, 1h)`);
-  return total;
+  if (!(ms >= 0)) throw new Error(`invalid duration "${text}" (examples: 300ms, 30s, 5m, 1h)`);
+  return ms;
 }

@@ -65,8 +65,6 @@ export interface PriorityAndFairnessDeps {
   controller: FlowController;
   estimator: WorkEstimator;
   watches: WatchTracker;
-  /** How long a queued request may wait at most (kube: its context's deadline, --request-timeout). */
-  requestTimeoutMs: number;
 }
 
 /** API Priority and Fairness as a RequestLimiter. */
@@ -93,12 +91,11 @@ export function priorityAndFairness(deps: PriorityAndFairnessDeps): RequestLimit
       };
       if (ticket.immediate === true) return run();
       if (ticket.immediate === false) return tooManyRequests(req, res);
-      // Queued: leave the queue when the client goes away or the request's deadline passes.
+      // Queued: leave the queue when the response closes: the client went away, or the request's
+      // deadline (armed before this filter, timeout.ts) passed and its 504 went out.
       const cancel = (): void => ticket.cancel();
       res.once('close', cancel);
-      const timer = watch ? null : setTimeout(cancel, deps.requestTimeoutMs);
       return ticket.admitted.then((ok) => {
-        if (timer) clearTimeout(timer);
         res.off('close', cancel);
         if (!ok) return res.destroyed || res.writableEnded ? null : tooManyRequests(req, res);
         if (res.destroyed) {

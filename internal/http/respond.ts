@@ -150,11 +150,6 @@ function hasLineSeparator(b: Buffer): boolean {
   return false;
 }
 
-/** Text a Go handler writes without setting a type (sniffed as text/plain, no nosniff header). */
-export function sendSniffedText(res: Res, code: number, text: string): void {
-  send(res, code, 'text/plain; charset=utf-8', text);
-}
-
 export function sendText(res: Res, code: number, text: string, headers: Record<string, string> = {}): void {
   send(res, code, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff', ...headers });
 }

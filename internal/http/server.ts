@@ -22,7 +22,7 @@ import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path
 import { limitHttp1 } from './header-limits.ts';
 import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
 import { PROTOBUF } from './protobuf.ts';
-import { sendError, sendJson, sendProtobuf, sendText, sendSniffedText, sendPageNotFound, type Res } from './respond.ts';
+import { sendError, sendJson, sendProtobuf, sendText, sendRaw, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
@@ -122,17 +122,16 @@ export function createHandler(deps: ServerDeps) {
     // one (shutdown ends watches itself).
     const inflightEnd = deps.inflight?.begin();
     if (inflightEnd) res.once('close', inflightEnd);
-    const url = { searchParams: target.query };
-    const path = target.path;
+    const { path, query } = target;
     const method = (req.method ?? 'GET').toUpperCase();
     let bodyPromise: Promise<Buffer> | null = null;
     let audited: AuditedRequest | null = null;
     const body = () => (bodyPromise ??= readBody(req, MAX_BODY_BYTES));
     let release: Release | null = null;
     try {
-      const info = requestInfo(method, path, url.searchParams);
+      const info = requestInfo(method, path, query);
       // The deadline (before authentication, as kube's filters run): 400 for a bad ?timeout=.
-      if (!info.error && !(info.isResourceRequest && info.verb === 'watch')) armDeadline(req, res, requestTimeoutMs(url.searchParams, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+      if (!info.error && !(info.isResourceRequest && info.verb === 'watch')) armDeadline(req, res, requestTimeoutMs(query, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
       // Authentication
       const peer = peerOf(req);
       // One raw-header array for every stage that reads (and, as kube, removes) identity headers.
@@ -163,10 +162,10 @@ export function createHandler(deps: ServerDeps) {
       if (acting !== user) audited?.impersonated(acting);
       user = acting;
       if (info.isResourceRequest && info.verb === 'watch') inflightEnd?.();
-      if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, url.searchParams);
+      if (deps.metrics) instrument(deps.metrics, deps.registry, req, res, info, query);
       // Priority and fairness (or max-in-flight): run, wait in a queue, or a 429 sent here.
       if (deps.limiter) {
-        const admitted = deps.limiter.admit(req, res, info, user, url.searchParams);
+        const admitted = deps.limiter.admit(req, res, info, user, query);
         release = admitted instanceof Promise ? await admitted : admitted;
         if (!release) return;
       }
@@ -192,13 +191,13 @@ export function createHandler(deps: ServerDeps) {
       if (!underRestfulPrefix(deps.registry, info)) {
         // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
         // an unread request body is drained so the connection stays usable.
-        if (await openapi.handle(path, url.searchParams, { method, headers: req.headers }, res)) return void req.resume();
-        await mux(deps, method, path, url.searchParams, res, Array.isArray(req.headers.accept) ? req.headers.accept[0] : req.headers.accept);
+        if (await openapi.handle(path, query, { method, headers: req.headers }, res)) return void req.resume();
+        await mux(deps, method, path, query, res, Array.isArray(req.headers.accept) ? req.headers.accept[0] : req.headers.accept);
         return;
       }
       if (info.isResourceRequest) {
         await resources.handle(
-          { info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body, annotate: audited ? (k, v) => audited!.annotate(k, v) : undefined },
+          { info, query, headers: req.headers as Record<string, string | string[] | undefined>, user: user!, requestId, body, annotate: audited ? (k, v) => audited!.annotate(k, v) : undefined },
           res,
         );
         return;
@@ -320,7 +319,8 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
   }
   if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
   const dump = deps.limiter?.debugDump?.(path, q);
-  if (dump != null) return sendSniffedText(res, 200, dump);
+  // A Go handler's text without a set type: sniffed as text/plain, no nosniff header.
+  if (dump != null) return sendRaw(res, 200, 'text/plain; charset=utf-8', dump);
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
     const endpoint = health[1];

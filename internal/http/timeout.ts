@@ -15,6 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { badRequest } from '../api/errors.ts';
 import type { Res } from './respond.ts';
+import { goQuote as quote } from './write-options.ts';
 
 /** kube-apiserver's --request-timeout default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -24,8 +25,6 @@ export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
 const NS_PER_UNIT: Record<string, bigint> = { ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
 const MAX_NS = (1n << 63n) - 1n;
 
-/** Go's strconv.Quote for the texts durations' errors quote (JSON's escaping is the same for ASCII). */
-const quote = (s: string): string => JSON.stringify(s);
 
 /**
  * Go's time.ParseDuration, in milliseconds (fractional below 1 ms), with its error messages

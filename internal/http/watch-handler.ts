@@ -240,6 +240,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   /** Bytes this watcher holds: queued in its response, framed for the next write, held during the initial events. */
   const queued = (): number => res.writableLength + pendingBytes + heldBytes;
   const withinBudget = (): boolean => queued() <= budget.perWatcher;
+  /** While the initial events go out: the changes held meanwhile fit (count and bytes). */
+  const holdsWithinBudget = (changes: Change[]): boolean => changes.length <= MAX_HELD_CHANGES && withinBudget();
   /** Memo keys of this watcher's frames, by event type, selection left, columns (see frameKey). */
   const frameKeys: string[] = [];
   const frameKey = (type: EventType, left: boolean, columns: boolean): string => {
@@ -285,14 +287,14 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       if (held) {
         held.push(stored);
         heldBytes += changeBytes(stored);
-        return held.length <= MAX_HELD_CHANGES && withinBudget();
+        return holdsWithinBudget(held);
       }
       return deliverNow(stored, memo);
     },
     flush(memo: FanOutMemo, batch: readonly Change[]): boolean {
       if (held) {
         entry?.note();
-        return held !== null && held.length <= MAX_HELD_CHANGES && withinBudget();
+        return holdsWithinBudget(held);
       }
       writePending({ memo, batch });
       return withinBudget();
@@ -304,11 +306,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
       if (reason === 'expired' && !done && !res.writableEnded) res.write(expiredFrame());
       finish(slow);
     },
-    drained: () => new Promise<void>((resolve) => {
-      if (done || !needsDrain(res)) return resolve();
-      res.once('drain', resolve);
-      res.once('close', resolve);
-    }),
+    drained: () => drained(res, () => done || !needsDrain(res)),
   });
   /** Frame a change for this watcher (selectors, conversion) into `pending`; false: over budget. */
   function deliverNow(stored: Change, memo: FanOutMemo): boolean {
