@@ -5,7 +5,7 @@
  * each answer: no 5xx beyond those kube-apiserver 1.24.17 gives for the same input, a Status for
  * every 4xx, the server alive; every 200 requests and at the end `/readyz` 200 and each stored
  * object reads back and takes a no-op PUT. Budget: 55 s of requests or 4000 requests, whichever
- * comes first. A new seed each run (printed; FUZZ_SEED=<n> replays one); `npm run fuzz` runs longer.
+ * comes first. A new seed each run (printed; FUZZ_SEED=<n> replays one; .ci/run fixes one); `npm run fuzz` runs longer.
  * Only this server: the fuzzer writes freely and its invariants were checked against the reference
  * input by input (see ALLOWED_5XX / NON_STATUS_4XX in test/fuzz/fuzz.ts).
  */

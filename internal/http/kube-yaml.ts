@@ -19,7 +19,9 @@ export function kubeYaml(value: unknown): string {
       if (typeof node.value === 'string' && readsAsNonString(node.value)) node.type = YAML.Scalar.QUOTE_DOUBLE;
     },
   });
-  const text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true, flowCollectionPadding: false });
+  // go-yaml writes a line break inside a double-quoted scalar as the escape \n, on one line (before
+  // folding); the yaml package would spread a string of 40+ characters over several lines.
+  const text = doc.toString({ indentSeq: false, lineWidth: 0, singleQuote: true, flowCollectionPadding: false, doubleQuotedMinMultiLineLength: Infinity });
   return text.split('\n').map(foldLine).join('\n');
 }
 

@@ -33,6 +33,7 @@ export const ALLOWED_5XX: { status: number; message: RegExp; method?: string; wh
   { status: 500, message: /^resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": (invalid syntax|value out of range)$/s, why: 'a resourceVersion that is not a uint64 on get/list/watch: the etcd3 store answers a plain 500' },
   { status: 504, message: /^Timeout: Too large resource version: \d+, current: \d+$/, why: 'a list at a resourceVersion ahead of the store: kube waits 3 s, then 504 ResourceVersionTooLarge' },
   { status: 500, message: /^target\.name: Required value$/, why: 'a pods/binding without target.name: kube answers a plain 500' },
+  { status: 500, method: 'PATCH', message: /^unknown patch type: .* in map: map\[/s, why: 'a strategic merge patch with `$patch` other than replace/delete in a map (e.g. merge): kube 1.24.17 answers the same plain 500 (checked: {"$patch":"merge"} on a ConfigMap)' },
   { status: 500, method: 'PATCH', message: /^expected a (\[\]interface \{\}|map\[string\]interface \{\}), but received a /, why: 'a strategic merge patch directive ($setElementOrder, $retainKeys, …) of the wrong type: kube answers a plain 500' },
   { status: 500, message: /^etcdserver: request is too large$/, why: "an object over etcd's 1.5 MiB request limit (test/input-limits.test.ts)" },
   { status: 500, message: /^Internal Server Error: ".*": requested \[.*\] without impersonating a user\n$/, why: 'Impersonate-Group/-Uid/-Extra without Impersonate-User: kube answers a text/plain 500' },
