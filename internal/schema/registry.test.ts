@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SchemaRegistry, StaticSource, descriptionsOf, fieldAt, generatedSource, schemas, shapeOf } from './registry.ts';
 import type { OpenApiSchema, TypeRef } from './types.ts';
-import { fileOf } from '../../cmd/gen-schemas.ts';
 
 const GEN = join(dirname(fileURLToPath(import.meta.url)), 'generated');
 const core = (kind: string): TypeRef => {
@@ -82,13 +81,6 @@ test('descriptions live apart', () => {
   const d = descriptionsOf('io.k8s.api.core.v1.ConfigMap')!;
   assert.match(d[''], /ConfigMap holds configuration data/);
   assert.match(d['immutable'], /Immutable/);
-});
-
-test('generator: output file per Go package', () => {
-  assert.is(fileOf('io.k8s.api.core.v1.Pod'), 'core_v1');
-  assert.is(fileOf('io.k8s.api.storage.v1.StorageClass'), 'storage_v1');
-  assert.is(fileOf('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'), 'meta_v1');
-  assert.is(fileOf('io.k8s.apimachinery.pkg.util.intstr.IntOrString'), 'util_intstr');
 });
 
 // ---------------------------------------------------------------- lookups

@@ -21,31 +21,19 @@ import { rfc3339 } from '../generic/serialize.ts';
 import { badRequest, conflict, invalid } from '../../api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
-import { boundClaims, type BoundTo, type TokenGenerator } from '../../auth/serviceaccount/tokens.ts';
+import { boundClaims, type BoundTo } from '../../auth/serviceaccount/tokens.ts';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS } from '../../auth/serviceaccount/options.ts';
 import type { SubresourceCreateContext, SubresourceDescriptor } from '../rest/strategy.ts';
+import type { TokenRequestDeps } from '../rest/token-request.ts';
+
+// auth/serviceaccount/setup.ts (wiring, moving out of auth) still imports the type from here.
+export type { TokenRequestDeps };
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 /** SetDefaults_TokenRequestSpec. */
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
-
-/** What the token subresource needs from the server. */
-export interface TokenRequestDeps {
-  /** Signs as the first --service-account-issuer. */
-  generator: TokenGenerator;
-  /** The API audiences (--api-audiences, default the issuers). */
-  apiAudiences: string[];
-  /** --service-account-max-token-expiration in seconds (0: none). */
-  maxExpirationSeconds: number;
-  /** --service-account-extend-token-expiration. */
-  extendExpiration: boolean;
-  /** The Pod or Secret a token is bound to, or the store's 404. */
-  getObject(resource: 'pods' | 'secrets', namespace: string, name: string): Promise<KubeObject>;
-  /** Clock (tests). */
-  now?: () => Date;
-}
 
 type J = Record<string, unknown>;
 const obj = (v: unknown): J | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as J) : undefined);

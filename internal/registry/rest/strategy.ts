@@ -15,7 +15,7 @@ import type { KubeObject, UserInfo } from '../../api/types.ts';
 import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
-import type { TokenRequestDeps } from '../core/serviceaccount-token.ts';
+import type { TokenRequestDeps } from './token-request.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
