@@ -15,14 +15,14 @@ const ENGINES = ['storage', 'flowcontrol', 'health', 'audit'];
 
 /** folder → the internal folders it may import (besides itself). */
 const FOLDERS = {
-  // shared leaves
-  api: [],
-  features: [],
+  // shared leaves; gocompat (Go's quoting, time, JSON equality) is the bottom one
   gocompat: [],
-  schema: [],
+  api: ['gocompat'],
+  features: ['gocompat'],
+  schema: ['gocompat'],
   'lazy.ts': [],
-  validation: ['api'],
-  selectors: ['api', 'validation'],
+  validation: ['api', 'gocompat'],
+  selectors: ['api', 'validation', 'gocompat'],
   decode: ['api', 'schema', 'gocompat'],
   patch: ['api', 'gocompat', 'schema', 'decode'],
   // engines and request services: leaves only
