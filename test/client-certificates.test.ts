@@ -20,7 +20,8 @@ import { Agent } from 'undici';
 import http2 from 'node:http2';
 import { agentClient, startTestServer, tempDir, type Client } from './harness.ts';
 import { startServer } from '../internal/app/app.ts';
-import { createCertificateAuthority, ensurePki, issueCertificate, type CertificateSpec } from '../internal/auth/pki.ts';
+import { ensurePki } from '../internal/auth/pki.ts';
+import { createCertificateAuthority, issueCertificate, type CertificateSpec } from '../internal/auth/certificates.ts';
 import { kubectlFor } from './kubectl-run.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'client-certs-'));

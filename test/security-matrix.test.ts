@@ -19,7 +19,8 @@ import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { clientFor, agentClient, spawnServer, tempDir, type ChildServer, type Client } from './harness.ts';
-import { createCertificateAuthority, ensurePki, issueCertificate, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+import { ensurePki, issueClientCert, readCaKey } from '../internal/auth/pki.ts';
+import { createCertificateAuthority, issueCertificate } from '../internal/auth/certificates.ts';
 import { createTestProvider, type TestProvider } from './oidc-provider.ts';
 import { startWebhookPeer, type WebhookPeer } from './token-webhook-peer.ts';
 

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { X509Certificate } from 'node:crypto';
-import { createCertificateAuthority, issueCertificate } from './pki.ts';
+import { createCertificateAuthority, issueCertificate } from './certificates.ts';
 import { parseCaBundle, verifyChain } from './client-ca.ts';
 import { headerLines, unescapeExtraKey, removeHeaders } from './headers.ts';
 import { ImpersonationRequestError, impersonationRequests, splitServiceAccountUsername } from './impersonation.ts';

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { X509Certificate } from 'node:crypto';
-import { createCertificateAuthority } from '../auth/pki.ts';
+import { createCertificateAuthority } from '../auth/certificates.ts';
 import { parseCaBundle } from '../auth/client-ca.ts';
 import { combineInfo, dataFor, infoFromData } from './cluster-authentication-trust.ts';
 

@@ -1,5 +1,7 @@
 /**
- * Label selectors, as k8s.io/apimachinery/pkg/labels parses and matches them.
+ * Label selectors, as k8s.io/apimachinery/pkg/labels parses and matches them. A port of one upstream
+ * file, labels/selector.go (965 lines: Requirement, the selector, the lexer and the parser), plus
+ * metav1's LabelSelectorAsSelector; kept whole, over ~500 lines, so it reads beside its original.
  *
  * The grammar (labels.Parse):
  *

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import { TargetUsers, type CertPair } from '../target-users.ts';
 import { kubectlFor } from '../kubectl-run.ts';
-import { createCertificateAuthority, issueCertificate } from '../../internal/auth/pki.ts';
+import { createCertificateAuthority, issueCertificate } from '../../internal/auth/certificates.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const external = Boolean(process.env.TEST_KUBECONFIG);
