@@ -10,7 +10,7 @@
 
 /** Leaves: shared libraries that import nothing but the leaves listed (no I/O, no server state). */
 const LEAVES = ['api', 'features', 'gocompat', 'schema', 'lazy.ts', 'validation', 'selectors', 'decode', 'patch'];
-/** Below the registry: the engines (storage), request services that need nothing else. */
+/** Above the leaves, below the registry: storage, and the request services that need only leaves. */
 const ENGINES = ['storage', 'flowcontrol', 'health', 'audit'];
 
 /** folder → the internal folders it may import (besides itself). */
@@ -67,13 +67,16 @@ const REVIEW_KINDS = [
 
 /**
  * Upward imports being removed by other helpers of issue 25 (the lead drops each entry when that
- * branch is merged). from → to, both regular expressions.
+ * branch is merged: internal/layering.test.ts fails on an entry that no import matches any more).
+ * from → to, both regular expressions.
  */
 const KNOWN = [
   // gocompat: Go time formats move to internal/gocompat.
   { owner: 'gocompat', from: '^internal/decode/time[.]ts$', to: '^internal/registry/core/go-time[.]ts$' },
   // ctrlmgr: the service-account and RBAC wiring moves out of auth (into app / controllers).
-  { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/(setup|getter)[.]ts$', to: '^internal/(registry|http)/' },
+  { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/setup[.]ts$', to: '^internal/(registry|http)/' },
+  // the registry-backed token getter is that wiring's too (only setup.ts uses it): to app/ with it.
+  { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/getter[.]ts$', to: '^internal/registry/' },
   { owner: 'ctrlmgr', from: '^internal/auth/rbac/bootstrap[.]ts$', to: '^internal/registry/' },
   // ctrlmgr: cmd/gen-rbac-bootstrap.ts stops importing test/target.ts.
   { owner: 'ctrlmgr', from: '^cmd/gen-rbac-bootstrap[.]ts$', to: '^test/target[.]ts$' },
