@@ -8,61 +8,52 @@
  * the Go module cache ($GOMODCACHE, else $GOPATH/pkg/mod, else ~/.cache/kube-ref/gopath/pkg/mod,
  * else ~/go/pkg/mod; `go mod download k8s.io/api@v0.24.17` fetches them).
  *
- * Output: the transitive closure of ROOTS below (every message a root reaches through its fields),
- * one section per upstream package in PACKAGES order, messages sorted by name (upstream's order),
+ * Output: the transitive closure of the roots (every message a root reaches through its fields):
+ * the envelopes and meta/v1 documents of META_ROOTS, and the message of every kind of the
+ * generated schema (internal/schema/generated, written by cmd/gen-schemas.ts from the kind
+ * descriptors: the definition io.k8s.api.core.v1.ConfigMap is the message
+ * k8s.io.api.core.v1.ConfigMap). One section per upstream package, apimachinery's first (in
+ * MACHINERY_PACKAGES order), then k8s.io/api's sorted by name; messages sorted by name (upstream's order),
  * each message's field lines exactly as upstream writes them with comments, imports and options
- * dropped. Add a served kind by adding its messages to ROOTS (and its group/version/kind to
- * internal/http/protobuf.ts KINDS), then run this.
+ * dropped. Adding a kind lists nothing here: see docs/adding-a-kind.md.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { generatedSource } from '../internal/schema/registry.ts';
 
 const API = 'k8s.io/api@v0.24.17';
 const MACHINERY = 'k8s.io/apimachinery@v0.24.17';
 
-/** Upstream packages in the order their sections appear: [module, directory]. */
-const PACKAGES: [string, string][] = [
-  [MACHINERY, 'pkg/runtime'],
-  [MACHINERY, 'pkg/runtime/schema'],
-  [MACHINERY, 'pkg/api/resource'],
-  [MACHINERY, 'pkg/util/intstr'],
-  [MACHINERY, 'pkg/apis/meta/v1'],
-  [API, 'core/v1'],
-  [API, 'admissionregistration/v1'],
-  [API, 'authentication/v1'],
-  [API, 'storage/v1'],
-  [API, 'storage/v1beta1'],
-  [API, 'events/v1'],
-  [API, 'events/v1beta1'],
-  [API, 'authorization/v1'],
-  [API, 'policy/v1'],
-  [API, 'rbac/v1'],
-];
+/** apimachinery's packages, in the order their sections open the file (k8s.io/api's follow, sorted). */
+const MACHINERY_PACKAGES = ['pkg/runtime', 'pkg/runtime/schema', 'pkg/api/resource', 'pkg/util/intstr', 'pkg/apis/meta/v1'];
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
-const CORE = 'k8s.io.api.core.v1.';
-const withLists = (pkg: string, kinds: string[]): string[] => kinds.flatMap((k) => [pkg + k, `${pkg}${k}List`]);
 
-/** The messages the server encodes or decodes (kinds, lists, envelopes, discovery documents). */
-const ROOTS: string[] = [
+/** The messages every server encodes or decodes whatever its kinds (envelopes, discovery documents). */
+const META_ROOTS: string[] = [
   'k8s.io.apimachinery.pkg.runtime.Unknown',
   'k8s.io.apimachinery.pkg.runtime.RawExtension',
   ...['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'WatchEvent', 'LabelSelector', 'Condition', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'].map((m) => META + m),
   // meta/v1 Timestamp (the wire form of a Time) was in the hand-written file; kept so its text stays.
   `${META}Timestamp`,
-  ...withLists(CORE, ['ConfigMap', 'Secret', 'Namespace', 'PersistentVolume', 'PersistentVolumeClaim', 'Service', 'Endpoints', 'Event', 'Pod', 'ServiceAccount']),
-  `${CORE}TopologySelectorTerm`,
-  ...withLists('k8s.io.api.storage.v1.', ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity']),
-  ...withLists('k8s.io.api.storage.v1beta1.', ['CSIStorageCapacity']),
-  ...withLists('k8s.io.api.events.v1.', ['Event']),
-  ...withLists('k8s.io.api.events.v1beta1.', ['Event']),
-  ...['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((m) => `k8s.io.api.authorization.v1.${m}`),
-  'k8s.io.api.policy.v1.Eviction',
-  ...withLists('k8s.io.api.admissionregistration.v1.', ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']),
-  ...['TokenReview', 'TokenRequest'].map((m) => `k8s.io.api.authentication.v1.${m}`),
-  ...withLists('k8s.io.api.rbac.v1.', ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']),
 ];
+
+/** The message of every kind (and list) of the generated schema: the definition naming exactly one group/version/kind. */
+export function kindRoots(): string[] {
+  const source = generatedSource();
+  return source
+    .names()
+    .filter((n) => (source.definition(n)?.['x-kubernetes-group-version-kind'] ?? []).length === 1)
+    .map((n) => n.replace(/^io\.k8s\./, 'k8s.io.'));
+}
+
+/** The upstream module and directory of a protobuf package (k8s.io.api.core.v1 → k8s.io/api core/v1). */
+function upstreamOf(pkg: string): [string, string] {
+  if (pkg.startsWith('k8s.io.api.')) return [API, pkg.slice('k8s.io.api.'.length).replace(/\./g, '/')];
+  if (pkg.startsWith('k8s.io.apimachinery.')) return [MACHINERY, pkg.slice('k8s.io.apimachinery.'.length).replace(/\./g, '/')];
+  throw new Error(`protobuf package ${pkg}: not in k8s.io/api or k8s.io/apimachinery`);
+}
 
 const HEADER = `// Kubernetes protobuf messages served by this API server, generated by cmd/gen-proto.ts from the
 // upstream go-to-protobuf output of Kubernetes 1.24 (k8s.io/api and k8s.io/apimachinery v0.24.17):
@@ -130,29 +121,38 @@ function parseProto(text: string): { pkg: string; messages: Message[] } {
 }
 
 /** proto/k8s.proto's text. */
-export function generate(cache = modCache()): string {
+export function generate(cache = modCache(), roots = [...META_ROOTS, ...kindRoots()]): string {
   const all = new Map<string, Message>();
-  const sections: { pkg: string; source: string }[] = [];
-  for (const [mod, dir] of PACKAGES) {
+  /** Protobuf package → its upstream file, for the packages read so far. */
+  const sources = new Map<string, string>();
+  const load = (pkg: string): void => {
+    if (sources.has(pkg)) return;
+    const [mod, dir] = upstreamOf(pkg);
     const file = join(cache, mod, dir, 'generated.proto');
-    const { pkg, messages } = parseProto(readFileSync(file, 'utf8'));
-    for (const m of messages) all.set(m.fullName, m);
-    sections.push({ pkg, source: `${mod} ${dir}/generated.proto` });
-  }
+    if (!existsSync(file)) throw new Error(`protobuf package ${pkg}: no ${file}`);
+    const parsed = parseProto(readFileSync(file, 'utf8'));
+    if (parsed.pkg !== pkg) throw new Error(`${file} is package ${parsed.pkg}, not ${pkg}`);
+    for (const m of parsed.messages) all.set(m.fullName, m);
+    sources.set(pkg, `${mod} ${dir}/generated.proto`);
+  };
+  for (const dir of MACHINERY_PACKAGES) load(`k8s.io.apimachinery.${dir.replace(/\//g, '.')}`);
   const keep = new Set<string>();
   const visit = (name: string): void => {
     if (keep.has(name)) return;
+    load(name.slice(0, name.lastIndexOf('.')));
     const m = all.get(name);
-    if (!m) throw new Error(`message ${name} is not in the upstream packages listed in PACKAGES`);
+    if (!m) throw new Error(`message ${name} is not in its upstream package's generated.proto`);
     keep.add(name);
     m.refs.forEach(visit);
   };
-  ROOTS.forEach(visit);
+  roots.forEach(visit);
+  const machinery = [...sources.keys()].filter((p) => !p.startsWith('k8s.io.api.'));
+  const api = [...sources.keys()].filter((p) => p.startsWith('k8s.io.api.')).sort();
   let out = HEADER;
-  for (const { pkg, source } of sections) {
+  for (const pkg of [...machinery, ...api]) {
     const msgs = [...keep].map((n) => all.get(n)!).filter((m) => m.pkg === pkg).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (!msgs.length) continue;
-    out += `\n// ---------------------------------------------------------------------------\n// From ${source}\n// ---------------------------------------------------------------------------\npackage ${pkg};\n`;
+    out += `\n// ---------------------------------------------------------------------------\n// From ${sources.get(pkg)}\n// ---------------------------------------------------------------------------\npackage ${pkg};\n`;
     for (const m of msgs) out += `\nmessage ${m.name} {\n${m.lines.map((l) => `  ${l}\n`).join('')}}\n`;
   }
   return out;

@@ -1,5 +1,5 @@
 /**
- * Schema generator: `npm run gen:schemas [-- <group/version/Kind> ...]`.
+ * Schema generator: `npm run gen:schemas`.
  *
  * Reads Kubernetes 1.24's published OpenAPI v2 document (k8s.io/kubernetes@v1.24.17
  * api/openapi-spec/swagger.json, from the Go module cache; `go mod download` locates or fetches it)
@@ -9,8 +9,11 @@
  *     refs, required, defaults, enums and the x-kubernetes-* list/map/patch/GVK extensions);
  *   - `descriptions/<package>.json`: the descriptions, kept apart so the runtime schema stays small
  *     (OpenAPI serving and `kubectl explain` read them);
- *   - `manifest.json`: the root kinds. Kinds given on the command line are added to it, so adding a
- *     kind is `npm run gen:schemas -- apps/v1/Deployment` (core kinds: `v1/Pod`).
+ *   - `manifest.json`: the root kinds: every kind the built-in kind descriptors carry in bodies
+ *     (internal/registry/kind-types.ts), kinds already listed keeping their place. When the
+ *     descriptors cannot load yet (a new kind's file imports files this writes), the manifest's kinds
+ *     plus those named on the command line (`npm run gen:schemas -- apps/v1/Deployment`, core kinds
+ *     `v1/Pod`); run it again once they load. docs/adding-a-kind.md is the recipe.
  *
  * One annotation is not in the OpenAPI document: `x-go` on each property, how its Go field
  * serializes. kube-apiserver computes managedFields on Go objects, which differ from JSON bodies:
@@ -34,12 +37,6 @@ const KUBE_MODULE = 'k8s.io/kubernetes@v1.24.17';
 const STAGING_VERSION = 'v0.24.17';
 const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'internal', 'schema', 'generated');
 
-/** The kinds generated when the manifest does not exist yet. */
-const DEFAULT_KINDS = [
-  'v1/Namespace', 'v1/ConfigMap', 'v1/Secret', 'v1/Service', 'v1/Endpoints', 'v1/Pod',
-  'v1/PersistentVolume', 'v1/PersistentVolumeClaim',
-  'storage.k8s.io/v1/StorageClass', 'storage.k8s.io/v1/CSIDriver', 'storage.k8s.io/v1/CSINode', 'storage.k8s.io/v1/VolumeAttachment',
-];
 /** Meta types every API serves (Status bodies, DeleteOptions, watch events, discovery). */
 const META_TYPES = [
   'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta',
@@ -338,7 +335,21 @@ function collectRefs(node: Json, into: Set<string>): void {
   }
 }
 
-function main(): void {
+/**
+ * The kinds the built-in kind descriptors carry in bodies, or undefined when the descriptors do
+ * not load (a kind file importing a generated file that does not exist yet).
+ */
+async function descriptorKinds(): Promise<string[] | undefined> {
+  try {
+    const [{ defaultKinds }, { bodyKinds }] = await Promise.all([import('../internal/registry/kinds.ts'), import('../internal/registry/kind-types.ts')]);
+    return bodyKinds(defaultKinds);
+  } catch (e) {
+    console.warn(`the kind descriptors do not load (${(e as Error).message.split('\n')[0]}): generating the manifest's kinds and those named on the command line; run this again once they load`);
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
   const kubeDir = moduleDir(KUBE_MODULE);
   const modRoot = dirname(dirname(kubeDir));
   const swaggerPath = join(kubeDir, 'api', 'openapi-spec', 'swagger.json');
@@ -347,7 +358,10 @@ function main(): void {
 
   const manifestPath = join(OUT_DIR, 'manifest.json');
   const prior: Manifest | undefined = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : undefined;
-  const kinds = [...new Set([...(prior?.kinds ?? DEFAULT_KINDS), ...process.argv.slice(2)])];
+  // Stable order: kinds already in the manifest keep their place, new ones follow.
+  const derived = await descriptorKinds();
+  const kept = derived ? (prior?.kinds ?? []).filter((k) => derived.includes(k)) : (prior?.kinds ?? []);
+  const kinds = [...new Set([...kept, ...(derived ?? []), ...process.argv.slice(2)])];
   const metaTypes = prior?.metaTypes ?? META_TYPES;
 
   // Roots: each kind's definition (matched by its x-kubernetes-group-version-kind) and its List.
@@ -456,4 +470,4 @@ function main(): void {
   console.log(`wrote ${wanted.size} definitions for ${kinds.length} kinds into ${[...files.keys()].map((f) => `${f}.json`).join(', ')}`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

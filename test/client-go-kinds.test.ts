@@ -23,10 +23,10 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { goEnv, goProgram } from './go-env.ts';
 import { startTarget, type Target } from './target.ts';
-import { kindDiffs } from './client-steps.ts';
+import { CLIENT_PROGRAM_KINDS, kindDiffs } from './client-steps.ts';
 
 const PROGRAM = goProgram('kinds-client');
-const KINDS = ['ServiceAccount', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'];
+const KINDS = CLIENT_PROGRAM_KINDS;
 
 /** One line the Go program prints. */
 interface StepResult {

@@ -4,6 +4,12 @@
  * and in which fields, so that a failure names what to fix (`Pod create: data.tolerations: …`).
  */
 
+/**
+ * The kinds both real-client programs exercise, in the order they print them (each program has
+ * typed code per kind; a new kind joins both programs, their expected lines and this list).
+ */
+export const CLIENT_PROGRAM_KINDS = ['ServiceAccount', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'];
+
 /** One printed step: its kind and name, and whatever it observed. */
 export interface StepLine {
   kind: string;

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { startTarget, type Target } from './target.ts';
-import { kindDiffs } from './client-steps.ts';
+import { CLIENT_PROGRAM_KINDS, kindDiffs } from './client-steps.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const VENV = process.env.PYVENV ?? join(ROOT, '.cache', 'pyvenv');
@@ -27,7 +27,7 @@ const PYTHON = join(VENV, 'bin', 'python');
 const SCRIPT = join(ROOT, 'test', 'python', 'kinds_client.py');
 const SETUP = join(ROOT, 'test', 'python', 'setup.sh');
 const EXPECTED = join(ROOT, 'test', 'python', 'kinds_expected.jsonl');
-const KINDS = ['ServiceAccount', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'];
+const KINDS = CLIENT_PROGRAM_KINDS;
 
 interface Run {
   code: number | null;

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
-import { tokenSubresource } from './serviceaccount-token.ts';
+import { AUTHENTICATION_GROUP, tokenSubresource } from './serviceaccount-token.ts';
 
 /** Name of the account the serviceaccounts controller keeps in every active namespace. */
 export const DEFAULT_SERVICE_ACCOUNT_NAME = 'default';
@@ -79,4 +79,5 @@ export const serviceAccountKind: KindDescriptor = {
   // kube-apiserver 1.24 always has a token issuer (its flags are required); this server's has one
   // unless the registry is built without (unit tests).
   forOptions: (options) => (options.serviceAccountTokens ? { ...serviceAccountKind, subresources: [tokenSubresource(options.serviceAccountTokens)] } : serviceAccountKind),
+  optionalSubresourceKinds: [{ group: AUTHENTICATION_GROUP, version: 'v1', kind: 'TokenRequest' }],
 };

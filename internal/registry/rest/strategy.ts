@@ -189,7 +189,16 @@ export interface SubresourceDescriptor {
   /** Update rules (required for 'update'/'patch'). */
   strategy?: StatusStrategy;
   /** The kind the subresource takes, when not the parent's (discovery: pods/eviction is policy/v1 Eviction). */
-  kind?: { group: string; version: string; kind: string };
+  kind?: {
+    group: string;
+    version: string;
+    kind: string;
+    /**
+     * false: no schema or protobuf message is generated for this kind (v1 Binding, a gap: kube has
+     * both), so its bodies are JSON or YAML only and OpenAPI does not describe the POST.
+     */
+    generated?: false;
+  };
   /**
    * A POST on the subresource (kube's rest.NamedCreater, e.g. pods/eviction): given the decoded
    * body (kind and apiVersion checked against `kind`), the answer's code and body.
@@ -316,4 +325,10 @@ export interface KindDescriptor {
    * storageVersionHash names it): 1.24 stores CSIStorageCapacity as storage.k8s.io/v1beta1.
    */
   storageVersion?: string;
+  /**
+   * The kinds of subresources `forOptions` may add (serviceaccounts/token takes
+   * authentication.k8s.io/v1 TokenRequest), so the generators see them without a server's options
+   * (internal/registry/kind-types.ts).
+   */
+  optionalSubresourceKinds?: { group: string; version: string; kind: string }[];
 }
