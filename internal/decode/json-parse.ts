@@ -1,3 +1,4 @@
+import { isObj } from '../gocompat/json.ts';
 /**
  * A JSON parser that resolves duplicate object keys the way Go's encoding/json (and
  * sigs.k8s.io/json, kube-apiserver's decoder) does when it decodes into a Go value: a later
@@ -21,7 +22,6 @@ export interface Parsed {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function mergeInto(prev: unknown, next: unknown): unknown {
   if (!isObj(prev) || !isObj(next)) return next;

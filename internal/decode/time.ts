@@ -4,7 +4,7 @@
  * texts). That module belongs here (it is decoding, not a kind); it stays where the Events change
  * put it until the two merge, and this one is the decoder's entry point.
  */
-import { parseGoTime } from '../registry/core/go-time.ts';
+import { parseGoTime } from '../gocompat/time.ts';
 
 /** A time string Go does not parse; `message` is time.ParseError's. */
 export class TimeError extends Error {}

@@ -4,7 +4,7 @@ import type { KubeObject } from '../../api/types.ts';
 import { check, type Want } from './testing.ts';
 import { eventKind, fromCoreV1, toCoreV1 } from './event.ts';
 import { eventsEventKind } from '../events/event.ts';
-import { parseGoTime } from './go-time.ts';
+import { parseGoTime } from '../../gocompat/time.ts';
 import { ApiError } from '../../api/errors.ts';
 
 const meta = { name: 'e', namespace: 'ns', uid: 'u', resourceVersion: '5' };

@@ -10,10 +10,10 @@
  * fromUnstructured. Types with their own JSON unmarshaler get the errors of their UnmarshalJSON
  * (time.Parse, ParseQuantity, IntOrString's int32, base64).
  */
-import type { OpenApiSchema } from '../../schema/types.ts';
-import { base64Error } from '../../decode/decode.ts';
-import { canonicalMicroTime, canonicalTime, TimeError } from '../../decode/time.ts';
-import { canonicalQuantity, QuantityError } from '../../decode/quantity.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
+import { base64Error } from '../decode/decode.ts';
+import { canonicalMicroTime, canonicalTime, TimeError } from '../decode/time.ts';
+import { canonicalQuantity, QuantityError } from '../decode/quantity.ts';
 
 type Resolve = (definition: string) => OpenApiSchema | undefined;
 

@@ -1,3 +1,4 @@
+import { isObj } from '../gocompat/json.ts';
 /**
  * Errors of the strategic merge patch port (k8s.io/apimachinery@v0.24.17 pkg/util/mergepatch and
  * strategicpatch), with the exact texts kube prints, and Go's fmt rendering of decoded JSON values
@@ -39,8 +40,6 @@ export class SmpError extends Error {
 
 /** One of mergepatch's sentinel errors. */
 export const sentinel = (s: SmpSentinel): SmpError => new SmpError(SENTINEL_TEXT[s], s);
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A JSON number as the Go value it decodes to: kube decodes patches with PreserveInts and converts

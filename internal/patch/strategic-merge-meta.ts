@@ -9,7 +9,7 @@
  * the way the reflection walks the Go type, including its errors and their texts (which name Go
  * kinds and struct names).
  */
-import type { OpenApiSchema } from '../../schema/types.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
 import { SmpError } from './strategic-merge-errors.ts';
 
 /** A field's patch strategies (split on ",") and merge key (strategicpatch.PatchMeta). */

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyPatch } from './patch.ts';
-import { ApiError } from '../../api/errors.ts';
+import { ApiError } from '../api/errors.ts';
 
 /**
  * applyPatch('strategic', …) on stored objects: the kind's schema decides (Service ports merge by
