@@ -1,4 +1,3 @@
-import { isObj } from '../gocompat/json.ts';
 /**
  * A JSON parser that resolves duplicate object keys the way Go's encoding/json (and
  * sigs.k8s.io/json, kube-apiserver's decoder) does when it decodes into a Go value: a later
@@ -9,6 +8,7 @@ import { isObj } from '../gocompat/json.ts';
  * Syntax errors carry encoding/json's scanner messages. About 4× JSON.parse's time on a 1 KiB
  * body (a few µs), which a write can afford.
  */
+import { isObj } from '../gocompat/json.ts';
 
 /** A parsed body and the duplicate keys it had (paths, in document order). */
 export interface Parsed {

@@ -1,9 +1,9 @@
-import { isObj } from '../gocompat/json.ts';
 /**
  * Errors of the strategic merge patch port (k8s.io/apimachinery@v0.24.17 pkg/util/mergepatch and
  * strategicpatch), with the exact texts kube prints, and Go's fmt rendering of decoded JSON values
  * those texts embed (`%v`, `%s`, reflect type names).
  */
+import { isObj } from '../gocompat/json.ts';
 
 /**
  * mergepatch's sentinel errors that kube-apiserver maps to a status code of their own

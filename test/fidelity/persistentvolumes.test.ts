@@ -243,6 +243,93 @@ test('create: 422 bodies with kube paths and messages', async () => {
   }
 });
 
+test('update: the persistentvolumesource message carries go-cmp\'s diff, byte for byte', async () => {
+  // cmp.Diff(old, new) of core.PersistentVolumeSource (internal/gocompat/cmp.ts). go-cmp writes a
+  // regular or a non-breaking space after its markers, chosen once per process: read as regular.
+  const cases: [string, Record<string, unknown>, (s: any) => void, string][] = [
+    [
+      'diff-nfs',
+      { nfs: { server: 's', path: '/p' } },
+      (s) => { s.nfs.server = 's2'; },
+      [
+        '  core.PersistentVolumeSource{',
+        '  \t... // 2 identical fields',
+        '  \tHostPath:  nil,',
+        '  \tGlusterfs: nil,',
+        '  \tNFS: &core.NFSVolumeSource{',
+        '- \t\tServer:   "s",',
+        '+ \t\tServer:   "s2",',
+        '  \t\tPath:     "/p",',
+        '  \t\tReadOnly: false,',
+        '  \t},',
+        '  \tRBD:     nil,',
+        '  \tQuobyte: nil,',
+        '  \t... // 15 identical fields',
+        '  }',
+        '',
+      ].join('\n'),
+    ],
+    [
+      'diff-swap',
+      { nfs: { server: 's', path: '/p' } },
+      (s) => { delete s.nfs; s.hostPath = { path: '/h' }; },
+      [
+        '  core.PersistentVolumeSource{',
+        '  \tGCEPersistentDisk:    nil,',
+        '  \tAWSElasticBlockStore: nil,',
+        '- \tHostPath:             nil,',
+        '+ \tHostPath:             &core.HostPathVolumeSource{Path: "/h", Type: &""},',
+        '  \tGlusterfs:            nil,',
+        '- \tNFS:                  &core.NFSVolumeSource{Server: "s", Path: "/p"},',
+        '+ \tNFS:                  nil,',
+        '  \tRBD:                  nil,',
+        '  \tQuobyte:              nil,',
+        '  \t... // 15 identical fields',
+        '  }',
+        '',
+      ].join('\n'),
+    ],
+    [
+      // Go names that are not the JSON names (RBDImage, CephMonitors), a list grown by one.
+      'diff-rbd',
+      { rbd: { monitors: ['m1'], image: 'i', user: 'u' } },
+      (s) => { s.rbd.image = 'j'; s.rbd.monitors.push('m2'); },
+      [
+        '  core.PersistentVolumeSource{',
+        '  \t... // 3 identical fields',
+        '  \tGlusterfs: nil,',
+        '  \tNFS:       nil,',
+        '  \tRBD: &core.RBDPersistentVolumeSource{',
+        '  \t\tCephMonitors: []string{',
+        '  \t\t\t"m1",',
+        '+ \t\t\t"m2",',
+        '  \t\t},',
+        '- \t\tRBDImage: "i",',
+        '+ \t\tRBDImage: "j",',
+        '  \t\tFSType:   "",',
+        '  \t\tRBDPool:  "rbd",',
+        '  \t\t... // 4 identical fields',
+        '  \t},',
+        '  \tQuobyte: nil,',
+        '  \tISCSI:   nil,',
+        '  \t... // 14 identical fields',
+        '  }',
+        '',
+      ].join('\n'),
+    ],
+  ];
+  for (const [name, source, change, want] of cases) {
+    const r = await post(pv(name, { ...base, ...source }));
+    assert.is(r.status, 201, show(r));
+    const cur = structuredClone(r.json) as any;
+    change(cur.spec);
+    const bad = await t.client.request('PUT', `${P}/${n(name)}`, { body: cur });
+    assert.is(bad.status, 422, show(bad));
+    const message = String((bad.json as any).details.causes[0].message).replace(/\u00a0/g, ' ');
+    assert.fixture(message, `Forbidden: spec.persistentvolumesource is immutable after creation\n${want}`);
+  }
+});
+
 test('update: the source, volumeMode and a set nodeAffinity are immutable; capacity and class may change; status is kept', async () => {
   const r = await post(pv('upd', { ...base, nfs: { server: 's', path: '/p' }, csi: undefined }));
   assert.is(r.status, 201, show(r));

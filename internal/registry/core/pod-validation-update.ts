@@ -4,7 +4,7 @@
  * period set to 1 may change), ValidatePodStatusUpdate and ValidatePodEphemeralContainersUpdate.
  *
  * kube appends a go-cmp diff of the internal PodSpec (or EphemeralContainer) to its "may not
- * change" messages: pod-cmpdiff.ts writes it.
+ * change" messages: cmpdiff.ts writes it (on the go-cmp port, gocompat/cmp.ts).
  */
 import { type FieldError, FieldPath, GoValue, duplicate, forbidden, internalError, invalid, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
