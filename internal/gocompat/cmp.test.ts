@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cmpDiff, isZero, type GoType } from './cmp.ts';
+import { cmpDiff, goString, isZero, type GoType } from './cmp.ts';
 
 /**
  * The go-cmp port on a hand-built type (the internal core types are derived from the schemas in
@@ -37,6 +37,15 @@ test('nil to a value: whole-value -/+ records with the type name', () => {
     cmpDiff(outer, { p: '1' }, { p: '1', in: { a: 'z' } }),
     ['  x.Outer{', '  \t... // 2 identical fields', '  \tR:  "",', '  \tS:  "",', '- \tIn: nil,', '+ \tIn: &x.Inner{A: "z"},', '  \tL:  nil,', '  }', ''].join('\n'),
   );
+});
+
+test('strings print as go-cmp formatString prints them: quoted, or raw when quoting would escape', () => {
+  assert.is(goString('abc'), '"abc"');
+  assert.is(goString('a"b'), '`a"b`');
+  assert.is(goString('x`y"'), '"x`y\\""');
+  assert.is(goString('/p\u0001\u2028é'), '"/p\\x01\\u2028é"');
+  assert.is(goString('tab\there'), '`tab\there`');
+  assert.is(goString('é', [0xc3]), '"é\\xc3"');
 });
 
 test.run();

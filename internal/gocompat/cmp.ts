@@ -27,6 +27,7 @@
  */
 import { jsonEqual } from './equal.ts';
 import { isObj, type Obj } from './json.ts';
+import { goQuote, isPrint } from './quote.ts';
 import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './cmp-text.ts';
 
 type J = Obj;
@@ -84,10 +85,41 @@ interface Opts {
 const verbosityOf = (o: Opts): number => Math.max(0, Math.min(16, o.verbosity));
 const elemLimit = (o: Opts): number => ((1 << verbosityOf(o)) >> 1) << 2;
 
-/** formatString: quoted, cut to (1<<verbosity)<<5 bytes when verbosity is limited. */
-function formatString(s: string, o: Opts): TextLine {
-  const max = o.limit ? (1 << verbosityOf(o)) << 5 : s.length;
-  return new TextLine(s.length > max + 3 ? `${JSON.stringify(s.slice(0, max))}...` : JSON.stringify(s));
+/**
+ * report_reflect.go formatString(s): strconv.Quote, or a raw `…` literal when quoting would escape
+ * something and the raw form can hold it (no backquote, newline or unprintable rune but tabs).
+ * `partial`: bytes of a rune cut in half (Go cuts strings by bytes), always quoted as `\xNN`.
+ */
+export function goString(s: string, partial: readonly number[] = []): string {
+  const qs = goQuote(s);
+  if (!partial.length && Buffer.byteLength(qs) === Buffer.byteLength(s) + 2) return qs;
+  if (!partial.length && ![...s].some((ch) => ch === '`' || ch === '\n' || !(isPrint(ch) || ch === '\t') || (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff'))) return `\`${s}\``;
+  return partial.length ? `${qs.slice(0, -1)}${partial.map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}"` : qs;
+}
+
+/** The first `max` bytes of `s` (UTF-8): whole runes, and the bytes of a rune cut in half. */
+function cutBytes(s: string, max: number): [string, number[]] {
+  let text = '';
+  let used = 0;
+  for (const ch of s) {
+    const b = Buffer.from(ch);
+    if (used + b.length > max) return [text, [...b.subarray(0, max - used)]];
+    text += ch;
+    used += b.length;
+  }
+  return [text, []];
+}
+
+/**
+ * opts.formatString(prefix, s): cut to (1<<verbosity)<<5 bytes when verbosity is limited. (The
+ * triple-quoted form go-cmp uses for removed or inserted strings of four lines or more is not
+ * ported.)
+ */
+function formatString(s: string, o: Opts, prefix = ''): TextLine {
+  const max = o.limit ? (1 << verbosityOf(o)) << 5 : Infinity;
+  if (Buffer.byteLength(s) <= max + 3) return new TextLine(prefix + goString(s));
+  const [text, partial] = cutBytes(s, max);
+  return new TextLine(`${prefix}${goString(text, partial)}...`);
 }
 
 /** FormatType: a type label around struct/slice/map values that are not identical. */
@@ -137,13 +169,13 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
       return formatString(typeof v === 'string' ? v : '', o);
     case 'quantity':
     case 'time':
-      return v === undefined || v === null ? new TextLine('{}') : new TextLine(`s${JSON.stringify(String(v))}`);
+      return v === undefined || v === null ? new TextLine('{}') : formatString(String(v), o, 's');
     case 'quantityStruct': {
       const q = quantityStruct(v);
-      return q ? formatValue(QUANTITY_STRUCT, q, o) : new TextLine(`s${JSON.stringify(String(v ?? ''))}`);
+      return q ? formatValue(QUANTITY_STRUCT, q, o) : formatString(String(v ?? ''), o, 's');
     }
     case 'intstr':
-      return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${JSON.stringify(v)}}`);
+      return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${goString(String(v))}}`);
     case 'ptr':
       if (v === undefined || v === null) return NIL;
       return new TextWrap('&', formatValue(t.elem, v, o));
@@ -194,7 +226,7 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
 }
 
 /** A map key as go-cmp prints it: quoted, with `s` for a Stringer key type (core.ResourceName). */
-const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${JSON.stringify(k)}`;
+const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${goString(k)}`;
 
 /** resource.Quantity's fields as go-cmp walks them (d, the infinite-decimal form, left out). */
 const QUANTITY_STRUCT: GoType = {

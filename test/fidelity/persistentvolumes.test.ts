@@ -254,6 +254,7 @@ test('update: the persistentvolumesource message carries go-cmp\'s diff, byte fo
     ['diff-nfs', { nfs: { server: 's', path: '/p' } }, (s) => { s.nfs.server = 's2'; }], // a nested struct
     ['diff-swap', { nfs: { server: 's', path: '/p' } }, (s) => { delete s.nfs; s.hostPath = { path: '/h' }; }], // nil ↔ value, defaulted Type
     ['diff-rbd', { rbd: { monitors: ['m1'], image: 'i', user: 'u' } }, (s) => { s.rbd.image = 'j'; s.rbd.monitors.push('m2'); }], // Go names (RBDImage), a grown list
+    ['diff-quote', { nfs: { server: 'a"b', path: '/p\u0001\u2028é' } }, (s) => { s.nfs.server = 'x`y"'; s.nfs.readOnly = true; }], // raw `…` strings, Go escapes
   ];
   const out: string[] = [];
   for (const [name, source, change] of cases) {
