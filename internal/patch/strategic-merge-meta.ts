@@ -41,7 +41,7 @@ export const NO_SCHEMA: LookupPatchMeta = {
 };
 
 /** Definitions that are Go structs serialized as JSON scalars or raw JSON (no JSON fields). */
-const OPAQUE_STRUCTS = new Set([
+export const OPAQUE_STRUCTS = new Set([
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
   'io.k8s.apimachinery.pkg.api.resource.Quantity',
