@@ -10,8 +10,9 @@ import type { RbacAuthorizer } from '../auth/rbac/authorizer.ts';
 import { RBAC_GROUP, type RoleRef } from '../auth/rbac/cache.ts';
 import { escalationMessage } from '../auth/rbac/escalation.ts';
 import type { PolicyRule } from '../auth/rbac/rules.ts';
-import { jsonEqual } from '../registry/generic/serialize.ts';
+
 import type { AdmissionAttributes, MutatingPlugin } from './chain.ts';
+import { jsonEqual } from '../gocompat/equal.ts';
 
 const ROLES = new Set(['roles', 'clusterroles']);
 const BINDINGS = new Set(['rolebindings', 'clusterrolebindings']);

@@ -9,6 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../api/types.ts';
+import { isObj } from '../gocompat/json.ts';
 
 /** DefaultServiceAccountName. */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -27,7 +28,6 @@ export const PROJECTED_VOLUME_SOURCE_DEFAULT_MODE = 0o644;
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.map((x) => (isObj(x) ? x : {})) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

@@ -10,10 +10,11 @@ import type { KubeObject } from '../api/types.ts';
 import { ApiError } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
-import { jsonEqual } from '../registry/generic/serialize.ts';
+
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/label-selector.ts';
 import type { ClusterRole, RbacCache } from '../auth/rbac/cache.ts';
 import { RBAC_GROUP } from '../auth/rbac/cache.ts';
+import { jsonEqual } from '../gocompat/equal.ts';
 
 /** The rules an aggregated role should hold, from the roles in `cache`. */
 export function aggregatedRules(role: ClusterRole, all: Iterable<ClusterRole>): unknown[] {

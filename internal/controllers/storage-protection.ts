@@ -27,6 +27,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage.ts';
 import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 import { listAll } from './list-all.ts';
+import { isObj } from '../gocompat/json.ts';
 
 const SCAN_RETRY_MS = 1_000;
 
@@ -39,7 +40,6 @@ interface Task {
 
 const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
 const finalizersOf = (o: KubeObject): string[] => (Array.isArray(o.metadata.finalizers) ? o.metadata.finalizers : []);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a PV/PVC needs from the controller: its finalizer removed or added. */
 function needsWork(o: KubeObject, finalizer: string): boolean {

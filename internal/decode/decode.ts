@@ -17,6 +17,7 @@
 import { scalarZero, type OpenApiSchema } from '../schema/types.ts';
 import { canonicalQuantity, QuantityError } from './quantity.ts';
 import { canonicalTime, canonicalMicroTime, TimeError } from './time.ts';
+import { isObj } from '../gocompat/json.ts';
 
 /** Where named definitions (`$ref` targets) come from. */
 export interface DefinitionLookup {
@@ -52,7 +53,6 @@ const SPECIAL_REFS = new Map<string, 'time' | 'microTime' | 'quantity' | 'intOrS
 ]);
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** encoding/json's name of a JSON value's type in "cannot unmarshal X". */
 function jsonType(v: unknown): string {

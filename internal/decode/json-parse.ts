@@ -8,6 +8,7 @@
  * Syntax errors carry encoding/json's scanner messages. About 4× JSON.parse's time on a 1 KiB
  * body (a few µs), which a write can afford.
  */
+import { isObj } from '../gocompat/json.ts';
 
 /** A parsed body and the duplicate keys it had (paths, in document order). */
 export interface Parsed {
@@ -21,7 +22,6 @@ export interface Parsed {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function mergeInto(prev: unknown, next: unknown): unknown {
   if (!isObj(prev) || !isObj(next)) return next;

@@ -1,10 +1,9 @@
 /**
  * metav1.Time / MicroTime as Go decodes and re-encodes them, on the one Go time parser of the
- * project (internal/registry/core/go-time.ts: time.Parse with RFC3339 / RFC3339Micro, Go's error
- * texts). That module belongs here (it is decoding, not a kind); it stays where the Events change
- * put it until the two merge, and this one is the decoder's entry point.
+ * project (internal/gocompat/time.ts: time.Parse with RFC3339 / RFC3339Micro, Go's error texts);
+ * this module is the decoder's entry point.
  */
-import { parseGoTime } from '../registry/core/go-time.ts';
+import { parseGoTime } from '../gocompat/time.ts';
 
 /** A time string Go does not parse; `message` is time.ParseError's. */
 export class TimeError extends Error {}

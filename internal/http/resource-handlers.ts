@@ -8,7 +8,7 @@ import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
 import type { WriteResult } from '../registry/generic/store.ts';
 import { validateListOptions, isStream, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
-import { patchTypeOf } from '../registry/generic/patch.ts';
+import { patchTypeOf } from '../patch/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';

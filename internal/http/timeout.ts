@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { badRequest } from '../api/errors.ts';
 import type { Res } from './respond.ts';
-import { goQuote as quote } from './write-options.ts';
+import { goQuote as quote } from '../gocompat/quote.ts';
 
 /** kube-apiserver's --request-timeout default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

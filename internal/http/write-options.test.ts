@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../api/errors.ts';
-import { goQuote, deleteOptions, createOptions, patchOptions } from './write-options.ts';
+import { deleteOptions, createOptions, patchOptions } from './write-options.ts';
 import { encodeProtobuf, PROTOBUF } from './protobuf.ts';
 
 const q = (s: string): URLSearchParams => new URLSearchParams(s);
@@ -20,20 +20,6 @@ function thrown(fn: () => unknown): ApiError {
   }
   throw new Error('expected an ApiError');
 }
-
-test('goQuote prints what Go strconv.Quote prints (expectations from go1 strconv.Quote)', () => {
-  const cases: [string, string][] = [
-    ['a\u0001b\u00e9\u200b', '"a\\x01bé\\u200b"'],
-    ['tab\there', '"tab\\there"'],
-    ['q"\\', '"q\\"\\\\"'],
-    ['\u007f\u0085\u00a0 ', '"\\x7f\\u0085\\u00a0 "'],
-    ['emoji 😀', '"emoji 😀"'],
-    ['\u2028', '"\\u2028"'],
-    ['\ufeff', '"\\ufeff"'],
-    ['é́', '"é́"'],
-  ];
-  for (const [i, [input, want]] of cases.entries()) assert.is(goQuote(input), want, `case ${i}`);
-});
 
 test('DeleteOptions: the body wins over the query entirely; the query is used only without a body', () => {
   const fromQuery = deleteOptions(q('dryRun=All&gracePeriodSeconds=5&propagationPolicy=Orphan'), undefined, Buffer.alloc(0));

@@ -22,6 +22,7 @@ import type { DeleteOptions } from '../registry/generic/store.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
 import { bodyMediaType } from './negotiation.ts';
 import { goSyntaxError, jsonDepthError, yamlDepthError } from '../decode/json-parse.ts';
+import { goQuote, goStringSlice, isPrint } from '../gocompat/quote.ts';
 
 /** The only dryRun value kube accepts (metav1.DryRunAll). */
 const DRY_RUN_ALL = 'All';
@@ -53,35 +54,6 @@ interface OptionError {
 }
 
 // ---------------------------------------------------------------- Go formatting
-
-/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const isPrint = (ch: string): boolean => ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch);
-
-const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
-
-/** strconv.Quote (what Go's %q and %#v print for a string). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (isPrint(ch)) out += ch;
-    else if (ch === '\x07') out += '\\a';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\v') out += '\\v';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
-    else if (cp < 0x10000) out += '\\u' + hex(cp, 4);
-    else out += '\\U' + hex(cp, 8);
-  }
-  return out + '"';
-}
-
-/** %#v of a []string: `[]string{"a", "b"}`. */
-const goStringSlice = (v: string[]): string => `[]string{${v.map(goQuote).join(', ')}}`;
 
 const notSupported = (field: string, shown: string, valid: string[]): OptionError => ({
   type: 'FieldValueNotSupported',
@@ -120,7 +92,7 @@ function validateFieldManager(fm: string): OptionError[] {
   for (const ch of fm) {
     if (!isPrint(ch)) {
       const cp = ch.codePointAt(0)!;
-      errs.push({ type: 'FieldValueInvalid', field: 'fieldManager', body: `Invalid value: ${goQuote(fm)}: invalid character U+${hex(cp, 4).toUpperCase()} (at position ${pos})` });
+      errs.push({ type: 'FieldValueInvalid', field: 'fieldManager', body: `Invalid value: ${goQuote(fm)}: invalid character U+${cp.toString(16).padStart(4, '0').toUpperCase()} (at position ${pos})` });
     }
     pos += Buffer.byteLength(ch, 'utf8');
   }

@@ -17,9 +17,9 @@ import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.t
 import { deduceAtom } from './registry.ts';
 import { listItemElement, TypedError } from './typed.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
+import { isObj } from '../gocompat/json.ts';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isObj(v) ? Object.keys(v).length === 0 : true);
 
 /** The type of a struct field or map entry (SMD: the named field, else the element type). */

@@ -14,6 +14,8 @@
 import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.ts';
 import { deduceAtom } from './registry.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
+import { isObj } from '../gocompat/json.ts';
+import { jsonEqual } from '../gocompat/equal.ts';
 
 /** A value that does not fit its schema (SMD ValidationErrors, e.g. duplicate set items). */
 export class TypedError extends Error {}
@@ -37,19 +39,7 @@ export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comp
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const present = (v: unknown): boolean => v !== undefined && v !== null;
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObj(a) && isObj(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
 
 /** The path element of a list item (SMD listItemToPathElement). */
 export function listItemElement(list: ListAtom, index: number, item: unknown): PathElement {

@@ -8,7 +8,7 @@
  * Error messages are Kubernetes' own (1.24).
  */
 import { badRequest } from '../api/errors.ts';
-import { goQuote } from './label-selector.ts';
+import { goQuote } from '../gocompat/quote.ts';
 
 export interface FieldRequirement {
   field: string;

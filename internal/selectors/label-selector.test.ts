@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../api/errors.ts';
-import { goQuote, labelSelectorFromObject, labelSelectorFromSet, nothing, parseLabelSelector } from './label-selector.ts';
+import { labelSelectorFromObject, labelSelectorFromSet, nothing, parseLabelSelector } from './label-selector.ts';
 
 const NAME_PART =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -243,19 +243,6 @@ test('labelSelectorFromSet', () => {
   assert.is(labelSelectorFromSet({ b: '1', a: '2' }).toString(), 'a=2,b=1');
   assert.ok(labelSelectorFromSet(undefined).empty());
   assert.ok(labelSelectorFromSet({ a: '1' }).matches({ a: '1', b: '2' }));
-});
-
-test('goQuote follows Go %q', () => {
-  const cases: [string, string][] = [
-    ['abc', '"abc"'],
-    ['a"b', '"a\\"b"'],
-    ['a\\b', '"a\\\\b"'],
-    ['a\nb\t', '"a\\nb\\t"'],
-    ['\x00\x7f', '"\\x00\\x7f"'],
-    ['héllo', '"héllo"'],
-    ['\u200b', '"\\u200b"'],
-  ];
-  cases.forEach(([input, want], i) => assert.is(goQuote(input), want, `case ${i}`));
 });
 
 test.run();

@@ -17,6 +17,7 @@
  * `toString()` is canonical.
  */
 import { badRequest } from '../api/errors.ts';
+import { goQuote, goStringSlice } from '../gocompat/quote.ts';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
 
 /** selection.Operator values, spelled as Kubernetes spells them. */
@@ -56,41 +57,6 @@ export interface LabelSelectorRequirementObject {
 // ---------------------------------------------------------------------------------------------
 // Go formatting helpers, so messages quote values the way kube-apiserver does.
 // ---------------------------------------------------------------------------------------------
-
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-/** Go's %q (strconv.Quote) for a string. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (cp < 0x80 && cp >= 0x20 && cp !== 0x7f) out += ch;
-    else if (cp >= 0x80 && printable.test(ch) && !(cp >= 0xd800 && cp <= 0xdfff)) out += ch;
-    else {
-      switch (ch) {
-        case '\x07': out += '\\a'; break;
-        case '\b': out += '\\b'; break;
-        case '\f': out += '\\f'; break;
-        case '\n': out += '\\n'; break;
-        case '\r': out += '\\r'; break;
-        case '\t': out += '\\t'; break;
-        case '\v': out += '\\v'; break;
-        default:
-          if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-          else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
-          else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-          else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-      }
-    }
-  }
-  return `${out}"`;
-}
-
-/** Go's %#v for a []string (`null` = a nil slice). */
-const goStringSlice = (v: readonly string[] | null): string =>
-  v === null ? '[]string(nil)' : `[]string{${v.map(goQuote).join(', ')}}`;
 
 /** field.Invalid(path, value, detail).Error(), with a nil path printed as Go prints it. */
 const fieldInvalid = (path: string, value: string, detail: string): string =>

@@ -7,9 +7,8 @@
 import { type FieldError, FieldPath, forbidden, invalid, required } from '../api/field-errors.ts';
 import { isQualifiedName } from './names.ts';
 import { validateLabels } from './objectmeta.ts';
+import { isObj } from '../gocompat/json.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

@@ -10,6 +10,7 @@
 import type { ObjectMeta, OwnerReference } from '../api/types.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, required, tooLong } from '../api/field-errors.ts';
 import { type NameValidator, isQualifiedName, isValidLabelValue, validateNamespaceName } from './names.ts';
+import { isObj } from '../gocompat/json.ts';
 
 export const FIELD_IMMUTABLE = 'field is immutable';
 export const IS_NEGATIVE_ERROR_MSG = 'must be greater than or equal to 0';
@@ -27,7 +28,6 @@ export const STANDARD_FINALIZERS: ReadonlySet<string> = new Set([
 ]);
 
 const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface ObjectMetaOptions {
   /**
@@ -41,7 +41,7 @@ export interface ObjectMetaOptions {
 export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (labels === undefined || labels === null) return errs;
-  if (!isPlainObject(labels)) return [invalid(path, labels, 'must be a map of string keys to string values')];
+  if (!isObj(labels)) return [invalid(path, labels, 'must be a map of string keys to string values')];
   for (const [k, v] of Object.entries(labels)) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(path, k, msg));
     if (typeof v !== 'string') {
@@ -57,7 +57,7 @@ export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
 export function validateAnnotations(annotations: unknown, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (annotations === undefined || annotations === null) return errs;
-  if (!isPlainObject(annotations)) return [invalid(path, annotations, 'must be a map of string keys to string values')];
+  if (!isObj(annotations)) return [invalid(path, annotations, 'must be a map of string keys to string values')];
   let total = 0;
   for (const [k, v] of Object.entries(annotations)) {
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(path, k, msg));
@@ -114,7 +114,7 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldEr
   if (!Array.isArray(refs)) return [invalid(path, refs, 'must be a list of owner references')];
   let controllerName = '';
   for (const raw of refs as unknown[]) {
-    const ref = (isPlainObject(raw) ? raw : {}) as Partial<OwnerReference>;
+    const ref = (isObj(raw) ? raw : {}) as Partial<OwnerReference>;
     const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
     const kind = typeof ref.kind === 'string' ? ref.kind : '';
     const name = typeof ref.name === 'string' ? ref.name : '';
@@ -129,7 +129,7 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): FieldEr
     if (ref.controller === true) {
       if (controllerName !== '') {
         const addr = fakeAddresses();
-        const all = (refs as unknown[]).map((r) => goOwnerReference((isPlainObject(r) ? r : {}) as Partial<OwnerReference>, addr));
+        const all = (refs as unknown[]).map((r) => goOwnerReference((isObj(r) ? r : {}) as Partial<OwnerReference>, addr));
         errs.push(
           invalid(
             path,

@@ -81,6 +81,8 @@ test('wrong types, bad base64, bad times: 400 with Go\'s message', async () => {
     ['configmaps', '{"metadata":{"name":"w5","generation":1.0}}', `${pre}json: cannot unmarshal number 1.0 into Go struct field ObjectMeta.metadata.generation of type int64`],
     ['configmaps', '{"metadata":{"name":"w6","finalizers":[1]}}', `${pre}json: cannot unmarshal number into Go struct field ObjectMeta.metadata.finalizers of type string`],
     ['configmaps', '{"metadata":{"name":"w7","creationTimestamp":"bad"}}', `${pre}parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"`],
+    // time's own quoting: bytes of control and non-ASCII runes as \xNN, `"` escaped.
+    ['configmaps', '{"metadata":{"name":"w7b","creationTimestamp":"2020-01-01T00:00:00\\u0001é\\"Z"}}', `${pre}parsing time "2020-01-01T00:00:00\\x01\\xc3\\xa9\\"Z" as "2006-01-02T15:04:05Z07:00": cannot parse "\\x01\\xc3\\xa9\\"Z" as "Z07:00"`],
     ['configmaps', '{"metadata":{"name":"w8","creationTimestamp":5}}', `${pre}json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string`],
     ['configmaps', '{"metadata":{"name":"w9","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"n","uid":"u","controller":"t"}]}}', `${pre}json: cannot unmarshal string into Go struct field OwnerReference.metadata.ownerReferences.controller of type bool`],
     ['secrets', '{"metadata":{"name":"w10"},"data":{"x":"!!!"}}', 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0'],

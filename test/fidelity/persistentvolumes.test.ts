@@ -6,6 +6,7 @@
  * (expected bodies were taken from it). PVs are cluster-scoped: names carry the run's suffix and
  * everything created is deleted (finalizer removed first) at the end.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Agent, request as undiciRequest } from 'undici';
@@ -18,6 +19,7 @@ import { persistentVolumeTable } from '../../internal/registry/core/persistentvo
 let t: Target;
 let run: string;
 const P = '/api/v1/persistentvolumes';
+const PV_DIFFS = new URL('./golden/pv-diffs.txt', import.meta.url);
 const created = new Set<string>();
 
 test.before(async () => {
@@ -241,6 +243,34 @@ test('create: 422 bodies with kube paths and messages', async () => {
     const r = await post(b);
     same(body(r), invalid(name, causes), name, r);
   }
+});
+
+test('update: the persistentvolumesource message carries go-cmp\'s diff, byte for byte', async () => {
+  // cmp.Diff(old, new) of core.PersistentVolumeSource (internal/gocompat/cmp.ts): every message
+  // must equal the one recorded from the reference in golden/pv-diffs.txt (regenerate it with
+  // UPDATE_GOLDEN=1 against the reference). go-cmp writes a regular or a non-breaking space after
+  // its markers, chosen once per process: both read as regular spaces here.
+  const cases: [string, Record<string, unknown>, (s: any) => void][] = [
+    ['diff-nfs', { nfs: { server: 's', path: '/p' } }, (s) => { s.nfs.server = 's2'; }], // a nested struct
+    ['diff-swap', { nfs: { server: 's', path: '/p' } }, (s) => { delete s.nfs; s.hostPath = { path: '/h' }; }], // nil ↔ value, defaulted Type
+    ['diff-rbd', { rbd: { monitors: ['m1'], image: 'i', user: 'u' } }, (s) => { s.rbd.image = 'j'; s.rbd.monitors.push('m2'); }], // Go names (RBDImage), a grown list
+    ['diff-quote', { nfs: { server: 'a"b', path: '/p\u0001\u2028é' } }, (s) => { s.nfs.server = 'x`y"'; s.nfs.readOnly = true; }], // raw `…` strings, Go escapes
+  ];
+  const out: string[] = [];
+  for (const [name, source, change] of cases) {
+    const r = await post(pv(name, { ...base, ...source }));
+    assert.is(r.status, 201, show(r));
+    const cur = structuredClone(r.json) as any;
+    change(cur.spec);
+    const bad = await t.client.request('PUT', `${P}/${n(name)}`, { body: cur });
+    assert.is(bad.status, 422, show(bad));
+    out.push(`=== ${name}\n${String((bad.json as any).details.causes[0].message).replace(/\u00a0/g, ' ')}`);
+  }
+  const got = `${out.join('\n')}\n`;
+  if (process.env.UPDATE_GOLDEN && t.reference) writeFileSync(PV_DIFFS, got);
+  const want = readFileSync(PV_DIFFS, 'utf8').split('=== ');
+  got.split('=== ').forEach((g, i) => assert.fixture(g, want[i] ?? ''));
+  assert.is(got.split('=== ').length, want.length);
 });
 
 test('update: the source, volumeMode and a set nodeAffinity are immutable; capacity and class may change; status is kept', async () => {

@@ -1,6 +1,6 @@
 /**
  * The go-cmp diff kube-apiserver 1.24 appends to "pod updates may not change fields other than …"
- * and "existing ephemeral containers … may not be changed" (internal/registry/core/pod-cmpdiff.ts):
+ * and "existing ephemeral containers … may not be changed" (internal/gocompat/cmp.ts on the types of internal/registry/core/cmpdiff.ts):
  * every message must equal the one recorded from the reference in
  * test/fidelity/golden/pod-diffs.txt (checked against the reference too). go-cmp writes regular or
  * non-breaking spaces after its markers, chosen once per process: both read as regular spaces here.

@@ -17,12 +17,13 @@ import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, internalError } from '../../api/errors.ts';
 import { applyWebhookPatch } from './json-patch.ts';
 import { canonicalObject, decodeRequestBody } from '../../decode/body.ts';
-import { jsonEqual } from '../../registry/generic/serialize.ts';
+
 import { isWebhookConfigurationResource, nameIsGenerated, requestResource, shouldCallHook, type EquivalentResources, type GroupVersionResource, type WebhookInvocation } from './match.ts';
 import { createReview, verifyResponse, type AdmissionResponse, type AdmissionReviewRequest } from './review.ts';
 import { CallError, callWebhook, webhookAgent } from './client.ts';
 import type { Webhook, WebhookSource } from './source.ts';
 import { NO_SIDE_EFFECTS } from '../../registry/admissionregistration/validation.ts';
+import { jsonEqual } from '../../gocompat/equal.ts';
 
 export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
 export const VALIDATING_PLUGIN = 'ValidatingAdmissionWebhook';

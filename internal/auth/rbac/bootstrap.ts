@@ -13,8 +13,9 @@ import type { KubeObject } from '../../api/types.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { Registry, ServedKind } from '../../registry/registry.ts';
 import { systemContext } from '../../registry/generic/context.ts';
-import { jsonEqual } from '../../registry/generic/serialize.ts';
+
 import { RBAC_GROUP } from './cache.ts';
+import { jsonEqual } from '../../gocompat/equal.ts';
 
 const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 const KINDS: [string, string][] = [['clusterroles', 'ClusterRole'], ['clusterrolebindings', 'ClusterRoleBinding'], ['roles', 'Role'], ['rolebindings', 'RoleBinding']];

@@ -14,6 +14,7 @@
  */
 import type { UserInfo } from '../../api/types.ts';
 import { unauthorized } from '../../api/errors.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 import { bearerToken, withAuthenticatedGroup, type AuthRequest, type Authenticator } from '../authn.ts';
 
 /** What the caller expects the token to be meant for (kube's authenticator.WithAudiences). */
@@ -106,7 +107,7 @@ export function audienceAgnostic(implicit: readonly string[], inner: TokenAuthen
 }
 
 /** Go's %q of a []string: ["a" "b"]. */
-export const goQuoteList = (xs: readonly string[]): string => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
+export const goQuoteList = (xs: readonly string[]): string => `[${xs.map(goQuote).join(' ')}]`;
 
 /**
  * The request authenticator of the bearer token (`Authorization: Bearer`, or the websocket

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isObj } from '../../gocompat/json.ts';
 
 export interface WebhookClientConfig {
   /** The URL requests are POSTed to, exactly as configured. */
@@ -24,7 +25,6 @@ export interface WebhookClientConfig {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (o: Obj, k: string): string | undefined => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
 
 function named(list: unknown, name: string, field: string, what: string, file: string): Obj {

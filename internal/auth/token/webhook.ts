@@ -18,6 +18,7 @@ import { genericServerResponse, unstructuredResponseText } from '../../api/error
 import { cachedTokenAuthenticator } from './cache.ts';
 import { intersectAudiences, type TokenAuthenticator, type TokenResponse } from './token.ts';
 import type { WebhookClientConfig } from './webhook-config.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 /** undici, loaded when the first webhook is built (start-up time: see internal/lazy.ts). */
 const undici = lazyRequire<typeof Undici>('undici');
@@ -60,7 +61,6 @@ class WebhookCallError extends Error {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** webhook.DefaultShouldRetry: an internal error, a timeout or too many requests is transient. */
 const transientReason = (reason: unknown): boolean => reason === 'InternalError' || reason === 'Timeout' || reason === 'TooManyRequests';

@@ -9,7 +9,8 @@ import { type FieldError, FieldPath, GoValue, duplicate, invalid, notSupported, 
 import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../validation/names.ts';
 import { isValidPortNum } from '../../validation/network.ts';
-import { arr, goStrings, isObj, obj, str } from '../storage/helpers.ts';
+import { arr, goStrings, obj, str } from '../storage/helpers.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 /** AcceptedAdmissionReviewVersions: the AdmissionReview versions this server can send. */
 export const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];

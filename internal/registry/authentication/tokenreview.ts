@@ -11,11 +11,11 @@ import { badRequest, internalError } from '../../api/errors.ts';
 import { AggregateAuthError, intersectAudiences, type TokenAuthenticator, type TokenResponse } from '../../auth/token/token.ts';
 import { withAuthenticatedGroup } from '../../auth/authn.ts';
 import type { KindDescriptor, VirtualKind } from '../rest/strategy.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** bearertoken.invalidToken: the error of a token no authenticator accepted or failed on. */

@@ -12,11 +12,11 @@ import { badRequest, invalid } from '../../api/errors.ts';
 import { FieldPath, GoValue, invalid as invalidField, type FieldError } from '../../api/field-errors.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authz.ts';
 import type { KindDescriptor, VirtualCreateContext, VirtualDeps, VirtualKind } from '../rest/strategy.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const jsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v);
 
 /** Go's JSON decoder over one struct of the request body; `kind` names the kind in its 400s. */

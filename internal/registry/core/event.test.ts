@@ -4,7 +4,6 @@ import type { KubeObject } from '../../api/types.ts';
 import { check, type Want } from './testing.ts';
 import { eventKind, fromCoreV1, toCoreV1 } from './event.ts';
 import { eventsEventKind } from '../events/event.ts';
-import { parseGoTime } from './go-time.ts';
 import { ApiError } from '../../api/errors.ts';
 
 const meta = { name: 'e', namespace: 'ns', uid: 'u', resourceVersion: '5' };
@@ -67,24 +66,6 @@ test('defaults decode like Go: bad types are 400 with the Go struct path, times 
       assert.ok(e instanceof ApiError, `case ${i}`);
       assert.is((e as ApiError).status.message, `Event in version "v1" cannot be handled as a Event: ${msg}`, `case ${i}`);
     }
-  });
-});
-
-test('parseGoTime: layouts and Go error texts', () => {
-  const cases: [string, boolean, string][] = [
-    ['2026-11-23T11:00:00.000000Z', true, '2026-11-23T11:00:00.000000Z'],
-    ['2026-11-23T23:30:00.000007-01:00', true, '2026-11-24T00:30:00.000007Z'],
-    ['2024-02-29T00:00:00Z', false, '2024-02-29T00:00:00Z'],
-    ['2026-11-23T11:00:00.1234567Z', true, 'parsing time "2026-11-23T11:00:00.1234567Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "7Z" as "Z07:00"'],
-    ['2026-11-23T11:00:00', false, 'parsing time "2026-11-23T11:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"'],
-    ['2026-11-23 11:00:00Z', false, 'parsing time "2026-11-23 11:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 11:00:00Z" as "T"'],
-    ['2025-02-29T00:00:00Z', false, 'parsing time "2025-02-29T00:00:00Z": day out of range'],
-    ['2026-11-23T25:00:00Z', false, 'parsing time "2026-11-23T25:00:00Z": hour out of range'],
-    ['2026-11-23T11:00:00Zjunk', false, 'parsing time "2026-11-23T11:00:00Zjunk": extra text: "junk"'],
-  ];
-  cases.forEach(([value, micro, want], i) => {
-    const r = parseGoTime(value, micro);
-    assert.is(r.ok ? r.canonical : r.error, want, `case ${i}`);
   });
 });
 

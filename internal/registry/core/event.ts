@@ -23,9 +23,11 @@ import { badRequest } from '../../api/errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/objectmeta.ts';
-import { parseGoTime } from './go-time.ts';
+import { parseGoTime } from '../../gocompat/time.ts';
 import { humanDuration } from '../rest/human-duration.ts';
-import { jsonEqual } from '../generic/serialize.ts';
+
+import { isObj } from '../../gocompat/json.ts';
+import { jsonEqual } from '../../gocompat/equal.ts';
 
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
 export const ACTION_LENGTH_LIMIT = 128;
@@ -39,7 +41,6 @@ export type EventApi = 'v1' | 'events.k8s.io/v1' | 'events.k8s.io/v1beta1';
 const legacyOnly = (api: EventApi): boolean => api !== 'events.k8s.io/v1';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const byteLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 // ---------------------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-co
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import { defaultAzureDisk, defaultHostPath, defaultISCSI, defaultRBD, defaultResourceList, defaultScaleIO } from './volumes/index.ts';
 import { PV_SOURCE_KINDS, checkMountOption, validatePersistentVolumeSpec } from './volumes/pv-spec.ts';
-import { goStructDiff } from './volumes/go-diff.ts';
-import { isObj, listAt, objAt, strAt } from './volumes/util.ts';
+import { cmpDiff } from './cmpdiff.ts';
+import { listAt, objAt, strAt } from './volumes/util.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 /** The beta storage-class annotation (core.BetaStorageClassAnnotation), read before the spec field. */
 export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
@@ -66,32 +67,6 @@ export function validatePersistentVolume(o: KubeObject, gates: FeatureGates = DE
   ];
 }
 
-/** The Go field names of core.PersistentVolumeSource, in declaration order, by JSON name. */
-const PV_SOURCE_GO_ORDER: [json: string, go: string, type: string][] = [
-  ['gcePersistentDisk', 'GCEPersistentDisk', 'GCEPersistentDiskVolumeSource'],
-  ['awsElasticBlockStore', 'AWSElasticBlockStore', 'AWSElasticBlockStoreVolumeSource'],
-  ['hostPath', 'HostPath', 'HostPathVolumeSource'],
-  ['glusterfs', 'Glusterfs', 'GlusterfsPersistentVolumeSource'],
-  ['nfs', 'NFS', 'NFSVolumeSource'],
-  ['rbd', 'RBD', 'RBDPersistentVolumeSource'],
-  ['quobyte', 'Quobyte', 'QuobyteVolumeSource'],
-  ['iscsi', 'ISCSI', 'ISCSIPersistentVolumeSource'],
-  ['flexVolume', 'FlexVolume', 'FlexPersistentVolumeSource'],
-  ['cinder', 'Cinder', 'CinderPersistentVolumeSource'],
-  ['cephfs', 'CephFS', 'CephFSPersistentVolumeSource'],
-  ['fc', 'FC', 'FCVolumeSource'],
-  ['flocker', 'Flocker', 'FlockerVolumeSource'],
-  ['azureFile', 'AzureFile', 'AzureFilePersistentVolumeSource'],
-  ['vsphereVolume', 'VsphereVolume', 'VsphereVirtualDiskVolumeSource'],
-  ['azureDisk', 'AzureDisk', 'AzureDiskVolumeSource'],
-  ['photonPersistentDisk', 'PhotonPersistentDisk', 'PhotonPersistentDiskVolumeSource'],
-  ['portworxVolume', 'PortworxVolume', 'PortworxVolumeSource'],
-  ['scaleIO', 'ScaleIO', 'ScaleIOPersistentVolumeSource'],
-  ['local', 'Local', 'LocalVolumeSource'],
-  ['storageos', 'StorageOS', 'StorageOSPersistentVolumeSource'],
-  ['csi', 'CSI', 'CSIPersistentVolumeSource'],
-];
-
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /**
@@ -111,10 +86,7 @@ export function validatePersistentVolumeUpdate(n: KubeObject, o: KubeObject, gat
   }
   const newSource = (k: string): unknown => (k === 'csi' ? newCSI : ns[k]);
   if (PV_SOURCE_KINDS.some((k) => !same(newSource(k), os[k]))) {
-    const diff = goStructDiff(
-      'core.PersistentVolumeSource',
-      PV_SOURCE_GO_ORDER.map(([json, go, type]) => ({ name: go, old: os[json], new: newSource(json), type: `*core.${type}` })),
-    );
+    const diff = cmpDiff('PersistentVolumeSpec', os, { ...ns, csi: newCSI }, 'PersistentVolumeSource');
     errs.push(forbidden(new FieldPath('spec').child('persistentvolumesource'), `spec.persistentvolumesource is immutable after creation\n${diff}`));
   }
   if (!same(ns.volumeMode, os.volumeMode)) errs.push(invalid(new FieldPath('volumeMode'), ns.volumeMode ?? null, FIELD_IMMUTABLE));

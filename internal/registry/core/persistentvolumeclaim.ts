@@ -19,9 +19,10 @@ import {
   validateClaimSpec,
   validateNonnegativeQuantity,
 } from './volumes/index.ts';
-import { cmpDiff } from './pod-cmpdiff.ts';
-import { isObj, listAt, objAt, optStrAt, strAt } from './volumes/util.ts';
+import { cmpDiff } from './cmpdiff.ts';
+import { listAt, objAt, optStrAt, strAt } from './volumes/util.ts';
 import { BETA_STORAGE_CLASS_ANNOTATION, accessModesString, quantityCell } from './persistentvolume.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 type Obj = Record<string, unknown>;
 

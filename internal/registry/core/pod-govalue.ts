@@ -9,6 +9,7 @@
  */
 import { GoValue } from '../../api/field-errors.ts';
 import { type J, obj } from './pod-util.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 
 const ADDRESS = '0xc000000000';
 
@@ -36,4 +37,4 @@ export const goSecurityContext = (s: J): GoValue =>
   );
 
 /** core.SeccompProfile. */
-export const goSeccompProfile = (p: J): GoValue => new GoValue(`core.SeccompProfile{Type:${JSON.stringify(typeof p.type === 'string' ? p.type : '')}, LocalhostProfile:${ptr('string', p.localhostProfile)}}`);
+export const goSeccompProfile = (p: J): GoValue => new GoValue(`core.SeccompProfile{Type:${goQuote(typeof p.type === 'string' ? p.type : '')}, LocalhostProfile:${ptr('string', p.localhostProfile)}}`);

@@ -32,20 +32,6 @@ export function withoutServiceAccountAlias(spec: J): J {
   return rest;
 }
 
-/** Go's reflect.DeepEqual on decoded JSON (key order ignored). */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a as J).filter((k) => (a as J)[k] !== undefined);
-  const kb = Object.keys(b as J).filter((k) => (b as J)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as J)[k], (b as J)[k]));
-}
-
 // ---------------------------------------------------------------- quantities
 
 const DEC: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };

@@ -4,7 +4,7 @@
  * period set to 1 may change), ValidatePodStatusUpdate and ValidatePodEphemeralContainersUpdate.
  *
  * kube appends a go-cmp diff of the internal PodSpec (or EphemeralContainer) to its "may not
- * change" messages: pod-cmpdiff.ts writes it.
+ * change" messages: cmpdiff.ts writes it (on the go-cmp port, gocompat/cmp.ts).
  */
 import { type FieldError, FieldPath, GoValue, duplicate, forbidden, internalError, invalid, required } from '../../api/field-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
@@ -12,8 +12,9 @@ import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
 import { parseIP } from '../../validation/network.ts';
 import type { PodValidationOptions } from './pod-validation-containers.ts';
 import { type VolumesValidator, validatePodAnnotationUpdates, validatePodMetadataAndSpec, validateTolerations } from './pod-validation.ts';
-import { type J, deepEqual, list, obj, s, withoutServiceAccountAlias } from './pod-util.ts';
-import { cmpDiff } from './pod-cmpdiff.ts';
+import { type J, list, obj, s, withoutServiceAccountAlias } from './pod-util.ts';
+import { cmpDiff } from './cmpdiff.ts';
+import { jsonEqual } from '../../gocompat/equal.ts';
 
 const specPath = new FieldPath('spec');
 const metaAnnotations = new FieldPath('metadata').child('annotations');
@@ -33,7 +34,7 @@ function validateContainerUpdates(next: J[], old: J[], p: FieldPath): [FieldErro
 /** validateOnlyAddedTolerations. */
 function validateOnlyAddedTolerations(next: J[], old: J[], p: FieldPath): FieldError[] {
   for (const o of old) {
-    const found = next.some((t) => deepEqual({ ...o, tolerationSeconds: t.tolerationSeconds }, t));
+    const found = next.some((t) => jsonEqual({ ...o, tolerationSeconds: t.tolerationSeconds }, t));
     if (!found) return [forbidden(p, 'existing toleration can not be modified except its tolerationSeconds')];
   }
   return validateTolerations(next, p);
@@ -62,7 +63,7 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
     errs.push(invalid(specPath.child('activeDeadlineSeconds'), 'null', 'must not update from a positive integer to nil value'));
   }
   errs.push(...validateOnlyAddedTolerations(list(spec.tolerations), list(oldSpec.tolerations), specPath.child('tolerations')));
-  if (deepEqual(spec, oldSpec)) return errs;
+  if (jsonEqual(spec, oldSpec)) return errs;
   // Munge the allowed changes back to the old values; anything left is forbidden.
   const munged: J = structuredClone(spec);
   for (const f of ['containers', 'initContainers']) {
@@ -75,7 +76,7 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject, opts: PodVal
   if (typeof oldSpec.terminationGracePeriodSeconds === 'number' && oldSpec.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) {
     munged.terminationGracePeriodSeconds = oldSpec.terminationGracePeriodSeconds;
   }
-  if (!deepEqual(munged, oldSpec)) {
+  if (!jsonEqual(munged, oldSpec)) {
     errs.push(
       forbidden(
         specPath,
@@ -153,7 +154,7 @@ export function validatePodEphemeralContainersUpdate(pod: KubeObject, old: KubeO
   for (const o of list(obj(old.spec)?.ephemeralContainers)) {
     const nw = byName.get(s(o.name));
     if (!nw) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be removed\n`));
-    else if (!deepEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${cmpDiff('EphemeralContainer', o, nw)}`));
+    else if (!jsonEqual(o, nw)) errs.push(forbidden(p, `existing ephemeral containers ${JSON.stringify(s(o.name))} may not be changed\n${cmpDiff('EphemeralContainer', o, nw)}`));
   }
   return errs;
 }

@@ -30,6 +30,7 @@ import type { TypeRef } from '../../schema/types.ts';
 import { capUpdateManagers, decodeManaged, encodeManaged, managerId, STRIPPED, type FieldManager, type Managed, type ManagedEntry } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { deepCopy, rfc3339 } from './serialize.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 /** corev1.LastAppliedConfigAnnotation. */
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -65,7 +66,6 @@ class Conflicts extends Error {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The live object as the typed value SMD works on: without its managedFields. */
 function withoutManaged(o: KubeObject): KubeObject {

@@ -6,6 +6,7 @@
  * kube's order and reads serve them as they are.
  */
 import type { KubeObject } from '../../api/types.ts';
+import { goJson } from '../../gocompat/json.ts';
 
 /** ObjectMeta fields that Go writes after resourceVersion (the placeholder goes before them). */
 const AFTER_RESOURCE_VERSION = new Set(['generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'clusterName', 'managedFields']);
@@ -26,19 +27,6 @@ function metaWithRv(metadata: KubeObject['metadata'] | undefined, rv: string | u
   }
   if (!placed) out.resourceVersion = rv;
   return out as KubeObject['metadata'];
-}
-
-const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-
-/**
- * JSON text as Go's encoding/json writes it (kube-apiserver's serializer): JSON.stringify plus
- * the HTML-safe escapes of <, >, & and U+2028/U+2029 (`"x<y"` is written `"x\u003cy"`).
- */
-export function goJson(value: unknown): string {
-  const s = JSON.stringify(value);
-  // Five indexOf scans cost about half of one regular-expression test on a 1 KiB object.
-  const plain = s.indexOf('<') < 0 && s.indexOf('>') < 0 && s.indexOf('&') < 0 && s.indexOf('\u2028') < 0 && s.indexOf('\u2029') < 0;
-  return plain ? s : s.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!);
 }
 
 /** Log bytes of an object (already canonical, or `canonical` makes it so); rv left for the fold. */
@@ -79,21 +67,6 @@ function lastSecondMemo(format: (d: Date) => string): (d: Date) => string {
     }
     return text;
   };
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /**

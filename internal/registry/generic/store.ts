@@ -20,17 +20,19 @@ import { validateObjectMeta, validateObjectMetaUpdate, prepareObjectMetaForUpdat
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
-import { serializeForLog, goJson, withResourceVersion, parseObject, rfc3339, jsonEqual, deepCopy } from './serialize.ts';
+import { serializeForLog, withResourceVersion, parseObject, rfc3339, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
 import { serverSideApply } from './apply.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
-import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
+import { applyPatch, patchedUndecodable, type PatchType } from '../../patch/patch.ts';
 import { KeyLock } from './key-lock.ts';
 import { deletionFinalizers, gracefulDeletion, lifecycleDeletionFinalizers, markAsDeleting, setFinalizers } from './deletion.ts';
 import { objectPath } from '../../storage/keys.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
 import { decodeRequestBody, canonicalObject, BodyDecodeError, type FieldValidation } from '../../decode/body.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
+import { jsonEqual } from '../../gocompat/equal.ts';
+import { goJson } from '../../gocompat/json.ts';
 
 /**
  * The largest stored object: etcd's default --max-request-bytes (1.5 MiB), which bounds every

@@ -7,11 +7,10 @@ import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, invalid, notSupported, required } from '../../api/field-errors.ts';
 import { nameIsDNSSubdomain, nameIsPathSegment } from '../../validation/names.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

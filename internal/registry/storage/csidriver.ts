@@ -13,7 +13,8 @@ import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GO_NIL, arr, goStrings, obj, semanticEqual, specOf, str } from './helpers.ts';
+import { GO_NIL, arr, goStrings, obj, specOf, str } from './helpers.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 
 const SUPPORTED_FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
 const LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];

@@ -8,7 +8,10 @@ import { type FieldError, FieldPath, GoValue, duplicate, invalid, required } fro
 import { FIELD_IMMUTABLE, IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { arr, byteLen, goPtr, goQuote, goStrings, isObj, obj, semanticEqual, str, validateCSIDriverName, validateQualifiedName } from './helpers.ts';
+import { arr, byteLen, goPtr, goStrings, obj, str, validateCSIDriverName, validateQualifiedName } from './helpers.ts';
+import { isObj } from '../../gocompat/json.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 
 /** csiNodeIDLongerMaxLength: the strategy always allows the longer node IDs. */
 const CSI_NODE_ID_MAX_LENGTH = 256;

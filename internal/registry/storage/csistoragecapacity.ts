@@ -9,7 +9,9 @@ import { type FieldError, FieldPath, invalid } from '../../api/field-errors.ts';
 import { nameIsDNSSubdomain } from '../../validation/names.ts';
 import { FIELD_IMMUTABLE, IS_NEGATIVE_ERROR_MSG, validateObjectMeta } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy } from '../rest/strategy.ts';
-import { GO_NIL, goLabelSelector, isObj, semanticEqual, str, validateLabelSelector } from './helpers.ts';
+import { GO_NIL, goLabelSelector, str, validateLabelSelector } from './helpers.ts';
+import { isObj } from '../../gocompat/json.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 
 /** ValidateCSIStorageCapacity minus ObjectMeta: nodeTopology, storageClassName, capacity ≥ 0. */
 export function validateCSIStorageCapacityFields(o: KubeObject): FieldError[] {

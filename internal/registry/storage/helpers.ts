@@ -7,9 +7,10 @@
 import type { KubeObject, ObjectMeta } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, duplicate, invalid, required, tooLong } from '../../api/field-errors.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../../validation/names.ts';
+import { isObj } from '../../gocompat/json.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 
 /** A JSON object (not null, not an array). */
-export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A string field ('' when absent or not a string). */
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** An array field ([] when absent). */
@@ -23,23 +24,6 @@ export const byteLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 export function specOf(o: KubeObject): Record<string, unknown> {
   if (!isObj(o.spec)) o.spec = {};
   return o.spec as Record<string, unknown>;
-}
-
-/**
- * apiequality.Semantic.DeepEqual on JSON values: apimachinery's forked reflect.DeepEqual treats
- * a nil and an empty slice or map as equal (absent/null/[]/{} of a list or map field). Pointer
- * fields (absent vs present) stay distinct because JSON keeps them apart.
- */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  const emptyish = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
-  if (emptyish(a) && emptyish(b)) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));
-  if (isObj(a) && isObj(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
-    return true;
-  }
-  return a === b;
 }
 
 /** The ObjectMeta fields metav1.ResetObjectMetaForStatus takes from the stored object. */
@@ -111,7 +95,6 @@ export function validateTopologySelectorTerm(term: unknown, path: FieldPath): { 
 export const GO_POINTER = '0xc000000000';
 
 /** %#v of a string (Go's %q: JSON escaping agrees for the printable text of object fields). */
-export const goQuote = (s: string): string => JSON.stringify(s);
 
 /** %#v of a []string: `[]string(nil)` for absent, `[]string{"a", "b"}` otherwise. */
 export function goStrings(v: unknown, type = '[]string'): string {

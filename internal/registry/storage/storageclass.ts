@@ -9,7 +9,8 @@ import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GO_NIL, arr, byteLen, isObj, str, validateQualifiedName, validateTopologySelectorTerm } from './helpers.ts';
+import { GO_NIL, arr, byteLen, str, validateQualifiedName, validateTopologySelectorTerm } from './helpers.ts';
+import { isObj } from '../../gocompat/json.ts';
 
 /** The annotations that mark the cluster's default class (storageutil.IsDefaultAnnotation). */
 export const IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';

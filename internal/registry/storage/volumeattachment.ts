@@ -17,7 +17,10 @@ import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { defaultAzureDisk, defaultHostPath, defaultISCSI, defaultRBD, defaultScaleIO } from '../core/volumes/defaults.ts';
 import { validatePersistentVolumeSpec } from '../core/volumes/pv-spec.ts';
-import { byteLen, goPtr, goQuote, isObj, obj, resetObjectMetaForStatus, semanticEqual, str, validateCSIDriverName } from './helpers.ts';
+import { byteLen, goPtr, obj, resetObjectMetaForStatus, str, validateCSIDriverName } from './helpers.ts';
+import { isObj } from '../../gocompat/json.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 
 const MAX_ATTACHED_VOLUME_METADATA_SIZE = 256 * 1024;
 const MAX_VOLUME_ERROR_MESSAGE_SIZE = 1024;

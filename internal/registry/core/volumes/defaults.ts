@@ -5,7 +5,8 @@
  */
 import { defaultResourceList } from './quantity.ts';
 import { VOLUME_SOURCE_KINDS } from './volumes.ts';
-import { type Obj, isObj, listAt, objAt } from './util.ts';
+import { type Obj, listAt, objAt } from './util.ts';
+import { isObj } from '../../../gocompat/json.ts';
 
 /** v1.SecretVolumeSourceDefaultMode etc.: 0644. */
 export const DEFAULT_FILE_MODE = 0o644;

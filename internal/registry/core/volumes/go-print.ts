@@ -4,6 +4,7 @@
  * rebuilt as resource.ParseQuantity builds them from the stored string; a value on its slow
  * (inf.Dec) path holds a pointer whose address Go prints and nobody can reproduce.
  */
+import { goQuote } from '../../../gocompat/quote.ts';
 
 const DEC: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BIN: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
@@ -60,5 +61,5 @@ export function goQuantity(str: string): string {
 export function goResourceList(list: Record<string, unknown> | undefined): string {
   if (list === undefined) return 'core.ResourceList(nil)';
   const keys = Object.keys(list).sort();
-  return `core.ResourceList{${keys.map((k) => `${JSON.stringify(k)}:${goQuantity(String(list[k]))}`).join(', ')}}`;
+  return `core.ResourceList{${keys.map((k) => `${goQuote(k)}:${goQuantity(String(list[k]))}`).join(', ')}}`;
 }

@@ -8,8 +8,9 @@ import { nameIsDNSSubdomain } from '../../../validation/names.ts';
 import { validateAccessModes, validateLabelName, SUPPORTED_VOLUME_MODES } from './pvc-spec.ts';
 import { validateBasicResource, validatePositiveQuantityValue } from './quantity.ts';
 import * as src from './sources.ts';
-import { type Obj, cleanPath, isObj, isSet, listAt, mapAt, objAt, optStrAt, strAt } from './util.ts';
+import { type Obj, cleanPath, isSet, listAt, mapAt, objAt, optStrAt, strAt } from './util.ts';
 import { goResourceList } from './go-print.ts';
+import { isObj } from '../../../gocompat/json.ts';
 
 /** The PersistentVolumeSource members, in the order ValidatePersistentVolumeSpec checks them. */
 export const PV_SOURCE_KINDS = [

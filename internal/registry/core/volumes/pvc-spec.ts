@@ -7,7 +7,8 @@ import { type FieldError, FieldPath, forbidden, invalid, notSupported, required,
 import { validateLabelName, validateLabelSelector } from '../../../validation/label-selector.ts';
 import { nameIsDNSSubdomain } from '../../../validation/names.ts';
 import { validatePositiveQuantityValue, validateNonnegativeQuantity } from './quantity.ts';
-import { isObj, isSet, listAt, mapAt, objAt, optStrAt, strAt } from './util.ts';
+import { isSet, listAt, mapAt, objAt, optStrAt, strAt } from './util.ts';
+import { isObj } from '../../../gocompat/json.ts';
 
 export { validateLabelName, validateLabelSelector };
 

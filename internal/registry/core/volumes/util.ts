@@ -4,12 +4,12 @@
  * and path rules of pkg/apis/core/validation (Kubernetes 1.24).
  */
 import { type FieldError, FieldPath, invalid } from '../../../api/field-errors.ts';
+import { isObj } from '../../../gocompat/json.ts';
 
 /** A JSON object (a Go struct or map after decoding). */
 export type Obj = Record<string, unknown>;
 
 /** Is `v` a JSON object? */
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A pointer/struct field: the object, or undefined when absent or null (Go nil). */
 export const objAt = (o: unknown, k: string): Obj | undefined => {

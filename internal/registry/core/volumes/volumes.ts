@@ -17,7 +17,8 @@ import {
 import { type ClaimSpecValidationOptions, validateClaimSpec } from './pvc-spec.ts';
 import { quantitySign } from './quantity.ts';
 import * as src from './sources.ts';
-import { type Obj, isObj, isSet, listAt, numAt, objAt, optStrAt, strAt, validateFileMode, validateLocalNonReservedPath } from './util.ts';
+import { type Obj, isSet, listAt, numAt, objAt, optStrAt, strAt, validateFileMode, validateLocalNonReservedPath } from './util.ts';
+import { isObj } from '../../../gocompat/json.ts';
 
 /** What validateVolumes needs beyond the volumes (PodValidationOptions and the pod's name). */
 export interface VolumeValidationOptions {

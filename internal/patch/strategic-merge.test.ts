@@ -8,8 +8,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SchemaRegistry, StaticSource } from '../../schema/registry.ts';
-import type { OpenApiSchema } from '../../schema/types.ts';
+import { SchemaRegistry, StaticSource } from '../schema/registry.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
 import { SmpError } from './strategic-merge-errors.ts';
 import { patchMetaFromSchema, type LookupPatchMeta } from './strategic-merge-meta.ts';
 import { patchMetaOf, strategicPatchError } from './strategic-merge-patch.ts';

@@ -3,6 +3,7 @@
  * strategicpatch), with the exact texts kube prints, and Go's fmt rendering of decoded JSON values
  * those texts embed (`%v`, `%s`, reflect type names).
  */
+import { isObj } from '../gocompat/json.ts';
 
 /**
  * mergepatch's sentinel errors that kube-apiserver maps to a status code of their own
@@ -39,8 +40,6 @@ export class SmpError extends Error {
 
 /** One of mergepatch's sentinel errors. */
 export const sentinel = (s: SmpSentinel): SmpError => new SmpError(SENTINEL_TEXT[s], s);
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A JSON number as the Go value it decodes to: kube decodes patches with PreserveInts and converts

@@ -6,11 +6,13 @@
  *   kind's schema (strategic-merge.ts).
  */
 import jsonpatch from 'fast-json-patch';
-import { goSyntaxError, jsonDepthError } from '../../decode/json-parse.ts';
-import { goJson, jsonEqual } from './serialize.ts';
-import type { KubeObject } from '../../api/types.ts';
-import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../../api/errors.ts';
+import { goSyntaxError, jsonDepthError } from '../decode/json-parse.ts';
+
+import type { KubeObject } from '../api/types.ts';
+import { badRequest, unsupportedMediaTypeRoute, ApiError, failure } from '../api/errors.ts';
 import { strategicPatch } from './strategic-merge-patch.ts';
+import { isObj, goJson } from '../gocompat/json.ts';
+import { jsonEqual } from '../gocompat/equal.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
@@ -30,8 +32,6 @@ export function patchTypeOf(contentType: string): PatchType {
       throw unsupportedMediaTypeRoute(); // the PATCH route consumes only the patch types
   }
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObj(patch)) return patch;

@@ -1,5 +1,5 @@
 /**
- * The text layer of go-cmp v0.5.5's reporter (cmp/report_text.go), used by pod-cmpdiff.ts: text
+ * The text layer of go-cmp v0.5.5's reporter (cmp/report_text.go), used by cmp.ts: text
  * nodes (lines, wrappers, lists of records), their one-line length, and the layout that decides
  * between a compact single line and an expanded, aligned multi-line list (80 columns).
  */

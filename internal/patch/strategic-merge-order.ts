@@ -5,10 +5,9 @@
  * algorithm gives the same order.
  */
 import { badArgType, noMergeKey, SmpError } from './strategic-merge-errors.ts';
+import { isObj } from '../gocompat/json.ts';
 
 export type Obj = Record<string, unknown>;
-
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Go's == on two interface{} values holding decoded JSON (maps and slices never compare equal here). */
 export const goEq = (a: unknown, b: unknown): boolean => (a === undefined ? null : a) === (b === undefined ? null : b) && (a === null || typeof a !== 'object');

@@ -15,7 +15,8 @@
  */
 import { badArgType, badPatchType, goFormat, noMergeKey, reflectType, sentinel, SmpError } from './strategic-merge-errors.ts';
 import type { LookupPatchMeta } from './strategic-merge-meta.ts';
-import { type ElemKind, findMapByKey, goEq, isObj, normalizeElementOrder, type Obj, partitionMaps, partitionPrimitives } from './strategic-merge-order.ts';
+import { type ElemKind, findMapByKey, goEq, normalizeElementOrder, type Obj, partitionMaps, partitionPrimitives } from './strategic-merge-order.ts';
+import { isObj } from '../gocompat/json.ts';
 
 const DIRECTIVE = '$patch';
 const DELETE = 'delete';

@@ -1,7 +1,8 @@
 /**
- * The diff kube-apiserver 1.24 appends to the Pod update messages ("pod updates may not change
- * fields other than …\n<diff>"): github.com/google/go-cmp v0.5.5 `cmp.Diff(old, new)` of the
- * internal core types, ported for the values a Pod spec holds.
+ * github.com/google/go-cmp v0.5.5 `cmp.Diff(old, new)` — the diff kube-apiserver 1.24 appends to
+ * the Pod, PersistentVolume and PersistentVolumeClaim update messages ("pod updates may not change
+ * fields other than …\n<diff>") — on values given in their JSON form with their Go type
+ * (`GoType`; registry/core/cmpdiff.ts derives the internal core types from the schemas).
  *
  * Ported faithfully: the report layout (report_text.go: compact vs expanded lists, key and value
  * alignment, 80-column batching), struct records with two context records around each change and
@@ -24,153 +25,36 @@
  *   	TerminationGracePeriodSeconds: &30,
  *   	...
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generatedSource } from '../../schema/registry.ts';
-import { type J, deepEqual, obj, withoutServiceAccountAlias } from './pod-util.ts';
-import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './pod-cmptext.ts';
+import { jsonEqual } from './equal.ts';
+import { isObj, type Obj } from './json.ts';
+import { goQuote, isPrint } from './quote.ts';
+import { type DiffMode, NIL, type TextNode, TextLine, TextList, TextWrap, len, render } from './cmp-text.ts';
+
+type J = Obj;
+const obj = (v: unknown): Obj | undefined => (isObj(v) ? v : undefined);
 
 // ---------------------------------------------------------------- Go types
 
 /** A Go type as go-cmp sees it. */
-type GoType =
+export type GoType =
   | { k: 'struct'; name: string; fields: GoField[] }
   | { k: 'ptr'; elem: GoType }
   | { k: 'slice'; name: string; elem: GoType }
   | { k: 'map'; name: string; elem: GoType; stringerKeys?: boolean }
   | { k: 'string' | 'int' | 'bool' | 'quantity' | 'quantityStruct' | 'intstr' | 'time' };
 
-interface GoField {
+export interface GoField {
   name: string;
   /** JSON member in the parent object; undefined for an embedded struct (its fields are the parent's). */
   json?: string;
   type: () => GoType;
 }
 
-const ACRONYMS: Record<string, string> = {
-  dnsPolicy: 'DNSPolicy', dnsConfig: 'DNSConfig', os: 'OS', hostIPC: 'HostIPC', hostPID: 'HostPID', hostIP: 'HostIP', podIP: 'PodIP', podIPs: 'PodIPs', ip: 'IP',
-  httpGet: 'HTTPGet', tcpSocket: 'TCPSocket', grpc: 'GRPC', tty: 'TTY', fsGroup: 'FSGroup', fsGroupChangePolicy: 'FSGroupChangePolicy', seLinuxOptions: 'SELinuxOptions',
-  httpHeaders: 'HTTPHeaders', uid: 'UID', apiVersion: 'APIVersion', setHostnameAsFQDN: 'SetHostnameAsFQDN', hostIPs: 'HostIPs', gmsaCredentialSpecName: 'GMSACredentialSpecName',
-  gmsaCredentialSpec: 'GMSACredentialSpec', gcePersistentDisk: 'GCEPersistentDisk', awsElasticBlockStore: 'AWSElasticBlockStore', cephfs: 'CephFS', storageos: 'StorageOS', fsType: 'FSType', readOnly: 'ReadOnly', iscsi: 'ISCSI', nfs: 'NFS', rbd: 'RBD', fc: 'FC', csi: 'CSI', targetWWNs: 'TargetWWNs', wwids: 'WWIDs',
-};
-const goName = (json: string): string => ACRONYMS[json] ?? json.charAt(0).toUpperCase() + json.slice(1);
-
-const DEF = 'io.k8s.api.core.v1.';
-const memo = new Map<string, GoType>();
-
-/**
- * Embedded structs of the internal types (`json:",inline"` in v1): parent → [Go name, type name,
- * JSON members it holds, or the members it leaves to the parent when `rest` is set].
- */
-const EMBEDDED: Record<string, [string, string, string[], boolean?][]> = {
-  Probe: [['ProbeHandler', 'ProbeHandler', ['exec', 'httpGet', 'tcpSocket', 'grpc']]],
-  EphemeralContainer: [['EphemeralContainerCommon', 'EphemeralContainerCommon', ['targetContainerName'], true]],
-  Volume: [['VolumeSource', 'VolumeSource', ['name'], true]],
-  ...Object.fromEntries(
-    ['ConfigMapProjection', 'SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map((k) => [k, [['LocalObjectReference', 'LocalObjectReference', ['name']]]]),
-  ),
-};
-
-/** Fields that are plain values in the internal types but pointers in v1 (defaulted before validation). */
-const INTERNAL_NOT_POINTER = new Set(['ServiceAccountTokenProjection.expirationSeconds']);
-
-/** The internal core type behind a v1 definition (same fields, Go order), with the known differences. */
-function structType(def: string): GoType {
-  const hit = memo.get(def);
-  if (hit) return hit;
-  const short = def.slice(DEF.length);
-  const t: GoType = { k: 'struct', name: `core.${short}`, fields: [] };
-  memo.set(def, t);
-  const props = generatedSource().definition(def)?.properties ?? {};
-  const embedded = (EMBEDDED[short] ?? []).map(([goField, typeName, listed, rest]): [string, string, string[]] => [goField, typeName, rest ? Object.keys(props).filter((m) => !listed.includes(m)) : listed]);
-  const taken = new Set(embedded.flatMap(([, , members]) => members));
-  const own = Object.entries(props).filter(([json]) => !taken.has(json));
-  const embeddedFields = embedded.map(([goField, typeName, members]): GoField => {
-    const inner: GoType = { k: 'struct', name: `core.${typeName}`, fields: members.filter((m) => props[m]).map((m) => ({ name: goName(m), json: m, type: () => propType(props[m]!) })) };
-    return { name: goField, type: () => inner };
-  });
-  // An embedded struct comes first in every one of these types except Volume (Name, then VolumeSource).
-  const ownFields = own.map(([json, p]): GoField => ({ name: goName(json), json, type: () => named(INTERNAL_NOT_POINTER.has(`${short}.${json}`) ? propType({ ...p, 'x-go': '' }) : propType(p), def, json) }));
-  if (short === 'Volume') t.fields.push(...ownFields, ...embeddedFields);
-  else t.fields.push(...embeddedFields, ...ownFields);
-  if (short === 'PodSpec') adjustPodSpec(t);
-  if (short === 'PodSecurityContext') {
-    // Internal PodSecurityContext holds the host namespaces that v1 keeps in PodSpec.
-    const hostFields = ['hostNetwork', 'hostPID', 'hostIPC'].map((j): GoField => ({ name: goName(j), json: j, type: () => ({ k: 'bool' }) }));
-    t.fields.unshift(...hostFields, { name: 'ShareProcessNamespace', json: 'shareProcessNamespace', type: () => ({ k: 'ptr', elem: { k: 'bool' } }) });
-  }
-  return t;
-}
-
-/** core.PodSpec's field order (pkg/apis/core/types.go): host* and shareProcessNamespace live in SecurityContext, no serviceAccount. */
-const POD_SPEC_ORDER = [
-  'volumes', 'initContainers', 'containers', 'ephemeralContainers', 'restartPolicy', 'terminationGracePeriodSeconds', 'activeDeadlineSeconds', 'dnsPolicy', 'nodeSelector',
-  'serviceAccountName', 'automountServiceAccountToken', 'nodeName', 'securityContext', 'imagePullSecrets', 'hostname', 'subdomain', 'setHostnameAsFQDN', 'affinity',
-  'schedulerName', 'tolerations', 'hostAliases', 'priorityClassName', 'priority', 'preemptionPolicy', 'dnsConfig', 'readinessGates', 'runtimeClassName', 'overhead',
-  'enableServiceLinks', 'topologySpreadConstraints', 'os',
-];
-
-function adjustPodSpec(t: Extract<GoType, { k: 'struct' }>): void {
-  const byJson = new Map(t.fields.map((f) => [f.json, f]));
-  t.fields = POD_SPEC_ORDER.map((j) => byJson.get(j)!).filter(Boolean);
-}
-
-/** definition → field → its Go type as reflect names it (generated/go/types.json). */
-let goTypes: Record<string, Record<string, string>> | undefined;
-const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'generated', 'go', 'types.json');
-
-/**
- * A slice of a named string type prints with that type (`[]core.PersistentVolumeAccessMode`), the
- * internal package's name for what v1 names `[]v1.PersistentVolumeAccessMode`.
- */
-function named(t: GoType, def: string, json: string): GoType {
-  if (t.k !== 'slice' || t.elem.k !== 'string') return t;
-  goTypes ??= JSON.parse(readFileSync(GO_TYPES, 'utf8')) as Record<string, Record<string, string>>;
-  const go = goTypes[def]?.[json];
-  const m = go && /^\[\]v1\.(\w+)$/.exec(go);
-  return m ? { ...t, name: `[]core.${m[1]}` } : t;
-}
-
-interface Prop {
-  $ref?: string;
-  type?: string;
-  items?: Prop;
-  additionalProperties?: Prop | boolean;
-  'x-go'?: string;
-}
-
-function propType(p: Prop): GoType {
-  const code = p['x-go'] ?? '';
-  const base = (): GoType => {
-    if (p.$ref) {
-      if (p.$ref.endsWith('.Quantity')) return { k: 'quantity' };
-      if (p.$ref.endsWith('.IntOrString')) return { k: 'intstr' };
-      if (p.$ref.endsWith('.Time') || p.$ref.endsWith('.MicroTime')) return { k: 'time' };
-      if (p.$ref.startsWith(DEF)) return structType(p.$ref);
-      return { k: 'struct', name: p.$ref.split('.').slice(-2).join('.'), fields: [] };
-    }
-    if (p.type === 'array') return { k: 'slice', name: '', elem: propType(p.items ?? {}) };
-    if (p.type === 'object') {
-      const elem = typeof p.additionalProperties === 'object' ? p.additionalProperties : { type: 'string' };
-      // core.ResourceList (map[ResourceName]resource.Quantity): ResourceName is a Stringer (keys
-      // print s"cpu"), and a map value is not addressable, so Quantity's pointer-receiver String()
-      // is not used: go-cmp prints the struct.
-      if (elem.$ref?.endsWith('.Quantity')) return { k: 'map', name: 'core.ResourceList', elem: { k: 'quantityStruct' }, stringerKeys: true };
-      return { k: 'map', name: '', elem: propType(elem) };
-    }
-    if (p.type === 'integer' || p.type === 'number') return { k: 'int' };
-    if (p.type === 'boolean') return { k: 'bool' };
-    return { k: 'string' };
-  };
-  return code.startsWith('p') ? { k: 'ptr', elem: base() } : base();
-}
-
 /** The value of a field in its parent JSON object (an embedded struct reads the parent itself). */
 const fieldValue = (f: GoField, parent: unknown): unknown => (f.json === undefined ? parent : obj(parent)?.[f.json]);
 
 /** reflect.Value.IsZero on the JSON form (absent = zero, as Go's omitempty wrote it). */
-function isZero(t: GoType, v: unknown): boolean {
+export function isZero(t: GoType, v: unknown): boolean {
   if (v === undefined || v === null) return true;
   switch (t.k) {
     case 'struct':
@@ -201,10 +85,41 @@ interface Opts {
 const verbosityOf = (o: Opts): number => Math.max(0, Math.min(16, o.verbosity));
 const elemLimit = (o: Opts): number => ((1 << verbosityOf(o)) >> 1) << 2;
 
-/** formatString: quoted, cut to (1<<verbosity)<<5 bytes when verbosity is limited. */
-function formatString(s: string, o: Opts): TextLine {
-  const max = o.limit ? (1 << verbosityOf(o)) << 5 : s.length;
-  return new TextLine(s.length > max + 3 ? `${JSON.stringify(s.slice(0, max))}...` : JSON.stringify(s));
+/**
+ * report_reflect.go formatString(s): strconv.Quote, or a raw `…` literal when quoting would escape
+ * something and the raw form can hold it (no backquote, newline or unprintable rune but tabs).
+ * `partial`: bytes of a rune cut in half (Go cuts strings by bytes), always quoted as `\xNN`.
+ */
+export function goString(s: string, partial: readonly number[] = []): string {
+  const qs = goQuote(s);
+  if (!partial.length && Buffer.byteLength(qs) === Buffer.byteLength(s) + 2) return qs;
+  if (!partial.length && ![...s].some((ch) => ch === '`' || ch === '\n' || !(isPrint(ch) || ch === '\t') || (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff'))) return `\`${s}\``;
+  return partial.length ? `${qs.slice(0, -1)}${partial.map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}"` : qs;
+}
+
+/** The first `max` bytes of `s` (UTF-8): whole runes, and the bytes of a rune cut in half. */
+function cutBytes(s: string, max: number): [string, number[]] {
+  let text = '';
+  let used = 0;
+  for (const ch of s) {
+    const b = Buffer.from(ch);
+    if (used + b.length > max) return [text, [...b.subarray(0, max - used)]];
+    text += ch;
+    used += b.length;
+  }
+  return [text, []];
+}
+
+/**
+ * opts.formatString(prefix, s): cut to (1<<verbosity)<<5 bytes when verbosity is limited. (The
+ * triple-quoted form go-cmp uses for removed or inserted strings of four lines or more is not
+ * ported.)
+ */
+function formatString(s: string, o: Opts, prefix = ''): TextLine {
+  const max = o.limit ? (1 << verbosityOf(o)) << 5 : Infinity;
+  if (Buffer.byteLength(s) <= max + 3) return new TextLine(prefix + goString(s));
+  const [text, partial] = cutBytes(s, max);
+  return new TextLine(`${prefix}${goString(text, partial)}...`);
 }
 
 /** FormatType: a type label around struct/slice/map values that are not identical. */
@@ -254,13 +169,13 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
       return formatString(typeof v === 'string' ? v : '', o);
     case 'quantity':
     case 'time':
-      return v === undefined || v === null ? new TextLine('{}') : new TextLine(`s${JSON.stringify(String(v))}`);
+      return v === undefined || v === null ? new TextLine('{}') : formatString(String(v), o, 's');
     case 'quantityStruct': {
       const q = quantityStruct(v);
-      return q ? formatValue(QUANTITY_STRUCT, q, o) : new TextLine(`s${JSON.stringify(String(v ?? ''))}`);
+      return q ? formatValue(QUANTITY_STRUCT, q, o) : formatString(String(v ?? ''), o, 's');
     }
     case 'intstr':
-      return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${JSON.stringify(v)}}`);
+      return new TextLine(typeof v === 'number' ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${goString(String(v))}}`);
     case 'ptr':
       if (v === undefined || v === null) return NIL;
       return new TextWrap('&', formatValue(t.elem, v, o));
@@ -311,7 +226,7 @@ function formatValue(t: GoType, v: unknown, o: Opts): TextNode {
 }
 
 /** A map key as go-cmp prints it: quoted, with `s` for a Stringer key type (core.ResourceName). */
-const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${JSON.stringify(k)}`;
+const mapKey = (t: GoType, k: string): string => `${t.k === 'map' && t.stringerKeys ? 's' : ''}${goString(k)}`;
 
 /** resource.Quantity's fields as go-cmp walks them (d, the infinite-decimal form, left out). */
 const QUANTITY_STRUCT: GoType = {
@@ -390,7 +305,7 @@ interface Node {
 }
 
 function build(t: GoType, x: unknown, y: unknown): Node {
-  const leaf = (): Node => ({ t, x, y, numDiff: deepEqual(x ?? null, y ?? null) || (isZero(t, x) && isZero(t, y) && t.k !== 'slice' && t.k !== 'map') ? 0 : 1, maxDepth: 0, numChildren: 0 });
+  const leaf = (): Node => ({ t, x, y, numDiff: jsonEqual(x ?? null, y ?? null) || (isZero(t, x) && isZero(t, y) && t.k !== 'slice' && t.k !== 'map') ? 0 : 1, maxDepth: 0, numChildren: 0 });
   const parent = (n: Node, kids: Node[]): Node => {
     n.numDiff = kids.reduce((a, k) => a + k.numDiff, 0);
     n.maxDepth = kids.length ? Math.max(...kids.map((k) => k.maxDepth + 1)) : 0;
@@ -533,21 +448,8 @@ function formatDiffList(n: Node, o: Opts): TextNode {
   return new TextWrap('{', list, '}');
 }
 
-/** A v1 PodSpec in the internal shape: the host namespaces move into the security context. */
-function internalPodSpec(spec: J): J {
-  const { hostNetwork, hostPID, hostIPC, shareProcessNamespace, ...rest } = withoutServiceAccountAlias(spec);
-  const sc = { ...(obj(spec.securityContext) ?? {}) };
-  Object.assign(sc, { hostNetwork, hostPID, hostIPC, shareProcessNamespace });
-  return { ...rest, securityContext: sc };
-}
-
-/**
- * cmp.Diff(old, new) of two values of the internal type behind a v1 definition ('PodSpec',
- * 'EphemeralContainer'), given in their v1 JSON form.
- */
-export function cmpDiff(definition: string, oldV: J, newV: J): string {
-  const t = structType(DEF + definition);
-  const [x, y] = definition === 'PodSpec' ? [internalPodSpec(oldV), internalPodSpec(newV)] : [oldV, newV];
+/** cmp.Diff(x, y) of two values of Go type `t`, given in their JSON form: '' when they are equal. */
+export function cmpDiff(t: GoType, x: unknown, y: unknown): string {
   const root = build(t, x, y);
   if (root.numDiff === 0) return '';
   return render(formatDiff(root, { mode: '', verbosity: 0, limit: false, typeMode: 'auto' }));

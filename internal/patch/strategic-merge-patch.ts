@@ -10,13 +10,13 @@
  * replaced). kube refuses this patch type for custom resources with a 415 before reading the body
  * (apiextensions-apiserver offers only JSON, merge and apply patches); a CRD route must do the same.
  */
-import { ApiError, badRequest, failure, unknownError } from '../../api/errors.ts';
-import type { KubeObject } from '../../api/types.ts';
-import { schemas } from '../../schema/registry.ts';
+import { ApiError, badRequest, failure, unknownError } from '../api/errors.ts';
+import type { KubeObject } from '../api/types.ts';
+import { schemas } from '../schema/registry.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OpenApiSchema } from '../../schema/types.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
 import { fromUnstructuredError } from './strategic-merge-decode.ts';
 import { goFormat, SmpError } from './strategic-merge-errors.ts';
 import { type LookupPatchMeta, NO_SCHEMA, patchMetaFromSchema } from './strategic-merge-meta.ts';
@@ -39,7 +39,7 @@ export function patchMetaOf(obj: { apiVersion?: unknown; kind?: unknown }): Look
   return k ? patchMetaFromSchema(k.root, k.resolve) : NO_SCHEMA;
 }
 
-const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'generated', 'go', 'types.json');
+const GO_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', 'schema', 'generated', 'go', 'types.json');
 let goTypes: Record<string, Record<string, string>> | undefined;
 
 /**

@@ -5,8 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../api/errors.ts';
-import type { KubeObject } from '../../api/types.ts';
+import { ApiError } from '../api/errors.ts';
+import type { KubeObject } from '../api/types.ts';
 import { strategicPatch } from './strategic-merge-patch.ts';
 
 const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { a: 'b' }, finalizers: ['x.io/a'] }, data: { a: '1' } } as KubeObject;

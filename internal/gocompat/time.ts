@@ -14,8 +14,19 @@ export const RFC3339_MICRO_LAYOUT = '2006-01-02T15:04:05.000000Z07:00';
 
 export type GoTimeResult = { ok: true; canonical: string } | { ok: false; error: string };
 
-/** Go's strconv-style quoting, enough for time values (`"` and `\` escaped). */
-const quote = (s: string): string => JSON.stringify(s);
+/**
+ * time's own quote (format.go, not strconv.Quote): `"` and `\` escaped, every byte of a rune below
+ * U+0020 or above U+007F as `\xNN`.
+ */
+function quote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x20 || cp >= 0x80) for (const b of Buffer.from(ch)) out += `\\x${b.toString(16).padStart(2, '0')}`;
+    else out += ch === '"' || ch === '\\' ? `\\${ch}` : ch;
+  }
+  return `${out}"`;
+}
 
 const isDigit = (s: string, i: number): boolean => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
 

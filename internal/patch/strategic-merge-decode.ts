@@ -10,22 +10,14 @@
  * fromUnstructured. Types with their own JSON unmarshaler get the errors of their UnmarshalJSON
  * (time.Parse, ParseQuantity, IntOrString's int32, base64).
  */
-import type { OpenApiSchema } from '../../schema/types.ts';
-import { base64Error } from '../../decode/decode.ts';
-import { canonicalMicroTime, canonicalTime, TimeError } from '../../decode/time.ts';
-import { canonicalQuantity, QuantityError } from '../../decode/quantity.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
+import { base64Error } from '../decode/decode.ts';
+import { canonicalMicroTime, canonicalTime, TimeError } from '../decode/time.ts';
+import { canonicalQuantity, QuantityError } from '../decode/quantity.ts';
+// The converter hands these definitions to the type's UnmarshalJSON.
+import { OPAQUE_STRUCTS } from './strategic-merge-meta.ts';
 
 type Resolve = (definition: string) => OpenApiSchema | undefined;
-
-/** Definitions the converter hands to the type's UnmarshalJSON. */
-const CUSTOM = new Set([
-  'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
-  'io.k8s.apimachinery.pkg.api.resource.Quantity',
-  'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
-  'io.k8s.apimachinery.pkg.runtime.RawExtension',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
-]);
 
 /** encoding/json's name of a JSON value's type in "cannot unmarshal X into Go value of type T". */
 function jsonKind(v: unknown): string {
@@ -107,7 +99,7 @@ function scalarError(v: unknown, kind: 'string' | 'bool' | 'int' | 'float', goTy
 function walk(v: unknown, node: OpenApiSchema, goType: string, resolve: Resolve, goTypes: Record<string, Record<string, string>>): string | undefined {
   if (v === null || v === undefined) return undefined; // nil: the zero value
   if (node.$ref) {
-    if (CUSTOM.has(node.$ref)) return customError(node.$ref, v);
+    if (OPAQUE_STRUCTS.has(node.$ref)) return customError(node.$ref, v);
     const def = resolve(node.$ref);
     if (!def) return undefined;
     return walkDefinition(v, def, node.$ref, resolve, goTypes);

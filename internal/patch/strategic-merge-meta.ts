@@ -9,7 +9,7 @@
  * the way the reflection walks the Go type, including its errors and their texts (which name Go
  * kinds and struct names).
  */
-import type { OpenApiSchema } from '../../schema/types.ts';
+import type { OpenApiSchema } from '../schema/types.ts';
 import { SmpError } from './strategic-merge-errors.ts';
 
 /** A field's patch strategies (split on ",") and merge key (strategicpatch.PatchMeta). */
@@ -41,7 +41,7 @@ export const NO_SCHEMA: LookupPatchMeta = {
 };
 
 /** Definitions that are Go structs serialized as JSON scalars or raw JSON (no JSON fields). */
-const OPAQUE_STRUCTS = new Set([
+export const OPAQUE_STRUCTS = new Set([
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
   'io.k8s.apimachinery.pkg.api.resource.Quantity',
