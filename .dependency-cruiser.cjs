@@ -71,8 +71,6 @@ const REVIEW_KINDS = [
  * from → to, both regular expressions.
  */
 const KNOWN = [
-  // gocompat: Go time formats move to internal/gocompat.
-  { owner: 'gocompat', from: '^internal/decode/time[.]ts$', to: '^internal/registry/core/go-time[.]ts$' },
   // ctrlmgr: the service-account and RBAC wiring moves out of auth (into app / controllers).
   { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/setup[.]ts$', to: '^internal/(registry|http)/' },
   // the registry-backed token getter is that wiring's too (only setup.ts uses it): to app/ with it.
