@@ -9,7 +9,6 @@ import { createCertificateAuthority, issueCertificate } from './pki.ts';
 import { parseCaBundle, verifyChain } from './client-ca.ts';
 import { headerLines, unescapeExtraKey, removeHeaders } from './headers.ts';
 import { ImpersonationRequestError, impersonationRequests, splitServiceAccountUsername } from './impersonation.ts';
-import { combineInfo, dataFor, infoFromData } from '../controllers/cluster-authentication-trust.ts';
 
 const x = (pem: string): X509Certificate => new X509Certificate(pem);
 const HOUR = 3600_000;
@@ -96,20 +95,6 @@ test('impersonation requests: kube\'s order, service-account users, and the 500 
     ['bob', null],
   ];
   sa.forEach(([u, want], i) => assert.equal(splitServiceAccountUsername(u), want, `case ${i}: ${u}`));
-});
-
-test('extension-apiserver-authentication data merges what is published with what is required', async () => {
-  const a = await createCertificateAuthority('a');
-  const b = await createCertificateAuthority('b');
-  const p = await createCertificateAuthority('proxy');
-  const published = dataFor({ clientCA: [x(a.certPem)], requestHeaderCA: [x(p.certPem)], requestHeaderAllowedNames: ['old'], requestHeaderUsernameHeaders: ['X-Remote-User'] });
-  const merged = dataFor(combineInfo(infoFromData(published), { clientCA: [x(b.certPem), x(a.certPem)], requestHeaderCA: [x(p.certPem)], requestHeaderAllowedNames: ['front-proxy'], requestHeaderUsernameHeaders: ['X-Remote-User'], requestHeaderGroupHeaders: ['X-Remote-Group'], requestHeaderExtraHeaderPrefixes: [] }));
-  assert.equal(Object.keys(merged), ['client-ca-file', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix', 'requestheader-group-headers', 'requestheader-username-headers']);
-  assert.equal(parseCaBundle(merged['client-ca-file']!, 't').map((c) => c.subject), ['CN=a', 'CN=b']);
-  assert.is(merged['requestheader-allowed-names'], '["old","front-proxy"]');
-  assert.is(merged['requestheader-extra-headers-prefix'], '[]');
-  // No requestheader CA: only the client CA is published.
-  assert.equal(Object.keys(dataFor({ clientCA: [x(a.certPem)] })), ['client-ca-file']);
 });
 
 test.run();
