@@ -14,6 +14,7 @@ import { jsonEqual } from '../registry/generic/serialize.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/label-selector.ts';
 import type { ClusterRole, RbacCache } from '../auth/rbac/cache.ts';
 import { RBAC_GROUP } from '../auth/rbac/cache.ts';
+import type { Controller } from './controller.ts';
 
 /** The rules an aggregated role should hold, from the roles in `cache`. */
 export function aggregatedRules(role: ClusterRole, all: Iterable<ClusterRole>): unknown[] {
@@ -24,7 +25,7 @@ export function aggregatedRules(role: ClusterRole, all: Iterable<ClusterRole>): 
   return out;
 }
 
-export class ClusterRoleAggregator {
+export class ClusterRoleAggregator implements Controller {
   private readonly ctx = systemContext('clusterrole-aggregation-controller');
   private readonly clusterRoles: ServedKind | undefined;
   private unsubscribe: (() => void) | null = null;
