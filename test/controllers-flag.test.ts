@@ -9,42 +9,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnServer, clientFor, tempDir, eventually, type ChildServer, type Client } from './harness.ts';
+import { spawnServer, eventually, RestartableServer, type Client } from './harness.ts';
 
-let dataDir: string;
-let server: ChildServer | null = null;
-let client: Client | null = null;
-
-async function start(args: string[]): Promise<Client> {
-  server = await spawnServer(dataDir, 0, args);
-  client = clientFor(server.url, join(dataDir, 'pki'));
-  return client;
-}
-
-async function stop(): Promise<void> {
-  await client?.close();
-  await server?.kill('SIGTERM');
-  client = null;
-  server = null;
-}
-
+const run = new RestartableServer('apiserver-controllers-');
 const status = async (c: Client, path: string): Promise<number> => (await c.request('GET', path)).status;
 
-test.before(() => {
-  dataDir = tempDir('apiserver-controllers-');
-});
-
-test.after(async () => {
-  await stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+test.after(() => run.cleanup());
 
 test('--controllers=*,-garbagecollector,-serviceaccount: those two do nothing, the others act', async () => {
-  const c = await start(['--controllers=*,-garbagecollector', '--controllers=-serviceaccount']);
-  const ready = /"running":\[([^\]]*)\],"disabled":\[([^\]]*)\][^\n]*controllers started/.exec(server!.logTail());
+  const c = await run.start(['--controllers=*,-garbagecollector', '--controllers=-serviceaccount']);
+  const ready = /"running":\[([^\]]*)\],"disabled":\[([^\]]*)\][^\n]*controllers started/.exec(run.server!.logTail());
   assert.ok(ready, 'the start-up log reports the controllers');
   assert.ok(ready![2]!.includes('"garbagecollector"') && ready![2]!.includes('"serviceaccount"'), ready![2]);
   for (const name of ['namespace', 'root-ca-cert-publisher', 'serviceaccount-token', 'bootstrap-controller', 'pvc-protection']) assert.ok(ready![1]!.includes(`"${name}"`), `${name} runs: ${ready![1]}`);
@@ -66,18 +41,18 @@ test('--controllers=*,-garbagecollector,-serviceaccount: those two do nothing, t
   await sleep(300);
   assert.is(await status(c, '/api/v1/namespaces/ctl/configmaps/dependent'), 200, 'no garbage collector: the dependent of a deleted owner stays');
   assert.is(await status(c, '/api/v1/namespaces/ctl/serviceaccounts/default'), 404, 'no serviceaccount controller: no default ServiceAccount');
-  await stop();
+  await run.stop();
 });
 
 test('restart with the default `*`: the collector removes the dependent, the default ServiceAccount appears', async () => {
-  const c = await start([]);
+  const c = await run.start();
   await eventually('dependent collected', async () => (await status(c, '/api/v1/namespaces/ctl/configmaps/dependent')) === 404);
   await eventually('default ServiceAccount created', async () => (await status(c, '/api/v1/namespaces/ctl/serviceaccounts/default')) === 200);
-  await stop();
+  await run.stop();
 });
 
 test('--controllers with an unknown name: no start, kube-controller-manager\'s message', async () => {
-  const err = await spawnServer(dataDir, 0, ['--controllers=*,bogus']).then(
+  const err = await spawnServer(run.dataDir, 0, ['--controllers=*,bogus']).then(
     () => null,
     (e: Error) => e,
   );
