@@ -17,7 +17,7 @@ import type { OpenIdDiscovery } from '../http/openid-discovery.ts';
 import { PKI_FILES } from '../auth/pki.ts';
 import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
 import { jwtTokenGenerator, LEGACY_ISSUER, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
-import { RegistryTokenGetter } from '../auth/serviceaccount/getter.ts';
+import { RegistryTokenGetter } from './service-account-getter.ts';
 import { serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from '../auth/serviceaccount/authenticator.ts';
 import { openIdMetadata } from '../auth/serviceaccount/openid.ts';
 
