@@ -31,6 +31,14 @@
  *        [--service-account-signing-key-file F] [--service-account-key-file F]… [--service-account-issuer URL]…
  *        [--api-audiences A,B] [--service-account-lookup=true] [--service-account-max-token-expiration 0s]
  *        [--service-account-extend-token-expiration=true] [--service-account-jwks-uri URL]   (none of the first three: a key generated under the PKI dir)
+ *        [--controllers *,-name,…]   (kube-controller-manager's controllers run in process: '*' enables all
+ *            on-by-default ones, 'foo' enables foo, '-foo' disables foo, with kube-controller-manager's names:
+ *            namespace, garbagecollector, serviceaccount, serviceaccount-token, root-ca-cert-publisher,
+ *            clusterrole-aggregation, pv-protection, pvc-protection, tokencleaner (on with
+ *            --enable-bootstrap-token-auth); any other kube-controller-manager name is accepted and
+ *            selects nothing, an unknown name is an error. kube-apiserver's own controllers (the
+ *            `kubernetes` Service and the service IP/port repair of its bootstrap-controller,
+ *            cluster-authentication-trust, --event-ttl) always run: this flag does not turn them off.)
  *
  * On first start it creates a CA, a serving certificate and an admin client certificate under
  * <data-dir>/pki and writes <data-dir>/kubeconfig for kubectl and the client libraries.
@@ -47,6 +55,7 @@ import { addRequiredClaim, oidcConfigFromFlags, parseSigningAlgs } from '../inte
 import { parseCsv } from '../internal/auth/authn.ts';
 import { parseWebhookVersion } from '../internal/auth/token/webhook.ts';
 import { DEFAULT_TOTAL_BYTES, DEFAULT_WATCHER_BYTES } from '../internal/watch/budget.ts';
+import { parseControllersFlag } from '../internal/controllers/manager.ts';
 
 const { values } = parseArgs({
   // A bare --enable-priority-and-fairness (default true) is its `=true` form, parsed by boolFlag.
@@ -127,6 +136,8 @@ const { values } = parseArgs({
     'max-requests-inflight': { type: 'string', default: '400' },
     'max-mutating-requests-inflight': { type: 'string', default: '200' },
     'enable-priority-and-fairness': { type: 'string', default: 'true' },
+    // kube-controller-manager's --controllers (a string slice: comma-separated, repeatable).
+    controllers: { type: 'string', multiple: true, default: ['*'] },
   },
   strict: true,
 });
@@ -190,10 +201,19 @@ const webhookVersion = (() => {
 if (values['service-account-api-audiences']!.length) console.error('Flag --service-account-api-audiences has been deprecated, Use --api-audiences');
 const serviceAccountMaxTokenExpirationMs = durationFlag('service-account-max-token-expiration');
 const maxRequestsInflight = intFlag('max-requests-inflight');
+const controllers = (() => {
+  try {
+    return parseControllersFlag(values.controllers!);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    process.exit(1);
+  }
+})();
 const maxMutatingRequestsInflight = intFlag('max-mutating-requests-inflight');
 
 const app = await startServer({
   featureGates,
+  controllers,
   dataDir: values['data-dir']!,
   bindAddress: values['bind-address']!,
   securePort: Number(values['secure-port']),

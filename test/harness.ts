@@ -171,3 +171,36 @@ export async function spawnServer(dataDir: string, port = 0, extraArgs: string[]
     logTail: () => buf.slice(-64 * 1024),
   };
 }
+
+/**
+ * A server process over one data directory kept across restarts: `start` spawns it (extra flags
+ * allowed) and returns an admin client, `stop` sends SIGTERM and waits, `cleanup` stops and removes
+ * the directory (a suite's after hook).
+ */
+export class RestartableServer {
+  readonly dataDir: string;
+  server: ChildServer | null = null;
+  client: Client | null = null;
+
+  constructor(prefix: string) {
+    this.dataDir = tempDir(prefix);
+  }
+
+  async start(args: string[] = []): Promise<Client> {
+    this.server = await spawnServer(this.dataDir, 0, args);
+    this.client = clientFor(this.server.url, join(this.dataDir, 'pki'));
+    return this.client;
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.close();
+    await this.server?.kill('SIGTERM');
+    this.client = null;
+    this.server = null;
+  }
+
+  async cleanup(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -23,10 +23,13 @@ export { BUILD_STAMP, BUILD_INPUTS, buildIsFresh } from '../cmd/build-stamp.ts';
  */
 export const SERVER_NODE_FLAGS: readonly string[] = startScriptFlags(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
-/** The `--` options before the script in package.json's `start` (`node --a --b dist/…`). */
+/**
+ * The `--` options before the script in package.json's `start` (`[exec] node --a --b dist/…`;
+ * `exec`: the shell npm runs the script in becomes node, so the SIGTERM npm forwards reaches it).
+ */
 export function startScriptFlags(packageJson: string): string[] {
   const start = (JSON.parse(packageJson) as { scripts?: { start?: string } }).scripts?.start ?? '';
-  const words = start.trim().split(/\s+/).slice(1); // after `node`
+  const words = start.trim().replace(/^exec\s+/, '').split(/\s+/).slice(1); // after `node`
   const flags: string[] = [];
   for (const w of words) {
     if (!w.startsWith('--')) break;

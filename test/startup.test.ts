@@ -9,29 +9,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawnServer, clientFor, tempDir, type ChildServer, type Client } from './harness.ts';
+import { readFileSync } from 'node:fs';
+import { RestartableServer, type Client } from './harness.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const policy = JSON.parse(readFileSync(new URL('../internal/auth/rbac/bootstrap-policy.json', import.meta.url), 'utf8')) as Record<string, { metadata: { name: string; namespace?: string } }[]>;
 
-let dataDir: string;
-let server: ChildServer | null = null;
-let client: Client | null = null;
-
-async function start(): Promise<Client> {
-  server = await spawnServer(dataDir, 0);
-  client = clientFor(server.url, join(dataDir, 'pki'));
-  return client;
-}
-
-async function stop(): Promise<void> {
-  await client?.close();
-  await server?.kill('SIGTERM');
-  client = null;
-  server = null;
-}
+const run = new RestartableServer('apiserver-startup-');
+const start = (): Promise<Client> => run.start();
+const stop = (): Promise<void> => run.stop();
 
 /** name (namespace/name for namespaced kinds) → resourceVersion of every object of a list. */
 async function versions(c: Client, path: string): Promise<Map<string, string>> {
@@ -44,18 +30,11 @@ async function versions(c: Client, path: string): Promise<Map<string, string>> {
 
 const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: name } });
 
-test.before(() => {
-  dataDir = tempDir('apiserver-startup-');
-});
-
-test.after(async () => {
-  await stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+test.after(() => run.cleanup());
 
 test('first start: the bootstrap namespaces and every object of the RBAC bootstrap policy', async () => {
   const c = await start();
-  assert.match(server!.logTail(), /"phases":\{"beforeStart":\d+,"pki":\d+,"storage":\d+/, 'the ready line says where start-up time went');
+  assert.match(run.server!.logTail(), /"phases":\{"beforeStart":\d+,"pki":\d+,"storage":\d+/, 'the ready line says where start-up time went');
   const ns = await versions(c, '/api/v1/namespaces');
   for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.ok(ns.has(n), n);
   for (const resource of ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings']) {
@@ -68,7 +47,7 @@ test('first start: the bootstrap namespaces and every object of the RBAC bootstr
 });
 
 test('restart: nothing rewritten, the policy still reconciled, the loaded key index gives the same verdicts', async () => {
-  let c = client!;
+  let c = run.client!;
   // Objects whose index entries the restart must bring back.
   assert.is((await c.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'startup' } } })).status, 201);
   const a = await c.request('POST', '/api/v1/namespaces/startup/configmaps', { body: cm('a') });

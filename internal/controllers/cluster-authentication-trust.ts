@@ -28,6 +28,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { getOrNull } from './namespace-reconciler.ts';
+import type { Controller } from './controller.ts';
 
 export const AUTH_CONFIGMAP_NAMESPACE = 'kube-system';
 export const AUTH_CONFIGMAP_NAME = 'extension-apiserver-authentication';
@@ -120,7 +121,7 @@ function sameData(a: unknown, b: Record<string, string>): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => x[k] === b[k]);
 }
 
-export class ClusterAuthenticationTrustController {
+export class ClusterAuthenticationTrustController implements Controller {
   private readonly configMaps: ServedKind;
   private readonly ctx = systemContext('kube-apiserver');
   private timer: NodeJS.Timeout | null = null;

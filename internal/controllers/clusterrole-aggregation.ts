@@ -15,6 +15,7 @@ import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/
 import type { ClusterRole, RbacCache } from '../auth/rbac/cache.ts';
 import { RBAC_GROUP } from '../auth/rbac/cache.ts';
 import { jsonEqual } from '../gocompat/equal.ts';
+import type { Controller } from './controller.ts';
 
 /** The rules an aggregated role should hold, from the roles in `cache`. */
 export function aggregatedRules(role: ClusterRole, all: Iterable<ClusterRole>): unknown[] {
@@ -25,7 +26,7 @@ export function aggregatedRules(role: ClusterRole, all: Iterable<ClusterRole>): 
   return out;
 }
 
-export class ClusterRoleAggregator {
+export class ClusterRoleAggregator implements Controller {
   private readonly ctx = systemContext('clusterrole-aggregation-controller');
   private readonly clusterRoles: ServedKind | undefined;
   private unsubscribe: (() => void) | null = null;

@@ -23,6 +23,7 @@ import type { ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 import { ExpiringObjects } from './expiring-objects.ts';
+import type { Controller } from './controller.ts';
 
 /** kube-apiserver's --event-ttl default. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
@@ -40,7 +41,7 @@ function lastWriteOf(o: KubeObject): number {
  * Deletes the objects of one kind (the core Events) `ttlMs` after their last write. Generic over
  * the kind it is given; app.ts gives it Events and --event-ttl.
  */
-export class EventTtlController {
+export class EventTtlController implements Controller {
   private readonly expiring: ExpiringObjects;
 
   constructor(

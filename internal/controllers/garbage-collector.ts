@@ -37,7 +37,8 @@ import type { Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../registry/generic/deletion.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
 /** Pause before the scan starts over (e.g. its continue token expired under compaction). */
@@ -86,92 +87,70 @@ function ownerRefsOf(o: KubeObject): OwnerReference[] {
   return refs.filter((r): r is OwnerReference => Boolean(r && typeof r === 'object' && r.uid && r.name && r.kind && r.apiVersion));
 }
 
-export class GarbageCollector {
+export class GarbageCollector extends QueueController<Task> {
   private readonly byPath = new Map<string, Tracked>();
   private readonly byOwner = new Map<string, Set<string>>();
   private readonly byResource = new Map<string, ServedKind>();
   private readonly byApiVersionKind = new Map<string, ServedKind>();
-  private readonly queue: WorkQueue<Task>;
   private readonly ctx = systemContext('kube-controller-manager');
-  private unsubscribe: (() => void) | null = null;
-  private scanned: Promise<void> = Promise.resolve();
 
-  constructor(private readonly storage: Storage, private readonly registry: Registry, private readonly log: Logger, queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS) {
+  constructor(storage: Storage, private readonly registry: Registry, log: Logger, queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS) {
+    super(
+      'garbagecollector',
+      storage,
+      log,
+      (t) => this.process(t),
+      (t, err) => {
+        if (errCode(err) !== 409) log.warn({ err, job: t.job, object: objectPath(this.keyOf(t.id)) }, 'garbage collection step failed; retrying');
+      },
+      queueOptions,
+    );
     for (const served of registry.kinds) {
       const k = served.kind;
       this.byResource.set(`${k.group}/${k.resource}`, served);
       for (const v of k.versions) this.byApiVersionKind.set(`${k.group ? `${k.group}/${v}` : v}|${k.kind}`, served);
     }
-    this.queue = new WorkQueue<Task>(
-      (t) => this.process(t),
-      (t, err) => {
-        if (errCode(err) !== 409) this.log.warn({ err, job: t.job, object: objectPath(this.keyOf(t.id)) }, 'garbage collection step failed; retrying');
-      },
-      queueOptions,
-    );
   }
 
   /**
    * Subscribe to changes, then index every served kind in the background (the start-up scan:
    * the server need not wait for it, and it is retried if a page fails).
    */
-  start(): void {
+  override start(): void {
     // No step runs before the index holds every object (kube's GC waits for its informers to
     // sync): an owner must not lose its orphan/foreground finalizer while dependents that the
     // scan has not reached yet still reference it.
     this.queue.pause();
-    this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) {
-        // This runs in the fold's commit step: a bad object must never break it.
-        try {
-          this.observe(c);
-        } catch (err) {
-          this.log.warn({ err, key: c.key }, 'garbage collector could not index a change');
-        }
-      }
-    });
-    this.scanned = this.scan().then(() => this.queue.resume());
+    super.start();
   }
 
-  /** Resolves when the start-up scan has indexed every kind (tests). */
-  synced(): Promise<void> {
-    return this.scanned;
+  /** Index every served kind, then let the queue run. */
+  protected async scan(): Promise<void> {
+    await this.indexAll();
+    this.queue.resume();
   }
 
-  private async scan(): Promise<void> {
+  private async indexAll(): Promise<void> {
     for (;;) {
       try {
         for (const served of this.registry.storageKinds()) {
-          for await (const b of listAll(served.reader, '', {}, () => !this.unsubscribe)) {
+          for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
             if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
           }
-          if (!this.unsubscribe) return; // stopped
+          if (this.stopped) return; // stopped
         }
         return;
       } catch (err) {
-        if (!this.unsubscribe) return;
+        if (this.stopped) return;
         this.log.warn({ err }, 'garbage collector start-up scan failed; starting it again');
         await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
       }
     }
   }
 
-  /** Stop watching and drop queued work (steps under way finish). */
-  stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.queue.stop();
-  }
-
-  /** Resolves when no work is queued, running or waiting for a retry (tests). */
-  async idle(): Promise<void> {
-    await this.scanned;
-    return this.queue.idle();
-  }
-
   // ------------------------------------------------------------------ graph
 
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     const served = this.byResource.get(`${c.key.group}/${c.key.resource}`);
     if (!served) return;
     const path = objectPath(c.key);

@@ -19,7 +19,8 @@ import type { Storage } from '../storage/storage.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
 /** What one per-namespace controller supplies. */
@@ -35,69 +36,45 @@ export interface NamespaceReconcilerSpec {
   sync(namespace: string): Promise<void>;
 }
 
-export class NamespaceReconciler {
-  private readonly queue: WorkQueue<{ key: string }>;
-  private unsubscribe: (() => void) | null = null;
-  private scanned: Promise<void> = Promise.resolve();
-
+export class NamespaceReconciler extends QueueController<{ key: string }> {
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly namespaces: ServedKind,
-    private readonly log: Logger,
+    log: Logger,
     private readonly spec: NamespaceReconcilerSpec,
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
-    this.queue = new WorkQueue<{ key: string }>(
+    super(
+      spec.name,
+      storage,
+      log,
       async ({ key }) => {
-        await this.storage.latest();
-        await this.spec.sync(key);
+        await storage.latest();
+        await spec.sync(key);
       },
       ({ key }, err) => {
         // A lost race (409) is expected between replicas: the retry takes a fresh look.
-        if (!(err instanceof ApiError && err.code === 409)) this.log.warn({ err, namespace: key, controller: spec.name }, 'namespace sync failed; retrying');
+        if (!(err instanceof ApiError && err.code === 409)) log.warn({ err, namespace: key, controller: spec.name }, 'namespace sync failed; retrying');
       },
       queueOptions,
     );
   }
 
-  /** Subscribe to committed changes, then queue every namespace (in the background). */
-  start(): void {
-    this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) {
-        try {
-          const ns = this.spec.trigger(c);
-          if (ns) this.queue.add({ key: ns });
-        } catch (err) {
-          this.log.warn({ err, key: c.key, controller: this.spec.name }, 'could not read a change');
-        }
+  protected observe(c: Change): void {
+    const ns = this.spec.trigger(c);
+    if (ns) this.queue.add({ key: ns });
+  }
+
+  /** Queue every namespace (an informer's initial list). */
+  protected async scan(): Promise<void> {
+    try {
+      for await (const b of listAll(this.namespaces.reader, '', {}, () => this.stopped)) {
+        const name = parseObject(b).metadata.name;
+        if (name) this.queue.add({ key: name });
       }
-    });
-    this.scanned = this.scan().catch((err) => this.log.warn({ err, controller: this.spec.name }, 'start-up scan of namespaces failed; namespaces are synced as they change'));
-  }
-
-  private async scan(): Promise<void> {
-    for await (const b of listAll(this.namespaces.reader, '', {}, () => !this.unsubscribe)) {
-      const name = parseObject(b).metadata.name;
-      if (name) this.queue.add({ key: name });
+    } catch (err) {
+      this.log.warn({ err, controller: this.spec.name }, 'start-up scan of namespaces failed; namespaces are synced as they change');
     }
-  }
-
-  /** Resolves when the start-up scan has queued every namespace (tests). */
-  synced(): Promise<void> {
-    return this.scanned;
-  }
-
-  /** Stop watching and drop queued work (a sync under way finishes). */
-  stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.queue.stop();
-  }
-
-  /** Resolves when nothing is queued, running or waiting for a retry (tests, shutdown). */
-  async idle(): Promise<void> {
-    await this.scanned;
-    return this.queue.idle();
   }
 }
 

@@ -23,6 +23,7 @@ import type { KubeObject } from '../api/types.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { ApiError } from '../api/errors.ts';
+import type { Controller } from './controller.ts';
 
 const FINALIZER = 'kubernetes';
 /** kube's namespaceDeletionGracePeriod: wait this long after a namespace event before a pass. */
@@ -102,7 +103,7 @@ export function nextConditions(existing: NamespaceCondition[], totals: ContentTo
   return changed ? out : null;
 }
 
-export class NamespaceController {
+export class NamespaceController implements Controller {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   /** Namespaces waiting for a delayed pass: the grace period after an event, or a requeue. */

@@ -24,6 +24,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { NAMESPACE_ACTIVE } from '../registry/core/namespace.ts';
 import type { WorkQueueOptions } from './work-queue.ts';
 import { NamespaceReconciler, getOrNull, isNamespaceTerminating, namespacesOf } from './namespace-reconciler.ts';
+import type { Controller } from './controller.ts';
 
 /** RootCACertConfigMapName. */
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
@@ -82,7 +83,7 @@ export function rootCaAction(namespace: string, current: KubeObject | null, caPe
   return { op: 'update', object };
 }
 
-export class RootCaPublisher {
+export class RootCaPublisher implements Controller {
   private readonly reconciler: NamespaceReconciler;
   private readonly configMaps: ServedKind;
   private readonly ctx = systemContext('kube-controller-manager');

@@ -33,7 +33,8 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { SECRET_TYPE_SERVICE_ACCOUNT_TOKEN, SERVICE_ACCOUNT_NAME_KEY } from '../registry/core/secret.ts';
 import { legacyClaims, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
 import { ROOT_CA_KEY } from './root-ca-publisher.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 import { getOrNull, isNamespaceTerminating } from './namespace-reconciler.ts';
 import { simpleNameGenerator } from '../admission/service-account-pod.ts';
@@ -104,58 +105,57 @@ export function secretUpdateNeeded(secret: KubeObject, caPem: string): { ca: boo
   return { ca: caPem.length > 0 && b(ROOT_CA_KEY) !== caPem, namespace: b(NAMESPACE_KEY) === '', token: b(TOKEN_KEY) === '' };
 }
 
-export class ServiceAccountTokensController {
-  private readonly queue: WorkQueue<Item>;
+export class ServiceAccountTokensController extends QueueController<Item> {
   private readonly secrets: ServedKind;
   private readonly accounts: ServedKind;
   private readonly ctx = systemContext('kube-controller-manager');
-  private unsubscribe: (() => void) | null = null;
-  private scanned: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     registry: Registry,
     private readonly generator: TokenGenerator,
     private readonly caPem: string,
-    private readonly log: Logger,
+    log: Logger,
     /** kube's TokensControllerOptions.AutoGenerate (!LegacyServiceAccountTokenNoAutoGeneration). */
     private readonly autoGenerate = false,
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
+    super(
+      'serviceaccount-token',
+      storage,
+      log,
+      async (item) => {
+        await storage.latest();
+        await this.sync(item);
+      },
+      (item, err) => {
+        if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) log.warn({ err, key: item.key }, 'tokens controller sync failed; retrying');
+      },
+      queueOptions,
+    );
     const secrets = registry.lookup('', 'v1', 'secrets');
     const accounts = registry.lookup('', 'v1', 'serviceaccounts');
     if (!secrets || !accounts) throw new Error('tokens controller: the secrets and serviceaccounts resources must be registered');
     this.secrets = secrets;
     this.accounts = accounts;
-    this.queue = new WorkQueue<Item>(
-      async (item) => {
-        await this.storage.latest();
-        await this.sync(item);
-      },
-      (item, err) => {
-        if (!(err instanceof ApiError && (err.code === 409 || err.code === 404))) this.log.warn({ err, key: item.key }, 'tokens controller sync failed; retrying');
-      },
-      queueOptions,
-    );
   }
 
-  /** Subscribe to committed changes, then queue every token Secret (kube's informers' initial list). */
-  start(): void {
-    this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) {
-        try {
-          const item = tokensTrigger(c, this.autoGenerate);
-          if (item) this.queue.add(item);
-        } catch (err) {
-          this.log.warn({ err, key: c.key }, 'tokens controller: could not read a change');
-        }
-      }
-    });
-    this.scanned = this.scan().catch((err) => this.log.warn({ err }, 'tokens controller: start-up scan failed; Secrets are synced as they change'));
+  protected observe(c: Change): void {
+    const item = tokensTrigger(c, this.autoGenerate);
+    if (item) this.queue.add(item);
   }
 
-  private async scan(): Promise<void> {
-    const stopped = (): boolean => !this.unsubscribe;
+  /** Queue every token Secret, and every ServiceAccount when tokens are auto-generated (kube's informers' initial list). */
+  protected async scan(): Promise<void> {
+    try {
+      await this.queueAll();
+    } catch (err) {
+      this.log.warn({ err }, 'tokens controller: start-up scan failed; Secrets are synced as they change');
+    }
+  }
+
+  private async queueAll(): Promise<void> {
+    const stopped = (): boolean => this.stopped;
     for await (const b of listAll(this.secrets.reader, '', TOKEN_SECRETS, stopped)) {
       const m = parseObject(b).metadata;
       if (m.name && m.namespace) this.queue.add({ key: `secret:${m.namespace}/${m.name}`, kind: 'secret', namespace: m.namespace, name: m.name });
@@ -165,18 +165,6 @@ export class ServiceAccountTokensController {
       const m = parseObject(b).metadata;
       if (m.name && m.namespace) this.queue.add({ key: `account:${m.namespace}/${m.name}`, kind: 'account', namespace: m.namespace, name: m.name });
     }
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.queue.stop();
-  }
-
-  /** Resolves when nothing is queued, running or waiting for a retry (tests, shutdown). */
-  async idle(): Promise<void> {
-    await this.scanned;
-    return this.queue.idle();
   }
 
   private async sync(item: Item): Promise<void> {

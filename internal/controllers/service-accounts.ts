@@ -19,6 +19,7 @@ import { DEFAULT_SERVICE_ACCOUNT_NAME } from '../registry/core/serviceaccount.ts
 import { NAMESPACE_ACTIVE } from '../registry/core/namespace.ts';
 import type { WorkQueueOptions } from './work-queue.ts';
 import { NamespaceReconciler, getOrNull, isNamespaceTerminating, namespacesOf } from './namespace-reconciler.ts';
+import type { Controller } from './controller.ts';
 
 /** DefaultServiceAccountsControllerOptions: the accounts every namespace gets. */
 export const SERVICE_ACCOUNTS_TO_ENSURE: readonly string[] = [DEFAULT_SERVICE_ACCOUNT_NAME];
@@ -46,7 +47,7 @@ export function serviceAccountFor(name: string, namespace: string): KubeObject {
   return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } };
 }
 
-export class ServiceAccountsController {
+export class ServiceAccountsController implements Controller {
   private readonly reconciler: NamespaceReconciler;
   private readonly accounts: ServedKind;
   private readonly namespaces: ServedKind;

@@ -25,7 +25,8 @@ import type { Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage.ts';
-import { WorkQueue, DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
+import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 import { isObj } from '../gocompat/json.ts';
 
@@ -85,22 +86,24 @@ export function podUsesPVC(pod: KubeObject, pvc: KubeObject): boolean {
   return false;
 }
 
-export class StorageProtectionController {
-  private readonly queue: WorkQueue<Task>;
+export class StorageProtectionController extends QueueController<Task> {
   private readonly ctx = systemContext('kube-controller-manager');
-  private unsubscribe: (() => void) | null = null;
-  private scanned: Promise<void> = Promise.resolve();
 
+  /** `only`: run as kube's pv-protection or pvc-protection controller alone (default both). */
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly registry: Registry,
-    private readonly log: Logger,
+    log: Logger,
+    private readonly only?: 'pv' | 'pvc',
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
   ) {
-    this.queue = new WorkQueue<Task>(
+    super(
+      only ? `${only}-protection` : 'storage-protection',
+      storage,
+      log,
       (t) => this.process(t),
       (t, err) => {
-        if (errCode(err) !== 409) this.log.warn({ err, kind: t.kind, namespace: t.namespace, name: t.name }, 'storage protection step failed; retrying');
+        if (errCode(err) !== 409) log.warn({ err, kind: t.kind, namespace: t.namespace, name: t.name }, 'storage protection step failed; retrying');
       },
       queueOptions,
     );
@@ -111,41 +114,17 @@ export class StorageProtectionController {
   }
 
   /** Subscribe to changes, then look at every PV and PVC once (the start-up scan). */
-  start(): void {
+  override start(): void {
     if (!this.served('persistentvolumes') && !this.served('persistentvolumeclaims')) return;
-    this.unsubscribe = this.storage.onChange((changes) => {
-      for (const c of changes) {
-        // This runs in the fold's commit step: a bad object must never break it.
-        try {
-          this.observe(c);
-        } catch (err) {
-          this.log.warn({ err, key: c.key }, 'storage protection could not look at a change');
-        }
-      }
-    });
-    this.scanned = this.scan();
-  }
-
-  /** Resolves when the start-up scan is done (tests). */
-  synced(): Promise<void> {
-    return this.scanned;
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
+    super.start();
   }
 
   private enqueue(kind: 'pv' | 'pvc', namespace: string, name: string): void {
+    if (this.only && kind !== this.only) return;
     this.queue.add({ key: `${kind}/${namespace}/${name}`, kind, namespace, name });
   }
 
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     if (c.key.group !== '' || c.type === 'DELETED') {
       // A deleted Pod may free the claims it named.
       if (c.key.group === '' && c.key.resource === 'pods' && c.prev?.length && namesClaims(c.prev)) this.observePod(parseObject(c.prev));
@@ -170,7 +149,7 @@ export class StorageProtectionController {
     }
   }
 
-  private async scan(): Promise<void> {
+  protected async scan(): Promise<void> {
     for (;;) {
       try {
         for (const [resource, kind, finalizer] of [
@@ -178,16 +157,16 @@ export class StorageProtectionController {
           ['persistentvolumeclaims', 'pvc', PVC_PROTECTION_FINALIZER],
         ] as const) {
           const served = this.served(resource);
-          if (!served) continue;
-          for await (const b of listAll(served.reader, '', {}, () => !this.unsubscribe)) {
+          if (!served || (this.only && kind !== this.only)) continue;
+          for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
             const o = parseObject(b);
             if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
           }
-          if (!this.unsubscribe) return;
+          if (this.stopped) return;
         }
         return;
       } catch (err) {
-        if (!this.unsubscribe) return;
+        if (this.stopped) return;
         this.log.warn({ err }, 'storage protection start-up scan failed; starting it again');
         await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
       }

@@ -21,6 +21,7 @@ import { systemContext } from '../registry/generic/context.ts';
 import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, timeToExpiry } from '../auth/token/bootstrap.ts';
 import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.ts';
 import { ExpiringObjects } from './expiring-objects.ts';
+import type { Controller } from './controller.ts';
 
 /** When a bootstrap-token Secret is due for deletion (epoch ms), or null when it never is. */
 export function deletionDue(secret: KubeObject, nowMs: number): number | null {
@@ -30,7 +31,7 @@ export function deletionDue(secret: KubeObject, nowMs: number): number | null {
   return left === 'expired' ? nowMs : nowMs + left;
 }
 
-export class TokenCleaner {
+export class TokenCleaner implements Controller {
   private readonly expiring: ExpiringObjects;
 
   constructor(

@@ -1,6 +1,6 @@
 /**
  * kube-apiserver's rbac/bootstrap-roles post-start hook: the bootstrap policy of Kubernetes 1.24
- * (bootstrap-policy.json, read from a reference kube-apiserver by cmd/gen-rbac-bootstrap.ts) is
+ * (auth/rbac/bootstrap-policy.json, read from a reference kube-apiserver by cmd/gen-rbac-bootstrap.ts) is
  * reconciled at every start: missing objects are created; objects annotated
  * `rbac.authorization.kubernetes.io/autoupdate: "true"` get back any rule, subject, label or
  * annotation of the policy they lost (additions are kept); objects an administrator set to
@@ -9,13 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeObject } from '../../api/types.ts';
-import { ApiError } from '../../api/errors.ts';
-import type { Registry, ServedKind } from '../../registry/registry.ts';
-import { systemContext } from '../../registry/generic/context.ts';
-
-import { RBAC_GROUP } from './cache.ts';
-import { jsonEqual } from '../../gocompat/equal.ts';
+import type { KubeObject } from '../api/types.ts';
+import { ApiError } from '../api/errors.ts';
+import type { Registry, ServedKind } from '../registry/registry.ts';
+import { systemContext } from '../registry/generic/context.ts';
+import { jsonEqual } from '../gocompat/equal.ts';
+import { RBAC_GROUP } from '../auth/rbac/cache.ts';
 
 const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 const KINDS: [string, string][] = [['clusterroles', 'ClusterRole'], ['clusterrolebindings', 'ClusterRoleBinding'], ['roles', 'Role'], ['rolebindings', 'RoleBinding']];
@@ -24,7 +23,7 @@ type Policy = Record<string, KubeObject[]>;
 
 /** The 1.24 bootstrap policy (objects without kind/apiVersion). */
 export function bootstrapPolicy(): Policy {
-  return JSON.parse(readFileSync(join(import.meta.dirname, 'bootstrap-policy.json'), 'utf8')) as Policy;
+  return JSON.parse(readFileSync(join(import.meta.dirname, '..', 'auth', 'rbac', 'bootstrap-policy.json'), 'utf8')) as Policy;
 }
 
 const union = (have: unknown[], want: unknown[]): unknown[] => [...have, ...want.filter((w) => !have.some((h) => jsonEqual(h, w)))];

@@ -5,11 +5,11 @@
  * GET). The registry is built after the kinds that need the getter (the TokenRequest subresource),
  * so it is attached once it exists.
  */
-import { ApiError } from '../../api/errors.ts';
-import type { KubeObject } from '../../api/types.ts';
-import type { Registry } from '../../registry/registry.ts';
-import { parseObject } from '../../registry/generic/serialize.ts';
-import type { ServiceAccountTokenGetter } from './authenticator.ts';
+import { ApiError } from '../api/errors.ts';
+import type { KubeObject } from '../api/types.ts';
+import type { Registry } from '../registry/registry.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
+import type { ServiceAccountTokenGetter } from '../auth/serviceaccount/authenticator.ts';
 
 export class RegistryTokenGetter implements ServiceAccountTokenGetter {
   private registry: Registry | undefined;

@@ -11,15 +11,15 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Registry } from '../../registry/registry.ts';
-import type { TokenRequestDeps } from '../../registry/core/serviceaccount-token.ts';
-import type { OpenIdDiscovery } from '../../http/openid-discovery.ts';
-import { PKI_FILES } from '../pki.ts';
-import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from './options.ts';
-import { jwtTokenGenerator, LEGACY_ISSUER, type TokenGenerator } from './tokens.ts';
-import { RegistryTokenGetter } from './getter.ts';
-import { serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from './authenticator.ts';
-import { openIdMetadata } from './openid.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { TokenRequestDeps } from '../registry/core/serviceaccount-token.ts';
+import type { OpenIdDiscovery } from '../http/openid-discovery.ts';
+import { PKI_FILES } from '../auth/pki.ts';
+import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import { jwtTokenGenerator, LEGACY_ISSUER, type TokenGenerator } from '../auth/serviceaccount/tokens.ts';
+import { RegistryTokenGetter } from './service-account-getter.ts';
+import { serviceAccountTokenAuthenticators, type JwtTokenAuthenticator, type TokenUseListener } from '../auth/serviceaccount/authenticator.ts';
+import { openIdMetadata } from '../auth/serviceaccount/openid.ts';
 
 export class ServiceAccountTokens {
   readonly getter = new RegistryTokenGetter();
