@@ -71,13 +71,6 @@ const REVIEW_KINDS = [
  * from → to, both regular expressions.
  */
 const KNOWN = [
-  // ctrlmgr: the service-account and RBAC wiring moves out of auth (into app / controllers).
-  { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/setup[.]ts$', to: '^internal/(registry|http)/' },
-  // the registry-backed token getter is that wiring's too (only setup.ts uses it): to app/ with it.
-  { owner: 'ctrlmgr', from: '^internal/auth/serviceaccount/getter[.]ts$', to: '^internal/registry/' },
-  { owner: 'ctrlmgr', from: '^internal/auth/rbac/bootstrap[.]ts$', to: '^internal/registry/' },
-  // ctrlmgr: cmd/gen-rbac-bootstrap.ts stops importing test/target.ts.
-  { owner: 'ctrlmgr', from: '^cmd/gen-rbac-bootstrap[.]ts$', to: '^test/target[.]ts$' },
 ];
 
 const esc = (s) => s.replace(/[.]/g, '[.]');

@@ -17,9 +17,10 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
-const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
-// dependency-cruiser 18 runs on Node ≥ 22: the pinned runtime (package.json "node", what `npm test`
-// runs on) when this file runs on an older PATH node.
+const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
+// Run on the pinned runtime (package.json "node", what `npm test` runs on) when it is installed.
+// dependency-cruiser stays on 17.x, which supports Node 20 as well: 18 needs Node ≥ 22, and `npm ci`
+// (run by the machine's Node 20 npm) warns EBADENGINE for it.
 const PINNED_NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const NODE = existsSync(PINNED_NODE) ? PINNED_NODE : process.execPath;
 
