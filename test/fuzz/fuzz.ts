@@ -293,7 +293,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
       });
       // `workers` fast-check runs at once (watches and slow answers overlap), each with its own seed.
       const outs = await Promise.all(seeds.map((seed) => fc.check(prop, { numRuns: runs, seed, endOnFailure: false, interruptAfterTimeLimit: Math.max(1000, deadline - Date.now()), markInterruptAsFailure: false }).then((out) => ({ out, seed }))));
-      const failed = outs.find(({ out }) => out.failed);
+      // fast-check reports an interrupted run with no success as failed, without a counterexample
+      // (a worker whose first request outlived the time limit, under load near the deadline): that
+      // is the budget running out, not a finding.
+      const failed = outs.find(({ out }) => out.failed && !(out.interrupted && out.counterexample === null));
       if (failed) {
         const { out, seed } = failed;
         result.failure = `property failed (fast-check seed ${seed}, path ${out.counterexamplePath}, after ${out.numShrinks} shrinks); the shrunk counterexample:\n${String((out.errorInstance as Error)?.message ?? out.errorInstance)}`;
