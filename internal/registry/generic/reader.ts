@@ -1,11 +1,11 @@
 /**
  * The read side of the generic store: get and list with the seed's resourceVersion semantics.
  *
- * Two ways to read a collection, both through one LevelDB snapshot and both streaming (one
- * iterator, at most a page of values held, nothing parsed unless a selector needs it):
- *   latest  — the o/ keys, plus the m/folded stored with them (the list's exact resourceVersion);
- *   at rv X — the h/ keys, taking per object the newest version ≤ X (MVCC history).
- * Both iterate in the same key order, so a paginated list may start on o/ and continue on h/.
+ * Two ways to read a collection, both a storage read of one snapshot (Storage.collection,
+ * storage/list.ts) and both streaming (at most a page of values held, nothing parsed unless a
+ * selector needs it): the latest state, or the state at exactly rv X (MVCC history). Both walk
+ * the same key order, so a paginated list may start on one and continue on the other; a continue
+ * token carries the storage's continue position of the last item (continue.ts).
  *
  * Which one a request gets follows kube 1.24, where a list is served either by etcd (the
  * "storage" path: resourceVersion unset, a continue token, a limit with resourceVersion ≠ "0",
