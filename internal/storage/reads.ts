@@ -25,6 +25,7 @@ export interface ReadView {
   close(): Promise<void>;
 }
 
+/** What SnapshotReads reads (the Storage facade's parts). */
 export interface SnapshotReadsOptions {
   db: Db;
   materializer: Materializer;
@@ -35,6 +36,7 @@ export interface SnapshotReadsOptions {
   role: StoreRole;
 }
 
+/** The snapshot store's reads (see the file comment); one per Storage. */
 export class SnapshotReads {
   private readonly db: Db;
   private readonly materializer: Materializer;

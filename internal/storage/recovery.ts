@@ -29,6 +29,7 @@ const RECOVER_INTERVAL_MS = 1000;
  */
 const REOPEN_MARGIN_BYTES = 1024 * 1024;
 
+/** The stores and state a StoreKeeper looks after (the Storage facade's parts). */
 export interface StoreKeeperOptions {
   db: Db;
   /** The embedded log's own store (null on Kafka). */
@@ -44,6 +45,7 @@ export interface StoreKeeperOptions {
   logger?: StorageLogger;
 }
 
+/** Recovery and scrubbing of one Storage's stores (see the file comment). */
 export class StoreKeeper {
   private closed = false;
   private scrubTimer: NodeJS.Timeout | null = null;

@@ -47,6 +47,7 @@ export { objectPath } from './keys.ts';
  */
 export const DEFAULT_SCRUB_INTERVAL_MS = 10 * 60_000;
 
+/** How a Storage is opened (embedded; KafkaStorageOptions adds the topic). */
 export interface StorageOptions {
   dataDir: string;
   /** How long object history stays readable at exact versions (ms). Kubernetes: 5 minutes. */
@@ -71,6 +72,7 @@ export interface StorageOptions {
   scrubIntervalMs?: number;
 }
 
+/** How a replica on a Kafka topic is opened. */
 export interface KafkaStorageOptions extends StorageOptions {
   brokers: string[];
   topic: string;
@@ -108,6 +110,7 @@ interface StorageParts {
   openCheck: OpenCheck;
 }
 
+/** The storage facade (see the file comment); one per process. */
 export class Storage {
   private closed = false;
   /** The tables' checksums verified at open (storage/open-verified.ts), for the start-up log. */

@@ -6,6 +6,7 @@
 import type { LogEvent } from './log/event.ts';
 import type { ObjectKey } from './keys.ts';
 
+/** One write by the server itself: what, where, under which preconditions, recorded as whom. */
 export interface SystemWrite {
   op: 'CREATE' | 'UPDATE' | 'DELETE';
   key: ObjectKey;

@@ -37,7 +37,9 @@ export const MAX_CONFLICT_RETRIES = 1000;
 export const RETRY_DEADLINE_MS = 30_000;
 /** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
 export const MAX_GENERATE_NAME_RETRIES = 8;
-export const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+/** generateName's suffix characters (apimachinery's utilrand alphabet: no vowels, no look-alikes). */
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+/** The name check of each KindDescriptor.nameFormat. */
 export const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameValidator> = {
   subdomain: nameIsDNSSubdomain,
   label: nameIsDNSLabel,
@@ -47,6 +49,7 @@ export const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, 
 /** FinishFunc of a kind without hooks. */
 export const finishNothing: FinishFunc = async () => undefined;
 
+/** DeleteOptions of a DELETE request (body or query), as the store reads them. */
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
@@ -54,6 +57,7 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
 }
 
+/** What a write verb answers. */
 export interface WriteResult {
   /** Response body bytes (stored JSON, or the computed object for dry-run). */
   body: Buffer;
@@ -62,6 +66,7 @@ export interface WriteResult {
   warnings: string[];
 }
 
+/** Builds the new object of an update from the current one. */
 export type Mutation = (current: KubeObject) => KubeObject;
 
 /** How one update/patch request reads, changes and guards the object. */
@@ -110,6 +115,11 @@ export interface UpdateAttempt {
   canRetry: () => boolean;
 }
 
+/**
+ * The generic store's common part: the kind, its storage, admission and hooks; reads of the
+ * latest object; the write of one intent (write) and the helpers of every verb. Not used alone:
+ * GenericStore (store.ts) is the store.
+ */
 export abstract class StoreBase {
   /** DELETE (store.ts); the eviction subresource's create deletes too. */
   abstract delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult>;
@@ -322,12 +332,14 @@ export function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/** A generateName suffix: 5 random characters. */
 export function randomSuffix(): string {
   let s = '';
   for (let i = 0; i < 5; i++) s += GENERATE_ALPHABET[randomInt(GENERATE_ALPHABET.length)];
   return s;
 }
 
+/** An object without metadata and status (what a status update must not change). */
 export const specOf = (o: KubeObject): unknown => {
   const { metadata: _m, status: _s, ...rest } = o;
   return rest;

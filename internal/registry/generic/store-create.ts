@@ -14,6 +14,7 @@ import { objectPath } from '../../storage/storage.ts';
 import { decodeRequestBody, BodyDecodeError } from '../../decode/body.ts';
 import { StoreBase, MAX_CONFLICT_RETRIES, MAX_GENERATE_NAME_RETRIES, NAME_VALIDATORS, backoff, finishNothing, randomSuffix, type WriteResult } from './store-base.ts';
 
+/** Creates (see the file comment); UpdateStore and GenericStore build on it. */
 export abstract class CreateStore extends StoreBase {
   // ---------------------------------------------------------------- create
 

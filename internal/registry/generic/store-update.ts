@@ -20,6 +20,7 @@ import { BodyDecodeError } from '../../decode/body.ts';
 import { CreateStore } from './store-create.ts';
 import { MAX_CONFLICT_RETRIES, RETRY_DEADLINE_MS, backoff, finishNothing, objectResourceVersion, specOf, stripVolatile, type Mutation, type UpdateAttempt, type UpdatePlan, type WriteResult } from './store-base.ts';
 
+/** Update, patch and apply (see the file comment); GenericStore builds on it. */
 export abstract class UpdateStore extends CreateStore {
   // ---------------------------------------------------------------- update / patch
 

@@ -21,6 +21,7 @@ import { UpdateStore } from './store-update.ts';
 
 export { MAX_OBJECT_BYTES, type DeleteOptions, type WriteResult } from './store-base.ts';
 
+/** The store of one kind: every write verb (create, update, patch, apply, delete). */
 export class GenericStore extends UpdateStore {
   // ---------------------------------------------------------------- delete
 
