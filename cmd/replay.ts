@@ -259,10 +259,11 @@ async function cmdVerify(): Promise<number> {
   const dataDir = required('data-dir', 'verify');
   const source = values.log ? parseReplaySource(values.log) : ({ kind: 'embedded', dataDir } as const);
   const keys = atRest();
-  // The log first: opening an embedded one upgrades an older data dir (format.ts), which opens D/db.
-  const log = await openReadableLog(source);
-  const actual = await openDataDirDb(dataDir, { create: false }).catch(async (e) => {
-    await log.close();
+  // The data dir first: opening it upgrades an older one (format.ts), so the embedded log of the
+  // same data dir opens without opening D/db a second time.
+  const actual = await openDataDirDb(dataDir, { create: false });
+  const log = await openReadableLog(source, source.kind === 'embedded' && resolve(source.dataDir) === resolve(dataDir)).catch(async (e) => {
+    await actual.close();
     throw e;
   });
   let progress = createProgress('none', 0, process.stderr, 'verify');

@@ -151,22 +151,12 @@ export class KubernetesServiceController {
       const entry = this.storage.entry(key);
       if (!alive && !entry) return;
       const record = { metadata: { name: key.name }, port: this.opts.securePort, expires: Date.now() + LEASE_TTL_MS };
-      const verdict = await this.storage.write({
+      const verdict = await this.storage.writeSystem({
         op: !alive ? 'DELETE' : entry ? 'UPDATE' : 'CREATE',
-        ...key,
-        expectRv: null,
-        expectUid: null,
-        requireActiveNamespace: false,
-        uid: '',
-        deleting: false,
-        object: Buffer.from(JSON.stringify(record)),
-        time: Date.now(),
+        key,
+        object: record,
         verb: alive ? 'lease' : 'release',
         user: 'system:kube-apiserver',
-        groups: ['system:masters'],
-        fieldManager: null,
-        userAgent: null,
-        requestId: null,
       });
       // AlreadyExists/NotFound: the index changed under us (another writer of this address); retry.
       if (verdict.accepted) return;

@@ -20,7 +20,8 @@ import { lastLogOffset } from '../storage/log/level-log.ts';
 import { batchesOf } from '../storage/batches.ts';
 import type { Db } from '../storage/mvcc/materializer.ts';
 import { ensureKeyFormat } from '../storage/format.ts';
-import { verifyTables, stillPresent, describeFaults } from '../storage/verify-tables.ts';
+import { describeFaults } from '../storage/verify-tables.ts';
+import { openCheckingTables } from '../storage/open-verified.ts';
 
 /** Where a tool reads the log from. */
 export type ReplaySource = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; topic: string };
@@ -122,21 +123,21 @@ export async function openDataDirDb(dataDir: string, mode: { create: boolean }):
 /**
  * Open `<dataDir>/log`, the embedded log's store, read-only in practice: a data dir an older
  * version wrote (its log inside `<dataDir>/db`) is upgraded first, as the server would at its next
- * start. When the snapshot store does not open (damaged: what `replay repair` is for), the log
- * store is opened on its own, provided it exists. Its tables are verified (verify-tables.ts): a
- * repair must not fold a damaged log.
+ * start — unless `formatChecked` (the caller has opened `<dataDir>/db` with openDataDirDb, which
+ * did that). When the snapshot store does not open (damaged: what `replay repair` is for), the log
+ * store is opened on its own, provided it exists. Its tables are verified (storage/open-verified.ts):
+ * a repair must not fold a damaged log.
  */
-export async function openLogDb(dataDir: string): Promise<Db> {
+export async function openLogDb(dataDir: string, formatChecked = false): Promise<Db> {
   const location = join(dataDir, 'log');
-  try {
-    await (await openDataDirDb(dataDir, { create: false })).close();
-  } catch (err) {
-    if (!existsSync(join(location, 'CURRENT'))) throw err;
+  if (!formatChecked) {
+    try {
+      await (await openDataDirDb(dataDir, { create: false })).close();
+    } catch (err) {
+      if (!existsSync(join(location, 'CURRENT'))) throw err;
+    }
   }
-  // Verified before LevelDB opens; a failing table it deletes at open was a crash's leftover.
-  const verified = await verifyTables(location);
-  const db = await openLevel(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
-  const faults = await stillPresent(verified.faults);
+  const { db, faults } = await openCheckingTables(location, () => openLevel(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false }));
   if (faults.length) {
     await db.close();
     throw new Error(`the log store is damaged: ${describeFaults(faults)}`);
@@ -209,10 +210,10 @@ const KAFKA_REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * Open `source` for reading. kafkajs is imported only for Kafka sources, so the embedded path does
- * not pay for loading it.
+ * not pay for loading it. `formatChecked`: as openLogDb's (embedded sources).
  */
-export async function openReadableLog(source: ReplaySource): Promise<ReadableLog> {
-  if (source.kind === 'embedded') return embeddedLog(await openLogDb(source.dataDir), source.dataDir, true);
+export async function openReadableLog(source: ReplaySource, formatChecked = false): Promise<ReadableLog> {
+  if (source.kind === 'embedded') return embeddedLog(await openLogDb(source.dataDir, formatChecked), source.dataDir, true);
   const { Kafka, logLevel } = await loadKafkajs();
   const { KafkaLog } = await import('../storage/log/kafka-log.ts');
   const kafka = new Kafka({

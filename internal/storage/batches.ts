@@ -1,6 +1,6 @@
 /**
  * Reading a LevelDB range in batches: one nextv per round trip to LevelDB's thread, optional
- * read-ahead, and an iterator emptied before it closes. Used by lists (registry/generic/reader.ts)
+ * read-ahead, and an iterator emptied before it closes. Used by lists (storage/list.ts)
  * and the replay tools' log reader (replay/open-log.ts); countKeys counts a range for list pages.
  */
 

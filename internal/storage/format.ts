@@ -16,7 +16,7 @@
  * upgrade interrupted by a crash simply continues at the next open. Readers never see a mixed
  * store: it runs before the materializer, log and reads start.
  *
- * Continue tokens carry object paths, not keys (generic/reader.ts), so a token minted before the
+ * Continue tokens carry object paths, not keys (storage/list.ts positions), so a token minted before the
  * upgrade still resumes after it (in format-2 order).
  *
  * Format 2 → 3 moves the embedded log out of the snapshot store, also at open and crash-safe:

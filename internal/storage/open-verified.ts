@@ -23,8 +23,12 @@ export interface OpenCheck {
   ms: number;
 }
 
-/** Open (create if missing) the store at `location`; `what` names it in errors; `check` adds up the verification. */
-export async function openVerified(location: string, what: StoreRole, writeBufferSize: number, check?: OpenCheck): Promise<Db> {
+/**
+ * Verify the tables of the store at `location`, then `open` it: the faults returned are those of
+ * tables still present once LevelDB has opened (one it deleted at open was a crash's leftover).
+ * The caller decides what a fault means (and closes `db` when it refuses it).
+ */
+export async function openCheckingTables(location: string, open: () => Promise<Db>, check?: OpenCheck): Promise<{ db: Db; faults: TableFault[] }> {
   const started = performance.now();
   const verified = await verifyTables(location);
   if (check) {
@@ -32,17 +36,25 @@ export async function openVerified(location: string, what: StoreRole, writeBuffe
     check.bytes += verified.bytes;
     check.ms += performance.now() - started;
   }
-  const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
-  try {
-    await db.open();
-  } catch (err) {
-    // classic-level says only "Database failed to open"; the cause (ENOSPC, EACCES, a lock,
-    // damage) is in its `cause`, which is what the operator needs.
-    if (!isStoreDamage(err)) throw new StorageError('unreachable', `cannot open the store ${location} (${what}): ${describeStoreError(err)}`);
-    const cause = (err as { cause?: Error }).cause;
-    throw new StorageError('corrupt', `the ${what} store ${location} does not open: ${cause?.message ?? (err as Error).message}${repairHint(what, dirname(location))}`);
-  }
-  const faults = await stillPresent(verified.faults);
+  const db = await open();
+  return { db, faults: await stillPresent(verified.faults) };
+}
+
+/** Open (create if missing) the store at `location`; `what` names it in errors; `check` adds up the verification. */
+export async function openVerified(location: string, what: StoreRole, writeBufferSize: number, check?: OpenCheck): Promise<Db> {
+  const { db, faults } = await openCheckingTables(location, async () => {
+    const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
+    try {
+      await db.open();
+    } catch (err) {
+      // classic-level says only "Database failed to open"; the cause (ENOSPC, EACCES, a lock,
+      // damage) is in its `cause`, which is what the operator needs.
+      if (!isStoreDamage(err)) throw new StorageError('unreachable', `cannot open the store ${location} (${what}): ${describeStoreError(err)}`);
+      const cause = (err as { cause?: Error }).cause;
+      throw new StorageError('corrupt', `the ${what} store ${location} does not open: ${cause?.message ?? (err as Error).message}${repairHint(what, dirname(location))}`);
+    }
+    return db;
+  }, check);
   if (faults.length) {
     await db.close().catch(() => undefined);
     throw new StorageError('corrupt', `the ${what} store is damaged: ${describeFaults(faults)}${repairHint(what, dirname(location))}`);

@@ -14,7 +14,7 @@
  *      repair …", fatal} (reads of the snapshot are refused too; only `replay repair` clears it)
  *
  * `write` covers a failed write of either store (the log store's or the snapshot's, embedded
- * mode) and is the only source Storage.recover clears. Any problem refuses writes and fails
+ * mode) and is the only source StoreKeeper.recover (recovery.ts) clears. Any problem refuses writes and fails
  * readiness; a fatal one also fails liveness, so a supervisor restarts the process (which re-reads
  * everything from disk, or refuses to start on a damaged store, naming the file and the remedy).
  */
@@ -164,7 +164,7 @@ export class StoreHealth {
    * and rethrows as StorageError('unreachable') naming the cause. A failed write has unknown
    * durability (a failed fsync may or may not have reached the disk, a failed append left a torn
    * record that LevelDB would misread behind the next one), so nothing more is written through
-   * the same open store: recovery reopens it and re-reads the durable state (Storage.recover).
+   * the same open store: recovery reopens it and re-reads the durable state (StoreKeeper.recover (recovery.ts)).
    */
   async guard<T>(write: () => Promise<T>): Promise<T> {
     this.assertWritable();

@@ -140,29 +140,21 @@ export const endpointsTable: TableConvertor = {
  * Delete the Endpoints named like a deleted Service (kube's service afterDelete does, so a new
  * Service of that name does not inherit stale addresses). Missing → nothing to do.
  */
-export async function deleteEndpointsOf(storage: Pick<Storage, 'get' | 'write'>, namespace: string, name: string): Promise<void> {
+export async function deleteEndpointsOf(storage: Pick<Storage, 'get' | 'writeSystem'>, namespace: string, name: string): Promise<void> {
   const key = { group: '', resource: 'endpoints', namespace, name };
   const bytes = await storage.get(key);
   if (!bytes) return;
   const obj = JSON.parse(bytes.toString('utf8')) as KubeObject;
   const rv = Number(obj.metadata.resourceVersion);
   delete obj.metadata.resourceVersion;
-  await storage.write({
+  await storage.writeSystem({
     op: 'DELETE',
-    ...key,
+    key,
     expectRv: rv,
     expectUid: obj.metadata.uid ?? null,
-    requireActiveNamespace: false,
     uid: obj.metadata.uid ?? '',
-    deleting: false,
-    object: Buffer.from(JSON.stringify(obj)),
-    time: Date.now(),
+    object: obj,
     verb: 'delete',
-    user: 'system:apiserver',
-    groups: ['system:masters'],
-    fieldManager: null,
-    userAgent: null,
-    requestId: null,
   });
 }
 

@@ -22,8 +22,7 @@
  * replica that also picked 10.0.0.7 gets AlreadyExists from the fold and tries 10.0.0.8.
  */
 import { randomInt } from 'node:crypto';
-import type { Storage } from '../../storage/storage.ts';
-import type { ObjectKey } from '../../storage/keys.ts';
+import type { Storage, ObjectKey } from '../../storage/storage.ts';
 import { type IPFamily, type ParsedCIDR, formatIP, parseCIDR, parseIP } from '../../validation/network.ts';
 
 /** API group of the allocation records: not served, only stored. */
@@ -38,25 +37,12 @@ export const PORT_RECORDS = 'servicenodeports';
  */
 export async function deleteAllocationRecord(storage: AllocationStorage, resource: string, name: string, rv: number | null): Promise<boolean> {
   const record = { apiVersion: `${ALLOCATION_GROUP}/v1`, kind: 'Allocation', metadata: { name }, owner: null };
-  const verdict = await storage.write({
+  const verdict = await storage.writeSystem({
     op: 'DELETE',
-    group: ALLOCATION_GROUP,
-    resource,
-    namespace: '',
-    name,
+    key: { group: ALLOCATION_GROUP, resource, namespace: '', name },
     expectRv: rv,
-    expectUid: null,
-    requireActiveNamespace: false,
-    uid: '',
-    deleting: false,
-    object: Buffer.from(JSON.stringify(record)),
-    time: Date.now(),
+    object: record,
     verb: 'release',
-    user: 'system:apiserver',
-    groups: ['system:masters'],
-    fieldManager: null,
-    userAgent: null,
-    requestId: null,
   });
   return verdict.accepted;
 }
@@ -76,7 +62,7 @@ export interface AllocationOwner {
 }
 
 /** The storage calls an allocator needs. */
-export type AllocationStorage = Pick<Storage, 'write' | 'entry' | 'get'>;
+export type AllocationStorage = Pick<Storage, 'writeSystem' | 'entry' | 'get'>;
 
 /**
  * A range of `size` values, offsets 0..size-1, each stored as its own record named by `nameOf`.
@@ -133,23 +119,7 @@ class RecordRange {
   private async claim(offset: number, owner: AllocationOwner): Promise<boolean> {
     const k = this.key(offset);
     const record = { apiVersion: `${ALLOCATION_GROUP}/v1`, kind: 'Allocation', metadata: { name: k.name }, owner };
-    const verdict = await this.storage.write({
-      op: 'CREATE',
-      ...k,
-      expectRv: null,
-      expectUid: null,
-      requireActiveNamespace: false,
-      uid: '',
-      deleting: false,
-      object: Buffer.from(JSON.stringify(record)),
-      time: Date.now(),
-      verb: 'allocate',
-      user: 'system:apiserver',
-      groups: ['system:masters'],
-      fieldManager: null,
-      userAgent: null,
-      requestId: null,
-    });
+    const verdict = await this.storage.writeSystem({ op: 'CREATE', key: k, object: record, verb: 'allocate' });
     return verdict.accepted;
   }
 }

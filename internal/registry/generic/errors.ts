@@ -2,8 +2,8 @@
  * The one place where storage outcomes become API errors (per verb), so handlers and strategies
  * never look at storage codes.
  */
-import type { Verdict } from '../../storage/mvcc/fold.ts';
-import { StorageError, isStoreNotOpen } from '../../storage/errors.ts';
+import type { Verdict } from '../../storage/storage.ts';
+import { StorageError, isStoreNotOpen } from '../../storage/storage.ts';
 import { ApiError, alreadyExists, conflict, notFound, serviceUnavailable, timeout, internalError, expired, namespaceTerminating, type GroupResource } from '../../api/errors.ts';
 
 /** Map a rejected verdict to the Status a client sees. */

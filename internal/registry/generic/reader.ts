@@ -1,11 +1,11 @@
 /**
  * The read side of the generic store: get and list with the seed's resourceVersion semantics.
  *
- * Two ways to read a collection, both through one LevelDB snapshot and both streaming (one
- * iterator, at most a page of values held, nothing parsed unless a selector needs it):
- *   latest  — the o/ keys, plus the m/folded stored with them (the list's exact resourceVersion);
- *   at rv X — the h/ keys, taking per object the newest version ≤ X (MVCC history).
- * Both iterate in the same key order, so a paginated list may start on o/ and continue on h/.
+ * Two ways to read a collection, both a storage read of one snapshot (Storage.collection,
+ * storage/list.ts) and both streaming (at most a page of values held, nothing parsed unless a
+ * selector needs it): the latest state, or the state at exactly rv X (MVCC history). Both walk
+ * the same key order, so a paginated list may start on one and continue on the other; a continue
+ * token carries the storage's continue position of the last item (continue.ts).
  *
  * Which one a request gets follows kube 1.24, where a list is served either by etcd (the
  * "storage" path: resourceVersion unset, a continue token, a limit with resourceVersion ≠ "0",
@@ -25,21 +25,17 @@
  *     unparsable resourceVersion       → 500, the parse error as is
  */
 import type { KubeObject } from '../../api/types.ts';
-import { badRequest, expired, invalid, notFound, tooLargeResourceVersion, unknownError } from '../../api/errors.ts';
+import { ApiError, badRequest, expired, invalid, notFound, tooLargeResourceVersion, unknownError } from '../../api/errors.ts';
 import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/field-errors.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
-import type { Storage } from '../../storage/storage.ts';
-import type { Db } from '../../storage/mvcc/materializer.ts';
-import { currentPrefix, currentKeyOf, historyEndOf, pathOfCurrentKey, pathOfHistoryKey, parseObjectPath, rvOfHistoryKey, fromHex16, META_FOLDED } from '../../storage/keys.ts';
-import { StorageError } from '../../storage/errors.ts';
-import type { ValueDecoder } from '../../storage/encryption/at-rest.ts';
+import type { Storage, Collection, CollectionRead, ListEntry, BatchSizes } from '../../storage/storage.ts';
+import { StorageError } from '../../storage/storage.ts';
 import { parseLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
 import { storageCodec, type StorageCodec } from './view.ts';
-import { goSyntaxError } from '../../decode/json-parse.ts';
-import { batchesOf, closeEmptied, countKeys, type BatchSizes } from '../../storage/batches.ts';
+import { encodeContinue, decodeContinue, type ContinueToken } from './continue.ts';
 import { ReadAhead, readAheadKey } from './read-ahead.ts';
 
 /** How long "not older than X" waits for the fold to reach X before 504 (kube watch cache: 3 s). */
@@ -52,7 +48,6 @@ export const EXPIRED_LIST_MESSAGE = 'The resourceVersion for the provided list i
 export const EXPIRED_CONTINUE_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-const TOKEN_VERSION = 'meta.k8s.io/v1';
 /** The largest resourceVersion kube accepts (strconv.ParseUint(…, 10, 64)). */
 const MAX_UINT64 = 2n ** 64n - 1n;
 
@@ -87,22 +82,6 @@ export interface ListStream {
   close(): Promise<void>;
 }
 
-/**
- * What a continue token carries. JSON `{"v":"meta.k8s.io/v1","rv":…,"start":…,"n":…}`, base64url
- * without padding — kube's shape plus `n`.
- */
-export interface ContinueToken {
-  /** Version every later page is served at; -1: the next page is served at the latest version. */
-  rv: number;
-  /** Path of the last item returned, relative to the list's prefix: the next page starts after it. */
-  start: string;
-  /**
-   * Objects after `start` at `rv` (set on unfiltered pages): the next page's remainingItemCount
-   * is this minus its own items, so later pages never count the rest of the collection.
-   */
-  remaining?: number;
-}
-
 type Plan =
   | { kind: 'latest'; start?: string; remaining?: number }
   | { kind: 'notOlderThan'; rv: number }
@@ -113,50 +92,12 @@ type Plan =
 /** etcd's answer to a read at a revision it has not reached (passed through by kube as a 500). */
 export const FUTURE_REVISION_MESSAGE = 'etcdserver: mvcc: required revision is a future revision';
 
-type Snapshot = ReturnType<Db['snapshot']>;
-
 /** How one page is filled: its size and the selector test. */
 interface Page {
   limit: number;
   /** A selector is set: matching needs parsed objects, and remainingItemCount is omitted. */
   filtered: boolean;
   match: (b: Buffer) => boolean;
-}
-
-/** Encode a continue token (opaque to clients; decodeContinue reads it back). */
-export function encodeContinue(t: ContinueToken): string {
-  const body: Record<string, unknown> = { v: TOKEN_VERSION, rv: t.rv, start: t.start };
-  if (t.remaining !== undefined) body.n = t.remaining;
-  return Buffer.from(JSON.stringify(body)).toString('base64url');
-}
-
-/** Decode a continue token; 400 "invalid continue token: …" with kube's reasons when it is not one. */
-export function decodeContinue(text: string): ContinueToken {
-  const fail = (why: string): never => {
-    throw badRequest(`invalid continue token: continue key is not valid: ${why}`);
-  };
-  const bad = /[^A-Za-z0-9_-]/.exec(text);
-  if (bad) fail(`illegal base64 data at input byte ${bad.index}`);
-  if (text.length % 4 === 1) fail(`illegal base64 data at input byte ${text.length - 1}`);
-  let j: unknown;
-  try {
-    j = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    // kube unmarshals the token with encoding/json: report its syntax error text.
-    fail(goSyntaxError(Buffer.from(text, 'base64url').toString('utf8')));
-  }
-  if (!j || typeof j !== 'object' || Array.isArray(j)) return fail('the token is not a JSON object');
-  const t = j as Record<string, unknown>;
-  if (t.v !== TOKEN_VERSION) fail(`server does not recognize this encoded version ${JSON.stringify(t.v ?? '')}`);
-  if (typeof t.rv !== 'number' || !Number.isSafeInteger(t.rv) || t.rv === 0) fail(`incorrect encoded start resourceVersion (version ${TOKEN_VERSION})`);
-  if (typeof t.start !== 'string' || t.start === '') fail(`encoded start key empty (version ${TOKEN_VERSION})`);
-  const start = t.start as string;
-  // Keys are compared as strings and the scan is bounded by the list's prefix, so a token cannot
-  // reach other collections; reject dot segments anyway, as kube does (path.Clean).
-  if (start.split('/').some((s) => s === '.' || s === '..')) fail(start);
-  const out: ContinueToken = { rv: (t.rv as number) < 0 ? -1 : (t.rv as number), start };
-  if (typeof t.n === 'number' && Number.isSafeInteger(t.n) && t.n >= 0) out.remaining = t.n;
-  return out;
 }
 
 /**
@@ -222,11 +163,6 @@ export class GenericReader {
     this.codec = storageCodec(kind);
   }
 
-  /** The decoder of this kind's stored values (storage's at-rest codec). */
-  private decoder(): ValueDecoder {
-    return this.storage.decoderFor(this.codec.group, this.codec.resource);
-  }
-
   private get gr() {
     return { group: this.kind.group, resource: this.kind.resource };
   }
@@ -279,7 +215,7 @@ export class GenericReader {
   /** Wait until the fold has reached `rv`, or answer 504 "Too large resource version". */
   async waitFor(rv: number): Promise<void> {
     if (this.storage.folded >= rv) return;
-    const ok = await this.storage.materializer.waitFolded(rv, RESOURCE_VERSION_WAIT_MS);
+    const ok = await this.storage.waitFolded(rv, RESOURCE_VERSION_WAIT_MS);
     if (!ok) throw tooLargeResourceVersion(rv, this.storage.folded, TOO_LARGE_RETRY_SECONDS);
   }
 
@@ -340,7 +276,7 @@ export class GenericReader {
         return (!label || label.matches(obj.metadata.labels)) && (!field || field.matches(this.fieldsOf(obj)));
       },
     };
-    const prefix = currentPrefix(this.codec.group, this.codec.resource, this.kind.namespaced && namespace ? namespace : undefined);
+    const c: Collection = { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced && namespace ? namespace : undefined };
     if (plan.kind === 'notOlderThan') await this.waitFor(plan.rv);
     else if (plan.kind === 'latest' && !q.continue && !q.resourceVersion) await this.consistent();
     else if (plan.kind === 'atLeastNow') {
@@ -348,19 +284,19 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
-    const streamed = stream && page.limit === Infinity && !this.storage.atRest.transforms(this.codec.group, this.codec.resource);
+    const streamed = stream && page.limit === Infinity && !this.storage.encrypts(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
       this.storage.checkReadable();
       if (plan.kind === 'exact') {
-        const held = q.continue ? await this.ahead.take(readAheadKey(prefix, q.continue, q), () => this.storage.compactedBelow) : null;
-        result = held ?? await this.listAt(plan.rv, prefix, plan.start, plan.remaining, page, streamed && streamBatch);
-      } else result = await this.listLatest(prefix, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch);
+        const held = q.continue ? await this.ahead.take(readAheadKey(collectionId(c), q.continue, q), () => this.storage.compactedBelow) : null;
+        result = held ?? await this.listAt(plan.rv, c, plan.start, plan.remaining, page, streamed && streamBatch);
+      } else result = await this.listLatest(c, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch);
     } catch (e) {
       throw storageFailure(this.storage.damaged(e));
     }
     if (isStream(result)) return result;
-    if (result.continue) this.readAhead(prefix, result.continue, q, page);
+    if (result.continue) this.readAhead(c, result.continue, q, page);
     if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
     return result;
   }
@@ -369,24 +305,24 @@ export class GenericReader {
    * Start reading the page `token` asks for (read-ahead.ts). Only pages at a fixed version: a
    * token that resumes at the latest version (handed out with a 410) reads what is there then.
    */
-  private readAhead(prefix: string, token: string, q: ListQuery, page: Page): void {
+  private readAhead(c: Collection, token: string, q: ListQuery, page: Page): void {
     const t = decodeContinue(token);
     if (t.rv < 0) return;
-    this.ahead.put(readAheadKey(prefix, token, q), t.rv, this.listAt(t.rv, prefix, t.start, t.remaining, page, false) as Promise<ListResult>);
+    this.ahead.put(readAheadKey(collectionId(c), token, q), t.rv, this.listAt(t.rv, c, t.start, t.remaining, page, false) as Promise<ListResult>);
   }
 
   /**
-   * The stream of an unpaged list over `entries` (which own `snapshot`): selector and view
+   * The stream of an unpaged list over `entries` (which own `read`): selector and view
    * conversion applied per batch; read errors surface from the iteration as Status errors.
    */
-  private stream(rv: number, entries: AsyncGenerator<Entry[]>, page: Page, snapshot: Snapshot): ListStream {
+  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead): ListStream {
     const codec = this.codec;
     const storage = this.storage;
     // Idempotent, and also right for a stream never iterated (whose generators never started,
     // so their own finally blocks would not run).
     const close = async (): Promise<void> => {
       await entries.return(undefined);
-      await snapshot.close();
+      await read.close();
     };
     async function* batches(): AsyncGenerator<Buffer[]> {
       try {
@@ -401,80 +337,50 @@ export class GenericReader {
         await close();
       }
     }
-    return { rv, batches: batches(), close };
+    return { rv: read.rv, batches: batches(), close };
   }
 
-  /** A list of the latest state, from one snapshot of the o/ keys. */
-  private async listLatest(prefix: string, start: string | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
-    await this.storage.whenOpen();
-    const db = this.storage.db;
-    const base = prefix.slice(2);
-    const snapshot = db.snapshot();
-    // Taken in the same tick as the snapshot: the index's count of the collection, when the
-    // index is not ahead of the store (a first page's remainingItemCount without a scan).
-    const live = start === undefined && !page.filtered && page.limit < Infinity ? this.storage.materializer.liveUnder(base) : undefined;
-    let owned = false;
-    try {
-      // Read in place (getSync): one small, hot key; a round trip to LevelDB's thread cost more.
-      const f = db.getSync(META_FOLDED, { snapshot });
-      const rv = f === undefined ? 0 : fromHex16(f.toString());
-      const after = start !== undefined ? base + start : undefined;
-      const entries = currentObjects(db, snapshot, prefix, after, this.decoder(), streamed ? { first: streamed, then: streamed, ahead: true } : pageSizes(page));
-      if (streamed) {
-        owned = true;
-        return this.stream(rv, entries, page, snapshot);
-      }
-      const taken = await fill(entries, page);
-      const known = live && live.offset === rv ? live.count : undefined; // objects after `start` (none)
-      // The count reads keys only: no value leaves LevelDB for objects after the page.
-      const count = async (last: string): Promise<number> => countKeys(db.keys({ gt: currentKeyOf(last), lt: prefixEnd(prefix), snapshot, highWaterMarkBytes: BATCH_BYTES }), prefixEnd(prefix), 10 * STREAM_BATCH);
-      return await finish(rv, base, taken, page, known, count);
-    } finally {
-      if (!owned) await snapshot.close();
-    }
+  /** A list of the latest state (one storage read of the collection). */
+  private async listLatest(c: Collection, start: string | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+    // A first unfiltered page takes its remainingItemCount from the key index (no scan).
+    const read = await this.storage.collection(c, undefined, start === undefined && !page.filtered && page.limit < Infinity);
+    return this.page(read, start, read.liveCount, page, streamed, true);
   }
 
   /**
-   * A list at exactly `rv`, from one snapshot of the h/ keys; 410 when rv has been compacted
-   * away (a continue page gets a token that resumes at the latest version, as kube does).
+   * A list at exactly `rv` (one storage read of the collection's history); 410 when rv has been
+   * compacted away (a continue page gets a token that resumes at the latest version, as kube does).
    */
-  private async listAt(rv: number, prefix: string, start: string | undefined, known: number | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
-    const base = prefix.slice(2);
-    const retained = (): void => {
-      if (rv >= this.storage.compactedBelow) return;
-      if (start === undefined) throw expired(EXPIRED_LIST_MESSAGE);
-      throw expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start }));
-    };
-    retained();
+  private async listAt(rv: number, c: Collection, start: string | undefined, known: number | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+    const expiredList = (): ApiError => (start === undefined ? expired(EXPIRED_LIST_MESSAGE) : expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start })));
+    if (rv < this.storage.compactedBelow) throw expiredList();
     if (this.storage.folded < rv) {
       // etcd reads at a revision it has not reached fail at once; a replica behind the log
       // first catches up with what the log holds.
       await this.consistent();
       if (this.storage.folded < rv) throw unknownError(FUTURE_REVISION_MESSAGE);
     }
-    await this.storage.whenOpen();
-    const db = this.storage.db;
-    const snapshot = db.snapshot();
+    const read = await this.storage.collection(c, rv).catch((e: unknown) => {
+      throw e instanceof StorageError && e.code === 'expired' ? expiredList() : e;
+    });
+    return this.page(read, start, known, page, streamed, false);
+  }
+
+  /**
+   * One page (or the whole list, or a stream of it) from `read`, which it closes — a stream's
+   * consumer does. `known`: objects after `start`, when the token (or the index) says so.
+   */
+  private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean): Promise<ListResult | ListStream> {
     let owned = false;
     try {
-      // The compactor publishes its new floor before deleting anything, so once the floor is
-      // checked after the snapshot was taken, every version ≤ rv is in the snapshot.
-      retained();
-      const after = start !== undefined ? base + start : undefined;
-      const entries = objectsAt(db, snapshot, prefix, rv, this.decoder(), after, streamed ? { first: streamed, then: streamed, ahead: false } : pageSizes(page));
+      const entries = read.objects(start, streamed ? { first: streamed, then: streamed, ahead } : pageSizes(page));
       if (streamed) {
         owned = true;
-        return this.stream(rv, entries, page, snapshot);
+        return this.stream(entries, page, read);
       }
-      const taken = await fill(entries, page);
-      const count = async (last: string): Promise<number> => {
-        let n = 0;
-        for await (const batch of objectsAt(db, snapshot, prefix, rv, skipValue, last, { first: STREAM_BATCH, then: STREAM_BATCH, ahead: false })) n += batch.length;
-        return n;
-      };
-      return await finish(rv, base, taken, page, known, count);
+      return await finish(read, await fill(entries, page), page, known);
     } finally {
-      if (!owned) await snapshot.close();
+      if (!owned) await read.close();
     }
   }
 }
@@ -482,8 +388,6 @@ export class GenericReader {
 /** A list is either whole (ListResult) or read while it is sent (ListStream). */
 export const isStream = (r: ListResult | ListStream): r is ListStream => 'batches' in r;
 
-/** Object path and readable value of one stored object. */
-type Entry = [string, Buffer];
 
 interface Taken {
   items: Buffer[];
@@ -497,7 +401,7 @@ interface Taken {
  * Take up to `page.limit` matching objects from `objects`, then look one further for another
  * match (so the last page never carries a continue token). Stops the reads when done.
  */
-async function fill(objects: AsyncGenerator<Entry[]>, page: Page): Promise<Taken> {
+async function fill(objects: AsyncGenerator<ListEntry[]>, page: Page): Promise<Taken> {
   const t: Taken = { items: [], last: '', more: false };
   try {
     for await (const batch of objects) {
@@ -521,12 +425,12 @@ async function fill(objects: AsyncGenerator<Entry[]>, page: Page): Promise<Taken
  * Build the ListResult: a continue token when more remain, and on unfiltered pages the
  * remainingItemCount — from the previous token when it carried one, else counted after the page.
  */
-async function finish(rv: number, base: string, t: Taken, page: Page, known: number | undefined, count: (last: string) => Promise<number>): Promise<ListResult> {
-  const r: ListResult = { rv, items: t.items };
+async function finish(read: CollectionRead, t: Taken, page: Page, known: number | undefined): Promise<ListResult> {
+  const r: ListResult = { rv: read.rv, items: t.items };
   if (!t.more) return r;
-  const token: ContinueToken = { rv, start: t.last.slice(base.length) };
+  const token: ContinueToken = { rv: read.rv, start: read.position(t.last) };
   if (!page.filtered) {
-    const remaining = known !== undefined ? Math.max(known - t.items.length, 0) : await count(t.last);
+    const remaining = known !== undefined ? Math.max(known - t.items.length, 0) : await read.countAfter(t.last);
     r.remainingItemCount = remaining;
     token.remaining = remaining;
   }
@@ -534,32 +438,8 @@ async function finish(rv: number, base: string, t: Taken, page: Page, known: num
   return r;
 }
 
-/**
- * Stored value → object JSON (decrypted when the resource is encrypted at rest). A value that does
- * not decrypt fails the list as etcd3's store does: "unable to transform key …".
- */
-function readable(decode: ValueDecoder, path: string, v: Buffer): Buffer {
-  try {
-    return decode(path, v);
-  } catch (e) {
-    const { resource, namespace, name } = parseObjectPath(path);
-    throw new StorageError('corrupt', `unable to transform key "/registry/${resource}/${namespace ? `${namespace}/` : ''}${name}": ${(e as Error).message}`);
-  }
-}
-
-/** For scans that only count objects. */
-const skipValue: ValueDecoder = (_path, v) => v;
-
-
 /** Entries per batch of an unpaged list, and of a page's later reads (a filtered page reads on). */
 const STREAM_BATCH = 1000;
-/**
- * Bytes one LevelDB read may carry (classic-level's highWaterMarkBytes). Its default, 16 KiB,
- * holds about 12 one-KiB objects: a 100k list took ~8,000 round trips to LevelDB's thread, the
- * main thread idle in between. 4 MiB lets a batch reach its entry count.
- */
-const BATCH_BYTES = 4 << 20;
-
 /**
  * A page needs limit + 1 objects (the one after the page says whether a continue token is due):
  * its first read takes limit + 2 entries, so that on h/ — where an object is only complete once
@@ -575,66 +455,7 @@ const pageSizes = (page: Page): BatchSizes => ({
 });
 const PAGE_TAIL_BATCH = 16;
 
-/** Live objects of a snapshot's o/ keys under `prefix`, in key order after object path `after`, readable, in batches. */
-async function* currentObjects(db: Db, snapshot: Snapshot, prefix: string, after: string | undefined, decode: ValueDecoder, sizes: BatchSizes): AsyncGenerator<Entry[]> {
-  const range = after !== undefined ? { gt: currentKeyOf(after) } : { gte: prefix };
-  // Created when the generator starts: a generator closed before its first read holds nothing.
-  const end = prefixEnd(prefix);
-  const it = db.iterator({ ...range, lt: end, snapshot, highWaterMarkBytes: BATCH_BYTES });
-  for await (const batch of batchesOf(it, end, sizes)) {
-    for (const e of batch) {
-      const path = pathOfCurrentKey(e[0]);
-      e[0] = path;
-      e[1] = readable(decode, path, e[1]);
-    }
-    yield batch;
-  }
-}
+/** The read-ahead cache's name of a collection. */
+const collectionId = (c: Collection): string => `${c.group}/${c.resource}/${c.namespace ?? ''}`;
 
-/**
- * Objects under the o/ `prefix` as they were at `rv`, from the h/ keys: per object the newest
- * version ≤ rv, skipping tombstones and objects created later. Read in batches; versions above rv
- * are skipped, and a batch that ends inside an object's newer versions is followed by a seek past
- * that object (so an object with many newer versions costs at most one batch of them).
- *
- *   h/…/a\0…05 (v1)  h/…/a\0…09 (v2)  h/…/a\0…20 (v3)   at rv 10 → a = v2 (v3 skipped)
- *   h/…/b\0…03 (v1)  h/…/b\0…08 ('')                     at rv 10 → b deleted, skipped
- *
- * The h/ keys of the objects come in the same order as their o/ keys (storage/keys.ts), so a
- * continue token from either read resumes the other.
- */
-async function* objectsAt(db: Db, snapshot: Snapshot, prefix: string, rv: number, decode: ValueDecoder, after: string | undefined, sizes: BatchSizes): AsyncGenerator<Entry[]> {
-  const history = 'h' + prefix.slice(1); // prefix is the list's o/ prefix; h/ keys share its path
-  const end = prefixEnd(history);
-  const it = db.iterator({ gte: after !== undefined ? historyEndOf(after) : history, lt: end, snapshot, highWaterMarkBytes: BATCH_BYTES });
-  let path = '';
-  let best: Buffer | null = null;
-  try {
-    let want = sizes.first;
-    for (;;) {
-      const batch = await it.nextv(want);
-      want = sizes.then;
-      if (!batch.length) break;
-      const out: Entry[] = [];
-      let newer = false; // the last entry read is a version of `path` above rv
-      for (const [k, v] of batch) {
-        const p = pathOfHistoryKey(k);
-        if (p !== path) {
-          if (best && best.length) out.push([path, readable(decode, path, best)]);
-          path = p;
-          best = null;
-        }
-        newer = rvOfHistoryKey(k) > rv;
-        if (!newer) best = v;
-      }
-      if (newer) it.seek(historyEndOf(path)); // the next object's first version
-      if (out.length) yield out;
-    }
-    if (best && best.length) yield [[path, readable(decode, path, best)]];
-  } finally {
-    await closeEmptied(it, end);
-  }
-}
-
-/** The smallest key after every key that starts with `prefix` (prefix ends with '/'). */
-const prefixEnd = (prefix: string): string => prefix.slice(0, -1) + '0';
+export { encodeContinue, decodeContinue, type ContinueToken } from './continue.ts';

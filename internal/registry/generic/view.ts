@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
-import type { Change } from '../../storage/mvcc/materializer.ts';
+import type { Change } from '../../storage/storage.ts';
 import { parseObject } from './serialize.ts';
 
 export interface StorageCodec {

@@ -75,7 +75,7 @@ export class KafkaTail {
       this.log.error({ expected: this.m.folded + 1, got: events[0].offset }, 'log hole: events were deleted before this replica folded them');
     }
     // The store refuses writes (disk full, failed write): wait a little for its recovery
-    // (Storage.recover), then let kafkajs fetch the batch again.
+    // (StoreKeeper.recover (recovery.ts)), then let kafkajs fetch the batch again.
     if (!(await this.health.whenWritable(FOLD_WAIT_WRITABLE_MS, this.stopping.signal))) throw this.health.refusal();
     const ops: BatchOp[] = [];
     const pending = await this.m.foldInto(events, ops);

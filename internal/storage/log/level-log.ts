@@ -15,7 +15,7 @@
  * of the log is corruption (a log that lost acknowledged entries), and open() refuses it.
  *
  * Failed writes (store-health.ts): both writes go through the store's `guard`, so the first one
- * that fails stops every writer until Storage.recover has reopened both stores. A failed log
+ * that fails stops every writer until StoreKeeper.recover (recovery.ts) has reopened both stores. A failed log
  * write leaves nothing acknowledged: its fold is undone in memory (`rollback`) and its writers get
  * the refusal (503). A failed snapshot write after the log took the batch: the events are durable
  * (in the log) but not applied, so the fold is undone in memory too, the writers get a Timeout
@@ -90,10 +90,11 @@ export class LevelLog implements EventLog {
 
   /**
    * Take the log's end from the log store and fold what the snapshot lacks (at open, and after
-   * Storage.recover reopened both stores and re-read the snapshot). Returns the log's last offset.
+   * recovery reopened both stores and re-read the snapshot). Returns the log's last offset.
+   * `known`: that offset, when the caller has just read it from the log store (recovery.ts).
    */
-  async resume(): Promise<number> {
-    const last = await lastLogOffset(this.logDb);
+  async resume(known?: number): Promise<number> {
+    const last = known ?? (await lastLogOffset(this.logDb));
     if (this.sink.folded > last) {
       throw new StorageError('corrupt', `the snapshot has folded up to offset ${this.sink.folded} but the embedded log ends at ${last}: the log lost acknowledged entries`);
     }
@@ -127,7 +128,8 @@ export class LevelLog implements EventLog {
 
   append(event: LogEvent): Promise<number> {
     if (this.closed) return Promise.reject(new StorageError('unreachable', 'log is closed'));
-    if (!this.health.writable) return Promise.reject(this.health.refusal());
+    // Whether the store takes writes is checked once per batch (flush, then health.guard), and by
+    // Storage.write before the append: not again here.
     const bytes = encodeEvent(event);
     return new Promise((resolve, reject) => {
       this.queue.push({ event, bytes, resolve, reject });

@@ -376,7 +376,7 @@ export class Materializer {
 
   /**
    * Re-read the durable state (key index, folded offset) from the store, after it was reopened
-   * (Storage.recover). Uncommitted folds are forgotten; the index is swapped in whole once read.
+   * (StoreKeeper.recover (recovery.ts)). Uncommitted folds are forgotten; the index is swapped in whole once read.
    * Returns the folded offset found on disk, which the caller compares with what was committed.
    */
   async reload(): Promise<number> {

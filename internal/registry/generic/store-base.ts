@@ -1,0 +1,353 @@
+/**
+ * The generic store's common part (store.ts): its state, reads of the latest object, the write of
+ * one intent and the helpers every verb shares. The verbs build on it: store-create.ts,
+ * store-update.ts (update, patch, apply), store.ts (delete; GenericStore).
+ */
+import { randomInt } from 'node:crypto';
+import type { KubeObject } from '../../api/types.ts';
+import { ApiError, badRequest, conflict, failure, notFound } from '../../api/errors.ts';
+import type { FinishFunc, KindDescriptor, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
+import type { Storage, WriteIntent, ObjectKey, Verdict } from '../../storage/storage.ts';
+import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest/admission.ts';
+import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
+import type { RequestContext } from './context.ts';
+import { storageFailure } from './errors.ts';
+import { serializeForLog } from './serialize.ts';
+import { FieldManager } from './managed-fields.ts';
+import type { ManagedFieldsEntry } from '../../api/types.ts';
+import { KeyLock } from './key-lock.ts';
+import { storageCodec, type StorageCodec } from './view.ts';
+import { decodeRequestBody, canonicalObject, type FieldValidation } from '../../decode/body.ts';
+import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
+
+/**
+ * The largest stored object: etcd's default --max-request-bytes (1.5 MiB), which bounds every
+ * write kube-apiserver sends it. Measured here on the stored JSON (kube stores Protobuf for
+ * built-in kinds, a little smaller, so objects within a few percent of the limit may differ).
+ */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+/**
+ * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
+ * (without a count limit there); in one process the key lock makes such races rare, so this bound
+ * only matters across replicas, where it is a generous cap with a deadline behind it.
+ */
+export const MAX_CONFLICT_RETRIES = 1000;
+/** Give up retrying after this long (the client's request timeout is about this). */
+export const RETRY_DEADLINE_MS = 30_000;
+/** generateName collisions retried before answering 409 (5 random chars: ~1 in 14M each). */
+export const MAX_GENERATE_NAME_RETRIES = 8;
+/** generateName's suffix characters (apimachinery's utilrand alphabet: no vowels, no look-alikes). */
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+/** The name check of each KindDescriptor.nameFormat. */
+export const NAME_VALIDATORS: Record<NonNullable<KindDescriptor['nameFormat']>, NameValidator> = {
+  subdomain: nameIsDNSSubdomain,
+  label: nameIsDNSLabel,
+  dns1035: nameIsDNS1035Label,
+  pathSegment: nameIsPathSegment,
+};
+/** FinishFunc of a kind without hooks. */
+export const finishNothing: FinishFunc = async () => undefined;
+
+/** DeleteOptions of a DELETE request (body or query), as the store reads them. */
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  orphanDependents?: boolean;
+}
+
+/** What a write verb answers. */
+export interface WriteResult {
+  /** Response body bytes (stored JSON, or the computed object for dry-run). */
+  body: Buffer;
+  /** HTTP status: 201 for create, 200 otherwise. */
+  code: number;
+  warnings: string[];
+}
+
+/** Builds the new object of an update from the current one. */
+export type Mutation = (current: KubeObject) => KubeObject;
+
+/** How one update/patch request reads, changes and guards the object. */
+export interface UpdatePlan {
+  /** The subresource written, if any (its strategy replaces the main one). */
+  sub: SubresourceDescriptor | undefined;
+  /**
+   * The client's resourceVersion precondition, as written in the body: parsed once the object is
+   * known to exist (500 when unparsable, "0" = none); a mismatch is a 409, never retried.
+   */
+  wantRv: string | undefined;
+  /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
+  mutate: Mutation;
+  /** The API verb recorded in the log event. */
+  verb: string;
+  /** What to do when the object does not exist (PUT may create), or null for 404. */
+  createInstead: (() => Promise<WriteResult> | null) | null;
+  /**
+   * An update of an existing object must carry a (non-zero) resourceVersion: kinds that do not
+   * allow unconditional updates. Checked once the object is known to exist, as kube does.
+   */
+  requireResourceVersion?: boolean;
+  /**
+   * The uid a PUT body carries: a storage precondition, checked before anything else, even when
+   * the object does not exist (rest.defaultUpdatedObjectInfo.Preconditions). Patches have none
+   * (a changed uid there fails validation as immutable).
+   */
+  uidPrecondition?: string;
+  /** A precondition discovered by `mutate` (a resourceVersion inside a patch). */
+  dynamicPrecondition?: () => string | undefined;
+  /**
+   * managedFields `mutate` computed itself (server-side apply); the Update field manager runs
+   * when absent.
+   */
+  managedFields?: () => ManagedFieldsEntry[] | undefined;
+}
+
+/** One attempt of an update: the object read, the one built from it, and whether a lost race may retry. */
+export interface UpdateAttempt {
+  next: KubeObject;
+  current: KubeObject;
+  currentBytes: Buffer;
+  now: Date;
+  /** managedFields computed on the request's object, before admission and prepare. */
+  managedFields: ReturnType<FieldManager['update']>;
+  canRetry: () => boolean;
+}
+
+/**
+ * The generic store's common part: the kind, its storage, admission and hooks; reads of the
+ * latest object; the write of one intent (write) and the helpers of every verb. Not used alone:
+ * GenericStore (store.ts) is the store.
+ */
+export abstract class StoreBase {
+  /** DELETE (store.ts); the eviction subresource's create deletes too. */
+  abstract delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<WriteResult>;
+
+  readonly gr: { group: string; resource: string };
+  readonly apiVersion: string;
+  protected readonly locks = new KeyLock();
+  protected readonly fields: FieldManager;
+  /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
+  readonly codec: StorageCodec;
+
+  constructor(
+    readonly kind: KindDescriptor,
+    protected readonly storage: Storage,
+    protected readonly admission: Admission,
+    protected readonly hooks: WriteHooks = {},
+    protected readonly virtual?: VirtualKind,
+    protected readonly gates: FeatureGates = DEFAULT_GATES,
+  ) {
+    if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
+    if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);
+    this.gr = { group: kind.group, resource: kind.resource };
+    this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
+    this.fields = new FieldManager(kind);
+    this.codec = storageCodec(kind);
+  }
+
+  key(namespace: string, name: string): ObjectKey {
+    return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape), or null. */
+  protected async readLatest(namespace: string, name: string): Promise<Buffer | null> {
+    const read = () =>
+      this.storage.get(this.key(namespace, name)).catch((e) => {
+        throw storageFailure(e);
+      });
+    let b = await read();
+    // Not here yet may mean not folded here yet: a Kafka replica catches up with the log's end
+    // before it answers 404 (etcd reads are linearizable; a write on replica A followed by an
+    // update on replica B must find the object). An embedded log is always caught up.
+    if (!b) {
+      await this.storage.latest().catch((e) => {
+        throw storageFailure(e);
+      });
+      b = await read();
+    }
+    return b ? this.codec.decode(b) : null;
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape), or 404. */
+  async getLatest(namespace: string, name: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name);
+    if (!b) throw notFound(this.gr, name);
+    return b;
+  }
+
+  protected subresource(name: string | undefined): SubresourceDescriptor | undefined {
+    if (!name) return undefined;
+    const s = this.kind.subresources?.find((x) => x.name === name);
+    if (!s) throw notFound(this.gr, name);
+    return s;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+    const intent: WriteIntent = {
+      op,
+      group: this.codec.group,
+      resource: this.codec.resource,
+      namespace: this.kind.namespaced ? namespace : '',
+      name,
+      expectRv,
+      expectUid: op === 'CREATE' ? null : obj.metadata.uid ?? null,
+      requireActiveNamespace: op === 'CREATE' && this.kind.namespaced,
+      uid: obj.metadata.uid ?? '',
+      deleting: Boolean(obj.metadata.deletionTimestamp),
+      object: serializeForLog(this.codec.encode(obj), (o) => this.canonical(o)),
+      time: Date.now(),
+      verb,
+      user: ctx.user.username,
+      groups: ctx.user.groups,
+      fieldManager: ctx.fieldManager ?? null,
+      userAgent: ctx.userAgent ?? null,
+      requestId: ctx.requestId,
+    };
+    // etcd's --max-request-bytes (1.5 MiB) as kube-apiserver meets it: a plain 500, nothing written.
+    if (intent.object && intent.object.length > MAX_OBJECT_BYTES) throw new ApiError(failure(500, undefined, 'etcdserver: request is too large'));
+    let verdict: Verdict;
+    try {
+      verdict = await this.storage.write(intent);
+    } catch (e) {
+      throw storageFailure(e);
+    }
+    return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
+  }
+
+  /**
+   * A failed uid precondition, worded as etcd3's storage.NewInvalidObjError reaches the client:
+   * the storage key is kube's default etcd key (without the /registry prefix on a dry run, whose
+   * storage is not the etcd one) and ResourceVersion is always 0.
+   */
+  protected uidPreconditionFailed(ctx: RequestContext, namespace: string, name: string, want: string, actual: string): ApiError {
+    const key = `${ctx.dryRun ? '' : '/registry'}/${this.kind.resource}/${this.kind.namespaced ? `${namespace}/` : ''}${name}`;
+    const why = `Precondition failed: UID in precondition: ${want}, UID in object meta: ${actual}`;
+    return conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
+  }
+
+  protected conflictErr(name: string): ApiError {
+    return conflict(this.gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+
+  protected attrs(operation: AdmissionOperation, ctx: RequestContext, namespace: string, name: string, object: KubeObject | null, oldObject: KubeObject | null, subresource = '', deleteOpts?: DeleteOptions): AdmissionAttributes {
+    return {
+      operation,
+      kind: this.kind,
+      subresource,
+      namespace,
+      name,
+      object,
+      oldObject,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+      version: ctx.apiVersion,
+      options: admissionOptions(operation, ctx, deleteOpts),
+      // kube's warning recorder keeps one copy of each text.
+      warn: ctx.warnings ? (w) => void (ctx.warnings!.includes(w) || ctx.warnings!.push(w)) : undefined,
+      annotate: ctx.annotate,
+    };
+  }
+
+  /**
+   * The object as Go encodes it (field order, omitempty), after the server changed it; by the
+   * object's own apiVersion/kind (a view's storage form is encoded as the storage kind).
+   */
+  protected canonical(obj: KubeObject): KubeObject {
+    const av = typeof obj.apiVersion === 'string' ? obj.apiVersion : this.apiVersion;
+    const slash = av.lastIndexOf('/');
+    return canonicalObject(obj, { group: slash >= 0 ? av.slice(0, slash) : '', version: av.slice(slash + 1), kind: typeof obj.kind === 'string' ? obj.kind : this.kind.kind });
+  }
+
+  /**
+   * The decode step and the checks every decoded body must pass (400 otherwise): TypeMeta
+   * matching the endpoint (filled in when absent, as the decoder defaults it), the body decoded
+   * into the kind's Go shape (internal/decode: unknown fields dropped, wrong types refused with
+   * Go's message), name and namespace agreeing with the URL. fieldValidation applies only with
+   * the ServerSideFieldValidation gate (1.24: alpha, off — the parameter is ignored); Warn adds
+   * one warning per unknown or duplicate field to `warnings`.
+   */
+  checkBody(body: KubeObject, namespace: string, urlName: string | undefined, ctx?: RequestContext, warnings?: string[]): KubeObject {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
+    const validation: FieldValidation = this.gates.enabled('ServerSideFieldValidation') ? ctx?.fieldValidation ?? 'Warn' : 'Ignore';
+    const decoded = decodeRequestBody(body, this.kind, validation);
+    if (validation === 'Warn') warnings?.push(...decoded.warnings);
+    const obj = decoded.object as KubeObject;
+    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+    const m = obj.metadata;
+    for (const f of ['name', 'namespace', 'generateName', 'resourceVersion', 'uid'] as const) {
+      if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw badRequest(`metadata.${f} must be a string`);
+      if (m[f] === null) delete m[f];
+    }
+    if (urlName !== undefined && m.name && m.name !== urlName) {
+      throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${urlName})`);
+    }
+    if (urlName !== undefined && !m.name) m.name = urlName;
+    if (this.kind.namespaced) {
+      if (m.namespace && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    } else if (m.namespace) {
+      // Cluster-scoped kinds ignore a namespace in the body, as kube-apiserver does.
+      delete m.namespace;
+    }
+    return obj;
+  }
+}
+
+/**
+ * A resourceVersion written in an object, parsed as kube's APIObjectVersioner does
+ * (strconv.ParseUint): 0 for "no version"; anything unparsable is a plain error there, so a 500
+ * without a reason here.
+ */
+export function objectResourceVersion(rv: string): number {
+  const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > 2n ** 64n - 1n ? 'value out of range' : '';
+  if (why) throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`));
+  return Number(rv);
+}
+
+/**
+ * The options object an admission webhook is sent (AdmissionRequest.options): the request's
+ * CreateOptions, UpdateOptions or DeleteOptions with the fields it set (metav1 field order).
+ */
+export function admissionOptions(operation: AdmissionOperation, ctx: RequestContext, del?: DeleteOptions): Record<string, unknown> {
+  const kind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const o: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (del) {
+    if (del.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = del.gracePeriodSeconds;
+    if (del.preconditions) o.preconditions = del.preconditions;
+    if (del.orphanDependents !== undefined) o.orphanDependents = del.orphanDependents;
+    if (del.propagationPolicy) o.propagationPolicy = del.propagationPolicy;
+  }
+  if (ctx.dryRun) o.dryRun = ['All'];
+  if (!del && ctx.fieldManagerParam) o.fieldManager = ctx.fieldManagerParam;
+  return o;
+}
+
+/** Jittered backoff between conflict retries: none for the first two, then up to 2^n ms (≤ 100). */
+export function backoff(attempt: number): Promise<void> {
+  if (attempt < 2) return Promise.resolve();
+  const ms = Math.random() * Math.min(100, 2 ** attempt);
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A generateName suffix: 5 random characters. */
+export function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += GENERATE_ALPHABET[randomInt(GENERATE_ALPHABET.length)];
+  return s;
+}
+
+/** An object without metadata and status (what a status update must not change). */
+export const specOf = (o: KubeObject): unknown => {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return rest;
+};
+
+/** Compare objects for no-op detection: ignore managedFields timestamps and resourceVersion. */
+export function stripVolatile(o: KubeObject): unknown {
+  const { managedFields, resourceVersion: _rv, ...meta } = o.metadata;
+  return { ...o, metadata: { ...meta, managedFields: managedFields?.map(({ time: _t, ...e }) => e) } };
+}
+

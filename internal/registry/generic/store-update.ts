@@ -1,0 +1,279 @@
+/**
+ * The generic store's updates (store.ts): update, patch and apply, all through one
+ * GuaranteedUpdate loop (read, build the new object, write expecting the version read, retry a
+ * lost race when the request carried no resourceVersion).
+ */
+import type { KubeObject } from '../../api/types.ts';
+import { type FieldError, GoValue } from '../../api/field-errors.ts';
+import { badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
+import type { StatusStrategy } from '../rest/strategy.ts';
+import { validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
+import type { RequestContext } from './context.ts';
+import { rejection, storageFailure } from './errors.ts';
+import { goJson, withResourceVersion, parseObject, jsonEqual, deepCopy } from './serialize.ts';
+import { setManagedFields } from './managed-fields.ts';
+import { serverSideApply } from './apply.ts';
+import type { ManagedFieldsEntry } from '../../api/types.ts';
+import { applyPatch, patchedUndecodable, type PatchType } from './patch.ts';
+import { objectPath } from '../../storage/storage.ts';
+import { BodyDecodeError } from '../../decode/body.ts';
+import { CreateStore } from './store-create.ts';
+import { MAX_CONFLICT_RETRIES, RETRY_DEADLINE_MS, backoff, finishNothing, objectResourceVersion, specOf, stripVolatile, type Mutation, type UpdateAttempt, type UpdatePlan, type WriteResult } from './store-base.ts';
+
+/** Update, patch and apply (see the file comment); GenericStore builds on it. */
+export abstract class UpdateStore extends CreateStore {
+  // ---------------------------------------------------------------- update / patch
+
+  /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
+  async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
+    const decodeWarnings: string[] = [];
+    const obj = this.checkBody(body, namespace, name, ctx, decodeWarnings);
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: obj.metadata.resourceVersion || undefined,
+      uidPrecondition: obj.metadata.uid || undefined,
+      requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
+      mutate: () => deepCopy(obj),
+      verb: 'update',
+      createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.createDecoded(ctx, namespace, obj) : null),
+    });
+    return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
+  }
+
+  /** PATCH with a merge, JSON or strategic-merge patch. */
+  async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    let preconditionRv: string | undefined;
+    let decodeWarnings: string[] = [];
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      decodeWarnings = [];
+      const patched = applyPatch(type, current, patchBody) as KubeObject;
+      if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch produced something that is not an object');
+      if (!patched.metadata || typeof patched.metadata !== 'object') patched.metadata = {};
+      // A resourceVersion the patch sets (or keeps different from what we read) is a precondition.
+      const rv = patched.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
+      // The patched object is decoded again, as kube decodes the patch result into the Go type;
+      // for merge and JSON patches kube reports a failure as a 422 on the patched document.
+      const named = typeof patched.metadata.name === 'string' && patched.metadata.name !== '';
+      let decoded: KubeObject;
+      try {
+        decoded = this.checkBody(patched, namespace, name, ctx, decodeWarnings);
+      } catch (e) {
+        if (e instanceof BodyDecodeError && type !== 'strategic') throw patchedUndecodable(current, patched, e.why);
+        throw e;
+      }
+      // handlers/patch.go checkName: a patch that removes the name (`metadata.name: null`, a
+      // strategic `$patch: replace|delete` at the root) is refused after decoding.
+      if (!named) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      return decoded;
+    };
+    const r = await this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb: 'patch', createInstead: null, dynamicPrecondition: () => preconditionRv });
+    return decodeWarnings.length ? { ...r, warnings: [...decodeWarnings, ...r.warnings] } : r;
+  }
+
+  /**
+   * PATCH application/apply-patch+yaml (server-side apply, see apply.ts) with the decoded applied
+   * object (`duplicatesOf`: the body's duplicate keys, read only for fieldValidation). A missing
+   * object is created (201) unless the path is a subresource of a kind whose
+   * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
+   */
+  async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
+    const sub = this.subresource(subresourceName);
+    if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    let managed: ManagedFieldsEntry[] | undefined;
+    let preconditionRv: string | undefined;
+    // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
+    const validation = this.gates.enabled('ServerSideFieldValidation') ? ctx.fieldValidation ?? 'Warn' : 'Ignore';
+    const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
+    const warnings = validation === 'Warn' ? duplicates : [];
+    const run = (live: KubeObject | null): KubeObject => {
+      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      if (validation === 'Strict' && duplicates.length) {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
+      }
+      managed = r.managedFields;
+      const merged = r.object;
+      const m = merged.metadata && typeof merged.metadata === 'object' ? merged.metadata : (merged.metadata = {});
+      // handlers.checkName on the applied result (kube fills neither the name nor checks it twice).
+      if (typeof m.name !== 'string' || !m.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+      if (m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      // The merged object is decoded into the kind's Go type and defaulted (structuredMerge Apply).
+      const obj = this.checkBody(merged, namespace, name, ctx);
+      delete obj.metadata.managedFields;
+      this.kind.strategy.defaults?.(obj);
+      return obj;
+    };
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      const next = run(current);
+      // A resourceVersion in the applied object is a precondition, as for other patches.
+      const rv = next.metadata.resourceVersion;
+      if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+        const n = objectResourceVersion(String(rv));
+        if (n) preconditionRv = String(n);
+      }
+      return next;
+    };
+    const createInstead = (): Promise<WriteResult> | null => {
+      if (sub && !this.kind.strategy.allowCreateOnUpdate) return null;
+      return (async () => {
+        const obj = run(null);
+        if (obj.metadata.uid) throw conflict(this.gr, name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+        return this.createDecoded(ctx, namespace, obj, { managedFields: managed, viaSubresource: Boolean(sub) });
+      })();
+    };
+    const r = await this.guaranteedUpdate(ctx, namespace, name, {
+      sub,
+      wantRv: undefined,
+      mutate,
+      verb: 'patch',
+      createInstead,
+      dynamicPrecondition: () => preconditionRv,
+      managedFields: () => managed,
+    });
+    return warnings.length ? { ...r, warnings: [...warnings, ...r.warnings] } : r;
+  }
+
+  /**
+   * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
+   */
+  protected async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
+    return this.locks.run(objectPath(this.key(namespace, name)), () => this.guaranteedUpdateLocked(ctx, namespace, name, plan));
+  }
+
+  protected async guaranteedUpdateLocked(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
+    const { sub, mutate, createInstead, dynamicPrecondition } = plan;
+    const strategy = this.kind.strategy;
+    const deadline = Date.now() + RETRY_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      const currentBytes = await this.readLatest(namespace, name);
+      if (plan.uidPrecondition !== undefined) {
+        const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
+        if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
+      }
+      if (!currentBytes) {
+        const created = createInstead?.();
+        if (created) return created;
+        throw notFound(this.gr, name);
+      }
+      const current = parseObject(currentBytes);
+      const currentRv = current.metadata.resourceVersion!;
+      // "" and "0" both mean "no precondition" (kube's versioner parses both to 0).
+      const wantNum = plan.wantRv !== undefined ? objectResourceVersion(plan.wantRv) : 0;
+      const wantRv = wantNum ? String(wantNum) : undefined;
+      if (!wantNum && plan.requireResourceVersion) {
+        // kube reports this on the resource (GroupKind{group, resource}), value uint64 0 (%#v: 0x0).
+        throw invalid(this.kind.resource, this.kind.group, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: new GoValue('0x0'), detail: 'must be specified for an update' },
+        ]);
+      }
+      if (wantRv !== undefined && wantRv !== currentRv) {
+        // A version newer than this replica has folded (written through another replica): catch up
+        // with the log once before calling it a conflict.
+        if (attempt === 0 && Number(wantRv) > Number(currentRv)) {
+          await this.storage.latest().catch((e) => {
+            throw storageFailure(e);
+          });
+          continue;
+        }
+        throw this.conflictErr(name);
+      }
+      const next = mutate(deepCopy(current));
+      const precondition = wantRv ?? dynamicPrecondition?.();
+      if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
+      const now = new Date();
+      this.carryServerFields(next, current);
+      // Fields are managed on the request's object, before admission and the strategy's prepare.
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      let finish = finishNothing;
+      if (sub) {
+        // Mutating admission sees subresource writes too (webhooks may match `pods/status`).
+        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub.name));
+        sub.strategy!.prepareForUpdate(next, current);
+      } else {
+        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
+        strategy.defaults?.(next);
+        // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
+        finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
+        strategy.prepareForUpdate?.(next, current);
+      }
+      let outcome: WriteResult | 'retry';
+      let accepted = false;
+      try {
+        const canRetry = (): boolean => precondition === undefined && attempt < MAX_CONFLICT_RETRIES && Date.now() < deadline;
+        outcome = await this.finishUpdateAttempt(ctx, namespace, name, plan, { next, current, currentBytes, now, managedFields, canRetry });
+        accepted = outcome !== 'retry';
+      } finally {
+        await finish(accepted);
+      }
+      if (outcome !== 'retry') return outcome;
+      await backoff(attempt);
+    }
+  }
+
+  /**
+   * The rest of one update attempt after prepare: validate, record, write. Answers 'retry' when
+   * the write lost a race that `canRetry` allows retrying.
+   */
+  protected async finishUpdateAttempt(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan, attempt: UpdateAttempt): Promise<WriteResult | 'retry'> {
+    const { sub, verb } = plan;
+    const { next, current, currentBytes } = attempt;
+    const strategy = this.kind.strategy;
+    const currentRv = current.metadata.resourceVersion!;
+    this.validateUpdate(next, current, sub?.strategy);
+    if (!sub) strategy.canonicalize?.(next);
+    if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    }
+    setManagedFields(next, attempt.managedFields);
+    await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+    const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+    // No-op writes do not create a new version (kube-apiserver skips the storage write too).
+    // A value stored with an older encryption provider or key is re-written all the same
+    // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.
+    if (jsonEqual(stripVolatile(next), stripVolatile(current)) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
+    const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
+    if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
+    // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
+    // DELETED as it last was, and the caller gets the updated object at its old version.
+    const written = finalize ? deepCopy(current) : next;
+    delete written.metadata.resourceVersion;
+    const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
+    if (verdict.accepted) {
+      if (!finalize) return { body: verdict.object, code: 200, warnings };
+      await this.hooks.afterDelete?.(next);
+      return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    }
+    if (verdict.reason === 'Conflict' && attempt.canRetry()) return 'retry';
+    throw rejection(verdict, this.gr, name, namespace);
+  }
+
+  protected validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
+    const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata)];
+    errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
+    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
+  }
+
+  /** Fields clients cannot change through update: identity, timestamps, deletion state. */
+  protected carryServerFields(next: KubeObject, current: KubeObject): void {
+    const m = next.metadata;
+    prepareObjectMetaForUpdate(m, current.metadata);
+    if (!this.kind.hasGeneration) delete m.generation;
+    if (this.kind.namespaced) m.namespace = m.namespace ?? current.metadata.namespace;
+    delete m.resourceVersion;
+    delete m.selfLink;
+  }
+
+  protected hasFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata.finalizers?.length ?? 0) > 0 || (this.kind.strategy.hasPendingFinalizers?.(obj) ?? false);
+  }
+}
