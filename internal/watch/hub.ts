@@ -11,14 +11,23 @@
  * an exact read at it is, and the ring drops the changes below it.
  *
  * The ring only holds changes committed since this process started (or the last DEFAULT_RING_SIZE
- * of them, within DEFAULT_RING_BYTES). A start version older than the ring but not compacted — an informer resuming after a
- * server restart — is served from the log plus h/ history first ("catching up"), then from the
- * ring, then live:
+ * of them, within DEFAULT_RING_BYTES). A start version older than the ring but not compacted — an
+ * informer resuming after a server restart — catches up first: as kube's watch cache serves every
+ * watcher from one buffer of events, the watchers waiting below the ring share one read of the log
+ * that rebuilds the missing changes from h/ history and puts them in front of the ring, within the
+ * ring's bounds (extendRing); each then replays the ring filtering its own changes, in batches that
+ * wait for its stream to drain, and joins the live fan-out:
  *
- *   from=40, ring holds 57..90 (ringFrom=56), folded=90
- *   catch-up: log (40, 56] → changes 41..56   (async; the ring may move on meanwhile)
- *   again if ringFrom moved past 56: log (56, ringFrom]
- *   then, synchronously: ring entries > last replayed, and the watcher joins the live fan-out
+ *   restart: ring empty, ringFrom = folded = 90; watchers resume from 40, 55, 62 (in any order)
+ *   one read of log (40, 90] → changes 41..90 in front of the ring, ringFrom = 40
+ *   (a watcher arriving during the read from below its start waits for it, then a read of the
+ *    rest below: one read per gap, not per watcher)
+ *   each watcher: ring entries > its start, paced; the last batch and joining the live fan-out in
+ *   one synchronous step
+ *
+ * Only where the ring has no room for the range (it is full: a resume from long ago in a busy
+ * server) does a watcher read the log on its own (replayLog), from its start to the ring's, and
+ * then go on from the ring. resumeReads() counts both kinds of reads.
  */
 import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/materializer.ts';
 import type { EventLog } from '../storage/log/log.ts';
@@ -41,6 +50,19 @@ export const DEFAULT_RING_BYTES = 64 * 1024 * 1024;
  * typical objects) while amortizing the check and the drain wait.
  */
 const REPLAY_BATCH = 256;
+
+/** Ring changes a catching-up watcher scans per batch (it waits for its sink to drain in between). */
+const RING_SCAN = 8192;
+
+/** Log reads made for resuming watchers (metrics, tests). */
+export interface ResumeReads {
+  /** Shared reads that extended the ring down for every watcher waiting below it. */
+  shared: number;
+  /** Log events those reads went through. */
+  sharedEvents: number;
+  /** Reads for one watcher alone (the ring had no room for its range). */
+  own: number;
+}
 
 /** What the hub needs from storage (Storage satisfies it; tests may wrap it). */
 export interface HubStorage {
@@ -159,6 +181,11 @@ export class WatchHub {
   private readonly eventCounts: WatchEventCounts = { encoded: {}, sent: {} };
 
   private ringBytes = 0;
+  /** Catching-up watchers that need changes below the ring, by the offset they have reached. */
+  private readonly waiting = new Map<Watcher, number>();
+  /** The shared log read in progress (extendRing): true if it extended the ring. */
+  private reading: Promise<boolean> | null = null;
+  private readonly reads: ResumeReads = { shared: 0, sharedEvents: 0, own: 0 };
   /** Watchers this hub ended, by reason (metrics). */
   private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
 
@@ -186,6 +213,11 @@ export class WatchHub {
   /** Changes held in the ring and their bytes (metrics). */
   ringUsage(): { changes: number; bytes: number } {
     return { changes: this.ring.length, bytes: this.ringBytes };
+  }
+
+  /** Log reads made for resuming watchers since the hub started (metrics, tests). */
+  resumeReads(): ResumeReads {
+    return { ...this.reads };
   }
 
   /** Watchers the hub has ended since it started, by reason (metrics). */
@@ -341,26 +373,150 @@ export class WatchHub {
   }
 
   /**
-   * Replay (from, ringFrom] from the log, repeating while the ring moves on, then hand over to the
-   * ring and the live fan-out in one synchronous step: no gap, no duplicate.
+   * Bring a watcher from `from` up to the live fan-out (see the file comment): from the ring in
+   * paced batches while `done` is inside it; below the ring, wait for (or start) the shared read
+   * that extends the ring down; where the ring has no room, replay the log for this watcher alone.
+   * The hand-over to the live fan-out happens in the same synchronous step as the ring's last
+   * batch: no gap, no duplicate.
    */
   private async catchUp(w: Watcher, from: number): Promise<void> {
-    let done = from;
+    let done: number | null = from;
     try {
-      while (!w.stopped) {
-        const target = this.ringFrom;
-        if (done >= target) {
-          w.catchingUp = false;
-          this.replayRing(w, done);
-          return;
+      while (done !== null && !w.stopped) {
+        if (done >= this.ringFrom) {
+          this.waiting.delete(w);
+          done = await this.replayRingPaced(w, done);
+        } else if (!(await this.sharedRead(w, done))) {
+          this.waiting.delete(w);
+          const target = this.ringFrom;
+          this.reads.own++;
+          if (!(await this.replayLog(w, done, target))) return;
+          done = target;
         }
-        if (!(await this.replayLog(w, done, target))) return;
-        done = target;
       }
     } catch {
       // The log or the database failed (e.g. shutting down): end the stream, the client re-watches.
       this.endWatcher(w, 'closed');
+    } finally {
+      this.waiting.delete(w);
     }
+  }
+
+  /**
+   * Deliver the ring's changes after `done` in batches, waiting for the sink to drain between
+   * them, until the ring's end: then the watcher joins the live fan-out in the same synchronous
+   * step. Returns the new `done` when the ring dropped the changes after it meanwhile (the caller
+   * reads them from the log), or null when handed over, stopped or ended.
+   */
+  private async replayRingPaced(w: Watcher, done: number): Promise<number | null> {
+    while (!w.stopped) {
+      if (done < this.ringFrom) return done;
+      let i = this.indexAfter(done);
+      const batch: Change[] = [];
+      const scanEnd = Math.min(this.ring.length, i + RING_SCAN);
+      for (; i < scanEnd && batch.length < REPLAY_BATCH; i++) {
+        const c = this.ring.at(i);
+        if (matches(w.filter, c.key)) batch.push(c);
+      }
+      if (i === this.ring.length) {
+        w.catchingUp = false;
+        if (batch.length) this.deliverAll(w, batch, new FanOutMemo());
+        return null;
+      }
+      done = this.ring.at(i - 1).offset;
+      if (batch.length && !this.deliverAll(w, batch, new FanOutMemo())) return null;
+      if (w.sink.drained) await w.sink.drained();
+    }
+    return null;
+  }
+
+  /** Index of the first ring change after offset `after` (ring.length if none). */
+  private indexAfter(after: number): number {
+    let lo = 0;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ring.at(mid).offset <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The watcher needs the changes after `done`, below the ring. Join the shared read in progress,
+   * or start one for the lowest start among the watchers waiting. True when a read extended the
+   * ring (the caller looks again), false when the ring has no room for what it needs.
+   */
+  private async sharedRead(w: Watcher, done: number): Promise<boolean> {
+    // Registered until the watcher leaves catchUp: a read started while it waits for another
+    // one covers it too.
+    this.waiting.set(w, done);
+    if (this.reading) return this.reading;
+    this.reading = this.extendRing();
+    try {
+      return await this.reading;
+    } finally {
+      this.reading = null;
+    }
+  }
+
+  /**
+   * Read log offsets (low, upTo] once — low: the lowest start waiting, upTo: the ring's start —, rebuild their changes from h/ history and put them in front
+   * of the ring: every watcher waiting below the ring is then served from memory, each filtering
+   * its own changes. Kept within the ring's bounds (count and bytes, the newest first); discarded
+   * if the ring moved past `upTo` meanwhile (it would leave a gap). True if the ring was extended.
+   */
+  private async extendRing(): Promise<boolean> {
+    // Watchers resuming together (a restart's reconnects) arrive in the same turns: let them
+    // register, then read for the lowest of them.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.storage.whenOpen?.(); // not while the store is being reopened (Storage.recover)
+    const upTo = this.ringFrom;
+    // Offsets count events, so a span of `room` offsets holds at most `room` changes.
+    const room = this.ringSize - this.ring.length;
+    let lowest = Infinity;
+    for (const [other, at] of this.waiting) if (!other.stopped && at < upTo) lowest = Math.min(lowest, at);
+    const low = Math.max(lowest, upTo - room, this.storage.compactedBelow);
+    if (low >= upTo || this.ringBytes >= this.ringMaxBytes) return false;
+    this.reads.shared++;
+    const read = new SlidingWindow<Change>();
+    let bytes = 0;
+    const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= this.ringMaxBytes;
+    let from = low;
+    for await (const { offset, event } of this.storage.log.read(low + 1, upTo + 1)) {
+      this.reads.sharedEvents++;
+      if (event.op === 'GENESIS') continue;
+      const c = await this.replayedChange(offset, event, eventKey(event));
+      if (!c) continue;
+      read.push(c);
+      bytes += changeBytes(c);
+      let drop = 0;
+      while (drop < read.length && !fits()) bytes -= changeBytes(read.at(drop++));
+      if (drop) {
+        from = read.at(drop - 1).offset;
+        read.dropOldest(drop);
+      }
+    }
+    if (this.ringFrom !== upTo) return false;
+    // A compaction during the read may have removed history it was built from: keep only what is
+    // at or above the compaction point now.
+    const compacted = this.storage.compactedBelow;
+    let drop = 0;
+    while (drop < read.length && read.at(drop).offset < compacted) bytes -= changeBytes(read.at(drop++));
+    read.dropOldest(drop);
+    from = Math.max(from, compacted - 1);
+    while (read.length && !fits()) {
+      from = read.at(0).offset;
+      bytes -= changeBytes(read.at(0));
+      read.dropOldest(1);
+    }
+    if (from >= upTo) return false;
+    const items: Change[] = [];
+    for (let i = 0; i < read.length; i++) items.push(read.at(i));
+    this.ring.prepend(items);
+    this.ringBytes += bytes;
+    this.ringFrom = from;
+    return true;
   }
 
   /**
