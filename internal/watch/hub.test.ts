@@ -2,7 +2,8 @@
  * WatchHub against a real embedded Storage: previous versions on changes (materializer), resuming
  * from a start version older than the ring (after a restart) through the log + h/ history, the
  * hand-over from that replay to the ring while the ring moves on, and 410 / compaction during a
- * replay. The HubStorage wrapper lets a test act in the middle of a replay (its historyAt hook).
+ * replay, watchers resuming together sharing one read of the log (within the ring's bounds and the
+ * total watch budget). The HubStorage wrapper lets a test act in the middle of a replay (its historyAt hook).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,7 +15,8 @@ import { Storage, type WriteIntent } from '../storage/storage.ts';
 import { Materializer, type BatchOp, type Change, type Db } from '../storage/mvcc/materializer.ts';
 import { genesisEvent, type PositionedEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
-import { FanOutMemo, WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
+import { DEFAULT_RING_BYTES, DEFAULT_RING_SIZE, FanOutMemo, WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
+import { WatchBudget } from './budget.ts';
 
 const cm = (name: string, namespace = 'default'): ObjectKey => ({ group: '', resource: 'configmaps', namespace, name });
 const ALL_CMS: WatchFilter = { group: '', resource: 'configmaps', namespace: '', name: '' };
@@ -482,6 +484,21 @@ test('watchers resuming from below a shared read in progress get a second read o
   assert.equal(first.changes.map(view), before.filter((c) => c.offset > s.folded - 2).map(view));
   for (const { r, at } of late) assert.equal(r.changes.map(view), before.filter((c) => c.offset > at).map(view), `from ${at}`);
   assert.equal(hub.resumeReads(), { shared: 2, sharedEvents: s.folded - from, own: 0 }, 'the second read covers only the versions below the first');
+  hub.close();
+  await s.close();
+});
+
+test('the shared read keeps within the total watch budget: the newest changes go to the ring, older ones are read per watcher', async () => {
+  const { s, from, before } = await historyThenRestart(tmp());
+  const expected = before.filter((c) => c.offset > from);
+  const lastTwo = expected.slice(-2).reduce((n, c) => n + c.object.length + (c.prev?.length ?? 0), 0);
+  const hub = new WatchHub(s, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget({ total: lastTwo }));
+  const r = recorder();
+  const h = hub.watch(ALL_CMS, from, r.sink);
+  await until(() => h.caughtUp(), 'catch-up');
+  assert.equal(r.changes.map(view), expected.map(view));
+  assert.is(hub.ringUsage().changes, 2, 'the ring took the newest changes that fit the budget');
+  assert.equal(hub.resumeReads().own, 1, 'the rest was read for the watcher alone');
   hub.close();
   await s.close();
 });

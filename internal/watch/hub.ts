@@ -461,10 +461,11 @@ export class WatchHub {
   }
 
   /**
-   * Read log offsets (low, upTo] once — low: the lowest start waiting, upTo: the ring's start —, rebuild their changes from h/ history and put them in front
-   * of the ring: every watcher waiting below the ring is then served from memory, each filtering
-   * its own changes. Kept within the ring's bounds (count and bytes, the newest first); discarded
-   * if the ring moved past `upTo` meanwhile (it would leave a gap). True if the ring was extended.
+   * Read log offsets (low, upTo] once — low: the lowest start waiting, upTo: the ring's start —,
+   * rebuild their changes from h/ history and put them in front of the ring: every watcher waiting
+   * below the ring is then served from memory, each filtering its own changes. Kept within the
+   * ring's bounds (count and bytes, the newest first) and the total watch budget; discarded if
+   * the ring moved past `upTo` meanwhile (it would leave a gap). True if the ring was extended.
    */
   private async extendRing(): Promise<boolean> {
     // Watchers resuming together (a restart's reconnects) arrive in the same turns: let them
@@ -477,11 +478,14 @@ export class WatchHub {
     let lowest = Infinity;
     for (const [other, at] of this.waiting) if (!other.stopped && at < upTo) lowest = Math.min(lowest, at);
     const low = Math.max(lowest, upTo - room, this.storage.compactedBelow);
-    if (low >= upTo || this.ringBytes >= this.ringMaxBytes) return false;
+    // Within the ring's bounds, and no more than all watch streams together may queue
+    // (--watch-total-buffer-bytes): a server given a small watch budget keeps a small ring.
+    const maxBytes = Math.min(this.ringMaxBytes, this.budget.total);
+    if (low >= upTo || this.ringBytes >= maxBytes) return false;
     this.reads.shared++;
     const read = new SlidingWindow<Change>();
     let bytes = 0;
-    const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= this.ringMaxBytes;
+    const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= maxBytes;
     let from = low;
     for await (const { offset, event } of this.storage.log.read(low + 1, upTo + 1)) {
       this.reads.sharedEvents++;
