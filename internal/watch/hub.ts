@@ -31,7 +31,7 @@
  */
 import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/materializer.ts';
 import type { EventLog } from '../storage/log/log.ts';
-import { eventKey, type LogEvent } from '../storage/log/event.ts';
+import { eventKey, type LogEvent, type PositionedEvent } from '../storage/log/event.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { SlidingWindow } from './window.ts';
 import { WatchBudget } from './budget.ts';
@@ -53,6 +53,9 @@ const REPLAY_BATCH = 256;
 
 /** Ring changes a catching-up watcher scans per batch (it waits for its sink to drain in between). */
 const RING_SCAN = 8192;
+
+/** History reads a shared read keeps in flight (one chunk of log events at a time). */
+const HISTORY_READS_AT_ONCE = 64;
 
 /** Log reads made for resuming watchers (metrics, tests). */
 export interface ResumeReads {
@@ -487,20 +490,31 @@ export class WatchHub {
     let bytes = 0;
     const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= maxBytes;
     let from = low;
-    for await (const { offset, event } of this.storage.log.read(low + 1, upTo + 1)) {
-      this.reads.sharedEvents++;
-      if (event.op === 'GENESIS') continue;
-      const c = await this.replayedChange(offset, event, eventKey(event));
-      if (!c) continue;
-      read.push(c);
-      bytes += changeBytes(c);
+    let chunk: PositionedEvent[] = [];
+    const rebuild = async (): Promise<void> => {
+      // The history reads of a chunk run together (LevelDB's reads go to libuv's threads); their
+      // changes are taken in log order.
+      const changes = await Promise.all(chunk.map(({ offset, event }) => this.replayedChange(offset, event, eventKey(event))));
+      chunk = [];
+      for (const c of changes) {
+        if (!c) continue;
+        read.push(c);
+        bytes += changeBytes(c);
+      }
       let drop = 0;
       while (drop < read.length && !fits()) bytes -= changeBytes(read.at(drop++));
       if (drop) {
         from = read.at(drop - 1).offset;
         read.dropOldest(drop);
       }
+    };
+    for await (const e of this.storage.log.read(low + 1, upTo + 1)) {
+      this.reads.sharedEvents++;
+      if (e.event.op === 'GENESIS') continue;
+      chunk.push(e);
+      if (chunk.length >= HISTORY_READS_AT_ONCE) await rebuild();
     }
+    await rebuild();
     if (this.ringFrom !== upTo) return false;
     // A compaction during the read may have removed history it was built from: keep only what is
     // at or above the compaction point now.
