@@ -503,4 +503,24 @@ test('the shared read keeps within the total watch budget: the newest changes go
   await s.close();
 });
 
+test('a start inside the ring but more than 8,192 changes back is replayed paced (not at once), then live; exact delivery', async () => {
+  const s = await Storage.openEmbedded({ dataDir: tmp(), historyWindowMs: 60_000 });
+  const hub = new WatchHub(s);
+  const from = s.folded;
+  for (let i = 0; i < 8300; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => s.write(intent('CREATE', cm(`p${i + j}`)))));
+  let drains = 0;
+  const r = recorder();
+  const h = hub.watch(ALL_CMS, from, { ...r.sink, drained: async () => void drains++ });
+  assert.not.ok(h.caughtUp(), 'not replayed in the watch call');
+  await until(() => h.caughtUp(), 'paced replay');
+  const last = await s.write(intent('CREATE', cm('last')));
+  assert.is(r.changes.length, 8501);
+  assert.equal(r.changes.map((c) => c.offset), [...r.changes.map((c) => c.offset)].sort((a, b) => a - b), 'in order');
+  assert.is(new Set(r.changes.map((c) => c.offset)).size, 8501, 'no duplicate');
+  assert.is(r.changes[8500].offset, last.rv);
+  assert.ok(drains >= 8500 / 256 - 1, `waited for the sink between batches (${drains})`);
+  hub.close();
+  await s.close();
+});
+
 test.run();

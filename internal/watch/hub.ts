@@ -2,10 +2,11 @@
  * Watch fan-out: one subscription to the materializer's committed changes per process, an
  * in-memory ring of recent changes, and per-watcher bounded queues.
  *
- * A watcher whose start version is inside the ring registers and replays the ring after it in the
- * same synchronous step, so it sees every change after that version exactly once (style guide
- * rule 7). Delivery never awaits a watcher: a watcher whose queue exceeds its bound is ended and
- * its client relists.
+ * A watcher whose start version is inside the ring (and recent: at most RING_SCAN changes back)
+ * registers and replays the ring after it in the same synchronous step, so it sees every change
+ * after that version exactly once (style guide rule 7). Live delivery never awaits a watcher: a
+ * watcher whose queue exceeds its bound is ended and its client relists. Longer replays are paced
+ * by the watcher's drain, and join the live fan-out in one synchronous step with their last batch.
  *
  * A start version below the compaction point (the --history-window) is refused (410 Expired), as
  * an exact read at it is, and the ring drops the changes below it.
@@ -329,13 +330,17 @@ export class WatchHub {
 
   /**
    * Start watching after version `from`. Returns ok=false when `from` is older than both the ring
-   * and the compaction point (the caller answers 410 Expired). Inside the ring, replay and
-   * registration happen in one synchronous step; older starts catch up from the log first (see
-   * the file comment) and may later end with 'expired' if compaction overtakes the replay.
+   * and the compaction point (the caller answers 410 Expired). Inside the ring and at most
+   * RING_SCAN changes back, replay and registration happen in one synchronous step; older starts
+   * catch up (see the file comment) and may later end with 'expired' if compaction overtakes the
+   * replay.
    */
   watch(filter: WatchFilter, from: number, sink: WatchSink): WatchHandle {
     if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false, endSlow: () => undefined };
-    const w: Watcher = { filter, sink, catchingUp: from < this.ringFrom, stopped: false };
+    // A long replay from the ring (one that goes back past RING_SCAN changes: after a shared read
+    // extended it, or a resume from long ago) is paced like a catch-up, not written at once.
+    const catchingUp = from < this.ringFrom || this.ring.length - this.indexAfter(from) > RING_SCAN;
+    const w: Watcher = { filter, sink, catchingUp, stopped: false };
     this.watchers.add(w);
     this.addToIndex(w);
     const stop = (): void => {
