@@ -8,7 +8,8 @@
  * The server runs in this process (test/harness.ts) and the watches share HTTP/2 sessions (200
  * streams each); a third of them watch every namespace, the rest one namespace. Printed every
  * second until every all-namespaces watcher has all its events: the events received and the
- * process's RSS (server and clients together). A measurement tool, not a check: it prints no goals.
+ * process's RSS (server and clients together); at the end, the latency of another client's GETs
+ * (a list page of 50 every 100 ms) meanwhile. A measurement tool, not a check: it prints no goals.
  */
 import http2 from 'node:http2';
 import { readFileSync, rmSync } from 'node:fs';
@@ -72,6 +73,17 @@ for (let w = 0; w < W; w++) {
   });
   st.on('error', () => undefined);
 }
+// Another client's GETs meanwhile: a list page of 50, one at a time, every 100 ms.
+const gets: number[] = [];
+let probing = true;
+const probe = (async () => {
+  while (probing) {
+    const t = performance.now();
+    const r = await s.client.request('GET', '/api/v1/namespaces/storm-0/configmaps?limit=50');
+    if (r.status === 200) gets.push(performance.now() - t);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+})();
 const allNs = Math.ceil(W / 3);
 let peak = 0;
 for (let k = 0; k < 300 && complete < allNs; k++) {
@@ -80,7 +92,11 @@ for (let k = 0; k < 300 && complete < allNs; k++) {
   peak = Math.max(peak, rss);
   console.log(`t=${Math.round((performance.now() - t0) / 1000)}s all-namespaces watchers complete ${complete}/${allNs}, events ${got.reduce((a, b) => a + b, 0)}, RSS ${rss} MiB`);
 }
-console.log(`resume storm: ${W} watchers over ${N} writes: ${complete === allNs ? `all complete after ${Math.round(performance.now() - t0)} ms` : 'NOT complete'}, peak RSS ${peak} MiB`);
+probing = false;
+await probe;
+gets.sort((a, b) => a - b);
+const q = (p: number): number => Math.round(gets[Math.min(gets.length - 1, Math.floor(p * gets.length))]);
+console.log(`resume storm: ${W} watchers over ${N} writes: ${complete === allNs ? `all complete after ${Math.round(performance.now() - t0)} ms` : 'NOT complete'}, peak RSS ${peak} MiB; another client's GETs meanwhile: ${gets.length}, p50 ${q(0.5)} p99 ${q(0.99)} max ${q(1)} ms`);
 sessions.forEach((x) => x.close());
 await s.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -189,6 +189,8 @@ export class WatchHub {
   private readonly waiting = new Map<Watcher, number>();
   /** The shared log read in progress (extendRing): true if it extended the ring. */
   private reading: Promise<boolean> | null = null;
+  /** See replayMemo. */
+  private turnMemo: FanOutMemo | null = null;
   private readonly reads: ResumeReads = { shared: 0, sharedEvents: 0, own: 0 };
   /** Watchers this hub ended, by reason (metrics). */
   private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
@@ -428,14 +430,32 @@ export class WatchHub {
       }
       if (i === this.ring.length) {
         w.catchingUp = false;
-        if (batch.length) this.deliverAll(w, batch, new FanOutMemo());
+        if (batch.length) this.deliverAll(w, batch, this.replayMemo());
         return null;
       }
       done = this.ring.at(i - 1).offset;
-      if (batch.length && !this.deliverAll(w, batch, new FanOutMemo())) return null;
+      if (batch.length && !this.deliverAll(w, batch, this.replayMemo())) return null;
+      // Let I/O run between batches: the watchers a shared read woke all continue at once, and a
+      // sink that needs no drain would otherwise replay its whole range before the next request.
+      await new Promise((resolve) => setImmediate(resolve));
       if (w.sink.drained) await w.sink.drained();
     }
     return null;
+  }
+
+  /**
+   * The memo of this turn of the event loop for ring replays: the watchers a shared read woke
+   * replay the same changes in the same turns, so each frame is encoded once per turn, not once
+   * per watcher. Dropped at the next turn, as a publish's memo is dropped after the publish.
+   */
+  private replayMemo(): FanOutMemo {
+    if (!this.turnMemo) {
+      this.turnMemo = new FanOutMemo();
+      setImmediate(() => {
+        this.turnMemo = null;
+      });
+    }
+    return this.turnMemo;
   }
 
   /** Index of the first ring change after offset `after` (ring.length if none). */
