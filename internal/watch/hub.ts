@@ -30,12 +30,15 @@
  * server) does a watcher read the log on its own (replayLog), from its start to the ring's, and
  * then go on from the ring. resumeReads() counts both kinds of reads.
  */
-import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/materializer.ts';
-import type { EventLog } from '../storage/log/log.ts';
-import { eventKey, type LogEvent, type PositionedEvent } from '../storage/log/event.ts';
+import type { ChangeListener, Change } from '../storage/mvcc/materializer.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { SlidingWindow } from './window.ts';
 import { WatchBudget } from './budget.ts';
+import { replayChanges, type ReplaySource } from './log-replay.ts';
+import { FanOutMemo, type EndReason, type WatchEventCounts, type WatchFilter, type WatchHandle, type WatchSink } from './sink.ts';
+
+export { FanOutMemo } from './sink.ts';
+export type { EndReason, WatchEventCounts, WatchFilter, WatchHandle, WatchSink } from './sink.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -55,9 +58,6 @@ const REPLAY_BATCH = 256;
 /** Ring changes a catching-up watcher scans per batch (it waits for its sink to drain in between). */
 const RING_SCAN = 8192;
 
-/** History reads a shared read keeps in flight (one chunk of log events at a time). */
-const HISTORY_READS_AT_ONCE = 64;
-
 /** Log reads made for resuming watchers (metrics, tests). */
 export interface ResumeReads {
   /** Shared reads that extended the ring down for every watcher waiting below it. */
@@ -69,87 +69,12 @@ export interface ResumeReads {
 }
 
 /** What the hub needs from storage (Storage satisfies it; tests may wrap it). */
-export interface HubStorage {
+export interface HubStorage extends ReplaySource {
   /** Last folded offset. */
   readonly folded: number;
   /** History below this offset is gone: older start versions get 410 Expired. */
   readonly compactedBelow: number;
-  readonly log: Pick<EventLog, 'read'>;
-  /** Resolves once the stores are open for reads (Storage.whenOpen: not while they are reopened). */
-  whenOpen?(): Promise<void> | undefined;
   onChange(listener: ChangeListener): () => void;
-  historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }>;
-  /** A deleted object as the fold stored it from the event at `offset`, readable (decrypted). */
-  eventObject(key: ObjectKey, offset: number, object: Buffer): Buffer | null;
-}
-
-export interface WatchFilter {
-  group: string;
-  resource: string;
-  /** '' = all namespaces. */
-  namespace: string;
-  /** Only this object (fieldSelector metadata.name=…), or ''. */
-  name: string;
-}
-
-/**
- * Why the hub ended a watcher: 'slow', its own queue passed its budget; 'budget', the queues of
- * all watchers together passed the total and this one held the most (watch/budget.ts); 'closed',
- * the hub closed; 'expired', its start version was compacted away while it caught up.
- */
-export type EndReason = 'slow' | 'budget' | 'closed' | 'expired';
-
-/**
- * Values derived from one change, shared by every sink a batch is delivered to. Owners are the
- * hub's Change objects (and buffers they hold); a memo lives for one publish or one replay batch
- * only, so nothing derived (frames, Table ages) outlives the moment it was made for.
- */
-export class FanOutMemo {
-  private readonly entries = new Map<object, Map<string, unknown>>();
-
-  /** The value of (owner, key): made by `make` the first time, the same value afterwards. */
-  get<T>(owner: object, key: string, make: () => T): T {
-    let byKey = this.entries.get(owner);
-    if (!byKey) this.entries.set(owner, (byKey = new Map()));
-    const known = byKey.get(key);
-    if (known !== undefined || byKey.has(key)) return known as T;
-    const v = make();
-    byKey.set(key, v);
-    return v;
-  }
-}
-
-/** Events serialized and sent by the watch streams, by format (metrics; see WatchHub.countEncoded). */
-export interface WatchEventCounts {
-  encoded: Record<string, number>;
-  sent: Record<string, number>;
-}
-
-export interface WatchSink {
-  /**
-   * Deliver a change; return false when the watcher cannot keep up (it will be ended). `memo` is
-   * shared with the other sinks the same change goes to (see FanOutMemo). A sink with `flush` may
-   * hold what it delivers until the hub calls flush.
-   */
-  deliver(change: Change, memo: FanOutMemo): boolean;
-  /**
-   * Optional: send what `deliver` held. The hub calls it after each batch it delivered to this
-   * sink (live, ring replay, log replay batch), before anything else can happen. `batch` is what
-   * the hub offered (the changes of the watcher's resource and namespace, before its name
-   * filter) — the same array for every watcher offered the same changes, so a sink may share
-   * what it builds from a whole batch through the memo. False: too slow.
-   */
-  flush?(memo: FanOutMemo, batch: readonly Change[]): boolean;
-  /**
-   * The hub ends the watcher: too slow, hub closed, or (while catching up from the log) its start
-   * version was compacted away before it was fully replayed. Called at most once.
-   */
-  end(reason: EndReason): void;
-  /**
-   * Optional: resolves when the watcher has room again. Only awaited while catching up from the
-   * log, where the hub may wait; live fan-out never waits.
-   */
-  drained?(): Promise<void>;
 }
 
 interface Watcher {
@@ -159,19 +84,6 @@ interface Watcher {
   catchingUp: boolean;
   /** Stopped by the caller or ended by the hub: no further delivery. */
   stopped: boolean;
-}
-
-export interface WatchHandle {
-  /** false: `from` is older than the retained history (the caller answers 410 Expired). */
-  ok: boolean;
-  stop: () => void;
-  /**
-   * Every committed change up to the folded offset has been offered to the sink (false while
-   * catching up from the log). Only then may a BOOKMARK claim the folded offset.
-   */
-  caughtUp: () => boolean;
-  /** End the watcher as too slow, on its own or for the total budget (counted with the hub's ends); its sink's `end` is called. */
-  endSlow: (reason?: 'slow' | 'budget') => void;
 }
 
 export class WatchHub {
@@ -515,14 +427,8 @@ export class WatchHub {
     let bytes = 0;
     const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= maxBytes;
     let from = low;
-    let chunk: PositionedEvent[] = [];
-    const rebuild = async (): Promise<void> => {
-      // The history reads of a chunk run together (LevelDB's reads go to libuv's threads); their
-      // changes are taken in log order.
-      const changes = await Promise.all(chunk.map(({ offset, event }) => this.replayedChange(offset, event, eventKey(event))));
-      chunk = [];
+    for await (const changes of replayChanges(this.storage, low, upTo, () => true, () => this.reads.sharedEvents++)) {
       for (const c of changes) {
-        if (!c) continue;
         read.push(c);
         bytes += changeBytes(c);
       }
@@ -532,14 +438,7 @@ export class WatchHub {
         from = read.at(drop - 1).offset;
         read.dropOldest(drop);
       }
-    };
-    for await (const e of this.storage.log.read(low + 1, upTo + 1)) {
-      this.reads.sharedEvents++;
-      if (e.event.op === 'GENESIS') continue;
-      chunk.push(e);
-      if (chunk.length >= HISTORY_READS_AT_ONCE) await rebuild();
     }
-    await rebuild();
     if (this.ringFrom !== upTo) return false;
     // A compaction during the read may have removed history it was built from: keep only what is
     // at or above the compaction point now.
@@ -580,34 +479,14 @@ export class WatchHub {
       if (w.sink.drained) await w.sink.drained();
       return !w.stopped;
     };
-    await this.storage.whenOpen?.(); // not while the store is being reopened (Storage.recover)
-    for await (const { offset, event } of this.storage.log.read(after + 1, upTo + 1)) {
+    for await (const changes of replayChanges(this.storage, after, upTo, (key) => matches(w.filter, key))) {
       if (w.stopped) return false;
-      if (event.op === 'GENESIS') continue;
-      const key = eventKey(event);
-      if (!matches(w.filter, key)) continue;
-      const c = await this.replayedChange(offset, event, key);
-      if (c) batch.push(c);
-      if (batch.length >= REPLAY_BATCH && !(await flush())) return false;
+      for (const c of changes) {
+        batch.push(c);
+        if (batch.length >= REPLAY_BATCH && !(await flush())) return false;
+      }
     }
     return flush();
-  }
-
-  /**
-   * The Change the materializer published for the event at `offset`, rebuilt from history: an
-   * accepted event wrote h/<key>\0<offset> (the object, or '' for a delete); a rejected one wrote
-   * nothing and yields null. A delete's object is the event's object stamped with the offset, as
-   * the fold stamped it.
-   */
-  private async replayedChange(offset: number, event: LogEvent, key: ObjectKey): Promise<Change | null> {
-    const { written, previous } = await this.storage.historyAt(key, offset);
-    if (written === undefined) return null;
-    const type = changeTypeOf(event.op as 'CREATE' | 'UPDATE' | 'DELETE');
-    const object = written.length ? written : event.object && this.storage.eventObject(key, offset, event.object);
-    if (!object) return null;
-    const c: Change = { offset, type, key, object, time: event.time };
-    if (type !== 'ADDED' && previous) c.prev = previous;
-    return c;
   }
 }
 
