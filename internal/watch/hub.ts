@@ -58,6 +58,9 @@ const REPLAY_BATCH = 256;
 /** Ring changes a catching-up watcher scans per batch (it waits for its sink to drain in between). */
 const RING_SCAN = 8192;
 
+/** Changes the paced ring replays of all watchers together deliver in one turn of the event loop. */
+const REPLAY_PER_TURN = 4096;
+
 /** Log reads made for resuming watchers (metrics, tests). */
 export interface ResumeReads {
   /** Shared reads that extended the ring down for every watcher waiting below it. */
@@ -101,8 +104,9 @@ export class WatchHub {
   private readonly waiting = new Map<Watcher, number>();
   /** The shared log read in progress (extendRing): true if it extended the ring. */
   private reading: Promise<boolean> | null = null;
-  /** See replayMemo. */
+  /** See replayMemo; and the changes ring replays delivered in this turn (replayRingPaced). */
   private turnMemo: FanOutMemo | null = null;
+  private turnReplayed = 0;
   private readonly reads: ResumeReads = { shared: 0, sharedEvents: 0, own: 0 };
   /** Watchers this hub ended, by reason (metrics). */
   private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
@@ -332,6 +336,10 @@ export class WatchHub {
    */
   private async replayRingPaced(w: Watcher, done: number): Promise<number | null> {
     while (!w.stopped) {
+      // The watchers a shared read woke all continue at once: each turn of the event loop
+      // replays at most REPLAY_PER_TURN changes among them, then I/O (other requests) runs.
+      while (this.turnMemo && this.turnReplayed >= REPLAY_PER_TURN) await new Promise((resolve) => setImmediate(resolve));
+      if (w.stopped) return null;
       if (done < this.ringFrom) return done;
       let i = this.indexAfter(done);
       const batch: Change[] = [];
@@ -340,15 +348,16 @@ export class WatchHub {
         const c = this.ring.at(i);
         if (matches(w.filter, c.key)) batch.push(c);
       }
+      const memo = this.replayMemo();
+      this.turnReplayed += batch.length;
       if (i === this.ring.length) {
         w.catchingUp = false;
-        if (batch.length) this.deliverAll(w, batch, this.replayMemo());
+        if (batch.length) this.deliverAll(w, batch, memo);
         return null;
       }
       done = this.ring.at(i - 1).offset;
-      if (batch.length && !this.deliverAll(w, batch, this.replayMemo())) return null;
-      // Let I/O run between batches: the watchers a shared read woke all continue at once, and a
-      // sink that needs no drain would otherwise replay its whole range before the next request.
+      if (batch.length && !this.deliverAll(w, batch, memo)) return null;
+      // A sink that needs no drain would otherwise replay its whole range in this turn.
       await new Promise((resolve) => setImmediate(resolve));
       if (w.sink.drained) await w.sink.drained();
     }
@@ -365,6 +374,7 @@ export class WatchHub {
       this.turnMemo = new FanOutMemo();
       setImmediate(() => {
         this.turnMemo = null;
+        this.turnReplayed = 0;
       });
     }
     return this.turnMemo;
