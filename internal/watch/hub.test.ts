@@ -2,101 +2,20 @@
  * WatchHub against a real embedded Storage: previous versions on changes (materializer), resuming
  * from a start version older than the ring (after a restart) through the log + h/ history, the
  * hand-over from that replay to the ring while the ring moves on, and 410 / compaction during a
- * replay. The HubStorage wrapper lets a test act in the middle of a replay (its historyAt hook).
+ * replay (many watchers resuming at once: resume.test.ts). The HubStorage wrapper (testing.ts)
+ * lets a test act in the middle of a replay (its historyAt hook).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { Storage, type WriteIntent } from '../storage/storage.ts';
 import { Materializer, type BatchOp, type Change, type Db } from '../storage/mvcc/materializer.ts';
 import { genesisEvent, type PositionedEvent } from '../storage/log/event.ts';
-import type { ObjectKey } from '../storage/keys.ts';
-import { FanOutMemo, WatchHub, type EndReason, type HubStorage, type WatchFilter } from './hub.ts';
+import { FanOutMemo, WatchHub } from './hub.ts';
+import { ALL_CMS, cleanup, cm, data, historyThenRestart, intent, recorder, rvOf, tmp, until, view, wrap } from './testing.ts';
 
-const cm = (name: string, namespace = 'default'): ObjectKey => ({ group: '', resource: 'configmaps', namespace, name });
-const ALL_CMS: WatchFilter = { group: '', resource: 'configmaps', namespace: '', name: '' };
-
-function intent(op: WriteIntent['op'], k: ObjectKey, data: Record<string, string> = {}, extra: Partial<WriteIntent> = {}): WriteIntent {
-  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: k.name, namespace: k.namespace }, data };
-  return {
-    op, group: k.group, resource: k.resource, namespace: k.namespace, name: k.name, expectRv: null, expectUid: null,
-    requireActiveNamespace: false, uid: `uid-${k.name}`, deleting: false, object: Buffer.from(JSON.stringify(obj)), time: Date.now(),
-    verb: op.toLowerCase(), user: 'test', groups: [], fieldManager: null, userAgent: null, requestId: null, ...extra,
-  };
-}
-
-const dirs: string[] = [];
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'hub-test-'));
-  dirs.push(d);
-  return d;
-}
-test.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-/** A sink that records what it gets; `slowAfter` makes it report "full" after that many changes. */
-function recorder(slowAfter = Infinity) {
-  const r = {
-    changes: [] as Change[],
-    ended: null as EndReason | null,
-    sink: {
-      deliver(c: Change): boolean {
-        r.changes.push(c);
-        return r.changes.length < slowAfter;
-      },
-      end(reason: EndReason): void {
-        assert.is(r.ended, null, 'end is called at most once');
-        r.ended = reason;
-      },
-    },
-  };
-  return r;
-}
-
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-const data = (b: Buffer | undefined): unknown => (b ? JSON.parse(b.toString()).data : undefined);
-const rvOf = (b: Buffer | undefined): string | undefined => (b ? JSON.parse(b.toString()).metadata.resourceVersion : undefined);
-/** Comparable form of a change: everything a watcher can observe. */
-const view = (c: Change) => ({ offset: c.offset, type: c.type, key: c.key, object: c.object.toString(), prev: c.prev?.toString(), time: c.time });
-
-interface Wrapped {
-  /** Runs once, before the next history read. */
-  beforeHistory: null | (() => Promise<void> | void);
-  /** Overrides the storage's compaction point when set. */
-  compacted: number | null;
-  storage: HubStorage;
-}
-
-/** Storage as the hub sees it, with a hook run before a history read and a settable compaction point. */
-function wrap(s: Storage): Wrapped {
-  const w: Wrapped = {
-    beforeHistory: null as null | (() => Promise<void> | void),
-    compacted: null as number | null,
-    storage: {
-      get folded() { return s.folded; },
-      get compactedBelow(): number { return w.compacted ?? s.compactedBelow; },
-      log: s.log,
-      onChange: (l) => s.onChange(l),
-      async historyAt(key, rv) {
-        const hook = w.beforeHistory;
-        w.beforeHistory = null;
-        await hook?.();
-        return s.historyAt(key, rv);
-      },
-      eventObject: (key, offset, object) => s.eventObject(key, offset, object),
-    } satisfies HubStorage,
-  };
-  return w;
-}
+test.after(cleanup);
 
 test('materializer: prev comes from the same batch, else from o/; creates have none', async () => {
   const db: Db = new ClassicLevel<string, Buffer>(join(tmp(), 'db'), { keyEncoding: 'utf8', valueEncoding: 'buffer' });
@@ -193,27 +112,6 @@ test('the ring is bounded by bytes too; starts before it are served from the log
   hub.close();
   await s.close();
 });
-
-/** Writes a small history, restarts the storage and returns what a live watcher saw before. */
-async function historyThenRestart(dir: string) {
-  let s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
-  let hub = new WatchHub(s);
-  const live = recorder();
-  hub.watch(ALL_CMS, s.folded, live.sink);
-  const a = await s.write(intent('CREATE', cm('a'), { v: '1' }));
-  const b = await s.write(intent('CREATE', cm('b'), { v: '1' }));
-  await s.write(intent('UPDATE', cm('a'), { v: '2' }, { expectRv: a.rv }));
-  const stale = await s.write(intent('UPDATE', cm('b'), { v: 'stale' }, { expectRv: a.rv })); // rejected: Conflict
-  assert.not.ok(stale.accepted);
-  await s.write(intent('CREATE', cm('other', 'ns2'), { v: '1' }));
-  await s.write(intent('CREATE', { group: '', resource: 'secrets', namespace: 'default', name: 'a' }, { v: '1' }));
-  await s.write(intent('DELETE', cm('b'), { v: '1' }, { expectRv: b.rv }));
-  await s.write(intent('UPDATE', cm('a'), { v: '3' }));
-  hub.close();
-  await s.close();
-  s = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 60_000 });
-  return { s, from: a.rv, before: live.changes };
-}
 
 test('after a restart, a start version older than the ring replays from the log, then goes live', async () => {
   const { s, from, before } = await historyThenRestart(tmp());
@@ -402,5 +300,6 @@ test('fan-out: watchers by namespace; one memo and one flush per batch, the same
   hub.close();
   await s.close();
 });
+
 
 test.run();

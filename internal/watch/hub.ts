@@ -2,30 +2,43 @@
  * Watch fan-out: one subscription to the materializer's committed changes per process, an
  * in-memory ring of recent changes, and per-watcher bounded queues.
  *
- * A watcher whose start version is inside the ring registers and replays the ring after it in the
- * same synchronous step, so it sees every change after that version exactly once (style guide
- * rule 7). Delivery never awaits a watcher: a watcher whose queue exceeds its bound is ended and
- * its client relists.
+ * A watcher whose start version is inside the ring (and recent: at most RING_SCAN changes back)
+ * registers and replays the ring after it in the same synchronous step, so it sees every change
+ * after that version exactly once (style guide rule 7). Live delivery never awaits a watcher: a
+ * watcher whose queue exceeds its bound is ended and its client relists. Longer replays are paced
+ * by the watcher's drain, and join the live fan-out in one synchronous step with their last batch.
  *
  * A start version below the compaction point (the --history-window) is refused (410 Expired), as
  * an exact read at it is, and the ring drops the changes below it.
  *
  * The ring only holds changes committed since this process started (or the last DEFAULT_RING_SIZE
- * of them, within DEFAULT_RING_BYTES). A start version older than the ring but not compacted — an informer resuming after a
- * server restart — is served from the log plus h/ history first ("catching up"), then from the
- * ring, then live:
+ * of them, within DEFAULT_RING_BYTES). A start version older than the ring but not compacted — an
+ * informer resuming after a server restart — catches up first: as kube's watch cache serves every
+ * watcher from one buffer of events, the watchers waiting below the ring share one read of the log
+ * that rebuilds the missing changes from h/ history and puts them in front of the ring, within the
+ * ring's bounds (extendRing); each then replays the ring filtering its own changes, in batches that
+ * wait for its stream to drain, and joins the live fan-out:
  *
- *   from=40, ring holds 57..90 (ringFrom=56), folded=90
- *   catch-up: log (40, 56] → changes 41..56   (async; the ring may move on meanwhile)
- *   again if ringFrom moved past 56: log (56, ringFrom]
- *   then, synchronously: ring entries > last replayed, and the watcher joins the live fan-out
+ *   restart: ring empty, ringFrom = folded = 90; watchers resume from 40, 55, 62 (in any order)
+ *   one read of log (40, 90] → changes 41..90 in front of the ring, ringFrom = 40
+ *   (a watcher arriving during the read from below its start waits for it, then a read of the
+ *    rest below: one read per gap, not per watcher)
+ *   each watcher: ring entries > its start, paced; the last batch and joining the live fan-out in
+ *   one synchronous step
+ *
+ * Only where the ring has no room for the range (it is full: a resume from long ago in a busy
+ * server) does a watcher read the log on its own (replayLog), from its start to the ring's, and
+ * then go on from the ring. resumeReads() counts both kinds of reads.
  */
-import { changeTypeOf, type ChangeListener, type Change } from '../storage/mvcc/materializer.ts';
-import type { EventLog } from '../storage/log/log.ts';
-import { eventKey, type LogEvent } from '../storage/log/event.ts';
+import type { ChangeListener, Change } from '../storage/mvcc/materializer.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { SlidingWindow } from './window.ts';
 import { WatchBudget } from './budget.ts';
+import { replayChanges, type ReplaySource } from './log-replay.ts';
+import { FanOutMemo, type EndReason, type WatchEventCounts, type WatchFilter, type WatchHandle, type WatchSink } from './sink.ts';
+
+export { FanOutMemo } from './sink.ts';
+export type { EndReason, WatchEventCounts, WatchFilter, WatchHandle, WatchSink } from './sink.ts';
 
 /** Changes kept in memory for resuming watches; older start versions are read from the log. */
 export const DEFAULT_RING_SIZE = 100_000;
@@ -42,88 +55,29 @@ export const DEFAULT_RING_BYTES = 64 * 1024 * 1024;
  */
 const REPLAY_BATCH = 256;
 
+/** Ring changes a catching-up watcher scans per batch (it waits for its sink to drain in between). */
+const RING_SCAN = 8192;
+
+/** Changes the paced ring replays of all watchers together deliver in one turn of the event loop. */
+const REPLAY_PER_TURN = 4096;
+
+/** Log reads made for resuming watchers (metrics, tests). */
+export interface ResumeReads {
+  /** Shared reads that extended the ring down for every watcher waiting below it. */
+  shared: number;
+  /** Log events those reads went through. */
+  sharedEvents: number;
+  /** Reads for one watcher alone (the ring had no room for its range). */
+  own: number;
+}
+
 /** What the hub needs from storage (Storage satisfies it; tests may wrap it). */
-export interface HubStorage {
+export interface HubStorage extends ReplaySource {
   /** Last folded offset. */
   readonly folded: number;
   /** History below this offset is gone: older start versions get 410 Expired. */
   readonly compactedBelow: number;
-  readonly log: Pick<EventLog, 'read'>;
-  /** Resolves once the stores are open for reads (Storage.whenOpen: not while they are reopened). */
-  whenOpen?(): Promise<void> | undefined;
   onChange(listener: ChangeListener): () => void;
-  historyAt(key: ObjectKey, rv: number): Promise<{ written: Buffer | undefined; previous: Buffer | undefined }>;
-  /** A deleted object as the fold stored it from the event at `offset`, readable (decrypted). */
-  eventObject(key: ObjectKey, offset: number, object: Buffer): Buffer | null;
-}
-
-export interface WatchFilter {
-  group: string;
-  resource: string;
-  /** '' = all namespaces. */
-  namespace: string;
-  /** Only this object (fieldSelector metadata.name=…), or ''. */
-  name: string;
-}
-
-/**
- * Why the hub ended a watcher: 'slow', its own queue passed its budget; 'budget', the queues of
- * all watchers together passed the total and this one held the most (watch/budget.ts); 'closed',
- * the hub closed; 'expired', its start version was compacted away while it caught up.
- */
-export type EndReason = 'slow' | 'budget' | 'closed' | 'expired';
-
-/**
- * Values derived from one change, shared by every sink a batch is delivered to. Owners are the
- * hub's Change objects (and buffers they hold); a memo lives for one publish or one replay batch
- * only, so nothing derived (frames, Table ages) outlives the moment it was made for.
- */
-export class FanOutMemo {
-  private readonly entries = new Map<object, Map<string, unknown>>();
-
-  /** The value of (owner, key): made by `make` the first time, the same value afterwards. */
-  get<T>(owner: object, key: string, make: () => T): T {
-    let byKey = this.entries.get(owner);
-    if (!byKey) this.entries.set(owner, (byKey = new Map()));
-    const known = byKey.get(key);
-    if (known !== undefined || byKey.has(key)) return known as T;
-    const v = make();
-    byKey.set(key, v);
-    return v;
-  }
-}
-
-/** Events serialized and sent by the watch streams, by format (metrics; see WatchHub.countEncoded). */
-export interface WatchEventCounts {
-  encoded: Record<string, number>;
-  sent: Record<string, number>;
-}
-
-export interface WatchSink {
-  /**
-   * Deliver a change; return false when the watcher cannot keep up (it will be ended). `memo` is
-   * shared with the other sinks the same change goes to (see FanOutMemo). A sink with `flush` may
-   * hold what it delivers until the hub calls flush.
-   */
-  deliver(change: Change, memo: FanOutMemo): boolean;
-  /**
-   * Optional: send what `deliver` held. The hub calls it after each batch it delivered to this
-   * sink (live, ring replay, log replay batch), before anything else can happen. `batch` is what
-   * the hub offered (the changes of the watcher's resource and namespace, before its name
-   * filter) — the same array for every watcher offered the same changes, so a sink may share
-   * what it builds from a whole batch through the memo. False: too slow.
-   */
-  flush?(memo: FanOutMemo, batch: readonly Change[]): boolean;
-  /**
-   * The hub ends the watcher: too slow, hub closed, or (while catching up from the log) its start
-   * version was compacted away before it was fully replayed. Called at most once.
-   */
-  end(reason: EndReason): void;
-  /**
-   * Optional: resolves when the watcher has room again. Only awaited while catching up from the
-   * log, where the hub may wait; live fan-out never waits.
-   */
-  drained?(): Promise<void>;
 }
 
 interface Watcher {
@@ -133,19 +87,6 @@ interface Watcher {
   catchingUp: boolean;
   /** Stopped by the caller or ended by the hub: no further delivery. */
   stopped: boolean;
-}
-
-export interface WatchHandle {
-  /** false: `from` is older than the retained history (the caller answers 410 Expired). */
-  ok: boolean;
-  stop: () => void;
-  /**
-   * Every committed change up to the folded offset has been offered to the sink (false while
-   * catching up from the log). Only then may a BOOKMARK claim the folded offset.
-   */
-  caughtUp: () => boolean;
-  /** End the watcher as too slow, on its own or for the total budget (counted with the hub's ends); its sink's `end` is called. */
-  endSlow: (reason?: 'slow' | 'budget') => void;
 }
 
 export class WatchHub {
@@ -159,6 +100,14 @@ export class WatchHub {
   private readonly eventCounts: WatchEventCounts = { encoded: {}, sent: {} };
 
   private ringBytes = 0;
+  /** Catching-up watchers that need changes below the ring, by the offset they have reached. */
+  private readonly waiting = new Map<Watcher, number>();
+  /** The shared log read in progress (extendRing): true if it extended the ring. */
+  private reading: Promise<boolean> | null = null;
+  /** See replayMemo; and the changes ring replays delivered in this turn (replayRingPaced). */
+  private turnMemo: FanOutMemo | null = null;
+  private turnReplayed = 0;
+  private readonly reads: ResumeReads = { shared: 0, sharedEvents: 0, own: 0 };
   /** Watchers this hub ended, by reason (metrics). */
   private readonly endedCounts: Record<EndReason, number> = { slow: 0, budget: 0, closed: 0, expired: 0 };
 
@@ -186,6 +135,11 @@ export class WatchHub {
   /** Changes held in the ring and their bytes (metrics). */
   ringUsage(): { changes: number; bytes: number } {
     return { changes: this.ring.length, bytes: this.ringBytes };
+  }
+
+  /** Log reads made for resuming watchers since the hub started (metrics, tests). */
+  resumeReads(): ResumeReads {
+    return { ...this.reads };
   }
 
   /** Watchers the hub has ended since it started, by reason (metrics). */
@@ -294,13 +248,17 @@ export class WatchHub {
 
   /**
    * Start watching after version `from`. Returns ok=false when `from` is older than both the ring
-   * and the compaction point (the caller answers 410 Expired). Inside the ring, replay and
-   * registration happen in one synchronous step; older starts catch up from the log first (see
-   * the file comment) and may later end with 'expired' if compaction overtakes the replay.
+   * and the compaction point (the caller answers 410 Expired). Inside the ring and at most
+   * RING_SCAN changes back, replay and registration happen in one synchronous step; older starts
+   * catch up (see the file comment) and may later end with 'expired' if compaction overtakes the
+   * replay.
    */
   watch(filter: WatchFilter, from: number, sink: WatchSink): WatchHandle {
     if (from < this.oldestResumable) return { ok: false, stop: () => undefined, caughtUp: () => false, endSlow: () => undefined };
-    const w: Watcher = { filter, sink, catchingUp: from < this.ringFrom, stopped: false };
+    // A long replay from the ring (one that goes back past RING_SCAN changes: after a shared read
+    // extended it, or a resume from long ago) is paced like a catch-up, not written at once.
+    const catchingUp = from < this.ringFrom || this.ring.length - this.indexAfter(from) > RING_SCAN;
+    const w: Watcher = { filter, sink, catchingUp, stopped: false };
     this.watchers.add(w);
     this.addToIndex(w);
     const stop = (): void => {
@@ -341,26 +299,176 @@ export class WatchHub {
   }
 
   /**
-   * Replay (from, ringFrom] from the log, repeating while the ring moves on, then hand over to the
-   * ring and the live fan-out in one synchronous step: no gap, no duplicate.
+   * Bring a watcher from `from` up to the live fan-out (see the file comment): from the ring in
+   * paced batches while `done` is inside it; below the ring, wait for (or start) the shared read
+   * that extends the ring down; where the ring has no room, replay the log for this watcher alone.
+   * The hand-over to the live fan-out happens in the same synchronous step as the ring's last
+   * batch: no gap, no duplicate.
    */
   private async catchUp(w: Watcher, from: number): Promise<void> {
-    let done = from;
+    let done: number | null = from;
     try {
-      while (!w.stopped) {
-        const target = this.ringFrom;
-        if (done >= target) {
-          w.catchingUp = false;
-          this.replayRing(w, done);
-          return;
+      while (done !== null && !w.stopped) {
+        if (done >= this.ringFrom) {
+          this.waiting.delete(w);
+          done = await this.replayRingPaced(w, done);
+        } else if (!(await this.sharedRead(w, done))) {
+          this.waiting.delete(w);
+          const target = this.ringFrom;
+          this.reads.own++;
+          if (!(await this.replayLog(w, done, target))) return;
+          done = target;
         }
-        if (!(await this.replayLog(w, done, target))) return;
-        done = target;
       }
     } catch {
       // The log or the database failed (e.g. shutting down): end the stream, the client re-watches.
       this.endWatcher(w, 'closed');
+    } finally {
+      this.waiting.delete(w);
     }
+  }
+
+  /**
+   * Deliver the ring's changes after `done` in batches, waiting for the sink to drain between
+   * them, until the ring's end: then the watcher joins the live fan-out in the same synchronous
+   * step. Returns the new `done` when the ring dropped the changes after it meanwhile (the caller
+   * reads them from the log), or null when handed over, stopped or ended.
+   */
+  private async replayRingPaced(w: Watcher, done: number): Promise<number | null> {
+    while (!w.stopped) {
+      // The watchers a shared read woke all continue at once: each turn of the event loop
+      // replays at most REPLAY_PER_TURN changes among them, then I/O (other requests) runs.
+      while (this.turnMemo && this.turnReplayed >= REPLAY_PER_TURN) await new Promise((resolve) => setImmediate(resolve));
+      if (w.stopped) return null;
+      if (done < this.ringFrom) return done;
+      let i = this.indexAfter(done);
+      const batch: Change[] = [];
+      const scanEnd = Math.min(this.ring.length, i + RING_SCAN);
+      for (; i < scanEnd && batch.length < REPLAY_BATCH; i++) {
+        const c = this.ring.at(i);
+        if (matches(w.filter, c.key)) batch.push(c);
+      }
+      const memo = this.replayMemo();
+      this.turnReplayed += batch.length;
+      if (i === this.ring.length) {
+        w.catchingUp = false;
+        if (batch.length) this.deliverAll(w, batch, memo);
+        return null;
+      }
+      done = this.ring.at(i - 1).offset;
+      if (batch.length && !this.deliverAll(w, batch, memo)) return null;
+      // A sink that needs no drain would otherwise replay its whole range in this turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (w.sink.drained) await w.sink.drained();
+    }
+    return null;
+  }
+
+  /**
+   * The memo of this turn of the event loop for ring replays: the watchers a shared read woke
+   * replay the same changes in the same turns, so each frame is encoded once per turn, not once
+   * per watcher. Dropped at the next turn, as a publish's memo is dropped after the publish.
+   */
+  private replayMemo(): FanOutMemo {
+    if (!this.turnMemo) {
+      this.turnMemo = new FanOutMemo();
+      setImmediate(() => {
+        this.turnMemo = null;
+        this.turnReplayed = 0;
+      });
+    }
+    return this.turnMemo;
+  }
+
+  /** Index of the first ring change after offset `after` (ring.length if none). */
+  private indexAfter(after: number): number {
+    let lo = 0;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ring.at(mid).offset <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The watcher needs the changes after `done`, below the ring. Join the shared read in progress,
+   * or start one for the lowest start among the watchers waiting. True when a read extended the
+   * ring (the caller looks again), false when the ring has no room for what it needs.
+   */
+  private async sharedRead(w: Watcher, done: number): Promise<boolean> {
+    // Registered until the watcher leaves catchUp: a read started while it waits for another
+    // one covers it too.
+    this.waiting.set(w, done);
+    if (this.reading) return this.reading;
+    this.reading = this.extendRing();
+    try {
+      return await this.reading;
+    } finally {
+      this.reading = null;
+    }
+  }
+
+  /**
+   * Read log offsets (low, upTo] once — low: the lowest start waiting, upTo: the ring's start —,
+   * rebuild their changes from h/ history and put them in front of the ring: every watcher waiting
+   * below the ring is then served from memory, each filtering its own changes. Kept within the
+   * ring's bounds (count and bytes, the newest first) and the total watch budget; discarded if
+   * the ring moved past `upTo` meanwhile (it would leave a gap). True if the ring was extended.
+   */
+  private async extendRing(): Promise<boolean> {
+    // Watchers resuming together (a restart's reconnects) arrive in the same turns: let them
+    // register, then read for the lowest of them.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.storage.whenOpen?.(); // not while the store is being reopened (Storage.recover)
+    const upTo = this.ringFrom;
+    // Offsets count events, so a span of `room` offsets holds at most `room` changes.
+    const room = this.ringSize - this.ring.length;
+    let lowest = Infinity;
+    for (const [other, at] of this.waiting) if (!other.stopped && at < upTo) lowest = Math.min(lowest, at);
+    const low = Math.max(lowest, upTo - room, this.storage.compactedBelow);
+    // Within the ring's bounds, and no more than all watch streams together may queue
+    // (--watch-total-buffer-bytes): a server given a small watch budget keeps a small ring.
+    const maxBytes = Math.min(this.ringMaxBytes, this.budget.total);
+    if (low >= upTo || this.ringBytes >= maxBytes) return false;
+    this.reads.shared++;
+    const read = new SlidingWindow<Change>();
+    let bytes = 0;
+    const fits = (): boolean => read.length + this.ring.length <= this.ringSize && bytes + this.ringBytes <= maxBytes;
+    let from = low;
+    for await (const changes of replayChanges(this.storage, low, upTo, () => true, () => this.reads.sharedEvents++)) {
+      for (const c of changes) {
+        read.push(c);
+        bytes += changeBytes(c);
+      }
+      let drop = 0;
+      while (drop < read.length && !fits()) bytes -= changeBytes(read.at(drop++));
+      if (drop) {
+        from = read.at(drop - 1).offset;
+        read.dropOldest(drop);
+      }
+    }
+    if (this.ringFrom !== upTo) return false;
+    // A compaction during the read may have removed history it was built from: keep only what is
+    // at or above the compaction point now.
+    const compacted = this.storage.compactedBelow;
+    let drop = 0;
+    while (drop < read.length && read.at(drop).offset < compacted) bytes -= changeBytes(read.at(drop++));
+    read.dropOldest(drop);
+    from = Math.max(from, compacted - 1);
+    while (read.length && !fits()) {
+      from = read.at(0).offset;
+      bytes -= changeBytes(read.at(0));
+      read.dropOldest(1);
+    }
+    if (from >= upTo) return false;
+    const items: Change[] = [];
+    for (let i = 0; i < read.length; i++) items.push(read.at(i));
+    this.ring.prepend(items);
+    this.ringBytes += bytes;
+    this.ringFrom = from;
+    return true;
   }
 
   /**
@@ -381,34 +489,14 @@ export class WatchHub {
       if (w.sink.drained) await w.sink.drained();
       return !w.stopped;
     };
-    await this.storage.whenOpen?.(); // not while the store is being reopened (Storage.recover)
-    for await (const { offset, event } of this.storage.log.read(after + 1, upTo + 1)) {
+    for await (const changes of replayChanges(this.storage, after, upTo, (key) => matches(w.filter, key))) {
       if (w.stopped) return false;
-      if (event.op === 'GENESIS') continue;
-      const key = eventKey(event);
-      if (!matches(w.filter, key)) continue;
-      const c = await this.replayedChange(offset, event, key);
-      if (c) batch.push(c);
-      if (batch.length >= REPLAY_BATCH && !(await flush())) return false;
+      for (const c of changes) {
+        batch.push(c);
+        if (batch.length >= REPLAY_BATCH && !(await flush())) return false;
+      }
     }
     return flush();
-  }
-
-  /**
-   * The Change the materializer published for the event at `offset`, rebuilt from history: an
-   * accepted event wrote h/<key>\0<offset> (the object, or '' for a delete); a rejected one wrote
-   * nothing and yields null. A delete's object is the event's object stamped with the offset, as
-   * the fold stamped it.
-   */
-  private async replayedChange(offset: number, event: LogEvent, key: ObjectKey): Promise<Change | null> {
-    const { written, previous } = await this.storage.historyAt(key, offset);
-    if (written === undefined) return null;
-    const type = changeTypeOf(event.op as 'CREATE' | 'UPDATE' | 'DELETE');
-    const object = written.length ? written : event.object && this.storage.eventObject(key, offset, event.object);
-    if (!object) return null;
-    const c: Change = { offset, type, key, object, time: event.time };
-    if (type !== 'ADDED' && previous) c.prev = previous;
-    return c;
   }
 }
 

@@ -25,6 +25,13 @@ export class SlidingWindow<T> {
     this.items.push(item);
   }
 
+  /** Put `older` (oldest first, all older than what is held) in front of the items held. */
+  prepend(older: readonly T[]): void {
+    if (!older.length) return;
+    this.items = [...older, ...this.items.slice(this.start)];
+    this.start = 0;
+  }
+
   /** Drop the `n` oldest items (all of them when n ≥ length). */
   dropOldest(n: number): void {
     const end = Math.min(this.start + n, this.items.length);
