@@ -10,6 +10,7 @@
  *   - create, get, list, update, patch, watch and delete work on it;
  *   - Protobuf: an Accept of Protobuf only is 406 with kube's message (there is no message for the
  *     kind, as for custom resources), JSON when the client also accepts JSON;
+ *   - admission webhooks whose rules name it are called, with its kind and resource in the review;
  *   - removed: gone from /apis, its paths 404.
  * This server only (the reference runs no controller-manager): its objects are deleted with their
  * namespace, the garbage collector collects a dependent of it and a dependent owned by it, its
@@ -20,6 +21,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from './target.ts';
 import { eventually, type HttpResult } from './harness.ts';
+import { startWebhookServer, patch } from './webhook-server.ts';
 import { storageVersionHash } from '../internal/http/discovery.ts';
 import { configMapKind } from '../internal/registry/core/configmap.ts';
 import type { KindDescriptor } from '../internal/registry/rest/strategy.ts';
@@ -155,12 +157,58 @@ test('added at run time: discovery, OpenAPI, CRUD, list, watch, Protobuf refused
   assert.not.ok((await v3Paths()).includes(`apis/${group}/v1`));
 });
 
+test('admission webhooks match the kind added at run time', async () => {
+  const wh = await startWebhookServer();
+  const config = `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${group}`;
+  try {
+    wh.handle('/widgets', (rv) => patch(rv, [{ op: 'add', path: '/data/mutated', value: 'yes' }]));
+    await addKind();
+    const created = await t.client.request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name: group },
+        webhooks: [{
+          name: `widgets.${group}`,
+          clientConfig: { url: `${wh.url}/widgets`, caBundle: wh.caBundle },
+          rules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['*'], resources: ['widgets'] }],
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        }],
+      },
+    });
+    assert.is(created.status, 201, show(created));
+    // The reference's webhook informer picks the configuration up a moment later.
+    let w: HttpResult | undefined;
+    let n = 0;
+    await eventually('the webhook called', async () => {
+      w = await t.client.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(`hooked${n++}`) });
+      return w.status !== 201 || w.json.data.mutated === 'yes';
+    });
+    assert.is(w!.status, 201, show(w!));
+    assert.equal(w!.json.data, { k: `hooked${n - 1}`, mutated: 'yes' });
+    const { request } = wh.on('/widgets').at(-1)!.review;
+    assert.equal(request.kind, { group, version: 'v1', kind: 'Widget' });
+    assert.equal(request.resource, { group, version: 'v1', resource: 'widgets' });
+    assert.equal(request.requestKind, { group, version: 'v1', kind: 'Widget' });
+  } finally {
+    await t.client.request('DELETE', config);
+    await removeKind();
+    await wh.close();
+  }
+});
+
 test('this server: namespace deletion, garbage collection and metrics follow the kind', async () => {
   if (!t.local) return; // the reference runs no controller-manager
   const registry = t.local.server.registry;
   registry.add(widgetKind(group));
   try {
     const c = t.client;
+    const posts = async (): Promise<number> => {
+      const line = new RegExp(`^apiserver_request_total\\{code="201",component="apiserver",dry_run="",group="${group.replace(/\./g, '\\.')}",resource="widgets",scope="resource",subresource="",verb="POST",version="v1"\\} (\\d+)$`, 'm');
+      return Number(line.exec((await c.request('GET', '/metrics')).text)?.[1] ?? 0);
+    };
+    const posted = await posts();
     // GC: a Widget owned by a ConfigMap, and a ConfigMap owned by a Widget.
     const owner = await c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner' } } });
     assert.is(owner.status, 201, show(owner));
@@ -178,8 +226,7 @@ test('this server: namespace deletion, garbage collection and metrics follow the
     await eventually('the ConfigMap dependent of a Widget collected', async () => (await c.request('GET', `/api/v1/namespaces/${ns}/configmaps/dependent`)).status === 404);
 
     // Metrics: requests to it are labelled with its group and resource.
-    const metrics = (await c.request('GET', '/metrics')).text;
-    assert.match(metrics, new RegExp(`apiserver_request_total\\{code="201",component="apiserver",dry_run="",group="${group.replace(/\./g, '\\.')}",resource="widgets",scope="resource",subresource="",verb="POST",version="v1"\\} 3`));
+    assert.is(await posts(), posted + 2);
 
     // Namespace deletion deletes its objects.
     const doomed = await t.createNamespace('doomed');
