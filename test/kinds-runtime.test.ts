@@ -198,6 +198,31 @@ test('admission webhooks match the kind added at run time', async () => {
   }
 });
 
+test('this server: added and removed from the fold\'s commit path, served as soon as the defining write is acknowledged', async () => {
+  if (!t.local) return; // a CRD's establishment on kube is asynchronous (its controllers)
+  const { registry, storage } = t.local.server;
+  // A stand-in for the CRD's event: a ConfigMap named after the kind, folded on this replica.
+  const definition = `define-${group}`;
+  const unsubscribe = storage.onChange((changes) => {
+    for (const c of changes) {
+      if (c.key.resource !== 'configmaps' || c.key.name !== definition) continue;
+      if (c.type === 'DELETED') registry.remove(group, 'v1', 'widgets');
+      else if (!registry.lookup(group, 'v1', 'widgets')) registry.add(widgetKind(group));
+    }
+  });
+  try {
+    const cms = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.is((await t.client.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: definition } } })).status, 201);
+    const w = await t.client.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget('right-after') });
+    assert.is(w.status, 201, show(w));
+    assert.is((await t.client.request('DELETE', `${cms}/${definition}`)).status, 200);
+    assert.is((await t.client.request('GET', `/apis/${group}/v1/namespaces/${ns}/widgets/right-after`)).status, 404);
+  } finally {
+    unsubscribe();
+    registry.remove(group, 'v1', 'widgets');
+  }
+});
+
 test('this server: namespace deletion, garbage collection and metrics follow the kind', async () => {
   if (!t.local) return; // the reference runs no controller-manager
   const registry = t.local.server.registry;
