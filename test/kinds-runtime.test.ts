@@ -11,7 +11,7 @@
  *   - Protobuf: an Accept of Protobuf only is 406 with kube's message (there is no message for the
  *     kind, as for custom resources), JSON when the client also accepts JSON;
  *   - admission webhooks whose rules name it are called, with its kind and resource in the review;
- *   - removed: gone from /apis, its paths 404.
+ *   - removed: gone from /apis, its paths 404, its open watches end.
  * This server only (the reference runs no controller-manager): its objects are deleted with their
  * namespace, the garbage collector collects a dependent of it and a dependent owned by it, its
  * requests are counted in apiserver_request_total (--runtime-config for kinds added later:
@@ -149,7 +149,14 @@ test('added at run time: discovery, OpenAPI, CRUD, list, watch, Protobuf refused
   assert.is(either.status, 200, show(either));
   assert.match(String(either.headers['content-type']), /^application\/json/);
 
+  // An open watch ends when the kind goes (kube: when the CRD is deleted), long before its timeout.
+  const open = t.client.request('GET', `${base}?watch=1&timeoutSeconds=120`);
+  await new Promise((r) => setTimeout(r, 500));
+  const removing = Date.now();
   await removeKind();
+  const ended = await open;
+  assert.is(ended.status, 200, show(ended));
+  assert.ok(Date.now() - removing < 60_000, 'the watch ended with the kind');
   assert.not.ok((await groupNames()).includes(group));
   assert.is((await t.client.request('GET', `/apis/${group}/v1`)).status, 404);
   assert.is((await t.client.request('GET', base)).status, 404);
