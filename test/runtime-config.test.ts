@@ -11,6 +11,8 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runtimeConfig, parseConfigurationMap, defaultResourceConfig } from '../internal/app/runtime-config.ts';
 import { startTestServer, tempDir } from './harness.ts';
+import { eventsEventKind } from '../internal/registry/events/event.ts';
+import { configMapKind } from '../internal/registry/core/configmap.ts';
 import { nodeArgsFor } from './server-command.ts';
 
 const BETA_EVENTS = '/apis/events.k8s.io/v1beta1/namespaces/default/events';
@@ -105,6 +107,14 @@ test('--runtime-config api/all=false,v1=true: only the core group is served', as
     assert.equal((await s.client.request('GET', '/apis')).json.groups, []);
     assert.is((await s.client.request('GET', '/apis/authorization.k8s.io/v1')).status, 404);
     assert.is((await s.client.request('GET', '/api/v1/namespaces')).status, 200);
+    // It applies to kinds added at run time too: a kind of a disabled group version stays
+    // unserved; a kind of a group kube-apiserver does not know (as a CRD's) is outside it.
+    const registry = s.server.registry;
+    assert.is(registry.add(eventsEventKind), undefined);
+    assert.is((await s.client.request('GET', '/apis/events.k8s.io/v1/events')).status, 404);
+    assert.ok(registry.add({ ...configMapKind, group: 'widgets.example.test', resource: 'widgets', kind: 'Widget', listKind: 'WidgetList', shortNames: [] }));
+    assert.equal((await s.client.request('GET', '/apis')).json.groups.map((g: { name: string }) => g.name), ['widgets.example.test']);
+    assert.is((await s.client.request('GET', '/apis/widgets.example.test/v1/widgets')).status, 200);
   } finally {
     await s.close();
   }

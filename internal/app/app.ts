@@ -88,10 +88,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { rbacCache, rbac, authorizer } = authorization(opts);
   let registryKinds: () => readonly KindDescriptor[] = () => [];
   const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds());
-  const { registry, kinds } = buildRegistry(opts, storage, admission, authorizer, saTokens, tokenAuth);
+  const registry = buildRegistry(opts, storage, admission, authorizer, saTokens, tokenAuth);
   registryRef = registry;
-  registryKinds = () => registry.kinds.map((k) => k.kind);
-  await createBootstrapObjects(registry, kinds);
+  // The served kinds as the webhooks' matching sees them: rebuilt when a kind comes or goes.
+  let kindList: readonly KindDescriptor[] | undefined;
+  registry.subscribe(() => (kindList = undefined));
+  registryKinds = () => (kindList ??= registry.kinds.map((k) => k.kind));
+  await createBootstrapObjects(registry);
   phase('bootstrap');
   await rbacCache.start(storage);
   await webhookSource.start(storage);
@@ -156,6 +159,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kubeconfigPath,
     pki,
     storage,
+    registry,
     close() {
       // kube-apiserver's graceful termination: /readyz fails at once (load balancers stop sending
       // new work), requests are still served for --shutdown-delay-duration, then the listener

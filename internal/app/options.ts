@@ -8,6 +8,7 @@ import type { TokenAuthOptions } from './token-auth.ts';
 import type { AuthorizationMode } from '../auth/authorizers.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
+import type { Registry } from '../registry/registry.ts';
 import type { BudgetLimits } from '../watch/budget.ts';
 import type { LogLocation } from '../storage/log/uri.ts';
 import type { OidcConfig } from '../auth/oidc-claims.ts';
@@ -131,5 +132,7 @@ export interface RunningServer {
   kubeconfigPath: string;
   pki: Pki;
   storage: Storage;
+  /** The served kinds; tests add and remove kinds through it (issue 26: CRDs will, from the fold). */
+  registry: Registry;
   close(): Promise<void>;
 }

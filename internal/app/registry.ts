@@ -9,35 +9,34 @@ import type { Storage } from '../storage/storage.ts';
 import { Registry } from '../registry/registry.ts';
 import { defaultKinds } from '../registry/kinds.ts';
 import { systemContext } from '../registry/generic/context.ts';
-import type { KindDescriptor } from '../registry/rest/strategy.ts';
-import { runtimeConfig, servedKinds } from './runtime-config.ts';
+import { runtimeConfig, servedVersions } from './runtime-config.ts';
 import type { buildTokenAuthentication } from './token-auth.ts';
 import type { ServiceAccountTokens } from './service-accounts.ts';
 import type { ServerOptions } from './options.ts';
 
-export function buildRegistry(opts: ServerOptions, storage: Storage, admission: AdmissionChain, authorizer: Authorizer, saTokens: ServiceAccountTokens, tokenAuth: ReturnType<typeof buildTokenAuthentication>): { registry: Registry; kinds: KindDescriptor[] } {
-  const kinds = servedKinds(opts.kinds ?? defaultKinds, runtimeConfig(opts.runtimeConfig ?? ''));
+export function buildRegistry(opts: ServerOptions, storage: Storage, admission: AdmissionChain, authorizer: Authorizer, saTokens: ServiceAccountTokens, tokenAuth: ReturnType<typeof buildTokenAuthentication>): Registry {
+  // --runtime-config is the registry's version filter: it applies to kinds added later too.
   const registry = new Registry(
-    kinds,
+    opts.kinds ?? defaultKinds,
     storage,
     admission,
     { serviceClusterIPRange: opts.serviceClusterIPRange, serviceNodePortRange: opts.serviceNodePortRange, featureGates: opts.featureGates, serviceAccountTokens: saTokens.tokenRequest },
     { authorizer, tokenAuthenticator: tokenAuth.tokenAuthenticator, apiAudiences: tokenAuth.apiAudiences },
+    servedVersions(runtimeConfig(opts.runtimeConfig ?? '')),
   );
   saTokens.attach(registry);
-  return { registry, kinds };
+  return registry;
 }
 
 /**
  * Create each kind's bootstrap objects (e.g. the system namespaces) that do not exist yet. They are
  * independent: created concurrently, so a first start pays one group commit for them, not one each.
  */
-export async function createBootstrapObjects(registry: Registry, kinds: KindDescriptor[]): Promise<void> {
+export async function createBootstrapObjects(registry: Registry): Promise<void> {
   const ctx = systemContext('apiserver-bootstrap');
   const work: Promise<void>[] = [];
-  for (const k of kinds) {
-    const served = registry.lookup(k.group, k.versions[0], k.resource)!;
-    for (const obj of k.bootstrap ?? []) {
+  for (const served of registry.kinds) {
+    for (const obj of served.kind.bootstrap ?? []) {
       const ns = obj.metadata.namespace ?? '';
       work.push((async () => {
         const exists = await served.store.getLatest(ns, obj.metadata.name!).then(() => true, () => false);

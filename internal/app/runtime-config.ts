@@ -153,20 +153,15 @@ export function runtimeConfig(value: string): ResourceConfig {
 }
 
 /**
- * The kinds served under a resource configuration: each kind keeps the versions whose resource
- * is enabled; a kind with none left is not served (its paths answer 404, and it is absent from
+ * The versions of a kind served under a resource configuration (the registry's version filter,
+ * applied to every kind it serves, kinds added at run time included): those whose resource is
+ * enabled. A kind with none left is not served (its paths answer 404, and it is absent from
  * discovery and OpenAPI, which are built from the served kinds). Stored objects of a disabled kind
  * stay in storage, untouched, and are served again once it is enabled. Kinds of group versions
  * kube-apiserver 1.24 does not know are always served.
  */
-export function servedKinds(kinds: readonly KindDescriptor[], config: ResourceConfig): KindDescriptor[] {
-  const out: KindDescriptor[] = [];
-  for (const k of kinds) {
-    // Group versions kube-apiserver does not know (a kind added to this server only, later CRDs)
-    // are outside --runtime-config, as custom resources are on kube.
-    const versions = k.versions.filter((v) => !config.knows(k.group, v) || config.resourceEnabled(k.group, v, k.resource));
-    if (versions.length === k.versions.length) out.push(k);
-    else if (versions.length) out.push({ ...k, versions });
-  }
-  return out;
+export function servedVersions(config: ResourceConfig): (kind: KindDescriptor) => string[] {
+  // Group versions kube-apiserver does not know (a kind added to this server only, later CRDs)
+  // are outside --runtime-config, as custom resources are on kube.
+  return (k) => k.versions.filter((v) => !config.knows(k.group, v) || config.resourceEnabled(k.group, v, k.resource));
 }

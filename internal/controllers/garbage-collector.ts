@@ -33,7 +33,7 @@ import { ApiError } from '../api/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import { objectPath, type ObjectKey } from '../storage/keys.ts';
-import type { Registry, ServedKind } from '../registry/registry.ts';
+import type { KindChange, Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../registry/generic/deletion.ts';
@@ -93,6 +93,9 @@ export class GarbageCollector extends QueueController<Task> {
   private readonly byResource = new Map<string, ServedKind>();
   private readonly byApiVersionKind = new Map<string, ServedKind>();
   private readonly ctx = systemContext('kube-controller-manager');
+  private unsubscribeKinds: (() => void) | undefined;
+  /** Scans of kinds added while running. */
+  private readonly kindScans = new Set<Promise<void>>();
 
   constructor(storage: Storage, private readonly registry: Registry, log: Logger, queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS) {
     super(
@@ -105,7 +108,14 @@ export class GarbageCollector extends QueueController<Task> {
       },
       queueOptions,
     );
-    for (const served of registry.kinds) {
+    this.indexKinds();
+  }
+
+  /** Which kind a change's key or an owner reference names: rebuilt whenever the served kinds change. */
+  private indexKinds(): void {
+    this.byResource.clear();
+    this.byApiVersionKind.clear();
+    for (const served of this.registry.kinds) {
       const k = served.kind;
       this.byResource.set(`${k.group}/${k.resource}`, served);
       for (const v of k.versions) this.byApiVersionKind.set(`${k.group ? `${k.group}/${v}` : v}|${k.kind}`, served);
@@ -114,26 +124,53 @@ export class GarbageCollector extends QueueController<Task> {
 
   /**
    * Subscribe to changes, then index every served kind in the background (the start-up scan:
-   * the server need not wait for it, and it is retried if a page fails).
+   * the server need not wait for it, and it is retried if a page fails). Kinds added later are
+   * scanned when they come (their objects may be stored already: a custom resource's, after a
+   * restart); a kind removed leaves the index, and owners of a kind no longer served are never
+   * judged absent.
    */
   override start(): void {
     // No step runs before the index holds every object (kube's GC waits for its informers to
     // sync): an owner must not lose its orphan/foreground finalizer while dependents that the
     // scan has not reached yet still reference it.
     this.queue.pause();
+    this.indexKinds();
+    this.unsubscribeKinds = this.registry.subscribe((change) => this.kindChanged(change));
     super.start();
+  }
+
+  override stop(): void {
+    this.unsubscribeKinds?.();
+    this.unsubscribeKinds = undefined;
+    super.stop();
+  }
+
+  override async idle(): Promise<void> {
+    while (this.kindScans.size) await Promise.all(this.kindScans);
+    return super.idle();
+  }
+
+  private kindChanged(change: KindChange): void {
+    this.indexKinds();
+    if (change.type === 'added') {
+      if (change.served.kind.storedAs || change.served.virtual) return;
+      const scan = this.indexAll([change.served]).finally(() => this.kindScans.delete(scan));
+      this.kindScans.add(scan);
+      return;
+    }
+    for (const [path, t] of [...this.byPath]) if (t.id.served === change.served) this.untrack(path, t);
   }
 
   /** Index every served kind, then let the queue run. */
   protected async scan(): Promise<void> {
-    await this.indexAll();
+    await this.indexAll(this.registry.storageKinds());
     this.queue.resume();
   }
 
-  private async indexAll(): Promise<void> {
+  private async indexAll(kinds: readonly ServedKind[]): Promise<void> {
     for (;;) {
       try {
-        for (const served of this.registry.storageKinds()) {
+        for (const served of kinds) {
           for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
             if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
           }
@@ -142,7 +179,7 @@ export class GarbageCollector extends QueueController<Task> {
         return;
       } catch (err) {
         if (this.stopped) return;
-        this.log.warn({ err }, 'garbage collector start-up scan failed; starting it again');
+        this.log.warn({ err }, 'garbage collector scan failed; starting it again');
         await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
       }
     }
@@ -268,6 +305,9 @@ export class GarbageCollector extends QueueController<Task> {
   private async process(t: Task): Promise<void> {
     // Decide on the log's end, not on a lagging local fold (Kafka replicas).
     await this.storage.latest();
+    // Work queued for an object of a kind removed since is dropped (its objects are left alone).
+    const k = t.id.served.kind;
+    if (this.registry.lookup(k.group, k.versions[0]!, k.resource) !== t.id.served) return;
     if (t.job === 'dependent') return this.attemptToDelete(t.id);
     if (t.job === 'foreground') return this.processDeletingDependents(t.id);
     return this.attemptToOrphan(t.id);

@@ -25,7 +25,7 @@ const sortedVerbs = (verbs: string[]): string[] => [...new Set(verbs)].sort();
  * metav1.APIResource's order; 1.24 leaves singularName empty, and subresources carry no
  * storageVersionHash.
  */
-function resourcesOf(kinds: ServedKind[]) {
+function resourcesOf(kinds: readonly ServedKind[]) {
   const out: Record<string, unknown>[] = [];
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
@@ -99,13 +99,13 @@ const GROUP_RANK = new Map(KUBE_GROUPS.map(([g], i) => [g, i] as const));
 const VERSION_ORDER = new Map(KUBE_GROUPS);
 
 /** A group's served versions in kube's order (versions kube does not list keep ours, after). */
-function orderedVersions(group: string, versions: string[]): string[] {
+function orderedVersions(group: string, versions: readonly string[]): string[] {
   const kube = VERSION_ORDER.get(group) ?? [];
   const rank = (v: string): number => (kube.includes(v) ? kube.indexOf(v) : kube.length);
   return [...versions].sort((a, b) => rank(a) - rank(b));
 }
 
-function groupDoc(name: string, versions: string[]) {
+function groupDoc(name: string, versions: readonly string[]) {
   const vs = orderedVersions(name, versions).map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
   return { name, versions: vs, preferredVersion: vs[0] };
 }

@@ -138,7 +138,35 @@ function checkKey(info: RequestInfo): void {
 }
 
 export class ResourceHandlers {
-  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number, private readonly minRequestTimeoutS?: number) {}
+  /** Ends of the open watches of each kind, called when the kind is removed. */
+  private readonly watchEnds = new Map<ServedKind, Set<() => void>>();
+
+  constructor(private readonly registry: Registry, private readonly hub: WatchHub, private readonly folded: () => number, private readonly minRequestTimeoutS?: number) {
+    registry.subscribe((change) => {
+      if (change.type !== 'removed') return;
+      const ends = this.watchEnds.get(change.served);
+      this.watchEnds.delete(change.served);
+      for (const end of ends ?? []) end();
+    });
+  }
+
+  /** WatchRequest.untilRemoved for a kind. */
+  private untilRemoved(served: ServedKind): (end: () => void) => () => void {
+    return (end) => {
+      const k = served.kind;
+      if (this.registry.lookup(k.group, k.versions[0]!, k.resource) !== served) {
+        end(); // removed while the watch started
+        return () => undefined;
+      }
+      let ends = this.watchEnds.get(served);
+      if (!ends) this.watchEnds.set(served, (ends = new Set()));
+      ends.add(end);
+      return () => {
+        ends.delete(end);
+        if (!ends.size && this.watchEnds.get(served) === ends) this.watchEnds.delete(served);
+      };
+    };
+  }
 
   /** Resolve the kind of a resource request; 404 for unknown resources or wrong scope. */
   resolve(info: RequestInfo): ServedKind {
@@ -286,7 +314,7 @@ export class ResourceHandlers {
         return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }

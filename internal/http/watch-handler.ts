@@ -60,6 +60,11 @@ export interface WatchRequest {
   folded: () => number;
   /** --min-request-timeout (seconds; default MIN_REQUEST_TIMEOUT_S). */
   minRequestTimeoutS?: number;
+  /**
+   * Registers `end`, called when the kind stops being served (the watch then ends as at its
+   * timeout, as kube ends a custom resource's watches when its CRD goes); returns the unregister.
+   */
+  untilRemoved?: (end: () => void) => () => void;
 }
 
 /** The longest watch timer (Node's timers take at most 2^31-1 ms). */
@@ -330,6 +335,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   }
   res.on('close', () => finish());
   if (done) return; // ended while replaying the ring
+  const unregister = w.untilRemoved?.(() => finish());
+  if (unregister) res.once('close', unregister);
   entry = budget.add({ queued, endSlow: () => handle?.endSlow('budget') });
   res.on('drain', () => entry?.note());
   const deadline = Date.now() + timeoutS * 1000;

@@ -165,7 +165,7 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
 const DISCOVERY_MIME = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** The discovery and version routes kube describes next to the resources (only those we serve). */
-export function discoveryRoutes(groups: Map<string, string[]>): Route[] {
+export function discoveryRoutes(groups: ReadonlyMap<string, readonly string[]>): Route[] {
   const r = (path: string, verbPrefix: string, opRest: string, description: string, def: string, tagPath: string, mime = DISCOVERY_MIME): Route => ({
     path, method: 'get', verbPrefix, opRest, description, consumes: mime, produces: mime, parameters: [], responses: [[200, 'OK', def]], tagPath,
   });

@@ -3,7 +3,8 @@
  * document) and `/openapi/v3/<group-version>` (JSON and gnostic protobuf). The documents are
  * built from the registry on first request (the builders are even imported then) and cached with
  * their ETag (hex SHA-512 of the JSON bytes, as kube-openapi computes it), so start-up pays
- * nothing and later requests only copy bytes.
+ * nothing and later requests only copy bytes. A kind added or removed drops the cache: the next
+ * request rebuilds the documents (new ETags, and Last-Modified now, as kube-openapi's UpdateSpec).
  */
 import { createHash } from 'node:crypto';
 import type { Registry } from '../../registry/registry.ts';
@@ -47,14 +48,20 @@ const redirectBody = (url: string): string => `<a href="${url.replace(/&/g, '&am
 export class OpenApiService {
   private v2cache: V2Cache | undefined;
   private v3cache: Map<string, V3Entry> | undefined;
-  private readonly lastModified = new Date();
+  private lastModified = new Date();
 
   constructor(
     private readonly registry: Registry,
     private readonly version: string,
     /** Where definitions come from; default: the generated schemas. */
     private provider?: DefinitionProvider,
-  ) {}
+  ) {
+    registry.subscribe(() => {
+      this.v2cache = undefined;
+      this.v3cache = undefined;
+      this.lastModified = new Date();
+    });
+  }
 
   private async load(): Promise<{ b: Builders; provider: DefinitionProvider }> {
     const b = await loadBuilders();
