@@ -1,0 +1,74 @@
+/**
+ * The library against the answers of kube-apiserver 1.24.17 (testdata/golden.json, recorded by
+ * testdata/record.ts from testdata/cases.yaml): each custom resource decoded (pruned, coerced,
+ * defaulted) and validated must give the reference's Status (code, message, causes) or the object
+ * it would store; each CRD schema checked must give the reference's structural-schema errors.
+ *
+ * kube reports the errors of sibling properties in Go map order, which varies between runs; the
+ * causes are compared as sets and the message by its parts.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { invalid as invalidStatus } from '../api/errors.ts';
+import { fieldErrorMessage } from '../api/field-errors.ts';
+import { CoerceError, decodeCustomResource, validateCustomResource } from './custom-resource.ts';
+import { loadCases, loadGolden, type Answer } from './testdata/cases.ts';
+import type { JSONSchemaProps } from './types.ts';
+
+const cases = loadCases();
+const golden = loadGolden();
+
+const sortedCauses = (causes: unknown[] | undefined): string[] => (causes ?? []).map((c) => JSON.stringify(c)).sort();
+
+/** The message's error list (`… is invalid: [a, b]` or `… is invalid: a`) holds exactly `parts`. */
+function assertMessageParts(message: string, prefix: string, parts: string[], label: string): void {
+  assert.ok(message.startsWith(prefix), `${label}: message ${message}`);
+  const rest = message.slice(prefix.length);
+  const unique = [...new Set(parts)];
+  if (unique.length === 1) return assert.is(rest, unique[0], `${label}: message`);
+  assert.ok(rest.startsWith('[') && rest.endsWith(']'), `${label}: ${rest}`);
+  for (const p of unique) assert.ok(rest.includes(p), `${label}: message lacks ${p}\n  in ${rest}`);
+  assert.is(rest.length, unique.join(', ').length + 2, `${label}: message length (extra parts?) ${rest}`);
+}
+
+/** Runs the library on one case; returns what kube-apiserver would answer. */
+function answer(plural: string, name: string, object: Record<string, unknown>): Answer {
+  const crd = cases.crds.find((c) => c.plural === plural)!;
+  const obj: Record<string, unknown> = {
+    apiVersion: `${cases.group}/v1`,
+    kind: crd.kind,
+    metadata: { name, ...(crd.scope === 'Namespaced' ? { namespace: 'default' } : {}) },
+    ...structuredClone(object),
+  };
+  const schema = crd.schema as JSONSchemaProps;
+  try {
+    decodeCustomResource(obj, schema);
+  } catch (e) {
+    if (!(e instanceof CoerceError)) throw e;
+    return { code: 400, body: { message: `${crd.kind} in version "v1" cannot be handled as a ${crd.kind}: ${fieldErrorMessage(e.fieldError)}` } };
+  }
+  const errs = validateCustomResource(obj, schema);
+  if (errs.length > 0) return { code: 422, body: { ...invalidStatus(crd.kind, cases.group, name, errs).status, parts: errs.map(fieldErrorMessage) } };
+  return { code: 201, body: obj };
+}
+
+for (const rc of cases.resources) {
+  test(`custom resource ${rc.name} answers as kube-apiserver 1.24.17`, () => {
+    const want = golden.resources[rc.name];
+    assert.ok(want, `no golden answer for ${rc.name}: re-record (testdata/record.ts)`);
+    const got = answer(rc.plural, rc.name, rc.object);
+    assert.is(got.code, want.code, `${rc.name}: code (got ${JSON.stringify(got.body)})`);
+    if (want.code === 201) {
+      const strip = ({ metadata: _m, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
+      assert.equal(strip(got.body), strip(want.body), `${rc.name}: stored object`);
+    } else if (want.code === 400) {
+      assert.is(got.body.message, want.body.message, `${rc.name}: message`);
+    } else {
+      assert.equal(sortedCauses(got.body.details.causes), sortedCauses(want.body.details.causes), `${rc.name}: causes`);
+      const prefix = `${want.body.details.kind}.${cases.group} "${rc.name}" is invalid: `;
+      assertMessageParts(want.body.message, prefix, got.body.parts, rc.name);
+    }
+  });
+}
+
+test.run();
