@@ -82,12 +82,12 @@ function coerceMeta(meta: unknown, path: FieldPath): Obj | undefined {
 
 /**
  * Coerces the metadata of every embedded resource in `obj` (the custom resource's own metadata
- * is the store's business). Mutates `obj`; throws CoerceError for a metadata field of the wrong
+ * is the store's business unless `resourceRoot`: then `obj` itself is coerced as an embedded one).
+ * `base` prefixes the fields of errors. Mutates `obj`; throws CoerceError for a metadata field of the wrong
  * type (kube: 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`).
  */
-export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined): void {
-  if (!schema || !isObj(obj)) return;
-  for (const [k, v] of Object.entries(obj)) coerceNode(v, schema.properties?.[k], new FieldPath(k));
+export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false): void {
+  if (schema) coerceNode(obj, resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, base);
 }
 
 function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath): void {
@@ -117,11 +117,13 @@ function groupVersionError(gv: string): string | undefined {
   return gv.split('/').length > 2 ? `unexpected GroupVersion string: ${gv}` : undefined;
 }
 
-/** Validates the embedded resources of `obj` (objectmeta.Validate below the object's top level). */
-export function validateEmbedded(obj: unknown, schema: JSONSchemaProps | undefined): FieldError[] {
+/**
+ * Validates the embedded resources in `obj` (objectmeta.Validate): below the top level of a
+ * custom resource, or `obj` itself too when `resourceRoot` (a default of an embedded node).
+ */
+export function validateEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false): FieldError[] {
   const errs: FieldError[] = [];
-  if (!schema || !isObj(obj)) return errs;
-  for (const [k, v] of Object.entries(obj)) walk(v, schema.properties?.[k], new FieldPath(k), errs);
+  if (schema) walk(obj, resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, base, errs);
   return errs;
 }
 

@@ -10,9 +10,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { invalid as invalidStatus } from '../api/errors.ts';
-import { fieldErrorMessage } from '../api/field-errors.ts';
+import { FieldPath, fieldErrorMessage } from '../api/field-errors.ts';
 import { CoerceError, decodeCustomResource, validateCustomResource } from './custom-resource.ts';
 import { loadCases, loadGolden, type Answer } from './testdata/cases.ts';
+import { validateCRDSchema } from './structural.ts';
 import type { JSONSchemaProps } from './types.ts';
 
 const cases = loadCases();
@@ -68,6 +69,24 @@ for (const rc of cases.resources) {
       const prefix = `${want.body.details.kind}.${cases.group} "${rc.name}" is invalid: `;
       assertMessageParts(want.body.message, prefix, got.body.parts, rc.name);
     }
+  });
+}
+
+// kube-apiserver 1.24 names the schema of a CRD with one version `spec.validation.openAPIV3Schema`
+// (the internal version's shared schema), not `spec.versions[0].schema.openAPIV3Schema`.
+const SCHEMA_PATH = new FieldPath('spec.validation.openAPIV3Schema');
+
+for (const sc of cases.structural) {
+  test(`CRD schema ${sc.name} is checked as kube-apiserver 1.24.17 checks it`, () => {
+    const want = golden.structural[sc.name];
+    assert.ok(want, `no golden answer for ${sc.name}: re-record (testdata/record.ts)`);
+    const errs = validateCRDSchema(sc.schema as JSONSchemaProps, SCHEMA_PATH);
+    if (want.code === 201) return assert.equal(errs.map(fieldErrorMessage), [], `${sc.name}: no errors`);
+    assert.is(want.code, 422, sc.name);
+    const name = want.body.details.name;
+    const got = invalidStatus('CustomResourceDefinition', 'apiextensions.k8s.io', name, errs).status;
+    assert.equal(sortedCauses(got.details?.causes), sortedCauses(want.body.details.causes), `${sc.name}: causes`);
+    assertMessageParts(want.body.message, `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: `, errs.map(fieldErrorMessage), sc.name);
   });
 }
 

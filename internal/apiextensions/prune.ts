@@ -25,12 +25,12 @@ const itemsOf = (s: JSONSchemaProps | null): JSONSchemaProps | null => (s && isO
 
 /**
  * Drops the fields `schema` does not specify from `obj` (a whole custom resource: its
- * apiVersion, kind and metadata stay). Returns the pruned paths, sorted (`spec.a`, `x[0].y`), as
+ * apiVersion, kind and metadata stay; with `resourceRoot` false, `obj` is any value, e.g. a default). Returns the pruned paths, sorted (`spec.a`, `x[0].y`), as
  * kube's unknown-field warnings name them.
  */
-export function prune(obj: unknown, schema: JSONSchemaProps | undefined): string[] {
+export function prune(obj: unknown, schema: JSONSchemaProps | undefined, resourceRoot = true): string[] {
   const pruned: string[] = [];
-  const root: JSONSchemaProps = { ...(schema ?? {}), 'x-kubernetes-embedded-resource': true };
+  const root: JSONSchemaProps | null = resourceRoot ? { ...(schema ?? {}), 'x-kubernetes-embedded-resource': true } : (schema ?? null);
   pruneNode(obj, root, '', pruned);
   return pruned.sort();
 }
