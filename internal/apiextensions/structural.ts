@@ -15,6 +15,7 @@ import { isObj } from '../gocompat/json.ts';
 import { jsonEqual } from '../gocompat/equal.ts';
 import { CoerceError, coerceEmbedded, validateEmbedded } from './embedded.ts';
 import { prune } from './prune.ts';
+import { goRegexpError } from './go-regexp.ts';
 import { goSharpV, type JSONSchemaProps } from './types.ts';
 import { validateAgainstSchema } from './validate.ts';
 
@@ -195,13 +196,8 @@ function validateValueValidation(s: JSONSchemaProps, skipAnyOf: boolean, skipFir
   s.allOf?.forEach((x, i) => errs.push(...validateNested(x, skipFirstAllOfAnyOf && i === 0, p.child('allOf').index(i))));
   s.oneOf?.forEach((x, i) => errs.push(...validateNested(x, false, p.child('oneOf').index(i))));
   if (s.not) errs.push(...validateNested(s.not, false, p.child('not')));
-  if (s.pattern) {
-    try {
-      new RegExp(s.pattern, 'u');
-    } catch (e) {
-      errs.push(invalid(p.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
-    }
-  }
+  const patternError = s.pattern ? goRegexpError(s.pattern) : undefined;
+  if (patternError) errs.push(invalid(p.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${patternError}`));
   return errs;
 }
 

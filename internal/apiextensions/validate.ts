@@ -15,6 +15,7 @@ import { goQuote } from '../gocompat/quote.ts';
 import { isObj } from '../gocompat/json.ts';
 import { jsonEqual } from '../gocompat/equal.ts';
 import { checkFormat, supportedFormat } from './formats.ts';
+import { goRegExp } from './go-regexp.ts';
 import { goFloat, goNumber, goSharpV, goV, type JSONSchemaProps } from './types.ts';
 
 /** One error of the go-openapi validator, before ValidateCustomResource maps it to a field error. */
@@ -83,21 +84,38 @@ function validateString(s: JSONSchemaProps, path: string, data: string): OpenAPI
   const runes = [...data].length;
   if (s.maxLength !== undefined && runes > s.maxLength) return { code: 'tooLong', name: path, value: data, max: s.maxLength, message: `${path} in ${IN} should be at most ${s.maxLength} chars long` };
   if (s.minLength !== undefined && runes < s.minLength) return { code: 'invalid', name: path, value: data, message: `${path} in ${IN} should be at least ${s.minLength} chars long` };
-  if (s.pattern && !new RegExp(s.pattern, 'u').test(data)) return { code: 'invalid', name: path, value: data, message: `${path} in ${IN} should match '${s.pattern}'` };
+  if (s.pattern && !goRegExp(s.pattern).test(data)) return { code: 'invalid', name: path, value: data, message: `${path} in ${IN} should match '${s.pattern}'` };
   return undefined;
 }
 
+/**
+ * numberValidator: a whole number (int64 in Go) is checked against bounds and factor truncated to
+ * int64 and printed as integers; other numbers against the float64 bounds.
+ */
 function validateNumber(s: JSONSchemaProps, path: string, data: number): Result {
   const r = new Result();
+  const isInt = Number.isInteger(data);
+  const bound = (b: number): number => (isInt ? Math.trunc(b) : b);
+  const show = (b: number): string => (isInt ? goNumber(Math.trunc(b)) : goFloat(b));
+  const fail = (message: string): void => void r.add({ code: 'invalid', name: path, value: data, message });
   if (s.multipleOf !== undefined) {
-    const q = data / s.multipleOf;
-    if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) r.add({ code: 'invalid', name: path, value: data, message: `${path} in ${IN} should be a multiple of ${goFloat(s.multipleOf)}` });
+    const f = bound(s.multipleOf);
+    if (isInt && f !== 0) {
+      if (data % f !== 0) fail(`${path} in ${IN} should be a multiple of ${show(s.multipleOf)}`);
+    } else if (!isInt && f <= 0) {
+      fail(`factor MultipleOf declared for ${path} must be positive: ${goFloat(f)}`);
+    } else if (!isInt) {
+      const mult = f < 1 ? (1 / f) * data : data / f;
+      if (Math.abs(mult - Math.round(mult)) > 1e-9 * Math.max(1, Math.abs(mult))) fail(`${path} in ${IN} should be a multiple of ${goFloat(f)}`);
+    }
   }
-  if (s.minimum !== undefined && (s.exclusiveMinimum ? data <= s.minimum : data < s.minimum)) {
-    r.add({ code: 'invalid', name: path, value: data, message: `${path} in ${IN} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}` });
+  if (s.minimum !== undefined) {
+    const min = bound(s.minimum);
+    if (s.exclusiveMinimum ? data <= min : data < min) fail(`${path} in ${IN} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${show(s.minimum)}`);
   }
-  if (s.maximum !== undefined && (s.exclusiveMaximum ? data >= s.maximum : data > s.maximum)) {
-    r.add({ code: 'invalid', name: path, value: data, message: `${path} in ${IN} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}` });
+  if (s.maximum !== undefined) {
+    const max = bound(s.maximum);
+    if (s.exclusiveMaximum ? data >= max : data > max) fail(`${path} in ${IN} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${show(s.maximum)}`);
   }
   r.matchCount++;
   return r;
@@ -134,11 +152,11 @@ function validateObject(s: JSONSchemaProps, path: string, data: Record<string, u
   const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(props, k);
   if (s.additionalProperties === false) {
     for (const k of keys) {
-      if (!has(k) && !patterns.some(([p]) => new RegExp(p, 'u').test(k))) r.add({ code: 'invalid', name: path, value: undefined, message: `${path}.${k} in ${IN} is a forbidden property` });
+      if (!has(k) && !patterns.some(([p]) => goRegExp(p).test(k))) r.add({ code: 'invalid', name: path, value: undefined, message: `${path}.${k} in ${IN} is a forbidden property` });
     }
   } else {
     for (const k of keys) {
-      const matched = patterns.filter(([p]) => new RegExp(p, 'u').test(k));
+      const matched = patterns.filter(([p]) => goRegExp(p).test(k));
       for (const [, sch] of matched) r.merge(validateNode(sch, `${path}.${k}`, data[k]));
       if (!has(k) && matched.length === 0 && isObj(s.additionalProperties)) {
         r.merge(validateNode(s.additionalProperties as JSONSchemaProps, `${path}.${k}`, data[k]));
