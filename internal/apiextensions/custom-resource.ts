@@ -15,24 +15,47 @@ import type { JSONSchemaProps } from './types.ts';
 
 export { CoerceError } from './embedded.ts';
 
+export interface DecodeOptions {
+  /** The CRD's spec.preserveUnknownFields (false in v1 unless carried over from v1beta1). */
+  preserveUnknownFields?: boolean;
+  /** The object comes from storage: wrongly typed embedded metadata fields are dropped, not refused. */
+  fromStorage?: boolean;
+}
+
 /**
  * Prunes, coerces and defaults a decoded custom resource in place (the body of a create, update
- * or patch, or an object read from storage). Returns the pruned field paths (sorted).
- * `preserveUnknownFields` is the CRD's spec.preserveUnknownFields (always false in v1).
- * Throws CoerceError when an embedded metadata field has the wrong type (kube: 400).
+ * or patch, or an object read from storage: kube defaults on read too). Returns the pruned field
+ * paths (sorted). Throws CoerceError when an embedded metadata field has the wrong type (kube:
+ * 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`), unless fromStorage.
  */
-export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, preserveUnknownFields = false): string[] {
+export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, opts: DecodeOptions = {}): string[] {
   let pruned: string[] = [];
-  if (!preserveUnknownFields) {
+  if (!opts.preserveUnknownFields) {
     pruned = prune(obj, schema);
     pruneNonNullableNulls(obj, schema);
   }
-  coerceEmbedded(obj, schema);
+  coerceEmbedded(obj, schema, undefined, false, !!opts.fromStorage);
   applyDefaults(obj, schema);
   return pruned;
 }
 
-/** The schema's field errors for a custom resource (empty when valid). Pure. */
+/** The schema's field errors for a custom resource being created (empty when valid). Pure. */
 export function validateCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
   return [...validateAgainstSchema(schema, obj), ...validateEmbedded(obj, schema), ...validateListSetsAndMaps(schema, obj)];
+}
+
+/**
+ * The schema's field errors for an update of the main resource: as for a create, except that list
+ * sets and maps are checked only when the old object passed that check (kube's ratchet, so an
+ * object stored before the rule existed can still be updated). Pure.
+ */
+export function validateCustomResourceUpdate(obj: Record<string, unknown>, old: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
+  const errs = [...validateAgainstSchema(schema, obj), ...validateEmbedded(obj, schema)];
+  if (validateListSetsAndMaps(schema, old).length === 0) errs.push(...validateListSetsAndMaps(schema, obj));
+  return errs;
+}
+
+/** The schema's field errors for an update through /status: the schema only (no embedded or list-type rules). Pure. */
+export function validateCustomResourceStatusUpdate(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
+  return validateAgainstSchema(schema, obj);
 }

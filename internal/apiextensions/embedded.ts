@@ -66,14 +66,21 @@ export class CoerceError extends Error {
   }
 }
 
-/** Coerces one metadata map to what ObjectMeta keeps: unknown fields and nulls dropped. */
-function coerceMeta(meta: unknown, path: FieldPath): Obj | undefined {
+/**
+ * Coerces one metadata map to what ObjectMeta keeps: unknown fields and nulls dropped; a field of
+ * the wrong type throws, or is dropped with `dropInvalid` (objects read from storage).
+ */
+function coerceMeta(meta: unknown, path: FieldPath, dropInvalid: boolean): Obj | undefined {
   if (meta === null || meta === undefined) return undefined;
-  if (!isObj(meta)) throw new CoerceError(invalid(path, new GoValue(goSharpV(meta)), `json: cannot unmarshal ${jsonType(meta)} into Go value of type v1.ObjectMeta`));
+  if (!isObj(meta)) {
+    if (dropInvalid) return {};
+    throw new CoerceError(invalid(path, new GoValue(goSharpV(meta)), `json: cannot unmarshal ${jsonType(meta)} into Go value of type v1.ObjectMeta`));
+  }
   const out: Obj = {};
   for (const [k, v] of Object.entries(meta)) {
     if (!(k in OBJECT_META)) continue;
     const err = unmarshalError(k, v);
+    if (err && dropInvalid) continue;
     if (err) throw new CoerceError(invalid(path, new GoValue(goSharpV(meta)), err));
     if (v !== null && !(k === 'generation' && v === 0) && !(typeof v === 'string' && v === '')) out[k] = v;
   }
@@ -83,32 +90,35 @@ function coerceMeta(meta: unknown, path: FieldPath): Obj | undefined {
 /**
  * Coerces the metadata of every embedded resource in `obj` (the custom resource's own metadata
  * is the store's business unless `resourceRoot`: then `obj` itself is coerced as an embedded one).
- * `base` prefixes the fields of errors. Mutates `obj`; throws CoerceError for a metadata field of the wrong
+ * `base` prefixes the fields of errors; `dropInvalid` drops wrongly typed fields instead of throwing
+ * (kube's decoder of stored objects). Mutates `obj`; throws CoerceError for a metadata field of the wrong
  * type (kube: 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`).
  */
-export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false): void {
-  if (schema) coerceNode(obj, resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, base);
+export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false, dropInvalid = false): void {
+  if (schema) coerceNode(obj, resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, base, dropInvalid);
 }
 
-function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath): void {
+function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath, dropInvalid: boolean): void {
   if (!s) return;
   if (isObj(x)) {
     if (s['x-kubernetes-embedded-resource']) {
       for (const k of ['apiVersion', 'kind']) {
-        if (k in x && typeof x[k] !== 'string') throw new CoerceError(invalid(path.child(k), new GoValue(goSharpV(x[k])), 'must be a string'));
+        if (!(k in x) || typeof x[k] === 'string') continue;
+        if (dropInvalid) delete x[k];
+        else throw new CoerceError(invalid(path.child(k), new GoValue(goSharpV(x[k])), 'must be a string'));
       }
       if ('metadata' in x) {
-        const meta = coerceMeta(x.metadata, path.child('metadata'));
+        const meta = coerceMeta(x.metadata, path.child('metadata'), dropInvalid);
         if (meta) x.metadata = meta;
       }
     }
     for (const [k, v] of Object.entries(x)) {
       const prop = s.properties?.[k];
-      if (prop) coerceNode(v, prop, path.child(k));
-      else if (isObj(s.additionalProperties)) coerceNode(v, s.additionalProperties as JSONSchemaProps, path.key(k));
+      if (prop) coerceNode(v, prop, path.child(k), dropInvalid);
+      else if (isObj(s.additionalProperties)) coerceNode(v, s.additionalProperties as JSONSchemaProps, path.key(k), dropInvalid);
     }
   } else if (Array.isArray(x) && isObj(s.items)) {
-    x.forEach((v, i) => coerceNode(v, s.items as JSONSchemaProps, path.index(i)));
+    x.forEach((v, i) => coerceNode(v, s.items as JSONSchemaProps, path.index(i), dropInvalid));
   }
 }
 

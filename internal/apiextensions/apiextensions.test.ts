@@ -1,0 +1,82 @@
+/**
+ * Unit tests of what the golden answers do not show: Go's printing of numbers, pruned paths,
+ * reads from storage, the update ratchet of list types, Go regexp errors.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fieldErrorMessage } from '../api/field-errors.ts';
+import { CoerceError, decodeCustomResource, validateCustomResourceUpdate } from './custom-resource.ts';
+import { goRegexpError, goRegExp } from './go-regexp.ts';
+import { goFloat, goSharpV, type JSONSchemaProps } from './types.ts';
+
+test('goFloat prints as Go %v: shortest digits, exponent below 1e-4 and from 1e+06', () => {
+  const cases: [number, string][] = [
+    [10, '10'],
+    [0.5, '0.5'],
+    [123456, '123456'],
+    [1e6, '1e+06'],
+    [1234567, '1.234567e+06'],
+    [1e-5, '1e-05'],
+    [0.0001, '0.0001'],
+    [1e21, '1e+21'],
+    [-2.5e-7, '-2.5e-07'],
+  ];
+  cases.forEach(([f, want], i) => assert.is(goFloat(f), want, `case ${i}: ${f}`));
+});
+
+test('goSharpV prints decoded JSON as Go %#v of interface{}', () => {
+  assert.is(goSharpV({ b: [1, 'x'], a: null }), 'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}}');
+});
+
+const schema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        list: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+        set: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+  },
+};
+
+test('decodeCustomResource returns the pruned paths, sorted, as kube names them', () => {
+  const obj = { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, zeta: 1, spec: { list: [{ name: 'a', junk: 1 }, { junk: 2 }], extra: true } };
+  assert.equal(decodeCustomResource(obj, schema), ['spec.extra', 'spec.list[0].junk', 'spec.list[1].junk', 'zeta']);
+  assert.equal(obj, { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: { list: [{ name: 'a' }, {}] } });
+});
+
+test('wrongly typed embedded metadata: refused in a request, dropped when read from storage', () => {
+  const body = () => ({ apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 5, labels: { a: 'b' } } } } });
+  try {
+    decodeCustomResource(body(), schema);
+    assert.unreachable('should refuse');
+  } catch (e) {
+    assert.instance(e, CoerceError);
+    assert.is(
+      fieldErrorMessage((e as CoerceError).fieldError),
+      'spec.template.metadata: Invalid value: map[string]interface {}{"labels":map[string]interface {}{"a":"b"}, "name":5}: json: cannot unmarshal number into Go struct field ObjectMeta.name of type string',
+    );
+  }
+  const stored = body();
+  decodeCustomResource(stored, schema, { fromStorage: true });
+  assert.equal((stored.spec.template as any).metadata, { labels: { a: 'b' } });
+});
+
+test('an update checks list sets only when the old object passed that check (kube ratchet)', () => {
+  const obj = (set: string[]) => ({ apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: { set } });
+  assert.equal(validateCustomResourceUpdate(obj(['a', 'a']), obj(['a', 'a', 'b', 'b']), schema), []);
+  assert.equal(validateCustomResourceUpdate(obj(['a', 'a']), obj(['a']), schema).map(fieldErrorMessage), ['spec.set[1]: Duplicate value: "a"']);
+});
+
+test('Go regexp: flags, refused Perl syntax, error texts', () => {
+  assert.ok(goRegExp('(?i)^abc$').test('ABC'));
+  assert.is(goRegexpError('^a(?=b)'), 'error parsing regexp: invalid or unsupported Perl syntax: `(?=`');
+  assert.is(goRegexpError('(a)\\1'), 'error parsing regexp: invalid escape sequence: `\\1`');
+  assert.is(goRegexpError('a)'), 'error parsing regexp: unexpected ): `a)`');
+  assert.is(goRegexpError('^[a-z]+$'), undefined);
+});
+
+test.run();
