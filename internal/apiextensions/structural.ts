@@ -326,6 +326,8 @@ function unsupported(s: JSONSchemaProps | undefined): string | undefined {
   if (!s) return undefined;
   const what = s.id ? 'id' : s.$schema ? 'schema' : s.$ref ? '$ref' : nonEmpty(s.patternProperties) ? 'patternProperties' : nonEmpty(s.dependencies) ? 'dependencies' : s.additionalItems !== undefined ? 'additionalItems' : nonEmpty(s.definitions) ? 'definitions' : undefined;
   if (what) return `OpenAPIV3Schema '${what}' is not supported`;
+  if (Array.isArray(s.items)) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
   const kids: (JSONSchemaProps | undefined)[] = [
     ...Object.values(s.properties ?? {}),
     isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined,
