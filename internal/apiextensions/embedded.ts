@@ -112,14 +112,26 @@ function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath,
         if (meta) x.metadata = meta;
       }
     }
+  }
+  for (const [v, sub, p] of children(x, s, path)) coerceNode(v, sub, p, dropInvalid);
+}
+
+/**
+ * The members of a map or list with their schemas and paths (a property's, else
+ * additionalProperties', `[key]`; an item's, `[i]`): where objectmeta's walks descend.
+ */
+function children(x: unknown, s: JSONSchemaProps, path: FieldPath): [unknown, JSONSchemaProps, FieldPath][] {
+  const out: [unknown, JSONSchemaProps, FieldPath][] = [];
+  if (isObj(x)) {
     for (const [k, v] of Object.entries(x)) {
       const prop = s.properties?.[k];
-      if (prop) coerceNode(v, prop, path.child(k), dropInvalid);
-      else if (isObj(s.additionalProperties)) coerceNode(v, s.additionalProperties as JSONSchemaProps, path.key(k), dropInvalid);
+      if (prop) out.push([v, prop, path.child(k)]);
+      else if (isObj(s.additionalProperties)) out.push([v, s.additionalProperties as JSONSchemaProps, path.key(k)]);
     }
   } else if (Array.isArray(x) && isObj(s.items)) {
-    x.forEach((v, i) => coerceNode(v, s.items as JSONSchemaProps, path.index(i), dropInvalid));
+    x.forEach((v, i) => out.push([v, s.items as JSONSchemaProps, path.index(i)]));
   }
+  return out;
 }
 
 /** schema.ParseGroupVersion's error, or undefined. */
@@ -139,16 +151,8 @@ export function validateEmbedded(obj: unknown, schema: JSONSchemaProps | undefin
 
 function walk(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath, errs: FieldError[]): void {
   if (!s) return;
-  if (isObj(x)) {
-    if (s['x-kubernetes-embedded-resource']) errs.push(...validateEmbeddedResource(x, path));
-    for (const [k, v] of Object.entries(x)) {
-      const prop = s.properties?.[k];
-      if (prop) walk(v, prop, path.child(k), errs);
-      else if (isObj(s.additionalProperties)) walk(v, s.additionalProperties as JSONSchemaProps, path.key(k), errs);
-    }
-  } else if (Array.isArray(x) && isObj(s.items)) {
-    x.forEach((v, i) => walk(v, s.items as JSONSchemaProps, path.index(i), errs));
-  }
+  if (isObj(x) && s['x-kubernetes-embedded-resource']) errs.push(...validateEmbeddedResource(x, path));
+  for (const [v, sub, p] of children(x, s, path)) walk(v, sub, p, errs);
 }
 
 function validateEmbeddedResource(x: Obj, path: FieldPath): FieldError[] {
