@@ -10,10 +10,12 @@ import type { FieldError } from '../api/field-errors.ts';
 import { coerceEmbedded, validateEmbedded } from './embedded.ts';
 import { validateListSetsAndMaps } from './listtype.ts';
 import { applyDefaults, prune, pruneNonNullableNulls } from './prune.ts';
+import { validateScaleSpec, validateScaleStatus, type ScaleSubresource } from './scale.ts';
 import { validateAgainstSchema } from './validate.ts';
 import type { JSONSchemaProps } from './types.ts';
 
 export { CoerceError } from './embedded.ts';
+export type { ScaleSubresource } from './scale.ts';
 
 export interface DecodeOptions {
   /** The CRD's spec.preserveUnknownFields (false in v1 unless carried over from v1beta1). */
@@ -39,9 +41,9 @@ export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONS
   return pruned;
 }
 
-/** The schema's field errors for a custom resource being created (empty when valid). Pure. */
-export function validateCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
-  return [...validateAgainstSchema(schema, obj), ...validateEmbedded(obj, schema), ...validateListSetsAndMaps(schema, obj)];
+/** The schema's (and scale subresource's) field errors for a custom resource being created. Pure. */
+export function validateCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, scale?: ScaleSubresource): FieldError[] {
+  return [...validateAgainstSchema(schema, obj), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale), ...validateEmbedded(obj, schema), ...validateListSetsAndMaps(schema, obj)];
 }
 
 /**
@@ -49,13 +51,13 @@ export function validateCustomResource(obj: Record<string, unknown>, schema: JSO
  * sets and maps are checked only when the old object passed that check (kube's ratchet, so an
  * object stored before the rule existed can still be updated). Pure.
  */
-export function validateCustomResourceUpdate(obj: Record<string, unknown>, old: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
-  const errs = [...validateAgainstSchema(schema, obj), ...validateEmbedded(obj, schema)];
+export function validateCustomResourceUpdate(obj: Record<string, unknown>, old: Record<string, unknown>, schema: JSONSchemaProps | undefined, scale?: ScaleSubresource): FieldError[] {
+  const errs = [...validateAgainstSchema(schema, obj), ...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale), ...validateEmbedded(obj, schema)];
   if (validateListSetsAndMaps(schema, old).length === 0) errs.push(...validateListSetsAndMaps(schema, obj));
   return errs;
 }
 
-/** The schema's field errors for an update through /status: the schema only (no embedded or list-type rules). Pure. */
-export function validateCustomResourceStatusUpdate(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined): FieldError[] {
-  return validateAgainstSchema(schema, obj);
+/** The field errors of an update through /status: the schema and the scale status only (no embedded or list-type rules). Pure. */
+export function validateCustomResourceStatusUpdate(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, scale?: ScaleSubresource): FieldError[] {
+  return [...validateAgainstSchema(schema, obj), ...validateScaleStatus(obj, scale)];
 }

@@ -48,7 +48,8 @@ function answer(plural: string, name: string, object: Record<string, unknown>): 
     if (!(e instanceof CoerceError)) throw e;
     return { code: 400, body: { message: `${crd.kind} in version "v1" cannot be handled as a ${crd.kind}: ${fieldErrorMessage(e.fieldError)}` } };
   }
-  const errs = validateCustomResource(obj, schema);
+  if (crd.subresources?.status) delete obj.status; // PrepareForCreate drops it
+  const errs = validateCustomResource(obj, schema, crd.subresources?.scale);
   if (errs.length > 0) return { code: 422, body: { ...invalidStatus(crd.kind, cases.group, name, errs).status, parts: errs.map(fieldErrorMessage) } };
   return { code: 201, body: obj };
 }

@@ -12,6 +12,8 @@ export interface CrdCase {
   kind: string;
   scope: 'Namespaced' | 'Cluster';
   schema: Record<string, unknown>;
+  /** spec.versions[0].subresources (status, scale). */
+  subresources?: { status?: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
 }
 export interface ResourceCase {
   name: string;
@@ -52,7 +54,7 @@ export function crdObject(group: string, c: CrdCase): any {
       group,
       scope: c.scope,
       names: { plural: c.plural, singular: c.plural.replace(/s$/, ''), kind: c.kind, listKind: `${c.kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: c.schema } }],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: c.schema }, ...(c.subresources ? { subresources: c.subresources } : {}) }],
     },
   };
 }
