@@ -94,6 +94,10 @@ function validateString(s: JSONSchemaProps, path: string, data: string): OpenAPI
  */
 function validateNumber(s: JSONSchemaProps, path: string, data: number): Result {
   const r = new Result();
+  if (s.multipleOf === undefined && s.minimum === undefined && s.maximum === undefined) {
+    r.matchCount++;
+    return r;
+  }
   const isInt = Number.isInteger(data);
   const bound = (b: number): number => (isInt ? Math.trunc(b) : b);
   const show = (b: number): string => (isInt ? goNumber(Math.trunc(b)) : goFloat(b));
@@ -148,9 +152,11 @@ function validateObject(s: JSONSchemaProps, path: string, data: Record<string, u
   if (s.maxProperties !== undefined && keys.length > s.maxProperties) return new Result().add({ code: 'tooMany', name: path, value: keys.length, max: s.maxProperties, message: `${path} in ${IN} should have at most ${s.maxProperties} properties` });
   const r = new Result();
   const props = s.properties ?? {};
-  const patterns = Object.entries(s.patternProperties ?? {});
+  const patterns = s.patternProperties ? Object.entries(s.patternProperties) : [];
   const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(props, k);
-  if (s.additionalProperties === false) {
+  if (patterns.length === 0 && s.additionalProperties !== false && !isObj(s.additionalProperties)) {
+    // Neither pattern nor additional properties: only the named properties are validated.
+  } else if (s.additionalProperties === false) {
     for (const k of keys) {
       if (!has(k) && !patterns.some(([p]) => goRegExp(p).test(k))) r.add({ code: 'invalid', name: path, value: undefined, message: `${path}.${k} in ${IN} is a forbidden property` });
     }
@@ -235,24 +241,28 @@ function validateNode(s: JSONSchemaProps, path: string, data: unknown): Result {
     if (e) r.add(e);
     return r;
   }
-  const applied = (x: Result | OpenAPIError | undefined): void => {
-    if (x instanceof Result) r.merge(x);
-    else if (x) r.add(x);
-    r.matchCount++;
-  };
-  if (hasType) applied(validateType(s, path, data));
-  applied(validateComposition(s, path, data));
+  if (hasType) applied(r, validateType(s, path, data));
+  // The composition validator always applies; without allOf/anyOf/oneOf/not it only counts a match.
+  if (s.allOf || s.anyOf || s.oneOf || s.not) applied(r, validateComposition(s, path, data));
+  else r.matchCount += 2;
   if (typeof data === 'string') {
-    applied(validateString(s, path, data));
+    applied(r, validateString(s, path, data));
     const format = supportedFormat(s.format);
-    if (format) applied(checkFormat(format, data) ? undefined : invalidType(path, s.format!, data));
+    if (format) applied(r, checkFormat(format, data) ? undefined : invalidType(path, s.format!, data));
   }
-  if (typeof data === 'number') applied(validateNumber(s, path, data));
-  if (Array.isArray(data)) applied(validateSlice(s, path, data));
-  applied(validateEnum(s, path, data));
-  if (isObj(data)) applied(validateObject(s, path, data));
+  if (typeof data === 'number') applied(r, validateNumber(s, path, data));
+  if (Array.isArray(data)) applied(r, validateSlice(s, path, data));
+  applied(r, validateEnum(s, path, data));
+  if (isObj(data)) applied(r, validateObject(s, path, data));
   r.matchCount++;
   return r;
+}
+
+/** One validator's outcome merged into its node's result (go-openapi: Merge, then Inc). */
+function applied(r: Result, x: Result | OpenAPIError | undefined): void {
+  if (x instanceof Result) r.merge(x);
+  else if (x) r.add(x);
+  r.matchCount++;
 }
 
 /** field.TooLongMaxLength's detail (apimachinery 1.24). */
