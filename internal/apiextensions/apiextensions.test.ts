@@ -56,7 +56,7 @@ test('wrongly typed embedded metadata: refused in a request, dropped when read f
   } catch (e) {
     assert.instance(e, CoerceError);
     assert.is(
-      fieldErrorMessage((e as CoerceError).fieldError),
+      (e as CoerceError).detail,
       'spec.template.metadata: Invalid value: map[string]interface {}{"labels":map[string]interface {}{"a":"b"}, "name":5}: json: cannot unmarshal number into Go struct field ObjectMeta.name of type string',
     );
   }

@@ -7,7 +7,7 @@
  * and are the caller's (the store's) business.
  */
 import type { FieldError } from '../api/field-errors.ts';
-import { coerceEmbedded, validateEmbedded } from './embedded.ts';
+import { coerceEmbedded, coerceObjectMeta, validateEmbedded } from './embedded.ts';
 import { validateListSetsAndMaps } from './listtype.ts';
 import { applyDefaults, prune, pruneNonNullableNulls } from './prune.ts';
 import { validateScaleSpec, validateScaleStatus, type ScaleSubresource } from './scale.ts';
@@ -27,7 +27,7 @@ export interface DecodeOptions {
 /**
  * Prunes, coerces and defaults a decoded custom resource in place (the body of a create, update
  * or patch, or an object read from storage: kube defaults on read too). Returns the pruned field
- * paths (sorted). Throws CoerceError when an embedded metadata field has the wrong type (kube:
+ * paths (sorted). Throws CoerceError when a metadata field (its own or an embedded one) has the wrong type (kube:
  * 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`), unless fromStorage.
  */
 export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, opts: DecodeOptions = {}): string[] {
@@ -36,6 +36,7 @@ export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONS
     pruned = prune(obj, schema);
     pruneNonNullableNulls(obj, schema);
   }
+  coerceObjectMeta(obj, !!opts.fromStorage);
   coerceEmbedded(obj, schema, undefined, false, !!opts.fromStorage);
   applyDefaults(obj, schema);
   return pruned;

@@ -5,7 +5,7 @@
  * a 400), and on validation apiVersion and kind must be set, and the metadata must be valid
  * ObjectMeta (names only need to be path segments).
  */
-import { FieldPath, GoValue, invalid, required, type FieldError } from '../api/field-errors.ts';
+import { FieldPath, GoValue, fieldErrorMessage, invalid, required, type FieldError } from '../api/field-errors.ts';
 import { isObj, type Obj } from '../gocompat/json.ts';
 import { isDNS1035Label, nameIsPathSegment } from '../validation/names.ts';
 import { validateObjectMeta } from '../validation/objectmeta.ts';
@@ -59,10 +59,33 @@ function unmarshalError(field: string, v: unknown): string | undefined {
   }
 }
 
-/** An error that makes kube answer 400 "cannot be handled" (bad embedded metadata on decode). */
+/**
+ * An error that makes kube answer 400 `<Kind> in version "<v>" cannot be handled as a <Kind>:
+ * <detail>` (metadata of the wrong shape on decode). `fieldError` is set for embedded resources;
+ * the object's own metadata gives json's bare text.
+ */
 export class CoerceError extends Error {
-  constructor(readonly fieldError: FieldError) {
-    super(`${fieldError.field}: ${fieldError.detail}`);
+  readonly detail: string;
+  constructor(readonly fieldError: FieldError | undefined, text?: string) {
+    super(fieldError ? fieldErrorMessage(fieldError) : (text ?? ''));
+    this.detail = this.message;
+  }
+}
+
+/**
+ * Coerces the custom resource's own metadata (schemaobjectmeta.GetObjectMeta/SetObjectMeta):
+ * unknown fields dropped; a field of the wrong type throws CoerceError with json's text, or is
+ * dropped with `dropInvalid` (objects read from storage). Mutates `obj`.
+ */
+export function coerceObjectMeta(obj: Record<string, unknown>, dropInvalid = false): void {
+  if (!('metadata' in obj)) return;
+  try {
+    const meta = coerceMeta(obj.metadata, new FieldPath('metadata'), dropInvalid);
+    if (meta) obj.metadata = meta;
+    else delete obj.metadata;
+  } catch (e) {
+    if (e instanceof CoerceError && e.fieldError) throw new CoerceError(undefined, e.fieldError.detail);
+    throw e;
   }
 }
 

@@ -307,7 +307,7 @@ function validateDefaults(s: JSONSchemaProps | undefined, p: FieldPath, embedded
       coerceEmbedded(structuredClone(s.default), s, dp, embedded);
       metaErrs = validateEmbedded(s.default, s, dp, embedded);
     } catch (e) {
-      if (!(e instanceof CoerceError)) throw e;
+      if (!(e instanceof CoerceError) || !e.fieldError) throw e;
       metaErrs = [e.fieldError];
     }
     if (metaErrs.length > 0) errs.push(...metaErrs);

@@ -74,7 +74,7 @@ await sleep(2000);
 for (const rc of cases.resources) {
   const crd = cases.crds.find((c) => c.plural === rc.plural)!;
   const ns = crd.scope === 'Namespaced' ? '/namespaces/default' : '';
-  const obj = { apiVersion: `${cases.group}/v1`, kind: crd.kind, metadata: { name: rc.name }, ...rc.object };
+  const obj = { apiVersion: `${cases.group}/v1`, kind: crd.kind, ...rc.object, metadata: { name: rc.name, ...(rc.object.metadata as object) } };
   const res = await call('POST', `/apis/${cases.group}/v1${ns}/${rc.plural}?dryRun=All`, obj);
   golden.resources[rc.name] = { code: res.code, body: scrub(res.body) };
 }
