@@ -23,6 +23,8 @@ export interface ResourceCase {
 export interface StructuralCase {
   name: string;
   schema: Record<string, unknown>;
+  /** A second served version (v2) with its own schema: kube then names `spec.versions[i].schema…`. */
+  v2Schema?: Record<string, unknown>;
 }
 export interface Cases {
   group: string;
@@ -45,8 +47,8 @@ export const loadCases = (): Cases => parseYaml(readFileSync(join(here, 'cases.y
 export const loadGolden = (): Golden => JSON.parse(readFileSync(join(here, 'golden.json'), 'utf8')) as Golden;
 
 /** The CustomResourceDefinition (one version, v1, served and stored) a case describes. */
-export function crdObject(group: string, c: CrdCase): any {
-  return {
+export function crdObject(group: string, c: CrdCase, v2Schema?: Record<string, unknown>): any {
+  const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: `${c.plural}.${group}` },
@@ -54,7 +56,9 @@ export function crdObject(group: string, c: CrdCase): any {
       group,
       scope: c.scope,
       names: { plural: c.plural, singular: c.plural.replace(/s$/, ''), kind: c.kind, listKind: `${c.kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: c.schema }, ...(c.subresources ? { subresources: c.subresources } : {}) }],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: c.schema }, ...(c.subresources ? { subresources: c.subresources } : {}) }] as unknown[],
     },
   };
+  if (v2Schema) crd.spec.versions.push({ name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: v2Schema } });
+  return crd;
 }

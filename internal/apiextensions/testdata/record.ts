@@ -80,7 +80,7 @@ for (const rc of cases.resources) {
 }
 
 for (const sc of cases.structural) {
-  const obj = crdObject(cases.group, { plural: `s${sc.name.replace(/-/g, '')}`, kind: 'S', scope: 'Namespaced', schema: sc.schema });
+  const obj = crdObject(cases.group, { plural: `s${sc.name.replace(/-/g, '')}`, kind: 'S', scope: 'Namespaced', schema: sc.schema }, sc.v2Schema);
   const res = await call('POST', `${CRDS}?dryRun=All`, obj);
   golden.structural[sc.name] = { code: res.code, body: res.code === 201 ? null : res.body };
 }
