@@ -75,6 +75,13 @@ function validateType(s: JSONSchemaProps, path: string, data: unknown): Result {
   const isFloatInt = t === 'integer' && types.includes('integer');
   const isIntFloat = t === 'integer' && types.includes('number');
   const schType = t === 'integer' && !Number.isInteger(data) ? 'number' : t;
+  if (format && t !== 'string' && t !== 'array' && !(types.includes(schType) || isFloatInt || isIntFloat)) {
+    // A non-string against a format: kube names the format and the value's Go number format
+    // (int64, float64) or "" for other kinds.
+    const goFormat = schType === 'integer' ? 'int64' : schType === 'number' ? 'float64' : '';
+    r.add(invalidType(path, s.format!, goFormat));
+    return r;
+  }
   if (!(types.includes('number') || types.includes('integer')) && format && (t === 'string' || t === 'array')) return r;
   if (!(types.includes(schType) || isFloatInt || isIntFloat)) r.add(invalidType(path, types.join(','), schType));
   return r;
