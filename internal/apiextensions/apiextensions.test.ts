@@ -4,8 +4,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fieldErrorMessage } from '../api/field-errors.ts';
-import { CoerceError, decodeCustomResource, validateCustomResourceUpdate } from './custom-resource.ts';
+import fc from 'fast-check';
+import { FieldPath, fieldErrorMessage } from '../api/field-errors.ts';
+import { CoerceError, decodeCustomResource, validateCustomResource, validateCustomResourceUpdate } from './custom-resource.ts';
+import { validateCRDSchema } from './structural.ts';
 import { goRegexpError, goRegExp } from './go-regexp.ts';
 import { goFloat, goSharpV, type JSONSchemaProps } from './types.ts';
 
@@ -77,6 +79,35 @@ test('Go regexp: flags, refused Perl syntax, error texts', () => {
   assert.is(goRegexpError('(a)\\1'), 'error parsing regexp: invalid escape sequence: `\\1`');
   assert.is(goRegexpError('a)'), 'error parsing regexp: unexpected ): `a)`');
   assert.is(goRegexpError('^[a-z]+$'), undefined);
+});
+
+test('arbitrary schemas and values: answers, never a crash (only CoerceError is thrown, by decode)', () => {
+  const leaf = fc.oneof(fc.constant({ type: 'string' }), fc.constant({ type: 'integer', minimum: 1 }), fc.constant({ 'x-kubernetes-int-or-string': true }), fc.constant({ type: 'string', format: 'uuid' }));
+  const { schema } = fc.letrec<{ schema: any }>((tie) => ({
+    schema: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.constantFrom('a', 'b', 'metadata', 'kind'), tie('schema'), { maxKeys: 3 }) }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('array'), items: tie('schema'), 'x-kubernetes-list-type': fc.constantFrom('set', 'map', 'atomic') }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('object'), 'x-kubernetes-embedded-resource': fc.boolean(), 'x-kubernetes-preserve-unknown-fields': fc.boolean(), default: fc.jsonValue({ maxDepth: 2 }) }),
+      fc.record({ anyOf: fc.array(tie('schema'), { maxLength: 2 }), not: tie('schema') }),
+    ),
+  }));
+  fc.assert(
+    fc.property(schema, fc.jsonValue({ maxDepth: 4 }), (s, v) => {
+      validateCRDSchema(s, new FieldPath('spec.validation.openAPIV3Schema'));
+      const obj = { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: v, a: v };
+      try {
+        decodeCustomResource(obj, s);
+      } catch (e) {
+        if (!(e instanceof CoerceError)) throw e;
+        return;
+      }
+      validateCustomResource(obj, s);
+      validateCustomResourceUpdate(obj, obj, s);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test.run();

@@ -9,7 +9,7 @@ import { FieldPath, GoValue, fieldErrorMessage, invalid, required, type FieldErr
 import { isObj, type Obj } from '../gocompat/json.ts';
 import { isDNS1035Label, nameIsPathSegment } from '../validation/names.ts';
 import { validateObjectMeta } from '../validation/objectmeta.ts';
-import { goSharpV, type JSONSchemaProps } from './types.ts';
+import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
 
 /** ObjectMeta's JSON fields and the Go type each decodes into (for the unmarshal error text). */
 const OBJECT_META: Record<string, 'string' | 'int64' | 'map[string]string' | '[]string' | 'object' | 'array'> = {
@@ -147,7 +147,7 @@ function children(x: unknown, s: JSONSchemaProps, path: FieldPath): [unknown, JS
   const out: [unknown, JSONSchemaProps, FieldPath][] = [];
   if (isObj(x)) {
     for (const [k, v] of Object.entries(x)) {
-      const prop = s.properties?.[k];
+      const prop = propertyOf(s, k);
       if (prop) out.push([v, prop, path.child(k)]);
       else if (isObj(s.additionalProperties)) out.push([v, s.additionalProperties as JSONSchemaProps, path.key(k)]);
     }

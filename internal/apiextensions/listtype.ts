@@ -6,7 +6,7 @@
  */
 import { FieldPath, GoValue, duplicate, invalid, type FieldError } from '../api/field-errors.ts';
 import { isObj } from '../gocompat/json.ts';
-import { goSharpV, type JSONSchemaProps } from './types.ts';
+import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
 
 /** Validates the list sets and maps of a whole custom resource (its top-level fields down). */
 export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj: unknown, base = new FieldPath()): FieldError[] {
@@ -14,7 +14,7 @@ export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(obj)) {
     if (isObj(schema.additionalProperties)) errs.push(...walk(base.key(k), schema.additionalProperties as JSONSchemaProps, v));
-    const sub = schema.properties?.[k];
+    const sub = propertyOf(schema, k);
     if (sub) errs.push(...walk(base.child(k), sub, v));
   }
   return errs;

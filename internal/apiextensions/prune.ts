@@ -11,13 +11,14 @@
  * These functions mutate the value they are given (it is a fresh decoded object).
  */
 import { isObj, type Obj } from '../gocompat/json.ts';
-import type { JSONSchemaProps } from './types.ts';
+import { propertyOf, type JSONSchemaProps } from './types.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** The schema of a map's key `k`: its property, else additionalProperties (`null`: no schema). */
 function fieldSchema(s: JSONSchemaProps, k: string): JSONSchemaProps | null | undefined {
-  if (s.properties && Object.prototype.hasOwnProperty.call(s.properties, k)) return s.properties[k];
+  const prop = propertyOf(s, k);
+  if (prop) return prop;
   if (s.additionalProperties === undefined || s.additionalProperties === false) return undefined;
   return s.additionalProperties === true ? null : s.additionalProperties;
 }
@@ -96,7 +97,7 @@ export function applyDefaults(x: unknown, s: JSONSchemaProps | null | undefined)
     }
     for (const k of Object.keys(o)) {
       const sub = fieldSchema(s, k);
-      if (sub && !(s.properties && k in s.properties) && isNonNullableNull(o[k], sub)) o[k] = copy(sub.default) ?? null;
+      if (sub && !propertyOf(s, k) && isNonNullableNull(o[k], sub)) o[k] = copy(sub.default) ?? null;
       applyDefaults(o[k], sub);
     }
   } else if (Array.isArray(x)) {

@@ -16,7 +16,7 @@ import { jsonEqual } from '../gocompat/equal.ts';
 import { CoerceError, coerceEmbedded, validateEmbedded } from './embedded.ts';
 import { prune } from './prune.ts';
 import { goRegexpError } from './go-regexp.ts';
-import { goSharpV, type JSONSchemaProps } from './types.ts';
+import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
 import { validateAgainstSchema } from './validate.ts';
 
 /** What kube requires of the schema (all true for a create in 1.24's v1). */
@@ -125,7 +125,7 @@ function validateListMapSchema(s: JSONSchemaProps, p: FieldPath, mapKeys: string
   if (items && items.type === 'object') {
     const seen = new Set<string>();
     for (const k of mapKeys) {
-      const prop = items.properties?.[k];
+      const prop = propertyOf(items, k);
       if (prop) {
         if (prop.type === 'array' || prop.type === 'object') {
           errs.push(invalid(p.child('items').child('properties').key(k).child('type'), items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
@@ -146,7 +146,7 @@ function validateMapListKeysMapSet(s: JSONSchemaProps, p: FieldPath): FieldError
   if (items.nullable) errs.push(forbidden(p.child('items').child('nullable'), `cannot be nullable when x-kubernetes-list-type is ${listType}`));
   if (listType === 'map') {
     for (const k of s['x-kubernetes-list-map-keys'] ?? []) {
-      const prop = items.properties?.[k];
+      const prop = propertyOf(items, k);
       if (!prop) continue;
       const kp = p.child('items').child('properties').key(k);
       if (!(items.required ?? []).includes(k) && prop.default === undefined) {
@@ -246,7 +246,7 @@ function validateInvariants(s: JSONSchemaProps | undefined, lvl: Level, p: Field
   if (embedded && s.additionalProperties !== undefined) errs.push(forbidden(p.child('additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
   if (lvl === 'root' && s.type && s.type !== 'object') errs.push(invalid(p.child('type'), s.type, 'must be object at the root'));
   for (const k of ['kind', 'apiVersion']) {
-    const x = s.properties?.[k];
+    const x = propertyOf(s, k);
     if (x && checkMetadata && x.type !== 'string') errs.push(invalid(p.child('properties').key(k).child('type'), x.type ?? '', 'must be string'));
   }
   const meta = s.properties?.metadata;
@@ -276,7 +276,7 @@ function nestedCompleteness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, 
   const errs = valueCompleteness(v, s, sp, vp);
   if (isObj(v.items)) errs.push(...nestedCompleteness(v.items as JSONSchemaProps, itemsSchema(s), sp.child('items'), vp.child('items')));
   for (const [k, x] of Object.entries(v.properties ?? {})) {
-    const sFld = s.properties?.[k];
+    const sFld = propertyOf(s, k);
     if (!sFld) errs.push(required(sp.child('properties').key(k), `because it is defined in ${vp.child('properties').key(k)}`));
     else errs.push(...nestedCompleteness(x, sFld, sp.child('properties').key(k), vp.child('properties').key(k)));
   }

@@ -54,6 +54,10 @@ export interface JSONSchemaProps {
   'x-kubernetes-validations'?: unknown[];
 }
 
+/** A schema's property by name: own properties only (`constructor`, `__proto__` are field names too). */
+export const propertyOf = (s: JSONSchemaProps | undefined, name: string): JSONSchemaProps | undefined =>
+  s?.properties && Object.prototype.hasOwnProperty.call(s.properties, name) ? s.properties[name] : undefined;
+
 /**
  * Go's `%v` of a float64 (strconv.FormatFloat(f, 'g', -1, 64)): the shortest digits, in exponent
  * form when the decimal exponent is below -4 or at least 6 (the shortest precision's threshold).
