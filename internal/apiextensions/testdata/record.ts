@@ -2,8 +2,10 @@
  * Records golden.json from a real kube-apiserver (the reference 1.24.17):
  *
  *   /work/shared/reference/start.sh /tmp/ref-crdschema 16523
- *   node --import tsx internal/apiextensions/testdata/record.ts /tmp/ref-crdschema/kubeconfig
+ *   node --import tsx internal/apiextensions/testdata/record.ts /tmp/ref-crdschema/kubeconfig [--check]
  *
+ * With --check nothing is written: the answers are compared with golden.json (causes as sets, as
+ * kube orders sibling fields' errors by Go map iteration) and the differences listed.
  * Reads cases.yaml beside it: creates each CRD of `crds` (replacing an older one), waits until it
  * is Established, POSTs each of `resources` with ?dryRun=All (nothing is stored) and each CRD of
  * `structural` with ?dryRun=All, and writes every answer ({code, body}) to golden.json. Volatile
@@ -15,7 +17,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { Agent, request } from 'undici';
-import { loadCases, crdObject, type Golden } from './cases.ts';
+import { loadCases, loadGolden, crdObject, type Answer, type Golden } from './cases.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const kubeconfigPath = process.argv[2];
@@ -85,6 +87,16 @@ for (const sc of cases.structural) {
   golden.structural[sc.name] = { code: res.code, body: res.code === 201 ? null : res.body };
 }
 
-writeFileSync(join(here, 'golden.json'), JSON.stringify(golden, null, 1) + '\n');
-console.log(`recorded ${Object.keys(golden.resources).length} resources, ${Object.keys(golden.structural).length} structural cases`);
+if (process.argv.includes('--check')) {
+  const old = loadGolden();
+  const norm = (a: Answer | undefined): string =>
+    JSON.stringify(a && { code: a.code, body: a.body?.details ? { ...a.body, message: undefined, details: { ...a.body.details, causes: (a.body.details.causes ?? []).map((c: unknown) => JSON.stringify(c)).sort() } } : a.body });
+  const diffs = [...Object.entries(golden.resources), ...Object.entries(golden.structural)].filter(([k, a]) => norm(a) !== norm(old.resources[k] ?? old.structural[k]));
+  for (const [k] of diffs) console.log(`differs: ${k}`);
+  console.log(`checked ${Object.keys(golden.resources).length + Object.keys(golden.structural).length} answers: ${diffs.length} differ from golden.json`);
+  process.exitCode = diffs.length ? 1 : 0;
+} else {
+  writeFileSync(join(here, 'golden.json'), JSON.stringify(golden, null, 1) + '\n');
+  console.log(`recorded ${Object.keys(golden.resources).length} resources, ${Object.keys(golden.structural).length} structural cases`);
+}
 await agent.close();
