@@ -16,6 +16,7 @@ import { jsonEqual } from '../gocompat/equal.ts';
 import { CoerceError, coerceEmbedded, validateEmbedded } from './embedded.ts';
 import { prune } from './prune.ts';
 import { goRegexpError } from './go-regexp.ts';
+import { ALLOWED_AT_ROOT_WITH_STATUS, firstForbiddenAtRoot, goSchemaStruct } from './go-schema.ts';
 import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
 import { validateAgainstSchema } from './validate.ts';
 
@@ -351,8 +352,13 @@ function unsupported(s: JSONSchemaProps | undefined): string | undefined {
  */
 export function validateCRDSchema(schema: JSONSchemaProps, path: FieldPath, opts: SchemaCheckOptions = {}): FieldError[] {
   const errs: FieldError[] = [];
-  if (opts.statusSubresource && schema.type !== undefined && schema.type !== 'object') {
-    errs.push(invalid(path.child('type'), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+  if (opts.statusSubresource) {
+    const bad = firstForbiddenAtRoot(schema);
+    if (bad === 'Type') errs.push(invalid(path.child('type'), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+    else if (bad) {
+      const allowed = `only [${ALLOWED_AT_ROOT_WITH_STATUS.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`;
+      errs.push(invalid(path, new GoValue(goSchemaStruct(schema)), allowed));
+    }
   }
   if (schema.nullable) errs.push(forbidden(path.child('nullable'), 'nullable cannot be true at the root'));
   errs.push(...validateOpenAPISchema(schema, path, { allowDefaults: true, reason: '', insideResourceMeta: false }, true));

@@ -25,6 +25,8 @@ export interface StructuralCase {
   schema: Record<string, unknown>;
   /** A second served version (v2) with its own schema: kube then names `spec.versions[i].schema…`. */
   v2Schema?: Record<string, unknown>;
+  /** The version's subresources (the status subresource restricts the root of the schema). */
+  subresources?: CrdCase['subresources'];
 }
 export interface Cases {
   group: string;

@@ -5,7 +5,8 @@
  *   node --import tsx internal/apiextensions/testdata/record.ts /tmp/ref-crdschema/kubeconfig [--check]
  *
  * With --check nothing is written: the answers are compared with golden.json (causes as sets, as
- * kube orders sibling fields' errors by Go map iteration) and the differences listed.
+ * kube orders sibling fields' errors by Go map iteration; Go heap addresses masked) and the
+ * differences listed.
  * Reads cases.yaml beside it: creates each CRD of `crds` (replacing an older one), waits until it
  * is Established, POSTs each of `resources` with ?dryRun=All (nothing is stored) and each CRD of
  * `structural` with ?dryRun=All, and writes every answer ({code, body}) to golden.json. Volatile
@@ -82,7 +83,7 @@ for (const rc of cases.resources) {
 }
 
 for (const sc of cases.structural) {
-  const obj = crdObject(cases.group, { plural: `s${sc.name.replace(/-/g, '')}`, kind: 'S', scope: 'Namespaced', schema: sc.schema }, sc.v2Schema);
+  const obj = crdObject(cases.group, { plural: `s${sc.name.replace(/-/g, '')}`, kind: 'S', scope: 'Namespaced', schema: sc.schema, subresources: sc.subresources }, sc.v2Schema);
   const res = await call('POST', `${CRDS}?dryRun=All`, obj);
   golden.structural[sc.name] = { code: res.code, body: res.code === 201 ? null : res.body };
 }
@@ -90,7 +91,7 @@ for (const sc of cases.structural) {
 if (process.argv.includes('--check')) {
   const old = loadGolden();
   const norm = (a: Answer | undefined): string =>
-    JSON.stringify(a && { code: a.code, body: a.body?.details ? { ...a.body, message: undefined, details: { ...a.body.details, causes: (a.body.details.causes ?? []).map((c: unknown) => JSON.stringify(c)).sort() } } : a.body });
+    JSON.stringify(a && { code: a.code, body: a.body?.details ? { ...a.body, message: undefined, details: { ...a.body.details, causes: (a.body.details.causes ?? []).map((c: unknown) => JSON.stringify(c).replace(/\(0x[0-9a-f]+\)/g, '(0xADDR)')).sort() } } : a.body });
   const diffs = [...Object.entries(golden.resources), ...Object.entries(golden.structural)].filter(([k, a]) => norm(a) !== norm(old.resources[k] ?? old.structural[k]));
   for (const [k] of diffs) console.log(`differs: ${k}`);
   console.log(`checked ${Object.keys(golden.resources).length + Object.keys(golden.structural).length} answers: ${diffs.length} differ from golden.json`);
