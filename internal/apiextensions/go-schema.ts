@@ -13,53 +13,32 @@ const T = 'apiextensions.JSONSchemaProps';
 
 type Kind = 'string' | 'bool' | 'ptr' | 'json[]' | 'string[]' | 'schema[]' | 'schemaMap' | 'rules';
 
-/** The struct's fields: Go name, JSON name, how %#v prints it (ptr: its pointed-to type). */
-const FIELDS: [string, keyof JSONSchemaProps | 'items*', Kind, string?][] = [
-  ['ID', 'id', 'string'],
-  ['Schema', '$schema', 'string'],
-  ['Ref', '$ref', 'ptr', 'string'],
-  ['Description', 'description', 'string'],
-  ['Type', 'type', 'string'],
-  ['Nullable', 'nullable', 'bool'],
-  ['Format', 'format', 'string'],
-  ['Title', 'title', 'string'],
-  ['Default', 'default', 'ptr', 'apiextensions.JSON'],
-  ['Maximum', 'maximum', 'ptr', 'float64'],
-  ['ExclusiveMaximum', 'exclusiveMaximum', 'bool'],
-  ['Minimum', 'minimum', 'ptr', 'float64'],
-  ['ExclusiveMinimum', 'exclusiveMinimum', 'bool'],
-  ['MaxLength', 'maxLength', 'ptr', 'int64'],
-  ['MinLength', 'minLength', 'ptr', 'int64'],
-  ['Pattern', 'pattern', 'string'],
-  ['MaxItems', 'maxItems', 'ptr', 'int64'],
-  ['MinItems', 'minItems', 'ptr', 'int64'],
-  ['UniqueItems', 'uniqueItems', 'bool'],
-  ['MultipleOf', 'multipleOf', 'ptr', 'float64'],
-  ['Enum', 'enum', 'json[]'],
-  ['MaxProperties', 'maxProperties', 'ptr', 'int64'],
-  ['MinProperties', 'minProperties', 'ptr', 'int64'],
-  ['Required', 'required', 'string[]'],
-  ['Items', 'items', 'ptr', 'apiextensions.JSONSchemaPropsOrArray'],
-  ['AllOf', 'allOf', 'schema[]'],
-  ['OneOf', 'oneOf', 'schema[]'],
-  ['AnyOf', 'anyOf', 'schema[]'],
-  ['Not', 'not', 'ptr', T],
-  ['Properties', 'properties', 'schemaMap', `map[string]${T}`],
-  ['AdditionalProperties', 'additionalProperties', 'ptr', 'apiextensions.JSONSchemaPropsOrBool'],
-  ['PatternProperties', 'patternProperties', 'schemaMap', `map[string]${T}`],
-  ['Dependencies', 'dependencies', 'schemaMap', 'apiextensions.JSONSchemaDependencies'],
-  ['AdditionalItems', 'additionalItems', 'ptr', 'apiextensions.JSONSchemaPropsOrBool'],
-  ['Definitions', 'definitions', 'schemaMap', 'apiextensions.JSONSchemaDefinitions'],
-  ['ExternalDocs', 'externalDocs', 'ptr', 'apiextensions.ExternalDocumentation'],
-  ['Example', 'example', 'ptr', 'apiextensions.JSON'],
-  ['XPreserveUnknownFields', 'x-kubernetes-preserve-unknown-fields', 'ptr', 'bool'],
-  ['XEmbeddedResource', 'x-kubernetes-embedded-resource', 'bool'],
-  ['XIntOrString', 'x-kubernetes-int-or-string', 'bool'],
-  ['XListMapKeys', 'x-kubernetes-list-map-keys', 'string[]'],
-  ['XListType', 'x-kubernetes-list-type', 'ptr', 'string'],
-  ['XMapType', 'x-kubernetes-map-type', 'ptr', 'string'],
-  ['XValidations', 'x-kubernetes-validations', 'rules'],
-];
+/**
+ * The struct's fields in Go's order, `GoName:jsonName:kind[:pointed-to or map type]`, parsed into
+ * [Go name, JSON name, how %#v prints it, type].
+ */
+const FIELD_SPEC = `
+  ID:id:string Schema:$schema:string Ref:$ref:ptr:string Description:description:string Type:type:string
+  Nullable:nullable:bool Format:format:string Title:title:string Default:default:ptr:apiextensions.JSON
+  Maximum:maximum:ptr:float64 ExclusiveMaximum:exclusiveMaximum:bool Minimum:minimum:ptr:float64
+  ExclusiveMinimum:exclusiveMinimum:bool MaxLength:maxLength:ptr:int64 MinLength:minLength:ptr:int64
+  Pattern:pattern:string MaxItems:maxItems:ptr:int64 MinItems:minItems:ptr:int64 UniqueItems:uniqueItems:bool
+  MultipleOf:multipleOf:ptr:float64 Enum:enum:json[] MaxProperties:maxProperties:ptr:int64
+  MinProperties:minProperties:ptr:int64 Required:required:string[] Items:items:ptr:apiextensions.JSONSchemaPropsOrArray
+  AllOf:allOf:schema[] OneOf:oneOf:schema[] AnyOf:anyOf:schema[] Not:not:ptr:${T}
+  Properties:properties:schemaMap:map[string]${T} AdditionalProperties:additionalProperties:ptr:apiextensions.JSONSchemaPropsOrBool
+  PatternProperties:patternProperties:schemaMap:map[string]${T} Dependencies:dependencies:schemaMap:apiextensions.JSONSchemaDependencies
+  AdditionalItems:additionalItems:ptr:apiextensions.JSONSchemaPropsOrBool Definitions:definitions:schemaMap:apiextensions.JSONSchemaDefinitions
+  ExternalDocs:externalDocs:ptr:apiextensions.ExternalDocumentation Example:example:ptr:apiextensions.JSON
+  XPreserveUnknownFields:x-kubernetes-preserve-unknown-fields:ptr:bool XEmbeddedResource:x-kubernetes-embedded-resource:bool
+  XIntOrString:x-kubernetes-int-or-string:bool XListMapKeys:x-kubernetes-list-map-keys:string[]
+  XListType:x-kubernetes-list-type:ptr:string XMapType:x-kubernetes-map-type:ptr:string XValidations:x-kubernetes-validations:rules`;
+const FIELDS = FIELD_SPEC.trim()
+  .split(/\s+/)
+  .map((f) => {
+    const [name, json, kind, ...type] = f.split(':');
+    return [name, json, kind as Kind, type.join(':') || undefined] as const;
+  });
 
 function field(kind: Kind, v: unknown, ptrType?: string): string {
   switch (kind) {
