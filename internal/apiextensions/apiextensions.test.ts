@@ -110,4 +110,25 @@ test('arbitrary schemas and values: answers, never a crash (only CoerceError is 
   );
 });
 
+test('a schema of 50 levels and one of 1,000 properties: checked, and a deep error names its full path', () => {
+  let deep: JSONSchemaProps = { type: 'integer', maximum: 1 };
+  let value: unknown = 2;
+  for (let i = 0; i < 50; i++) {
+    deep = { type: 'object', properties: { n: deep } };
+    value = { n: value };
+  }
+  const root: JSONSchemaProps = { type: 'object', properties: { spec: deep } };
+  assert.equal(validateCRDSchema(root, new FieldPath('s')), []);
+  const errs = validateCustomResource({ apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: value as object }, root);
+  assert.equal(errs.map((e) => e.field), [`spec${'.n'.repeat(50)}`]);
+
+  const wide: JSONSchemaProps = { type: 'object', properties: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, { type: 'string', default: 'd' }])) };
+  const big = { type: 'object', properties: { spec: wide } } as JSONSchemaProps;
+  assert.equal(validateCRDSchema(big, new FieldPath('s')), []);
+  const obj = { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'x' }, spec: { p1: 5 } };
+  decodeCustomResource(obj, big);
+  assert.is(Object.keys(obj.spec).length, 1000);
+  assert.equal(validateCustomResource(obj, big).map(fieldErrorMessage), ['spec.p1: Invalid value: "integer": spec.p1 in body must be of type string: "integer"']);
+});
+
 test.run();
