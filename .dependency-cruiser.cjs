@@ -9,7 +9,7 @@
  */
 
 /** Leaves: shared libraries that import nothing but the leaves listed (no I/O, no server state). */
-const LEAVES = ['api', 'features', 'gocompat', 'schema', 'lazy.ts', 'validation', 'selectors', 'decode', 'patch'];
+const LEAVES = ['api', 'features', 'gocompat', 'schema', 'lazy.ts', 'validation', 'selectors', 'decode', 'patch', 'apiextensions'];
 /** Above the leaves, below the registry: storage, and the request services that need only leaves. */
 const ENGINES = ['storage', 'flowcontrol', 'health', 'audit'];
 
@@ -25,6 +25,8 @@ const FOLDERS = {
   selectors: ['api', 'validation', 'gocompat'],
   decode: ['api', 'schema', 'gocompat'],
   patch: ['api', 'gocompat', 'schema', 'decode'],
+  // CRD schemas: structural checks, validation, pruning, defaulting of custom resources (pure)
+  apiextensions: ['api', 'gocompat', 'schema', 'validation', 'decode'],
   // engines and request services: leaves only
   storage: LEAVES,
   flowcontrol: LEAVES,

@@ -12,6 +12,7 @@ export type FieldErrorType =
   | 'FieldValueDuplicate'
   | 'FieldValueTooLong'
   | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid'
   | 'FieldValueNotFound'
   | 'InternalError';
 
