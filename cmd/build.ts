@@ -61,7 +61,7 @@ async function build(): Promise<void> {
     process.exit(1);
   }
   const assets = [
-    ...['cmd', 'internal'].flatMap((d) => filesUnder(join(ROOT, d), (p) => !p.endsWith('.ts') && !p.endsWith('.md'))),
+    ...['cmd', 'internal'].flatMap((d) => filesUnder(join(ROOT, d), (p) => !p.endsWith('.ts') && !p.endsWith('.md') && !p.includes('/testdata/'))),
     ...filesUnder(join(ROOT, 'proto'), () => true),
   ];
   for (const src of assets) {
