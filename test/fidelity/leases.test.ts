@@ -1,0 +1,175 @@
+/**
+ * Lease (coordination.k8s.io/v1) as kube-apiserver 1.24 serves it: ValidateLeaseSpec's messages,
+ * MicroTime decoding, PUT that creates, updates that need a resourceVersion, list/watch, the
+ * Table (printLease: Name, Holder, Age), Protobuf and server-side apply.
+ *
+ *   node --import tsx test/run.ts test/fidelity/leases.test.ts
+ *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/leases.test.ts
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTarget, type Target } from '../target.ts';
+import { show } from '../assertions.ts';
+import { body, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+
+const GROUP = 'coordination.k8s.io';
+const APPLY = 'application/apply-patch+yaml';
+
+let t: Target;
+let ns: string;
+let C: string;
+let names: Record<string, string>;
+
+test.before(async () => {
+  t = await startTarget();
+  ns = await t.createNamespace('lease');
+  C = `/apis/${GROUP}/v1/namespaces/${ns}/leases`;
+  names = { [ns]: '<ns>' };
+});
+test.after(async () => {
+  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
+  await t.close();
+});
+
+const lease = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'Lease', metadata: { name }, spec });
+const post = (b: unknown) => t.client.request('POST', C, { body: b });
+
+/** A Lease as the servers return it (metadata placeholders). */
+const stored = (name: string, spec: Record<string, unknown>) => ({
+  kind: 'Lease',
+  apiVersion: `${GROUP}/v1`,
+  metadata: { name, namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' },
+  spec,
+});
+
+/**
+ * kube's 422 for a Lease (NewInvalid: causes in order, the message lists each once). The store's
+ * own resourceVersion check names the resource (`leases`) where validation names the kind.
+ */
+const invalidLease = (name: string, causes: Cause[], kind = 'Lease') => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: `${kind}.${GROUP} "${name}" is invalid: ${causes.length === 1 ? `${causes[0][1]}: ${causes[0][2]}` : `[${causes.map(([, f, m]) => `${f}: ${m}`).join(', ')}]`}`,
+  reason: 'Invalid',
+  details: { name, group: GROUP, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
+  code: 422,
+});
+
+test('create: every spec field, MicroTimes re-encoded in UTC with six digits; an empty spec stays {}', async () => {
+  const r = await post(
+    lease('full', { leaseTransitions: 3, renewTime: '2026-01-01T01:00:01.500000+01:00', acquireTime: '2026-01-01T00:00:00.123456Z', leaseDurationSeconds: 15, holderIdentity: 'node-a_1234' }),
+  );
+  assert.is(r.status, 201, show(r));
+  assert.is(JSON.stringify((r.json as any).spec), '{"holderIdentity":"node-a_1234","leaseDurationSeconds":15,"acquireTime":"2026-01-01T00:00:00.123456Z","renewTime":"2026-01-01T00:00:01.500000Z","leaseTransitions":3}');
+  const g = await t.client.request('GET', `${C}/full`);
+  same(body(g, names), stored('full', { holderIdentity: 'node-a_1234', leaseDurationSeconds: 15, acquireTime: '<time>', renewTime: '<time>', leaseTransitions: 3 }), 'get', g);
+  const e = await post(lease('empty'));
+  assert.is(e.status, 201, show(e));
+  same(body(e, names), stored('empty', {}), 'empty spec', e);
+});
+
+test('create: rejections with kube field paths and messages; a MicroTime needs six digits (400)', async () => {
+  const r = await post(lease('bad', { holderIdentity: '', leaseDurationSeconds: -1, leaseTransitions: -2 }));
+  same(
+    body(r, names),
+    invalidLease('bad', [
+      ['FieldValueInvalid', 'spec.leaseDurationSeconds', 'Invalid value: -1: must be greater than 0'],
+      ['FieldValueInvalid', 'spec.leaseTransitions', 'Invalid value: -2: must be greater than or equal to 0'],
+    ]),
+    'negative values',
+    r,
+  );
+  const z = await post(lease('zero', { leaseDurationSeconds: 0, leaseTransitions: 0 }));
+  same(body(z, names), invalidLease('zero', [['FieldValueInvalid', 'spec.leaseDurationSeconds', 'Invalid value: 0: must be greater than 0']]), 'zero duration', z);
+  const n = await post(lease('Bad_Name'));
+  assert.is(n.status, 422, show(n));
+  assert.is((n.json as any).details.causes[0].field, 'metadata.name', show(n));
+  const tm = await post(lease('time', { renewTime: '2026-01-01T00:00:00.1Z' }));
+  assert.is(tm.status, 400, show(tm));
+  assert.is(
+    (tm.json as any).message,
+    'Lease in version "v1" cannot be handled as a Lease: parsing time "2026-01-01T00:00:00.1Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".1Z" as ".000000"',
+  );
+  const ty = await post(lease('type', { leaseDurationSeconds: '15' }));
+  assert.is(ty.status, 400, show(ty));
+  assert.is((ty.json as any).message, 'Lease in version "v1" cannot be handled as a Lease: json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32');
+  const big = await post(lease('type', { leaseTransitions: 3000000000 }));
+  assert.is(big.status, 400, show(big));
+  assert.is((big.json as any).message, 'Lease in version "v1" cannot be handled as a Lease: json: cannot unmarshal number 3000000000 into Go struct field LeaseSpec.spec.leaseTransitions of type int32');
+  for (const name of ['bad', 'zero', 'Bad_Name', 'time', 'type']) assert.is((await t.client.request('GET', `${C}/${name}`)).status, 404, `${name}: nothing stored`);
+});
+
+test('PUT creates a missing Lease; an update needs metadata.resourceVersion and is validated', async () => {
+  const c = await t.client.request('PUT', `${C}/put`, { body: lease('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }) });
+  assert.is(c.status, 201, show(c));
+  same(body(c, names), stored('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }), 'created by PUT', c);
+  const norv = await t.client.request('PUT', `${C}/put`, { body: lease('put', { holderIdentity: 'b' }) });
+  same(body(norv, names), invalidLease('put', [['FieldValueInvalid', 'metadata.resourceVersion', 'Invalid value: 0x0: must be specified for an update']], 'leases'), 'no resourceVersion', norv);
+  const cur = c.json as any;
+  const bad = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: -1 } } });
+  same(body(bad, names), invalidLease('put', [['FieldValueInvalid', 'spec.leaseTransitions', 'Invalid value: -1: must be greater than or equal to 0']]), 'invalid update', bad);
+  const u = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: 1 } } });
+  assert.is(u.status, 200, show(u));
+  same(body(u, names), stored('put', { holderIdentity: 'b', leaseTransitions: 1 }), 'updated', u);
+  const stale = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'c' } } });
+  assert.is(stale.status, 409, show(stale));
+  assert.is((stale.json as any).message, `Operation cannot be fulfilled on leases.${GROUP} "put": the object has been modified; please apply your changes to the latest version and try again`);
+});
+
+test('list, watch, delete (a Status); Table as printLease', async () => {
+  const c = await post(lease('w', { holderIdentity: 'me', leaseDurationSeconds: 2 }));
+  assert.is(c.status, 201, show(c));
+  const rv = (c.json as any).metadata.resourceVersion;
+  const l = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3Dw`);
+  assert.is((l.json as any).kind, 'LeaseList', show(l));
+  same(body(l, names).items, [item(stored('w', { holderIdentity: 'me', leaseDurationSeconds: 2 }))], 'list', l);
+  const u = await t.client.request('PATCH', `${C}/w`, { body: { spec: { renewTime: '2026-01-01T00:00:02.000000Z' } }, contentType: 'application/merge-patch+json' });
+  assert.is(u.status, 200, show(u));
+  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dw`);
+  assert.equal(tb.columns, [
+    ['Name', 'string', 'name', 0],
+    ['Holder', 'string', '', 0],
+    ['Age', 'string', '', 0],
+  ]);
+  assert.is(tb.descriptions[1], 'holderIdentity contains the identity of the holder of a current lease.');
+  assert.equal(tb.rows, [['w', 'me']]);
+  assert.equal((await table(t, `${C}/empty`)).rows, [['empty', '']], 'no holder: an empty cell');
+  const d = await t.client.request('DELETE', `${C}/w`);
+  assert.is(d.status, 200, show(d));
+  same(body(d, names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w', group: GROUP, kind: 'leases', uid: '<uid>' } }, 'delete', d);
+  assert.equal(await watchEvents(t, C, rv, 'metadata.name=w'), [
+    ['MODIFIED', 'w'],
+    ['DELETED', 'w'],
+  ]);
+});
+
+test('Protobuf round trip', async () => {
+  await protobufRoundTrip(t, `${C}/full`);
+  await protobufRoundTrip(t, `${C}/empty`);
+});
+
+test('server-side apply: creates, a second manager conflicts on holderIdentity, force takes it over', async () => {
+  const path = (mgr: string, force = false) => `${C}/ssa?fieldManager=${mgr}${force ? '&force=true' : ''}`;
+  const apply = (mgr: string, spec: Record<string, unknown>, force = false) =>
+    t.client.request('PATCH', path(mgr, force), { raw: JSON.stringify(lease('ssa', spec)), contentType: APPLY });
+  const a = await apply('alpha', { holderIdentity: 'alpha', leaseDurationSeconds: 5 });
+  assert.is(a.status, 201, show(a));
+  assert.equal((a.json as any).metadata.managedFields.map((f: any) => [f.manager, f.operation, f.fieldsV1]), [
+    ['alpha', 'Apply', { 'f:spec': { 'f:holderIdentity': {}, 'f:leaseDurationSeconds': {} } }],
+  ]);
+  const b = await apply('beta', { holderIdentity: 'beta' });
+  assert.is(b.status, 409, show(b));
+  assert.is((b.json as any).message, 'Apply failed with 1 conflict: conflict with "alpha": .spec.holderIdentity');
+  assert.equal((b.json as any).details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.spec.holderIdentity' }]);
+  const f = await apply('beta', { holderIdentity: 'beta' }, true);
+  assert.is(f.status, 200, show(f));
+  assert.is((f.json as any).spec.holderIdentity, 'beta');
+  assert.equal((f.json as any).metadata.managedFields.map((x: any) => [x.manager, x.fieldsV1]), [
+    ['alpha', { 'f:spec': { 'f:leaseDurationSeconds': {} } }],
+    ['beta', { 'f:spec': { 'f:holderIdentity': {} } }],
+  ]);
+});
+
+test.run();
