@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
 import { body, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { PROTOBUF, encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 const GROUP = 'coordination.k8s.io';
 const APPLY = 'application/apply-patch+yaml';
@@ -170,6 +171,60 @@ test('server-side apply: creates, a second manager conflicts on holderIdentity, 
     ['alpha', { 'f:spec': { 'f:leaseDurationSeconds': {} } }],
     ['beta', { 'f:spec': { 'f:holderIdentity': {} } }],
   ]);
+});
+
+test('the e2e "lease API" lifecycle: year-1 MicroTimes in a Protobuf create, strategic merge patch, deletecollection by label, all-namespaces list', async () => {
+  const ns2 = await t.createNamespace('lease-e2e');
+  const L = `/apis/${GROUP}/v1/namespaces/${ns2}/leases`;
+  try {
+    // time.Time{}.Add(2 * time.Second), as the e2e spec writes it.
+    const spec = { holderIdentity: 'holder', leaseDurationSeconds: 30, acquireTime: '0001-01-01T00:00:02.000000Z', renewTime: '0001-01-01T00:00:05.000000Z', leaseTransitions: 0 };
+    const c = await t.client.request('POST', L, { raw: encodeProtobuf(lease('lease', spec)), contentType: PROTOBUF });
+    assert.is(c.status, 201, show(c));
+    assert.equal((c.json as any).spec, spec);
+    await protobufRoundTrip(t, `${L}/lease`);
+    const patched = { holderIdentity: 'holder3', leaseDurationSeconds: 60, acquireTime: '0001-01-01T00:00:50.000000Z', renewTime: '0001-01-01T00:01:10.000000Z', leaseTransitions: 2 };
+    const p = await t.client.request('PATCH', `${L}/lease`, { body: { spec: patched }, contentType: 'application/strategic-merge-patch+json' });
+    assert.is(p.status, 200, show(p));
+    assert.equal((p.json as any).spec, patched);
+    const c2 = await post({ ...lease('lease2', spec), metadata: { name: 'lease2', namespace: ns2, labels: { deletecollection: 'true' } } });
+    assert.is(c2.status, 400, show(c2));
+    assert.is((c2.json as any).message, 'the namespace of the provided object does not match the namespace sent on the request', 'the body names another namespace than the URL');
+    assert.is((await t.client.request('POST', L, { body: { ...lease('lease2', spec), metadata: { name: 'lease2', labels: { deletecollection: 'true' } } } })).status, 201);
+    const names = async () => ((await t.client.request('GET', L)).json as any).items.map((i: any) => i.metadata.name);
+    assert.equal(await names(), ['lease', 'lease2']);
+    const dc = await t.client.request('DELETE', `${L}?labelSelector=deletecollection%3Dtrue`);
+    assert.is(dc.status, 200, show(dc));
+    assert.is((dc.json as any).kind, 'LeaseList');
+    assert.equal(await names(), ['lease']);
+    assert.is((await t.client.request('DELETE', `${L}/lease`)).status, 200);
+    assert.is((await t.client.request('GET', `${L}/lease`)).status, 404);
+    const all = await t.client.request('GET', `/apis/${GROUP}/v1/leases`);
+    assert.is(all.status, 200, show(all));
+    assert.ok((all.json as any).items.some((i: any) => i.metadata.namespace === ns), 'all namespaces: this suite\'s leases are listed');
+  } finally {
+    await t.client.request('DELETE', `/api/v1/namespaces/${ns2}`);
+  }
+});
+
+test('RBAC bootstrap: the scheduler may get/update only its own lock in kube-system, a node any lease (SubjectAccessReview)', async () => {
+  const can = async (user: string, groups: string[], verb: string, namespace: string, name = ''): Promise<boolean> => {
+    const r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource: 'leases', verb, namespace, name } } },
+    });
+    assert.is(r.status, 201, show(r));
+    return (r.json as any).status.allowed === true;
+  };
+  const cases: [string, string[], string, string, string, boolean][] = [
+    ['system:kube-scheduler', [], 'update', 'kube-system', 'kube-scheduler', true],
+    ['system:kube-scheduler', [], 'get', 'kube-system', 'kube-scheduler', true],
+    ['system:kube-scheduler', [], 'create', 'kube-system', '', true],
+    ['system:kube-scheduler', [], 'update', 'kube-system', 'kube-controller-manager', false],
+    ['system:kube-scheduler', [], 'delete', 'kube-system', 'kube-scheduler', false],
+    ['system:kube-controller-manager', [], 'update', 'kube-system', 'kube-controller-manager', true],
+    ['somebody', ['system:authenticated'], 'get', 'kube-system', 'kube-scheduler', false],
+  ];
+  for (const [user, groups, verb, namespace, name, want] of cases) assert.is(await can(user, groups, verb, namespace, name), want, `${user} ${verb} ${namespace}/${name}`);
 });
 
 test.run();
