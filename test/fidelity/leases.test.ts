@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { body, invalidStatus, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 import { PROTOBUF, encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 const GROUP = 'coordination.k8s.io';
@@ -43,20 +43,8 @@ const stored = (name: string, spec: Record<string, unknown>) => ({
   spec,
 });
 
-/**
- * kube's 422 for a Lease (NewInvalid: causes in order, the message lists each once). The store's
- * own resourceVersion check names the resource (`leases`) where validation names the kind.
- */
-const invalidLease = (name: string, causes: Cause[], kind = 'Lease') => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message: `${kind}.${GROUP} "${name}" is invalid: ${causes.length === 1 ? `${causes[0][1]}: ${causes[0][2]}` : `[${causes.map(([, f, m]) => `${f}: ${m}`).join(', ')}]`}`,
-  reason: 'Invalid',
-  details: { name, group: GROUP, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
-  code: 422,
-});
+/** kube's 422 for a Lease. The store's own resourceVersion check names the resource (`leases`) where validation names the kind. */
+const invalidLease = (name: string, causes: Cause[], kind = 'Lease') => invalidStatus(kind, name, causes, GROUP);
 
 test('create: every spec field, MicroTimes re-encoded in UTC with six digits; an empty spec stays {}', async () => {
   const r = await post(
