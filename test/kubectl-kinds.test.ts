@@ -1,7 +1,7 @@
 /**
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
- * CSIDriver, CSINode and CSIStorageCapacity, `create -f`, `get` (default and `-o wide` columns),
+ * CSIDriver, CSINode and CSIStorageCapacity (and coordination.k8s.io Lease), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -102,6 +102,10 @@ const CASES: KindCase[] = [
   {
     kind: 'CSIStorageCapacity', resource: 'csistoragecapacity', namespaced: true, spec: false,
     object: (name) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: { name }, storageClassName: 'manual', capacity: '100Gi', maximumVolumeSize: '10Gi', nodeTopology: { matchLabels: { 'topology.example.com/zone': 'a' } } }),
+  },
+  {
+    kind: 'Lease', resource: 'lease', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: `holder-of-${name}`, leaseDurationSeconds: 15, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:10.500000Z', leaseTransitions: 2 } }),
   },
 ];
 
@@ -261,5 +265,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease' }[c.kind]!;
 }

@@ -62,6 +62,8 @@ export const SPECS: Spec[] = [
     file: 'apimachinery/table_conversion.go',
     why: 'Table Accept on a POST to authorization.k8s.io/v1 selfsubjectaccessreviews must be 406 (kinds without metadata cannot be tables)',
   },
+  // --- common/node/lease.go
+  { name: '[sig-node] Lease lease API should be available [Conformance]', file: 'common/node/lease.go', why: 'leases: create, get, update, strategic merge patch, list, deletecollection by label, delete, all-namespaces list' },
   // --- kubectl/kubectl.go ("Kubectl client": its BeforeEach only creates a namespace)
   { name: '[sig-cli] Kubectl client Kubectl api-versions should check if v1 is in available api versions  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl api-versions: discovery only' },
   { name: '[sig-cli] Kubectl client Kubectl version should check is all data is printed  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl version: /version' },
@@ -91,6 +93,7 @@ export const EXCLUDED: Spec[] = [
   { name: '[sig-cli] Kubectl client Kubectl get componentstatuses should get componentstatuses', file: 'kubectl/kubectl.go', why: 'componentstatuses (not served)' },
   { name: '[sig-cli] Kubectl client Kubectl cluster-info dump should check if cluster-info dump succeeds', file: 'kubectl/kubectl.go', why: 'dumps nodes, pods, events, deployments… (not served)' },
   { name: '[sig-cli] Kubectl client kubectl wait should ignore not found error with --for=delete', file: 'kubectl/kubectl.go', why: 'resolves the resource "pod" through discovery (not served)' },
+  { name: '[sig-node] NodeLease *', file: 'common/node/node_lease.go', why: 'the kubelet\'s node leases in kube-node-lease (needs a node)' },
   { name: '[sig-cli] Kubectl client (every other spec)', file: 'kubectl/kubectl.go', why: 'replication controllers, pods, deployments, services with endpoints, nodes, CRDs, quotas' },
 ];
 

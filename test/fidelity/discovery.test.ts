@@ -123,6 +123,26 @@ test('/apis/admissionregistration.k8s.io/v1 and its group: byte for byte as kube
   );
 });
 
+test('/apis/coordination.k8s.io: v1 only (v1beta1 removed in 1.22: 404), leases byte for byte as kube lists them', async () => {
+  const r = await t.client.request('GET', '/apis/coordination.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  assert.is(
+    r.text.trim(),
+    '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"coordination.k8s.io/v1","resources":[' +
+      '{"name":"leases","singularName":"","namespaced":true,"kind":"Lease","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"gqkMMb/YqFM="}]}',
+  );
+  const g = await t.client.request('GET', '/apis/coordination.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}',
+  );
+  for (const p of ['/apis/coordination.k8s.io/v1beta1', '/apis/coordination.k8s.io/v1beta1/namespaces/default/leases']) {
+    const gone = await t.client.request('GET', p);
+    assert.is(gone.status, 404, show(gone));
+    assert.is(gone.json.message, 'the server could not find the requested resource', p);
+  }
+});
+
 test('storageVersionHash is base64 of the first 8 bytes of sha256(<group>/<version>/<kind>)', async () => {
   const doc = await ok(t.client.request('GET', '/api/v1'), 200, '/api/v1');
   for (const e of CORE_V1.filter((x) => x.storageVersionHash)) {

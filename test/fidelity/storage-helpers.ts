@@ -1,6 +1,7 @@
 /**
- * Shared pieces of the storage.k8s.io fidelity suites (storage-*.test.ts): expected bodies as the
- * reference writes them, Status normalization, Tables, watch and Protobuf reads.
+ * Shared pieces of the storage.k8s.io fidelity suites (storage-*.test.ts), also used by other
+ * groups' kind suites (leases.test.ts): expected bodies as the reference writes them, Status
+ * normalization, Tables, watch and Protobuf reads.
  */
 import * as assert from 'uvu/assert';
 import { Agent, request as undiciRequest } from 'undici';
@@ -34,17 +35,20 @@ export function item(o: any): any {
 
 export type Cause = [reason: string, field: string, message: string];
 
-/** kube's 422 Invalid body (NewInvalid: the message lists distinct errors once, causes all). */
-export function invalidStatus(kind: string, name: string, causes: Cause[]): any {
+/**
+ * kube's 422 Invalid body (NewInvalid: the message lists distinct errors once, causes all).
+ * `group` defaults to storage.k8s.io; other groups' suites pass theirs.
+ */
+export function invalidStatus(kind: string, name: string, causes: Cause[], group = GROUP): any {
   const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
   return {
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: `${kind}.${GROUP} "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
+    message: `${kind}.${group} "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
     reason: 'Invalid',
-    details: { name, group: GROUP, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
+    details: { name, group, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
     code: 422,
   };
 }
