@@ -25,6 +25,7 @@ import type { FieldError } from '../../api/field-errors.ts';
 import { badRequest } from '../../api/errors.ts';
 import { CoerceError, decodeCustomResource, validateCustomResource, validateCustomResourceStatusUpdate, validateCustomResourceUpdate, type ScaleSubresource } from '../../apiextensions/custom-resource.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
+import { prune } from '../../apiextensions/prune.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import { customResourceTable, type PrinterColumn } from './custom-resource-table.ts';
 
@@ -79,6 +80,8 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
   // a whole (a descriptor has one set); the per-object checks above follow each object's version.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
+  const storageVersion = spec.versions.find((v) => v.storage);
+  const storage = storageVersion?.name;
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -101,6 +104,13 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
       if (old.status !== undefined) content(obj).status = structuredClone(old.status);
       else delete content(obj).status;
     },
+    // Stored in the storage version's shape (conversion None changes only apiVersion, which the
+    // object keeps here): what that version's schema does not know is pruned, as kube's storage
+    // round trip prunes it.
+    canonicalize(obj) {
+      const v = versionOf(obj);
+      if (storageVersion && v.name !== storageVersion.name && !spec.preserveUnknownFields) prune(content(obj), storageVersion.schema?.openAPIV3Schema);
+    },
     validate: (obj): FieldError[] => validateCustomResource(content(obj), schemaOf(obj), scaleOf(obj)),
     validateUpdate: (obj, old): FieldError[] => validateCustomResourceUpdate(content(obj), content(old), schemaOf(obj), scaleOf(obj)),
   };
@@ -122,7 +132,6 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     validateUpdate: (obj): FieldError[] => validateCustomResourceStatusUpdate(content(obj), schemaOf(obj), scaleOf(obj)),
   };
   const subresources: SubresourceDescriptor[] = hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy }] : [];
-  const storage = spec.versions.find((v) => v.storage)?.name;
 
   const kind: KindDescriptor = {
     group: spec.group,
@@ -142,7 +151,8 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     hasGeneration: true,
     customResource: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
-    ...(first.deprecated ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
+    // One warning per kind: given only when every served version is deprecated (their first's).
+    ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
   };
   return [kind];
 }
