@@ -21,6 +21,7 @@ import { startTarget, type Target } from '../target.ts';
 import { eventually, type HttpResult } from '../harness.ts';
 import { storageVersionHash } from '../../internal/http/discovery.ts';
 import { customResourceKinds, type CustomResourceDefinition } from '../../internal/registry/apiextensions/custom-resource.ts';
+import type { JSONSchemaProps } from '../../internal/apiextensions/types.ts';
 
 let t: Target;
 let group: string;
@@ -28,7 +29,7 @@ let ns: string;
 const show = (r: HttpResult): string => `HTTP ${r.status} ${r.headers['content-type']}: ${r.text.slice(0, 800)}`;
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-const gizmoCRD = (g: string): CustomResourceDefinition & { apiVersion: string; kind: string } => ({
+const gizmoCRD = (g: string): CRD => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `gizmos.${g}` },
@@ -69,36 +70,35 @@ const gizmoCRD = (g: string): CustomResourceDefinition & { apiVersion: string; k
   },
 });
 
-/** A cluster-scoped kind with no printer columns and no status subresource. */
-const plainCRD = (g: string): CustomResourceDefinition & { apiVersion: string; kind: string } => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `plains.${g}` },
-  spec: {
-    group: g,
-    scope: 'Cluster',
-    names: { plural: 'plains', singular: 'plain', kind: 'Plain', listKind: 'PlainList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', default: 7 } } } } } } }],
-  },
+type CRD = CustomResourceDefinition & { apiVersion: string; kind: string };
+type Versions = CustomResourceDefinition['spec']['versions'];
+
+/** A CRD of kind `kind` (plural: lower case + s) with the given scope and versions. */
+const crdOf = (g: string, kind: string, scope: 'Namespaced' | 'Cluster', versions: Versions): CRD => {
+  const singular = kind.toLowerCase();
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${singular}s.${g}` },
+    spec: { group: g, scope, names: { plural: `${singular}s`, singular, kind, listKind: `${kind}List` }, versions },
+  };
+};
+/** A version whose spec has the given properties. */
+const specVersion = (name: string, storage: boolean, properties: Record<string, JSONSchemaProps>): Versions[number] => ({
+  name,
+  served: true,
+  storage,
+  schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } },
 });
+
+/** A cluster-scoped kind with no printer columns and no status subresource. */
+const plainCRD = (g: string): CRD => crdOf(g, 'Plain', 'Cluster', [specVersion('v1', true, { n: { type: 'integer', default: 7 } })]);
 
 /** Two versions, conversion None: v1 stores; v2 has another schema. */
-const twoCRD = (g: string): CustomResourceDefinition & { apiVersion: string; kind: string } => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `twins.${g}` },
-  spec: {
-    group: g,
-    scope: 'Namespaced',
-    names: { plural: 'twins', singular: 'twin', kind: 'Twin', listKind: 'TwinList' },
-    versions: [
-      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', default: 'one' } } } } } } },
-      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { b: { type: 'integer', maximum: 3 } } } } } } },
-    ],
-  },
-});
+const twoCRD = (g: string): CRD =>
+  crdOf(g, 'Twin', 'Namespaced', [specVersion('v1', true, { a: { type: 'string', default: 'one' } }), specVersion('v2', false, { b: { type: 'integer', maximum: 3 } })]);
 
-async function addCRD(crd: ReturnType<typeof gizmoCRD>): Promise<void> {
+async function addCRD(crd: CRD): Promise<void> {
   if (t.local) {
     for (const k of customResourceKinds(crd)) assert.ok(t.local.server.registry.add(k));
     return;
@@ -133,6 +133,9 @@ test.after(async () => {
 const base = (): string => `/apis/${group}/v1/namespaces/${ns}/gizmos`;
 const gizmo = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: `${group}/v1`, kind: 'Gizmo', metadata: { name }, spec, ...extra });
 
+/** A custom resource's verbs as kube's discovery lists them (not sorted, unlike built-in kinds'). */
+const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
 test('discovery: singularName, short names, categories, verbs in kube order, status', async () => {
   const r = await t.client.request('GET', `/apis/${group}/v1`);
   assert.is(r.status, 200, show(r));
@@ -142,7 +145,7 @@ test('discovery: singularName, short names, categories, verbs in kube order, sta
     singularName: 'gizmo',
     namespaced: true,
     kind: 'Gizmo',
-    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+    verbs: CR_VERBS,
     shortNames: ['gz'],
     categories: ['toys'],
     storageVersionHash: storageVersionHash(group, 'v1', 'Gizmo'),
@@ -153,7 +156,7 @@ test('discovery: singularName, short names, categories, verbs in kube order, sta
     singularName: 'plain',
     namespaced: false,
     kind: 'Plain',
-    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+    verbs: CR_VERBS,
     storageVersionHash: storageVersionHash(group, 'v1', 'Plain'),
   });
   assert.is(r.json.resources.length, 4, show(r));
