@@ -13,7 +13,9 @@
  *   - merge and JSON patch work; strategic merge patch is 415 with kube's message;
  *   - Table: Name and the printer columns (integer, string with priority, date as a duration);
  *     a CRD without columns: Name and Age;
- *   - Protobuf: Accept of Protobuf only is 406; a Protobuf body is kube's 400.
+ *   - list and watch with label and metadata field selectors; other field selectors 400;
+ *   - Protobuf: Accept of Protobuf only is 406; a Protobuf body is kube's 400;
+ *   - server-side apply (conflicts), dry-run, metadata of the wrong type (400), two versions.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -241,6 +243,25 @@ test('merge and JSON patch; strategic merge patch refused with 415', async () =>
   assert.is(smp.json.message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
 });
 
+test('list and watch: label and metadata field selectors; other field selectors refused', async () => {
+  const byField = await t.client.request('GET', `${base()}?fieldSelector=metadata.name%3Dg1`);
+  assert.is(byField.status, 200, show(byField));
+  assert.is(byField.json.kind, 'GizmoList');
+  assert.equal(byField.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['g1']);
+  const byLabel = await t.client.request('GET', `${base()}?labelSelector=a%3Db`);
+  assert.equal(byLabel.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['g1']);
+  const other = await t.client.request('GET', `${base()}?fieldSelector=spec.size%3D1`);
+  assert.is(other.status, 400, show(other));
+  assert.is(other.json.message, 'field label not supported: spec.size');
+  const rv = byField.json.metadata.resourceVersion;
+  const patched = await t.client.request('PATCH', `${base()}/g1`, { raw: JSON.stringify({ spec: { size: 6 } }), contentType: 'application/merge-patch+json' });
+  assert.is(patched.status, 200, show(patched));
+  const watched = await t.client.request('GET', `${base()}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Dg1&timeoutSeconds=1`);
+  assert.is(watched.status, 200, show(watched));
+  const events = watched.text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  assert.equal(events.map((e) => `${e.type} ${e.object.kind} ${e.object.spec.size} ${e.object.metadata.generation}`), ['MODIFIED Gizmo 6 5']);
+});
+
 test('Table: Name and the printer columns; without columns Name and Age', async () => {
   const tbl = await t.client.request('GET', base(), { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(tbl.status, 200, show(tbl));
@@ -255,7 +276,7 @@ test('Table: Name and the printer columns; without columns Name and Age', async 
   );
   assert.is(tbl.json.rows.length, 1);
   const [name, size, color, made] = tbl.json.rows[0].cells;
-  assert.equal([name, size, color], ['g1', 4, 'blue']);
+  assert.equal([name, size, color], ['g1', 6, 'blue']);
   assert.match(made, /^\d+s$/);
 
   const plain = await t.client.request('POST', `/apis/${group}/v1/plains`, { body: { apiVersion: `${group}/v1`, kind: 'Plain', metadata: { name: `q-${ns}` } } });
