@@ -30,10 +30,11 @@ function resourcesOf(kinds: readonly ServedKind[]) {
   for (const { kind } of kinds) {
     const r: Record<string, unknown> = {
       name: kind.resource,
-      singularName: '',
+      // A custom resource, as apiextensions-apiserver lists it: its singular name, verbs unsorted.
+      singularName: kind.customResource ? kind.singular : '',
       namespaced: kind.namespaced,
       kind: kind.kind,
-      verbs: sortedVerbs(kind.verbs ?? FULL_VERBS),
+      verbs: kind.customResource && kind.verbs ? kind.verbs : sortedVerbs(kind.verbs ?? FULL_VERBS),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;

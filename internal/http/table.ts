@@ -16,8 +16,11 @@ import { DEFAULT_COLUMNS } from '../registry/rest/table-columns.ts';
 import { humanDuration } from '../registry/rest/human-duration.ts';
 import type { Conversion } from './negotiation.ts';
 
-/** Age columns hold creationTimestamp and are rendered as human durations (translateTimestampSince). */
-const isAge = (c: TableColumn): boolean => c.name === 'Age';
+/**
+ * Age columns hold creationTimestamp and are rendered as human durations (translateTimestampSince).
+ * A custom resource's date columns (type `date`) are rendered by its own table convertor.
+ */
+const isAge = (c: TableColumn): boolean => c.name === 'Age' && c.type !== 'date';
 
 /** The metav1.TableOptions of a request. */
 export interface TableOptions {

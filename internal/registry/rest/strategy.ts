@@ -331,4 +331,11 @@ export interface KindDescriptor {
    * (internal/registry/kind-types.ts).
    */
   optionalSubresourceKinds?: { group: string; version: string; kind: string }[];
+  /**
+   * A custom resource (a CRD's kind): served as apiextensions-apiserver serves it, so discovery
+   * gives its singularName and `verbs` in the order given (not sorted), a strategic merge patch
+   * is refused (415: there is no Go type to take patch directives from), a Protobuf body is
+   * kube's 400, and other field selectors than metadata's are `field label not supported`.
+   */
+  customResource?: boolean;
 }
