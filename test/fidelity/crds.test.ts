@@ -135,4 +135,66 @@ test('get, list (kind, apiVersion), update: generation counts spec changes, stat
   );
 });
 
+
+/** Invalid CRDs (posted with dryRun=All, in a fixed group so the messages are literal) and kube 1.24.17's whole messages. */
+const P = 'probe.example.com';
+const probe = (o: Record<string, unknown> = {}) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `widgets.${P}` },
+  spec: { group: P, names: { plural: 'widgets', kind: 'Widget' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }], ...o },
+});
+const objectSchema = { openAPIV3Schema: { type: 'object' } };
+const INVALID: Record<string, unknown> = {
+  wrongName: { ...probe(), metadata: { name: `gadgets.${P}` } },
+  noStorage: probe({ versions: [{ name: 'v1', served: true, storage: false, schema: objectSchema }] }),
+  twoStorage: probe({ versions: [{ name: 'v1', served: true, storage: true, schema: objectSchema }, { name: 'v2', served: true, storage: true, schema: objectSchema }] }),
+  badGroup: { ...probe({ group: 'probe' }), metadata: { name: 'widgets.probe' } },
+  badScope: probe({ scope: 'Global' }),
+  badKind: probe({ names: { plural: 'widgets', kind: 'Wid_get', shortNames: ['W'], categories: ['a b'] } }),
+  sameListKind: probe({ names: { plural: 'widgets', kind: 'Widget', listKind: 'Widget' } }),
+  noSchema: probe({ versions: [{ name: 'v1', served: true, storage: true }] }),
+  badSchema: probe({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: { x: { type: 'string' } } } } } } }] }),
+  twoSchemas: probe({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { a: {} } } } }, { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'string' } } }] }),
+  deprecation: probe({ versions: [{ name: 'v1', served: true, storage: true, deprecationWarning: 'x', schema: objectSchema }] }),
+  deprecationEmpty: probe({ versions: [{ name: 'v1', served: true, storage: true, deprecated: true, deprecationWarning: '', schema: objectSchema }] }),
+  badVersion: probe({ versions: [{ name: 'V1', served: true, storage: true, schema: objectSchema }] }),
+  dupVersion: probe({ versions: [{ name: 'v1', served: true, storage: true, schema: objectSchema }, { name: 'v1', served: true, storage: false, schema: objectSchema }] }),
+  webhookNoConfig: probe({ conversion: { strategy: 'Webhook' } }),
+  webhookNoVersions: probe({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://x.example.com/c' } } } }),
+  noneWithWebhook: probe({ conversion: { strategy: 'None', webhook: { clientConfig: { url: 'https://x.example.com/c' }, conversionReviewVersions: ['v1'] } } }),
+  badStrategy: probe({ conversion: { strategy: 'Magic' } }),
+  missingNames: { ...probe({ names: {} }), metadata: { name: `x.${P}` } },
+};
+const EXPECTED: Record<string, string> = {
+  wrongName: "CustomResourceDefinition.apiextensions.k8s.io \"gadgets.probe.example.com\" is invalid: metadata.name: Invalid value: \"gadgets.probe.example.com\": must be spec.names.plural+\".\"+spec.group",
+  noStorage: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:\"v1\", Served:true, Storage:false, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}}: must have exactly one version marked as storage version, status.storedVersions: Invalid value: []string(nil): must have at least one stored version]",
+  twoStorage: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:\"v1\", Served:true, Storage:true, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}, apiextensions.CustomResourceDefinitionVersion{Name:\"v2\", Served:true, Storage:true, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}}: must have exactly one version marked as storage version, status.storedVersions: Invalid value: apiextensions.CustomResourceDefinitionVersion{Name:\"v2\", Served:true, Storage:true, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}: must have the storage version v2]",
+  badGroup: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe\" is invalid: spec.group: Invalid value: \"probe\": should be a domain with at least one dot",
+  badScope: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\"",
+  badKind: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.names.singular: Invalid value: \"wid_get\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.names.kind: Invalid value: \"Wid_get\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.names.listKind: Invalid value: \"Wid_getList\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.names.shortNames[0]: Invalid value: \"W\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.names.categories[0]: Invalid value: \"a b\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')]",
+  sameListKind: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.names.listKind: Invalid value: \"Widget\": kind and listKind may not be the same",
+  noSchema: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required",
+  badSchema: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+  twoSchemas: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.versions[0].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields, spec.versions[1].schema.openAPIV3Schema.type: Invalid value: \"string\": must be object at the root]",
+  deprecation: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.versions[0].deprecationWarning: Invalid value: \"x\": can only be set for deprecated versions",
+  deprecationEmpty: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.versions[0].deprecationWarning: Invalid value: \"\": must not be an empty string",
+  badVersion: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.versions[0].name: Invalid value: \"V1\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.version: Invalid value: \"V1\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')]",
+  dupVersion: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:\"v1\", Served:true, Storage:true, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}, apiextensions.CustomResourceDefinitionVersion{Name:\"v1\", Served:true, Storage:false, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil)}}: must contain unique version names",
+  webhookNoConfig: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook, spec.conversion.conversionReviewVersions: Required value]",
+  webhookNoVersions: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.conversion.conversionReviewVersions: Required value",
+  noneWithWebhook: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook, spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook]",
+  badStrategy: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.conversion.strategy: Unsupported value: \"Magic\": supported values: \"None\", \"Webhook\"",
+  missingNames: "CustomResourceDefinition.apiextensions.k8s.io \"x.probe.example.com\" is invalid: [metadata.name: Invalid value: \"x.probe.example.com\": must be spec.names.plural+\".\"+spec.group, spec.names.plural: Required value, spec.names.singular: Required value, spec.names.kind: Required value, spec.names.listKind: Required value]",
+};
+
+test('validation: names, scope, versions, storage version, schema, deprecationWarning, conversion (kube\'s messages)', async () => {
+  for (const [name, body] of Object.entries(INVALID)) {
+    const r = await c.request('POST', `${CRDS}?dryRun=All`, { body });
+    assert.is(r.status, 422, `${name}: ${show(r)}`);
+    assert.is(r.json.reason, 'Invalid', name);
+    assert.is(r.json.message, EXPECTED[name], name);
+  }
+});
+
 test.run();

@@ -11,7 +11,8 @@
  * acceptedNames are the controllers' (internal/controllers/crd-*.ts).
  */
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 import { FIELD_IMMUTABLE } from '../../validation/objectmeta.ts';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../validation/names.ts';
 import { isObj } from '../../gocompat/json.ts';
@@ -19,7 +20,7 @@ import { semanticEqual } from '../../gocompat/equal.ts';
 import { validateCRDSchema } from '../../apiextensions/structural.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
 import type { KindDescriptor, StatusStrategy, Strategy } from '../rest/strategy.ts';
-import { arr, obj, str } from '../storage/helpers.ts';
+import { GO_POINTER, arr, goPtr, goStrings, obj, str } from '../storage/helpers.ts';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 /** The finalizer kube's apiextensions-apiserver puts on every CRD: its custom resources go first. */
@@ -66,6 +67,29 @@ function shared(o: KubeObject, field: string): { identical: boolean; value: unkn
   const value = vs[0][field];
   return { identical: vs.every((v) => semanticEqual(v[field], value)), value };
 }
+
+/**
+ * Go's %#v of an internal CustomResourceDefinitionVersion, as kube prints it in messages: a field
+ * that every version shares was moved to the spec's top level (nil here); a pointer prints as an
+ * address (GO_POINTER; kube's differs per run).
+ */
+function goVersion(v: Record<string, unknown>, moved: { schema: boolean; subresources: boolean; columns: boolean }): string {
+  const ptr = (field: string, type: string, isMoved: boolean): string => goPtr(!isMoved && v[field] !== undefined && v[field] !== null, type);
+  const w = typeof v.deprecationWarning === 'string' ? GO_POINTER : 'nil';
+  const cols = !moved.columns && Array.isArray(v.additionalPrinterColumns) && v.additionalPrinterColumns.length ? '[]apiextensions.CustomResourceColumnDefinition{…}' : '[]apiextensions.CustomResourceColumnDefinition(nil)';
+  return (
+    `apiextensions.CustomResourceDefinitionVersion{Name:${goQuote(str(v.name))}, Served:${v.served === true}, Storage:${v.storage === true}, Deprecated:${v.deprecated === true}, ` +
+    `DeprecationWarning:(*string)(${w}), Schema:${ptr('schema', 'apiextensions.CustomResourceValidation', moved.schema)}, Subresources:${ptr('subresources', 'apiextensions.CustomResourceSubresources', moved.subresources)}, AdditionalPrinterColumns:${cols}}`
+  );
+}
+
+/** What v1 → internal conversion moved to the top level (every version has the same value). */
+const movedFields = (o: KubeObject) => ({ schema: shared(o, 'schema').identical, subresources: shared(o, 'subresources').identical, columns: shared(o, 'additionalPrinterColumns').identical });
+
+const goVersions = (o: KubeObject): GoValue => {
+  const moved = movedFields(o);
+  return new GoValue(`[]apiextensions.CustomResourceDefinitionVersion{${versions(o).map((v) => goVersion(v, moved)).join(', ')}}`);
+};
 
 const hasStatus = (sub: unknown): boolean => isObj(sub) && isObj(sub.status);
 
@@ -196,9 +220,11 @@ export function validateCRDSpec(o: KubeObject): FieldError[] {
     errs.push(...validateDeprecationWarning(v, vp));
     if (!schema.identical) errs.push(...validateSchema(v.schema, vp.child('schema'), subresources.identical ? anyStatus : hasStatus(v.subresources)));
   });
-  const goVersions = vs;
-  if (!unique) errs.push(invalid(p.child('versions'), goVersions, 'must contain unique version names'));
-  if (storageCount !== 1) errs.push(invalid(p.child('versions'), goVersions, 'must have exactly one version marked as storage version'));
+  if (!unique) errs.push(invalid(p.child('versions'), goVersions(o), 'must contain unique version names'));
+  if (storageCount !== 1) errs.push(invalid(p.child('versions'), goVersions(o), 'must have exactly one version marked as storage version'));
+  // The internal spec.version is versions[0].name (conversion), checked again.
+  const first = vs.length ? str(vs[0]!.name) : '';
+  if (first && isDNS1035Label(first).length) errs.push(invalid(p.child('version'), first, isDNS1035Label(first).join(',')));
 
   const n = names(o);
   for (const f of ['plural', 'singular', 'kind', 'listKind']) if (!str(n[f])) errs.push(required(p.child('names').child(f), ''));
@@ -216,12 +242,12 @@ export function validateCRDSpec(o: KubeObject): FieldError[] {
 function validateStoredVersions(o: KubeObject): FieldError[] {
   const p = new FieldPath('status').child('storedVersions');
   const stored = arr(obj(o.status).storedVersions).map(str);
-  if (stored.length === 0) return [invalid(p, stored, 'must have at least one stored version')];
+  if (stored.length === 0) return [invalid(p, new GoValue(goStrings(obj(o.status).storedVersions)), 'must have at least one stored version')];
   const errs: FieldError[] = [];
   const left = new Map(stored.map((v, i) => [v, i]));
   for (const v of versions(o)) {
     const name = str(v.name);
-    if (v.storage === true && !left.has(name)) errs.push(invalid(p, v, `must have the storage version ${name}`));
+    if (v.storage === true && !left.has(name)) errs.push(invalid(p, new GoValue(goVersion(v, movedFields(o))), `must have the storage version ${name}`));
     left.delete(name);
   }
   for (const [v, i] of left) errs.push(invalid(p.index(i), v, 'must appear in spec.versions'));
