@@ -197,4 +197,66 @@ test('validation: names, scope, versions, storage version, schema, deprecationWa
   }
 });
 
+test('name conflicts within a group: the second CRD is refused the names the first accepted', async () => {
+  // Another plural, the same kind (so the same defaulted singular and listKind): the last conflict
+  // found names the condition; only the free plural is accepted; not Established.
+  const r = await create(crd('gizmos', 'Widget'));
+  assert.is(r.status, 201, show(r));
+  const got = await settled(`gizmos.${group}`, {
+    NamesAccepted: ['False', 'ListKindConflict', '"WidgetList" is already in use'],
+    Established: ['False', 'NotAccepted', 'not all names are accepted'],
+  });
+  assert.equal(got.status.acceptedNames, { plural: 'gizmos', kind: '' });
+  // A short name taken as the other CRD's plural: ShortNamesConflict.
+  const s = await create(crd('sprockets', 'Sprocket', { names: { shortNames: ['widgets'] } }));
+  assert.is(s.status, 201, show(s));
+  await settled(`sprockets.${group}`, { NamesAccepted: ['False', 'ShortNamesConflict', '"widgets" is already in use'] });
+  // Never Established: not served; deleted at once (NeverEstablished: nothing to clean up).
+  assert.is((await c.request('GET', `/apis/${group}/v1/gizmos`)).status, 404);
+  const d = await c.request('DELETE', `${CRDS}/sprockets.${group}`);
+  assert.is(d.status, 200, show(d));
+  await eventually('sprockets gone', async () => (await c.request('GET', `${CRDS}/sprockets.${group}`)).status === 404);
+});
+
+test('v1beta1 is not served (removed in 1.22): 404, and discovery lists v1 only', async () => {
+  const r = await c.request('GET', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions');
+  assert.is(r.status, 404, show(r));
+  const g = await c.request('GET', '/apis/apiextensions.k8s.io');
+  assert.equal(g.json.versions, [{ groupVersion: 'apiextensions.k8s.io/v1', version: 'v1' }]);
+  const post = await c.request('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', { body: { ...crd('things', 'Thing'), apiVersion: 'apiextensions.k8s.io/v1beta1' } });
+  assert.is(post.status, 404, show(post));
+});
+
+test('Table: kube\'s default columns (Name, Created At)', async () => {
+  const r = await c.request('GET', `${CRDS}/widgets.${group}`, { headers: { accept: TABLE } });
+  assert.is(r.status, 200, show(r));
+  assert.equal(r.json.columnDefinitions.map((x: any) => [x.name, x.type, x.format]), [['Name', 'string', 'name'], ['Created At', 'date', '']]);
+  assert.is(r.json.rows[0].cells[0], `widgets.${group}`);
+  assert.match(r.json.rows[0].cells[1], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+});
+
+test('delete: Terminating + cleanup finalizer, custom resources deleted, then the CRD', async () => {
+  const name = `widgets.${group}`;
+  const base = `/apis/${group}/v1/namespaces/${ns}/widgets`;
+  const cr = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w2' } } });
+  assert.is(cr.status, 201, show(cr));
+  const del = await c.request('DELETE', `${CRDS}/${name}`);
+  assert.is(del.status, 200, show(del));
+  assert.is(del.json.kind, 'CustomResourceDefinition');
+  assert.ok(del.json.metadata.deletionTimestamp);
+  assert.equal(del.json.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+  assert.equal(conds(del.json).Terminating, ['True', 'InstanceDeletionPending', 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon']);
+  await eventually('the CRD gone', async () => (await c.request('GET', `${CRDS}/${name}`)).status === 404, 30_000);
+  await eventually('its kind gone', async () => (await c.request('GET', `/apis/${group}/v1/widgets`)).status === 404, 30_000);
+  // The names it held are free again: the conflicting CRD of the group takes them.
+  await settled(`gizmos.${group}`, { NamesAccepted: ACCEPTED, Established: ESTABLISHED });
+  // A CRD created again under the same name finds none of the old objects.
+  const again = await create(crd('widgets', 'Doohickey'));
+  assert.is(again.status, 201, show(again));
+  await settled(name, { Established: ESTABLISHED });
+  await eventually('served again', async () => (await c.request('GET', `/apis/${group}/v1/widgets`)).status === 200);
+  const list = await c.request('GET', `/apis/${group}/v1/widgets`);
+  assert.equal(list.json.items, []);
+});
+
 test.run();
