@@ -366,4 +366,6 @@ export const crdKind: KindDescriptor = {
   deleteReturns: 'Object',
   apimachineryFinalizers: true,
   hasGeneration: true,
+  // apiextensions-apiserver 1.24 still encodes CRDs in etcd as v1beta1 (discovery's storageVersionHash).
+  storageVersion: 'v1beta1',
 };
