@@ -20,6 +20,7 @@ import { semanticEqual } from '../../gocompat/equal.ts';
 import { validateCRDSchema } from '../../apiextensions/structural.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
 import type { KindDescriptor, StatusStrategy, Strategy } from '../rest/strategy.ts';
+import { validateReviewVersions, validateWebhookService, validateWebhookURL } from '../admissionregistration/validation.ts';
 import { GO_POINTER, arr, goPtr, goStrings, obj, str } from '../storage/helpers.ts';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
@@ -146,22 +147,6 @@ export function validateNames(n: Record<string, unknown>, p: FieldPath): FieldEr
   return errs;
 }
 
-function validateConversionReviewVersions(list: string[], p: FieldPath): FieldError[] {
-  if (list.length < 1) return [required(p, '')];
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  list.forEach((v, i) => {
-    if (seen.has(v)) {
-      errs.push(invalid(p.index(i), v, 'duplicate version'));
-      return;
-    }
-    seen.add(v);
-    for (const e of isDNS1035Label(v)) errs.push(invalid(p.index(i), v, e));
-  });
-  if (!list.some((v) => v === 'v1' || v === 'v1beta1')) errs.push(invalid(p, list, 'must include at least one of v1, v1beta1'));
-  return errs;
-}
-
 /** validateCustomResourceConversion on the internal form (v1's webhook.* are its fields). */
 function validateConversion(c: Record<string, unknown>, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
@@ -172,9 +157,18 @@ function validateConversion(c: Record<string, unknown>, p: FieldPath): FieldErro
   const cc = webhook && isObj(webhook.clientConfig) ? webhook.clientConfig : undefined;
   const reviewVersions = webhook && Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions.map(str) : [];
   if (strategy === 'Webhook') {
-    if (!cc) errs.push(required(p.child('webhookClientConfig'), 'required when strategy is set to Webhook'));
-    else if ((cc.url === undefined) === (cc.service === undefined)) errs.push(required(p.child('webhookClientConfig'), 'exactly one of url or service is required'));
-    errs.push(...validateConversionReviewVersions(reviewVersions, p.child('conversionReviewVersions')));
+    const ccp = p.child('webhookClientConfig');
+    if (!cc) errs.push(required(ccp, 'required when strategy is set to Webhook'));
+    else if ((cc.url === undefined) === (cc.service === undefined)) errs.push(required(ccp, 'exactly one of url or service is required'));
+    else if (cc.url !== undefined) errs.push(...validateWebhookURL(ccp.child('url'), str(cc.url)));
+    else {
+      const s = obj(cc.service);
+      // kube passes (name, namespace) where the function takes (namespace, name): a missing
+      // namespace is reported as "service name is required", kept as kube answers.
+      errs.push(...validateWebhookService(ccp.child('service'), str(s.name), str(s.namespace), typeof s.path === 'string' ? s.path : undefined, typeof s.port === 'number' ? s.port : 0));
+    }
+    const rp = p.child('conversionReviewVersions');
+    errs.push(...(reviewVersions.length < 1 ? [required(rp, '')] : validateReviewVersions(reviewVersions, true, rp)));
   } else {
     if (cc) errs.push(forbidden(p.child('webhookClientConfig'), 'should not be set when strategy is not set to Webhook'));
     if (reviewVersions.length) errs.push(forbidden(p.child('conversionReviewVersions'), 'should not be set when strategy is not set to Webhook'));
