@@ -201,6 +201,30 @@ test('validation: names, scope, versions, storage version, schema, deprecationWa
   }
 });
 
+test('patch: merge and strategic merge on the CRD; /status writes keep the spec (metadata changes, as in kube 1.24)', async () => {
+  const name = `widgets.${group}`;
+  const merge = await c.request('PATCH', `${CRDS}/${name}`, { raw: JSON.stringify({ metadata: { annotations: { note: 'm' } } }), contentType: 'application/merge-patch+json' });
+  assert.is(merge.status, 200, show(merge));
+  assert.is(merge.json.metadata.annotations.note, 'm');
+  // spec.versions has no merge key: a strategic merge patch replaces the list (kube's Go types).
+  const partial = await c.request('PATCH', `${CRDS}/${name}`, { raw: JSON.stringify({ spec: { versions: [{ name: 'v1', deprecated: true, deprecationWarning: 'use v2' }] } }), contentType: 'application/strategic-merge-patch+json' });
+  assert.is(partial.status, 422, show(partial));
+  assert.match(partial.json.message, /^CustomResourceDefinition.apiextensions.k8s.io "[^"]+" is invalid: \[spec.versions\[0\].schema.openAPIV3Schema: Required value: schemas are required, spec.versions: Invalid value: .*: must have exactly one version marked as storage version\]$/);
+  const v1 = { ...merge.json.spec.versions[0], deprecated: true, deprecationWarning: 'use v2' };
+  const smp = await c.request('PATCH', `${CRDS}/${name}`, { raw: JSON.stringify({ spec: { versions: [v1] } }), contentType: 'application/strategic-merge-patch+json' });
+  assert.is(smp.status, 200, show(smp));
+  assert.equal(smp.json.spec.versions.map((v: any) => [v.name, v.storage, v.deprecated, v.deprecationWarning]), [['v1', true, true, 'use v2']]);
+  const before = smp.json;
+  const st = await c.request('PATCH', `${CRDS}/${name}/status`, {
+    raw: JSON.stringify({ metadata: { labels: { ignored: 'yes' } }, spec: { scope: 'Cluster' }, status: { storedVersions: ['v1'] } }),
+    contentType: 'application/merge-patch+json',
+  });
+  assert.is(st.status, 200, show(st));
+  assert.is(st.json.spec.scope, 'Namespaced');
+  assert.equal(st.json.metadata.labels, { ...before.metadata.labels, ignored: 'yes' });
+  assert.is(st.json.metadata.generation, before.metadata.generation);
+});
+
 test('name conflicts within a group: the second CRD is refused the names the first accepted', async () => {
   // Another plural, the same kind (so the same defaulted singular and listKind): the last conflict
   // found names the condition; only the free plural is accepted; not Established.

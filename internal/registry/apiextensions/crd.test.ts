@@ -39,7 +39,7 @@ test('update: status kept, generation counts spec changes, a new storage version
   assert.is(same.metadata.generation, 3);
 });
 
-test('status writes keep the spec and the metadata kube resets', () => {
+test('status writes keep the spec (metadata changes: kube resets it against itself)', () => {
   const old = crd('widgets', 'Widget');
   old.metadata.labels = { a: 'b' };
   const n = structuredClone(old);
@@ -48,7 +48,7 @@ test('status writes keep the spec and the metadata kube resets', () => {
   n.metadata.finalizers = ['x/y'];
   crdStatusStrategy.prepareForUpdate(n, old);
   assert.is((n.spec as any).scope, 'Namespaced');
-  assert.equal(n.metadata.labels, { a: 'b' });
+  assert.equal(n.metadata.labels, { c: 'd' });
   assert.equal(n.metadata.finalizers, ['x/y']);
 });
 

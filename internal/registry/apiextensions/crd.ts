@@ -331,16 +331,14 @@ export const crdStrategy: Strategy = {
   },
 };
 
-/** The status strategy: spec and most metadata stay as stored (finalizers may change). */
+/**
+ * The status strategy: the spec stays as stored. kube 1.24 means to reset metadata too, but calls
+ * ResetObjectMetaForStatus with the new object on both sides (a no-op), so labels, annotations and
+ * finalizers do change through /status (the finalizing controller drops its finalizer that way).
+ */
 export const crdStatusStrategy: StatusStrategy = {
   prepareForUpdate(n, old) {
     n.spec = structuredClone(old.spec);
-    const m = n.metadata as Record<string, unknown>;
-    const e = old.metadata as Record<string, unknown>;
-    for (const f of ['labels', 'annotations', 'ownerReferences', 'generation', 'selfLink']) {
-      if (e[f] === undefined) delete m[f];
-      else m[f] = structuredClone(e[f]);
-    }
   },
   validateUpdate: (n) => validateNames(obj(obj(n.status).acceptedNames), new FieldPath('status').child('acceptedNames')),
 };
