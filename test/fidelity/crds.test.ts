@@ -167,8 +167,20 @@ const INVALID: Record<string, unknown> = {
   webhookHttpUrl: probe({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://x.example.com/c' }, conversionReviewVersions: ['v1'] } } }),
   webhookService: probe({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'svc', namespace: '', path: 'x', port: 70000 } }, conversionReviewVersions: ['v3', 'v3'] } } }),
   missingNames: { ...probe({ names: {} }), metadata: { name: `x.${P}` } },
+  approvalMissing: { ...probe({ group: 'x.k8s.io' }), metadata: { name: 'widgets.x.k8s.io' } },
+  approvalInvalid: { ...probe({ group: 'x.kubernetes.io' }), metadata: { name: 'widgets.x.kubernetes.io', annotations: { 'api-approved.kubernetes.io': 'maybe' } } },
+  preserveTrue: probe({ preserveUnknownFields: true }),
+};
+
+/** Valid with dryRun=All: a protected group with an approval URL or an "unapproved" reason. */
+const VALID: Record<string, unknown> = {
+  approvalBypassed: { ...probe({ group: 'x.k8s.io' }), metadata: { name: 'widgets.x.k8s.io', annotations: { 'api-approved.kubernetes.io': 'unapproved, testing' } } },
+  approvalUrl: { ...probe({ group: 'x.k8s.io' }), metadata: { name: 'widgets.x.k8s.io', annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/1' } } },
 };
 const EXPECTED: Record<string, string> = {
+  approvalMissing: 'CustomResourceDefinition.apiextensions.k8s.io "widgets.x.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+  approvalInvalid: 'CustomResourceDefinition.apiextensions.k8s.io "widgets.x.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "maybe": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+  preserveTrue: 'CustomResourceDefinition.apiextensions.k8s.io "widgets.probe.example.com" is invalid: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead',
   webhookHttpUrl: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
   webhookService: "CustomResourceDefinition.apiextensions.k8s.io \"widgets.probe.example.com\" is invalid: [spec.conversion.webhookClientConfig.service.name: Required value: service name is required, spec.conversion.webhookClientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive, spec.conversion.webhookClientConfig.service.path: Invalid value: \"x\": must start with a '/', spec.conversion.webhookClientConfig.service.path: Invalid value: \"x\": segment[0] may not be empty, spec.conversion.conversionReviewVersions[1]: Invalid value: \"v3\": duplicate version, spec.conversion.conversionReviewVersions: Invalid value: []string{\"v3\", \"v3\"}: must include at least one of v1, v1beta1]",
   wrongName: "CustomResourceDefinition.apiextensions.k8s.io \"gadgets.probe.example.com\" is invalid: metadata.name: Invalid value: \"gadgets.probe.example.com\": must be spec.names.plural+\".\"+spec.group",
@@ -198,6 +210,10 @@ test('validation: names, scope, versions, storage version, schema, deprecationWa
     assert.is(r.status, 422, `${name}: ${show(r)}`);
     assert.is(r.json.reason, 'Invalid', name);
     assert.is(r.json.message, EXPECTED[name], name);
+  }
+  for (const [name, body] of Object.entries(VALID)) {
+    const r = await c.request('POST', `${CRDS}?dryRun=All`, { body });
+    assert.is(r.status, 201, `${name}: ${show(r)}`);
   }
 });
 

@@ -255,8 +255,51 @@ function validateName(o: KubeObject): FieldError[] {
   return [invalid(new FieldPath('metadata').child('name'), name, 'must be spec.names.plural+"."+spec.group')];
 }
 
-/** Spec, status.acceptedNames and storedVersions (ValidateCustomResourceDefinition after ObjectMeta). */
-const validateCRDBody = (o: KubeObject): FieldError[] => [...validateCRDSpec(o), ...validateNames(obj(obj(o.status).acceptedNames), new FieldPath('status').child('acceptedNames')), ...validateStoredVersions(o)];
+const APPROVAL = 'api-approved.kubernetes.io';
+
+/** GetAPIApprovalState: the state of the approval annotation and kube's reason. */
+function approvalState(o: KubeObject | undefined): { state: 'invalid' | 'approved' | 'bypassed' | 'missing'; reason: string } {
+  const a = str(o?.metadata.annotations?.[APPROVAL]);
+  if (!a) return { state: 'missing', reason: `protected groups must have approval annotation "${APPROVAL}", see https://github.com/kubernetes/enhancements/pull/1111` };
+  if (a.startsWith('unapproved')) return { state: 'bypassed', reason: `not approved: ${goQuote(a)}` };
+  let url: URL | undefined;
+  try {
+    url = new URL(a);
+  } catch {
+    url = undefined;
+  }
+  if (url && url.host && url.protocol) return { state: 'approved', reason: `approved in ${a}` };
+  return { state: 'invalid', reason: `protected groups must have approval annotation "${APPROVAL}" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111` };
+}
+
+/** validateAPIApproval: a group under k8s.io or kubernetes.io needs the approval annotation. */
+function validateAPIApproval(o: KubeObject, old?: KubeObject): FieldError[] {
+  const group = str(spec(o).group);
+  const protectedGroup = group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+  if (!protectedGroup) return [];
+  const now = approvalState(o);
+  if (old && approvalState(old).state === now.state) return [];
+  const p = new FieldPath('metadata').child('annotations').key(APPROVAL);
+  if (now.state === 'missing') return [required(p, now.reason)];
+  if (now.state === 'invalid') return [invalid(p, str(o.metadata.annotations?.[APPROVAL]), now.reason)];
+  return [];
+}
+
+/** validatePreserveUnknownFields: v1 no longer allows spec.preserveUnknownFields true (unless it was). */
+function validatePreserveUnknownFields(o: KubeObject, old?: KubeObject): FieldError[] {
+  if (old && spec(old).preserveUnknownFields === true) return [];
+  if (spec(o).preserveUnknownFields !== true) return [];
+  return [invalid(new FieldPath('spec').child('preserveUnknownFields'), true, 'cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead')];
+}
+
+/** Spec, status.acceptedNames, storedVersions, API approval, preserveUnknownFields (ValidateCustomResourceDefinition after ObjectMeta). */
+const validateCRDBody = (o: KubeObject, old?: KubeObject): FieldError[] => [
+  ...validateCRDSpec(o),
+  ...validateNames(obj(obj(o.status).acceptedNames), new FieldPath('status').child('acceptedNames')),
+  ...validateStoredVersions(o),
+  ...validateAPIApproval(o, old),
+  ...validatePreserveUnknownFields(o, old),
+];
 
 /** On create only, the name must be `<plural>.<group>` (an update checks ObjectMeta's update rules, not the name). */
 const validateCRD = (o: KubeObject): FieldError[] => [...validateName(o), ...validateCRDBody(o)];
@@ -287,7 +330,7 @@ export const conditionOf = (o: KubeObject, type: string): Record<string, unknown
 export const established = (o: KubeObject): boolean => conditionOf(o, 'Established')?.status === 'True';
 
 function validateCRDUpdate(n: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateCRDBody(n);
+  const errs = validateCRDBody(n, old);
   const p = new FieldPath('spec');
   // Appended after the spec's own errors (validateCustomResourceDefinitionSpecUpdate), before status ones.
   const at = errs.findIndex((e) => e.field.startsWith('status.'));
