@@ -45,6 +45,9 @@ export function kindRoots(): string[] {
   return source
     .names()
     .filter((n) => (source.definition(n)?.['x-kubernetes-group-version-kind'] ?? []).length === 1)
+    // apiextensions-apiserver's kinds (CustomResourceDefinition) have no messages here yet: their
+    // JSONSchemaProps unions need codec support first; they are served as JSON and YAML.
+    .filter((n) => !n.startsWith('io.k8s.apiextensions-apiserver.'))
     .map((n) => n.replace(/^io\.k8s\./, 'k8s.io.'));
 }
 

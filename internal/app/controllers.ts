@@ -20,6 +20,7 @@ import { ClusterRoleAggregator } from '../controllers/clusterrole-aggregation.ts
 import { NamespaceController } from '../controllers/namespace.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { StorageProtectionController } from '../controllers/storage-protection.ts';
+import { CRDController } from '../controllers/crd-controller.ts';
 import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
 import { ServiceAccountsController } from '../controllers/service-accounts.ts';
@@ -86,6 +87,9 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
         return trust;
       },
     })
+    // apiextensions-apiserver's naming, establishing and finalizing controllers, and the serving of
+    // Established CRDs' kinds (kube-apiserver's start-apiextensions-controllers hook).
+    .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log) })
     // Run whenever bootstrap tokens authenticate (see ControllerManager.enabled).
     .add({ name: 'tokencleaner', runBy: 'kube-controller-manager', stage: 'before-serving', make: () => (opts.tokenAuth?.enableBootstrapTokenAuth && served('secrets') ? new TokenCleaner(storage, registry.lookup('', 'v1', 'secrets')!, log) : null) })
     // kube-apiserver's bootstrap-controller: the `kubernetes` Service and Endpoints, and the

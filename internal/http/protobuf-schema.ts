@@ -246,7 +246,10 @@ function kinds(): Map<string, string> {
     // meta/v1 documents (Status, APIGroup, …) name v1 but serve every group: ANY_GROUP_KINDS.
     if (name.startsWith('io.k8s.apimachinery.')) continue;
     const gvks = source.definition(name)?.['x-kubernetes-group-version-kind'] ?? [];
-    if (gvks.length === 1) table.set(`${gvks[0]!.group}/${gvks[0]!.version}/${gvks[0]!.kind}`, name.replace(/^io\.k8s\./, 'k8s.io.'));
+    const message = name.replace(/^io\.k8s\./, 'k8s.io.');
+    // A kind with a schema but no message yet (apiextensions.k8s.io/v1 CustomResourceDefinition:
+    // cmd/gen-proto.ts reads k8s.io/api and apimachinery only) is served as JSON and YAML.
+    if (gvks.length === 1 && loadSchema().messages.has(message)) table.set(`${gvks[0]!.group}/${gvks[0]!.version}/${gvks[0]!.kind}`, message);
   }
   return (kindMessages = table);
 }

@@ -11,5 +11,6 @@ import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
+import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...coordinationKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...coordinationKinds, ...apiextensionsKinds];

@@ -143,6 +143,22 @@ test('/apis/coordination.k8s.io: v1 only (v1beta1 removed in 1.22: 404), leases 
   }
 });
 
+test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
+  const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
+  assert.is(r.status, 200);
+  assert.is(
+    r.text.trim(),
+    '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apiextensions.k8s.io/v1","resources":[' +
+      '{"name":"customresourcedefinitions","singularName":"","namespaced":false,"kind":"CustomResourceDefinition","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["crd","crds"],"categories":["api-extensions"],"storageVersionHash":"jfWCUB31mvA="},' +
+      '{"name":"customresourcedefinitions/status","singularName":"","namespaced":false,"kind":"CustomResourceDefinition","verbs":["get","patch","update"]}]}',
+  );
+  const g = await t.client.request('GET', '/apis/apiextensions.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}}',
+  );
+});
+
 test('storageVersionHash is base64 of the first 8 bytes of sha256(<group>/<version>/<kind>)', async () => {
   const doc = await ok(t.client.request('GET', '/api/v1'), 200, '/api/v1');
   for (const e of CORE_V1.filter((x) => x.storageVersionHash)) {

@@ -133,6 +133,14 @@ function validateWebhook(w: Record<string, unknown>, p: FieldPath, mutating: boo
 
 function validateAdmissionReviewVersions(versions: string[], requireRecognized: boolean, p: FieldPath): FieldError[] {
   if (versions.length < 1) return [required(p, `must specify one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`)];
+  return validateReviewVersions(versions, requireRecognized, p);
+}
+
+/**
+ * A non-empty list of review versions (admissionReviewVersions, a CRD's conversionReviewVersions):
+ * DNS-1035 labels, no duplicates, one of v1/v1beta1 when `requireRecognized`.
+ */
+export function validateReviewVersions(versions: string[], requireRecognized: boolean, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   let accepted = false;

@@ -150,6 +150,8 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,
+    // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
+    apimachineryFinalizers: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
     // One warning per kind: given only when every served version is deprecated (their first's).
     ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),

@@ -125,7 +125,7 @@ export abstract class CreateStore extends StoreBase {
 
   protected validateCreate(obj: KubeObject): void {
     const errs: FieldError[] = [
-      ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain']),
+      ...validateObjectMeta(obj.metadata, this.kind.namespaced, NAME_VALIDATORS[this.kind.nameFormat ?? 'subdomain'], undefined, { kubeFinalizers: !this.kind.apimachineryFinalizers }),
       ...this.kind.strategy.validate(obj),
     ];
     // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).

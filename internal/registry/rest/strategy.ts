@@ -291,6 +291,12 @@ export interface KindDescriptor {
   fieldSelectors?: Record<string, (obj: KubeObject) => string>;
   /** Delete success body: 'Status' (ConfigMap, Secret) or 'Object' (most other kinds). */
   deleteReturns: 'Status' | 'Object';
+  /**
+   * metadata.finalizers checked by apimachinery's rule only (a qualified name; no "standard or
+   * fully qualified" rule of the core API): the kinds apiextensions-apiserver serves (CRDs, whose
+   * cleanup finalizer has no `/`, and custom resources).
+   */
+  apimachineryFinalizers?: boolean;
   /** Kinds whose PUT/PATCH bump metadata.generation on spec change. */
   hasGeneration?: boolean;
   /** Bootstrap objects the server creates at first start (e.g. the system namespaces). */
