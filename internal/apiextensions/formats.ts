@@ -23,8 +23,8 @@ const RGBCOLOR = /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d
 const CREDITCARD = /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
 const ISBN10 = /^(?:[0-9]{9}X|[0-9]{10})$/;
 const ISBN13 = /^(?:[0-9]{13})$/;
-const DURATION_GO = /^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$/;
-const DURATION_UNITS = /^((\d+)\s*([A-Za-zµ]+))(\s*(\d+)\s*([A-Za-zµ]+))*$/;
+const DURATION_GO = /^[-+]?([0-9]*(\.[0-9]*)?(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/;
+const DURATION_UNITS = /^((\d+)\s*([A-Za-z\u00b5]+))(\s*(\d+)\s*([A-Za-z\u00b5]+))*$/;
 const DURATION_UNIT_NAMES = new Set(
   'ns nano nanos nanosecond nanoseconds us µs micro micros microsecond microseconds ms milli millis millisecond milliseconds s sec secs second seconds m min mins minute minutes h hr hour hours d day days w wk week weeks'.split(' '),
 );
@@ -94,7 +94,7 @@ const CHECKERS: Record<string, (s: string) => boolean> = {
   date: isDate,
   duration: (s) =>
     DURATION_GO.test(s) ||
-    (DURATION_UNITS.test(s.trim()) && [...s.matchAll(/(\d+)\s*([A-Za-zµ]+)/g)].every((m) => DURATION_UNIT_NAMES.has(m[2]))),
+    (DURATION_UNITS.test(s.trim()) && [...s.matchAll(/(\d+)\s*([A-Za-z\u00b5]+)/g)].every((m) => DURATION_UNIT_NAMES.has(m[2]))),
   datetime: isDateTime,
 };
 
