@@ -18,6 +18,9 @@ export interface Controller {
   idle(): Promise<void>;
 }
 
+/** Pause before a failed start-up scan starts over. */
+const SCAN_RETRY_MS = 1_000;
+
 /**
  * The skeleton of a controller fed by the fold, in the shape of kube's informer + workqueue
  * controllers: `start` subscribes to committed changes (each handed to `observe`, which runs in the
@@ -63,6 +66,24 @@ export abstract class QueueController<T extends WorkItem> implements Controller 
       }
     });
     this.scanned = this.scan();
+  }
+
+  /**
+   * Run one start-up scan `pass` until it completes or the controller stops: a failed pass (e.g. its
+   * continue token expired under compaction) is logged as `<what> failed` and started over after
+   * SCAN_RETRY_MS.
+   */
+  protected async scanUntilDone(what: string, pass: () => Promise<void>): Promise<void> {
+    for (;;) {
+      try {
+        await pass();
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        this.log.warn({ err }, `${what} failed; starting it again`);
+        await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
+      }
+    }
   }
 
   /** True once stopped (a scan under way ends early). */

@@ -35,7 +35,6 @@ import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
 const CRDS = 'customresourcedefinitions';
-const SCAN_RETRY_MS = 1_000;
 
 interface Task {
   key: string;
@@ -166,31 +165,23 @@ export class CRDController extends QueueController<Task> {
       for (const [other, g] of this.groups) if (g === group) this.enqueue(other);
       return;
     }
-    const crd = parseObject(c.object);
+    this.seen(parseObject(c.object));
+  }
+
+  /** A stored CRD (a change or the start-up scan): note its group, serve its kind if Established, check it. */
+  private seen(crd: KubeObject): void {
+    const name = crd.metadata.name ?? '';
     this.groups.set(name, String(specOf(crd).group ?? ''));
     this.serve(crd);
     this.enqueue(name);
   }
 
-  protected async scan(): Promise<void> {
-    for (;;) {
-      try {
-        const crds = this.crds;
-        if (!crds) return;
-        for await (const b of listAll(crds.reader, '', {}, () => this.stopped)) {
-          const crd = parseObject(b);
-          const name = crd.metadata.name ?? '';
-          this.groups.set(name, String(specOf(crd).group ?? ''));
-          this.serve(crd);
-          this.enqueue(name);
-        }
-        return;
-      } catch (err) {
-        if (this.stopped) return;
-        this.log.warn({ err }, 'CustomResourceDefinition start-up scan failed; starting it again');
-        await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
-      }
-    }
+  protected scan(): Promise<void> {
+    return this.scanUntilDone('CustomResourceDefinition start-up scan', async () => {
+      const crds = this.crds;
+      if (!crds) return;
+      for await (const b of listAll(crds.reader, '', {}, () => this.stopped)) this.seen(parseObject(b));
+    });
   }
 
   /** Serve the custom kind of an Established CRD (synchronously: called in the fold's commit step). */

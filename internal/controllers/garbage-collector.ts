@@ -41,8 +41,6 @@ import { DEFAULT_WORK_QUEUE_OPTIONS, type WorkQueueOptions } from './work-queue.
 import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
-/** Pause before the scan starts over (e.g. its continue token expired under compaction). */
-const SCAN_RETRY_MS = 1_000;
 
 /** Which object: a served kind, its namespace ('' when cluster-scoped), name and uid. */
 interface Ident {
@@ -167,22 +165,15 @@ export class GarbageCollector extends QueueController<Task> {
     this.queue.resume();
   }
 
-  private async indexAll(kinds: readonly ServedKind[]): Promise<void> {
-    for (;;) {
-      try {
-        for (const served of kinds) {
-          for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
-            if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
-          }
-          if (this.stopped) return; // stopped
+  private indexAll(kinds: readonly ServedKind[]): Promise<void> {
+    return this.scanUntilDone('garbage collector scan', async () => {
+      for (const served of kinds) {
+        for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
+          if (mayConcernCollector(b)) this.observeObject(served, parseObject(b), true);
         }
-        return;
-      } catch (err) {
-        if (this.stopped) return;
-        this.log.warn({ err }, 'garbage collector scan failed; starting it again');
-        await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
+        if (this.stopped) return; // stopped
       }
-    }
+    });
   }
 
   // ------------------------------------------------------------------ graph

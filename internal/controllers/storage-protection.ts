@@ -30,8 +30,6 @@ import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 import { isObj } from '../gocompat/json.ts';
 
-const SCAN_RETRY_MS = 1_000;
-
 interface Task {
   key: string;
   kind: 'pv' | 'pvc';
@@ -149,28 +147,21 @@ export class StorageProtectionController extends QueueController<Task> {
     }
   }
 
-  protected async scan(): Promise<void> {
-    for (;;) {
-      try {
-        for (const [resource, kind, finalizer] of [
-          ['persistentvolumes', 'pv', PV_PROTECTION_FINALIZER],
-          ['persistentvolumeclaims', 'pvc', PVC_PROTECTION_FINALIZER],
-        ] as const) {
-          const served = this.served(resource);
-          if (!served || (this.only && kind !== this.only)) continue;
-          for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
-            const o = parseObject(b);
-            if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
-          }
-          if (this.stopped) return;
+  protected scan(): Promise<void> {
+    return this.scanUntilDone('storage protection start-up scan', async () => {
+      for (const [resource, kind, finalizer] of [
+        ['persistentvolumes', 'pv', PV_PROTECTION_FINALIZER],
+        ['persistentvolumeclaims', 'pvc', PVC_PROTECTION_FINALIZER],
+      ] as const) {
+        const served = this.served(resource);
+        if (!served || (this.only && kind !== this.only)) continue;
+        for await (const b of listAll(served.reader, '', {}, () => this.stopped)) {
+          const o = parseObject(b);
+          if (needsWork(o, finalizer)) this.enqueue(kind, o.metadata.namespace ?? '', o.metadata.name ?? '');
         }
-        return;
-      } catch (err) {
         if (this.stopped) return;
-        this.log.warn({ err }, 'storage protection start-up scan failed; starting it again');
-        await new Promise((r) => setTimeout(r, SCAN_RETRY_MS));
       }
-    }
+    });
   }
 
   private async process(t: Task): Promise<void> {
