@@ -137,9 +137,9 @@ export const pathNotFound = (message = 'the server could not find the requested 
 export const methodNotAllowed = (): ApiError =>
   new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 
-/** NewMethodNotSupported: a route exists but the storage refuses the verb (kube's wording). */
-export const methodNotSupported = (gr: GroupResource, action: string): ApiError =>
-  new ApiError(failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${grString(gr)}"`, { group: gr.group, kind: gr.resource }));
+/** NewMethodNotSupported: a route exists but the storage refuses the verb (kube's wording, or the caller's `message`). */
+export const methodNotSupported = (gr: GroupResource, action: string, message = `${action} is not supported on resources of kind "${grString(gr)}"`): ApiError =>
+  new ApiError(failure(405, 'MethodNotAllowed', message, { group: gr.group, kind: gr.resource }));
 
 /** Media types a resource route produces (go-restful's Produces for get/list/create/…). */
 const ROUTE_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];

@@ -35,6 +35,8 @@ import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
 const CRDS = 'customresourcedefinitions';
+/** kube's crdHandler answer to a create while the CRD is Terminating (405 MethodNotAllowed). */
+const TERMINATING_CREATE = 'create not allowed while custom resource definition is terminating';
 
 interface Task {
   key: string;
@@ -115,6 +117,8 @@ export class CRDController extends QueueController<Task> {
   private readonly serving = new Map<string, { served: ServedKind; id: string }>();
   /** CRD name → group, to requeue a group's CRDs when one of them goes. */
   private readonly groups = new Map<string, string>();
+  /** CRDs whose Terminating condition is True as last folded: their kinds refuse creates. */
+  private readonly terminating = new Set<string>();
 
   constructor(
     storage: Storage,
@@ -158,6 +162,7 @@ export class CRDController extends QueueController<Task> {
     if (c.key.group !== CRD_GROUP || c.key.resource !== CRDS) return;
     const name = c.key.name;
     if (c.type === 'DELETED') {
+      this.terminating.delete(name);
       this.unserve(name);
       const group = this.groups.get(name);
       this.groups.delete(name);
@@ -184,10 +189,17 @@ export class CRDController extends QueueController<Task> {
     });
   }
 
-  /** Serve the custom kind of an Established CRD (synchronously: called in the fold's commit step). */
+  /**
+   * Serve the custom kind of an Established CRD (synchronously: called in the fold's commit step).
+   * While the CRD's Terminating condition is True, creates of its kind are refused (kube's
+   * crdHandler); reads, updates and deletes go on.
+   */
   private serve(crd: KubeObject): void {
     const name = crd.metadata.name ?? '';
-    const want = established(crd) ? customResourceKinds(crd as unknown as CustomResourceDefinition)[0] : undefined;
+    if (conditionOf(crd, 'Terminating')?.status === 'True') this.terminating.add(name);
+    else this.terminating.delete(name);
+    const kind = established(crd) ? customResourceKinds(crd as unknown as CustomResourceDefinition)[0] : undefined;
+    const want = kind && { ...kind, refuseCreate: () => (this.terminating.has(name) ? TERMINATING_CREATE : undefined) };
     const have = this.serving.get(name);
     if (have && want && have.id === identity(want)) return;
     if (have && !want) return; // kube keeps serving a CRD's kind until the CRD is gone

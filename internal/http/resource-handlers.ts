@@ -232,6 +232,8 @@ export class ResourceHandlers {
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
       // its options (422), as kube-apiserver's handlers do.
       case 'create': {
+        const refused = info.subresource ? undefined : kind.refuseCreate?.();
+        if (refused) throw methodNotSupported({ group: kind.group, resource: kind.resource }, 'create', refused);
         if (info.subresource) {
           const sub = kind.subresources?.find((s) => s.name === info.subresource);
           if (!sub?.create) throw this.noRoute(kind, info.subresource);

@@ -47,6 +47,44 @@ function defaults(o: KubeObject): void {
   }
 }
 
+/**
+ * dropDisabledFields: 1.24's CustomResourceValidationExpressions gate is alpha and off, so the
+ * `x-kubernetes-validations` (CEL rules) of a new CRD's schemas are dropped, where kube's
+ * dropXValidationsField walks: properties, additionalProperties, items and dependencies (those
+ * under allOf/anyOf/oneOf/not stay, and the structural check refuses them). An update keeps them
+ * when the stored CRD has some anywhere (SchemaHas). This server has no CEL: turning the gate on
+ * changes nothing here.
+ */
+function dropXValidations(s: unknown): void {
+  if (!isObj(s)) return;
+  delete s['x-kubernetes-validations'];
+  dropXValidations(s.additionalProperties);
+  if (isObj(s.properties)) for (const p of Object.values(s.properties)) dropXValidations(p);
+  if (Array.isArray(s.items)) s.items.forEach(dropXValidations);
+  else dropXValidations(s.items);
+  if (isObj(s.dependencies)) for (const d of Object.values(s.dependencies)) dropXValidations(d);
+}
+
+/** SchemaHas(x-kubernetes-validations set): every subschema, including allOf/anyOf/oneOf/not and definitions. */
+function hasXValidations(s: unknown): boolean {
+  if (!isObj(s)) return false;
+  if (s['x-kubernetes-validations'] !== undefined && s['x-kubernetes-validations'] !== null) return true;
+  const many = (v: unknown): boolean => (Array.isArray(v) ? v.some(hasXValidations) : isObj(v) && Object.values(v).some(hasXValidations));
+  return (
+    (Array.isArray(s.items) ? many(s.items) : hasXValidations(s.items)) ||
+    many(s.allOf) || many(s.anyOf) || many(s.oneOf) || hasXValidations(s.not) ||
+    many(s.properties) || hasXValidations(s.additionalProperties) || many(s.patternProperties) ||
+    hasXValidations(s.additionalItems) || many(s.definitions) || many(s.dependencies)
+  );
+}
+
+const schemasOf = (o: KubeObject): unknown[] => versions(o).map((v) => obj(v.schema).openAPIV3Schema);
+
+function dropDisabledFields(n: KubeObject, old?: KubeObject): void {
+  if (old && schemasOf(old).some(hasXValidations)) return;
+  for (const s of schemasOf(n)) dropXValidations(s);
+}
+
 /** The version marked as storage, if exactly one is (the first otherwise). */
 export function storageVersionOf(o: KubeObject): string | undefined {
   return str(versions(o).find((v) => v.storage === true)?.name) || undefined;
@@ -355,6 +393,7 @@ export const crdStrategy: Strategy = {
   defaults,
   prepareForCreate(o) {
     o.status = {};
+    dropDisabledFields(o);
     o.metadata.generation = 1;
     addStoredVersion(o);
   },
@@ -363,6 +402,8 @@ export const crdStrategy: Strategy = {
     else n.status = structuredClone(old.status);
     n.metadata.generation = (old.metadata.generation ?? 0) + (semanticEqual(n.spec, old.spec) ? 0 : 1);
     addStoredVersion(n);
+    // After the generation (kube's order): an update adding only CEL rules still counts as a spec change.
+    dropDisabledFields(n, old);
   },
   validate: validateCRD,
   validateUpdate: validateCRDUpdate,

@@ -344,4 +344,10 @@ export interface KindDescriptor {
    * kube's 400, and other field selectors than metadata's are `field label not supported`.
    */
   customResource?: boolean;
+  /**
+   * Asked before anything else on a create of the main resource: a message refuses it with kube's
+   * 405 MethodNotAllowed (a custom resource whose CRD is Terminating: `create not allowed while
+   * custom resource definition is terminating`); undefined lets it through.
+   */
+  refuseCreate?: () => string | undefined;
 }
