@@ -51,6 +51,9 @@ interface Names {
   categories?: string[];
 }
 
+/** Custom resources still there after a delete pass (finalizers pending): retried with backoff, not logged. */
+class InstancesRemain extends Error {}
+
 const errCode = (e: unknown): number | undefined => (e instanceof ApiError ? e.code : undefined);
 const namesOf = (v: unknown): Names => (isObj(v) ? (v as Names) : {});
 const specOf = (crd: KubeObject): Record<string, unknown> => (isObj(crd.spec) ? crd.spec : {});
@@ -132,7 +135,7 @@ export class CRDController extends QueueController<Task> {
       log,
       (t) => this.process(t.key),
       (t, err) => {
-        if (errCode(err) !== 409) log.warn({ err, crd: t.key }, 'CustomResourceDefinition step failed; retrying');
+        if (errCode(err) !== 409 && !(err instanceof InstancesRemain)) log.warn({ err, crd: t.key }, 'CustomResourceDefinition step failed; retrying');
       },
       queueOptions,
     );
@@ -285,7 +288,7 @@ export class CRDController extends QueueController<Task> {
     }
     await this.storage.latest();
     const left = await served.reader.list('', { limit: 1 });
-    if (left.items.length) throw new Error(`${served.kind.resource}.${served.kind.group} waiting for instances to be removed`);
+    if (left.items.length) throw new InstancesRemain(`${served.kind.resource}.${served.kind.group} waiting for instances to be removed`);
   }
 
   /** UpdateStatus at the resourceVersion read; answers the object as stored. */
