@@ -79,6 +79,8 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
     audit: d.auditor,
     requestTimeoutMs: opts.requestTimeoutMs,
     minRequestTimeoutS: opts.minRequestTimeoutS,
+    // Kafka mode: a kind another replica serves already (its CRD's event not folded here yet).
+    catchUp: () => storage.latest(),
   };
   const limiting = requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts()));
   deps.limiter = limiting?.limiter;

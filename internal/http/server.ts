@@ -68,6 +68,11 @@ export interface ServerDeps {
   requestTimeoutMs?: number;
   /** --min-request-timeout in seconds: a watch without timeoutSeconds ends after [min, 2·min). */
   minRequestTimeoutS?: number;
+  /**
+   * Resolves once this replica has folded everything in the log (Storage.latest); asked once before
+   * a request for a kind or group this replica does not serve is answered 404 (absent: never).
+   */
+  catchUp?: () => Promise<unknown>;
 }
 
 
@@ -148,6 +153,7 @@ export function createHandler(deps: ServerDeps) {
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw unauthorized();
       }
+      if (deps.catchUp && !info.error && unknownKindOrGroup(deps.registry, info)) await deps.catchUp().catch(() => undefined);
       audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise, authAnnotations) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
@@ -294,6 +300,21 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
     watchKind: longRunning && served ? { group: info.group, version: info.version, kind: served.kind.kind } : undefined,
   });
   res.once('close', () => tracker.done(res.statusCode, refusedBySelfDefense(res)));
+}
+
+/**
+ * A request for a kind (or an API group's discovery) this replica does not serve. In Kafka mode
+ * another replica may have served it already: the CRD controller adds a kind when it folds the
+ * CRD's Established event, so a client that saw the CRD Established on replica A may reach
+ * replica B before B folded that event. The handler then waits for B to fold the log's end
+ * (Storage.latest: one broker round trip when nothing is behind) and looks again, so every
+ * replica answers from the same offset on; what is still unknown is the 404 as before.
+ */
+function unknownKindOrGroup(registry: Registry, info: RequestInfo): boolean {
+  // Custom kinds are never in the core group (a CRD's group has a dot).
+  if (info.apiPrefix !== 'apis' || info.group === '') return false;
+  if (info.isResourceRequest) return !registry.lookup(info.group, info.version, info.resource);
+  return !registry.groups().has(info.group);
 }
 
 /**
