@@ -28,6 +28,30 @@ export const M = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const C = 'k8s.io.api.core.v1.';
 export const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
 export const INTSTR = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
+/** apiextensions-apiserver's v1 package (CustomResourceDefinition); its schema unions are special messages in protobuf.ts. */
+export const APIEXT = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.';
+
+/** The protobuf message of an OpenAPI definition (io.k8s.api.core.v1.ConfigMap → k8s.io.api.core.v1.ConfigMap). */
+export const messageOfDefinition = (name: string): string => name.replace(/^io\.k8s\./, 'k8s.io.').replace(/^k8s\.io\.apiextensions-apiserver\./, 'k8s.io.apiextensions_apiserver.');
+/** The OpenAPI definition of a protobuf message (the inverse of messageOfDefinition). */
+const definitionOfMessage = (message: string): string => `io.${message.replace(/^k8s\.io\.apiextensions_apiserver\./, 'k8s.io.apiextensions-apiserver.').replace(/^k8s\.io\./, 'k8s.')}`;
+
+/**
+ * JSON names that differ from the protobuf field names (every other field has the same name in
+ * both): JSONSchemaProps' `$schema`, `$ref` and `x-kubernetes-*` extensions.
+ */
+const JSON_NAMES = new Map<string, Map<string, string>>([
+  [
+    APIEXT + 'JSONSchemaProps',
+    new Map([
+      ['schema', '$schema'],
+      ['ref', '$ref'],
+      ...['PreserveUnknownFields', 'EmbeddedResource', 'IntOrString', 'ListMapKeys', 'ListType', 'MapType', 'Validations'].map(
+        (x): [string, string] => [`xKubernetes${x}`, `x-kubernetes-${x.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).slice(1)}`],
+      ),
+    ]),
+  ],
+]);
 /**
  * Named Go slice types (`type ExtraValue []string`): a message with one repeated `items` field on
  * the wire, the bare array in JSON.
@@ -77,7 +101,10 @@ const INLINE: [string, string][] = [
 export type Json = Record<string, unknown>;
 
 export interface FieldInfo {
+  /** The protobuf field name. */
   name: string;
+  /** The JSON member name (the protobuf name but for JSON_NAMES). */
+  json: string;
   /** 'map' fields are encoded through a synthetic repeated entry message, so we control the order. */
   kind: 'single' | 'repeated' | 'map';
   /** Scalar type name ('string', 'int64', 'bytes', …) for scalars and map values. */
@@ -109,7 +136,7 @@ let schema: Schema | undefined;
  * when the schema has no Go facts for that name.
  */
 function goFacts(message: string): { ptr: Set<string>; keep: Set<string> } | undefined {
-  const def = generatedSource().definition(`io.${message.replace(/^k8s\.io\./, 'k8s.')}`);
+  const def = generatedSource().definition(definitionOfMessage(message));
   if (!def) return undefined;
   const ptr = new Set<string>();
   const keep = new Set<string>();
@@ -191,11 +218,13 @@ export function loadSchema(): Schema {
     const maps = mapFields.get(t) ?? [];
     for (const f of t.fieldsArray) {
       const map = maps.find((m) => m.name === f.name);
+      const json = JSON_NAMES.get(info.fullName)?.get(f.name) ?? f.name;
       const fi: FieldInfo = {
         name: f.name,
+        json,
         kind: map ? 'map' : f.repeated ? 'repeated' : 'single',
-        ptr: ptr.get(info.fullName)?.has(f.name) ?? false,
-        keep: keep.get(info.fullName)?.has(f.name) ?? false,
+        ptr: ptr.get(info.fullName)?.has(json) ?? false,
+        keep: keep.get(info.fullName)?.has(json) ?? false,
         inline: inline.get(info.fullName)?.has(f.name) ?? false,
       };
       const valueType = map ? (f.resolvedType as protobuf.Type).fields.value! : f;
@@ -207,6 +236,12 @@ export function loadSchema(): Schema {
     // Upstream (Go struct) order for JSON output; map fields were re-added at the end.
     const order = new Map(t.fieldsArray.map((f) => [f.name, f.id] as const));
     info.fields.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+  }
+  for (const [m, names] of JSON_NAMES) {
+    const props = generatedSource().definition(definitionOfMessage(m))?.properties ?? {};
+    for (const [f, json] of names) {
+      if (!messages.get(m)?.fields.some((x) => x.name === f) || !(json in props)) throw new Error(`internal/http/protobuf-schema.ts JSON_NAMES: no field ${m}.${f} (${json})`);
+    }
   }
   for (const [table, rows] of [['PTR', PTR], ['KEEP', KEEP], ['INLINE', INLINE]] as const) {
     for (const [m, fs] of rows) {
@@ -246,9 +281,8 @@ function kinds(): Map<string, string> {
     // meta/v1 documents (Status, APIGroup, …) name v1 but serve every group: ANY_GROUP_KINDS.
     if (name.startsWith('io.k8s.apimachinery.')) continue;
     const gvks = source.definition(name)?.['x-kubernetes-group-version-kind'] ?? [];
-    const message = name.replace(/^io\.k8s\./, 'k8s.io.');
-    // A kind with a schema but no message yet (apiextensions.k8s.io/v1 CustomResourceDefinition:
-    // cmd/gen-proto.ts reads k8s.io/api and apimachinery only) is served as JSON and YAML.
+    const message = messageOfDefinition(name);
+    // A kind with a schema but no message is served as JSON and YAML only.
     if (gvks.length === 1 && loadSchema().messages.has(message)) table.set(`${gvks[0]!.group}/${gvks[0]!.version}/${gvks[0]!.kind}`, message);
   }
   return (kindMessages = table);

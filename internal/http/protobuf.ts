@@ -15,9 +15,12 @@
  * Special messages: meta/v1 Time ⇄ RFC3339 (seconds; Go writes nanos 0 and ignores them on read),
  * MicroTime ⇄ RFC3339 with microseconds, zero Time ⇄ empty message (omitted from JSON),
  * resource.Quantity ⇄ its string, intstr.IntOrString ⇄ number | string, FieldsV1 raw ⇄ the JSON
- * object, bytes ⇄ base64 strings, int64 → number.
+ * object, bytes ⇄ base64 strings, int64 → number; apiextensions/v1 (a CRD's schema, after its Go
+ * MarshalJSON/UnmarshalJSON): JSON raw ⇄ any JSON value, JSONSchemaPropsOrArray ⇄ a schema or an
+ * array of schemas, JSONSchemaPropsOrBool ⇄ a schema or a boolean, JSONSchemaPropsOrStringArray ⇄
+ * a schema or an array of strings.
  */
-import { INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type Json, type MessageInfo } from './protobuf-schema.ts';
+import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type Json, type MessageInfo } from './protobuf-schema.ts';
 
 export { protobufTypeFor } from './protobuf-schema.ts';
 
@@ -110,6 +113,9 @@ function scalarZero(scalar: string): unknown {
   }
 }
 
+/** apiextensions/v1 JSONSchemaProps, which its unions hold. */
+const schemaProps = (): MessageInfo => message(APIEXT + 'JSONSchemaProps');
+
 /** JSON value → plain object protobufjs can encode as `m` (undefined/null: Go's zero value). */
 function toProto(m: MessageInfo, v: unknown, path: string): Json {
   if (WRAPPED_LISTS.has(m.fullName)) {
@@ -145,13 +151,24 @@ function toProtoFields(m: MessageInfo, v: unknown, path: string): Json {
     case R + 'RawExtension':
       if (v == null) return {};
       return { raw: v instanceof Uint8Array ? v : Buffer.from(JSON.stringify(v), 'utf8') };
+    case APIEXT + 'JSON':
+      return v == null ? {} : { raw: Buffer.from(JSON.stringify(v), 'utf8') };
+    case APIEXT + 'JSONSchemaPropsOrArray':
+      if (Array.isArray(v)) return { jSONSchemas: v.map((x, i) => toProto(schemaProps(), x, `${path}[${i}]`)) };
+      return v == null ? {} : { schema: toProto(schemaProps(), v, path) };
+    case APIEXT + 'JSONSchemaPropsOrBool':
+      if (v == null || typeof v === 'boolean') return { allows: v === true };
+      return { allows: true, schema: toProto(schemaProps(), v, path) };
+    case APIEXT + 'JSONSchemaPropsOrStringArray':
+      if (Array.isArray(v)) return { property: v.map((x, i) => scalarToProto('string', x, `${path}[${i}]`)) };
+      return v == null ? {} : { schema: toProto(schemaProps(), v, path) };
   }
   if (v != null && !isObject(v)) throw new Error(`${path}: expected an object, got ${JSON.stringify(v)}`);
   const src = (v ?? {}) as Json;
   const out: Json = {};
   for (const f of m.fields) {
-    const val = f.inline ? src : src[f.name];
-    const p = `${path}.${f.name}`;
+    const val = f.inline ? src : src[f.json];
+    const p = `${path}.${f.json}`;
     if (f.kind === 'map') {
       if (val == null) continue;
       if (!isObject(val)) throw new Error(`${p}: expected an object, got ${JSON.stringify(val)}`);
@@ -292,10 +309,31 @@ function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): u
         throw new Error(`${path}: raw object is neither Kubernetes protobuf nor JSON`);
       }
     }
+    case APIEXT + 'JSON': {
+      if (!has(msg, 'raw') || !(msg!.raw as Uint8Array).length) return null;
+      try {
+        return JSON.parse(Buffer.from(msg!.raw as Uint8Array).toString('utf8'));
+      } catch {
+        throw new Error(`${path}: raw value is not JSON`);
+      }
+    }
+    case APIEXT + 'JSONSchemaPropsOrArray': {
+      const many = (msg?.jSONSchemas ?? []) as Json[];
+      if (many.length) return many.map((x, i) => fromProto(schemaProps(), x, `${path}[${i}]`));
+      return has(msg, 'schema') ? fromProto(schemaProps(), msg!.schema as Json, path) : null;
+    }
+    case APIEXT + 'JSONSchemaPropsOrBool':
+      if (has(msg, 'schema')) return fromProto(schemaProps(), msg!.schema as Json, path);
+      return has(msg, 'allows') && msg!.allows === true;
+    case APIEXT + 'JSONSchemaPropsOrStringArray': {
+      const property = (msg?.property ?? []) as string[];
+      if (property.length) return property;
+      return has(msg, 'schema') ? fromProto(schemaProps(), msg!.schema as Json, path) : null;
+    }
   }
   const out: Json = {};
   for (const f of m.fields) {
-    const p = `${path}.${f.name}`;
+    const p = `${path}.${f.json}`;
     if (f.kind === 'map') {
       const entries = (msg?.[f.name] ?? []) as Json[];
       if (!entries.length) continue;
@@ -305,13 +343,13 @@ function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): u
         if (f.message) obj[key] = fromProto(f.message, has(e, 'value') ? (e.value as Json) : undefined, `${p}[${JSON.stringify(key)}]`) ?? null;
         else obj[key] = has(e, 'value') ? scalarFromProto(f.scalar!, e.value) : f.scalar === 'bytes' ? '' : scalarZero(f.scalar!);
       }
-      out[f.name] = obj;
+      out[f.json] = obj;
       continue;
     }
     if (f.kind === 'repeated') {
       const arr = (msg?.[f.name] ?? []) as unknown[];
       if (arr.length) {
-        out[f.name] = arr.map((x, i) => (f.message ? (fromProto(f.message, x as Json, `${p}[${i}]`) ?? null) : scalarFromProto(f.scalar!, x)));
+        out[f.json] = arr.map((x, i) => (f.message ? (fromProto(f.message, x as Json, `${p}[${i}]`) ?? null) : scalarFromProto(f.scalar!, x)));
       } else if (f.name === 'items' && m.fullName.endsWith('List')) {
         out[f.name] = []; // kube-apiserver's lists always carry `items`
       }
@@ -323,13 +361,13 @@ function fromProtoFields(m: MessageInfo, msg: Json | undefined, path: string): u
       const v = fromProto(f.message, present ? (msg![f.name] as Json) : undefined, p);
       if (v === undefined) continue;
       if (f.inline && isObject(v)) Object.assign(out, v);
-      else out[f.name] = v;
+      else out[f.json] = v;
       continue;
     }
     const v = present ? scalarFromProto(f.scalar!, msg![f.name]) : scalarZero(f.scalar!);
     if (v === undefined) continue;
     if (!f.ptr && !f.keep && isZero(v)) continue;
-    out[f.name] = v;
+    out[f.json] = v;
   }
   return out;
 }
