@@ -59,6 +59,9 @@ export interface Serving {
   close(): void;
 }
 
+/** How long a request for a kind this replica does not serve waits for its fold to catch up (http/server.ts). */
+const CATCH_UP_MS = 3_000;
+
 /** Build the handler, listen, and start tracking connections. */
 export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving> {
   const inflight = new InflightRequests();
@@ -80,7 +83,8 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
     requestTimeoutMs: opts.requestTimeoutMs,
     minRequestTimeoutS: opts.minRequestTimeoutS,
     // Kafka mode: a kind another replica serves already (its CRD's event not folded here yet).
-    catchUp: () => storage.latest(),
+    // Bounded: with the brokers away, an unknown path is still a 404 within CATCH_UP_MS.
+    catchUp: () => Promise.race([storage.latest(CATCH_UP_MS), new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS).unref())]),
   };
   const limiting = requestLimiter(opts, metrics, () => storageObjectCounts(storage.materializer.objectCounts()));
   deps.limiter = limiting?.limiter;
