@@ -58,4 +58,22 @@ test('a schema shared by every version is checked once, at spec.validation', () 
   assert.equal(validateCRDSpec(two).map(fieldErrorMessage), ['spec.validation.openAPIV3Schema.type: Invalid value: "string": must be object at the root']);
 });
 
+test('x-kubernetes-validations: dropped on create and on an update, kept when the stored CRD has some (kube 1.24, gate off)', () => {
+  const rules = [{ rule: 'self > 0' }];
+  const schema = () => ({ openAPIV3Schema: { type: 'object', 'x-kubernetes-validations': rules, properties: { a: { type: 'integer', 'x-kubernetes-validations': rules } }, allOf: [{ 'x-kubernetes-validations': rules }] } });
+  const o = crd('widgets', 'Widget', { versions: [{ name: 'v1', served: true, storage: true, schema: schema() }] });
+  crdStrategy.prepareForCreate!(o);
+  // allOf is not walked (kube's dropXValidationsField): the structural check refuses it there.
+  assert.equal((o.spec as any).versions[0].schema, { openAPIV3Schema: { type: 'object', properties: { a: { type: 'integer' } }, allOf: [{ 'x-kubernetes-validations': rules }] } });
+  const old = crd('widgets', 'Widget');
+  const n = crd('widgets', 'Widget', { versions: [{ name: 'v1', served: true, storage: true, schema: schema() }] });
+  crdStrategy.prepareForUpdate!(n, old);
+  assert.is((n.spec as any).versions[0].schema.openAPIV3Schema['x-kubernetes-validations'], undefined);
+  // A CRD stored with rules (written while the gate was on) keeps new ones.
+  const had = crd('widgets', 'Widget', { versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', not: { 'x-kubernetes-validations': rules } } } }] });
+  const kept = crd('widgets', 'Widget', { versions: [{ name: 'v1', served: true, storage: true, schema: schema() }] });
+  crdStrategy.prepareForUpdate!(kept, had);
+  assert.equal((kept.spec as any).versions[0].schema, schema());
+});
+
 test.run();
