@@ -8,28 +8,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Agent, request } from 'undici';
-import { readKubeconfig, startTarget, type Target } from '../target.ts';
+import { startTarget, type Target } from '../target.ts';
+import { bytesClient, dropNulls, type BytesClient } from '../bytes-client.ts';
 import { eventually } from '../harness.ts';
 import { PROTOBUF, encodeProtobuf, decodeProtobuf } from '../../internal/http/protobuf.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 let t: Target;
-let agent: Agent;
-let server: string;
+let client: BytesClient;
 let G: string;
-
-async function raw(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; body: Buffer; type: string }> {
-  const r = await request(server + path, { method: method as 'GET', headers, body, dispatcher: agent });
-  return { status: r.statusCode, body: Buffer.from(await r.body.arrayBuffer()), type: String(r.headers['content-type'] ?? '') };
-}
-
-/** Go's JSON has `"conditions": null` where the protobuf decoder leaves the key out. */
-function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
-  return v;
-}
 
 const schema = {
   type: 'object',
@@ -82,19 +69,17 @@ const crd = () => ({
 test.before(async () => {
   t = await startTarget();
   G = `${t.ns('pb')}.example.com`;
-  const k = readKubeconfig(t.kubeconfig);
-  server = k.server;
-  agent = new Agent({ connect: { ca: k.ca, cert: k.cert, key: k.key } });
+  client = bytesClient(t.kubeconfig);
 });
 
 test.after(async () => {
   await t.client.request('DELETE', `${CRDS}/things.${G}`);
-  await agent?.close();
+  await client?.close();
   await t?.close();
 });
 
 test('a CRD created from a Protobuf body, read and listed in Protobuf: the bytes are our encoding of the JSON answer', async () => {
-  const created = await raw('POST', CRDS, { 'content-type': PROTOBUF, accept: PROTOBUF }, encodeProtobuf(crd()));
+  const created = await client.request('POST', CRDS, { 'content-type': PROTOBUF, accept: PROTOBUF }, encodeProtobuf(crd()));
   assert.is(created.status, 201, created.body.toString('utf8').slice(0, 500));
   assert.is(created.type, PROTOBUF);
   const back = decodeProtobuf(created.body).object as any;
@@ -104,13 +89,13 @@ test('a CRD created from a Protobuf body, read and listed in Protobuf: the bytes
   await eventually('Established', async () => ((await t.client.request('GET', `${CRDS}/things.${G}`)).json.status?.conditions ?? []).some((x: any) => x.type === 'Established' && x.status === 'True'));
 
   const json = await t.client.request('GET', `${CRDS}/things.${G}`);
-  const pb = await raw('GET', `${CRDS}/things.${G}`, { accept: PROTOBUF });
+  const pb = await client.request('GET', `${CRDS}/things.${G}`, { accept: PROTOBUF });
   assert.is(pb.status, 200);
   assert.is(pb.type, PROTOBUF);
   assert.equal(decodeProtobuf(pb.body).object, dropNulls(json.json));
   assert.ok(encodeProtobuf(json.json).equals(pb.body), 'the Protobuf answer is the encoding of the JSON one');
 
-  const list = await raw('GET', `${CRDS}?fieldSelector=metadata.name%3Dthings.${G}`, { accept: PROTOBUF });
+  const list = await client.request('GET', `${CRDS}?fieldSelector=metadata.name%3Dthings.${G}`, { accept: PROTOBUF });
   assert.is(list.status, 200);
   const l = decodeProtobuf(list.body).object as any;
   assert.is(l.kind, 'CustomResourceDefinitionList');
