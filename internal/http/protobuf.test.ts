@@ -267,6 +267,31 @@ test('DeleteOptions decode (kubectl delete body)', () => {
   assert.equal(decodeProtobuf(encodeProtobuf(opts)).object, opts);
 });
 
+test('CustomResourceDefinition: JSONSchemaProps names and unions (JSON, OrArray, OrBool, OrStringArray) round-trip', () => {
+  assert.is(protobufTypeFor('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition');
+  const schema = {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    type: 'object',
+    properties: {
+      a: { $ref: '#/x', type: 'string', default: 'x', enum: ['x', null, 1, { o: [true] }], example: { e: 1 }, 'x-kubernetes-list-type': 'atomic' },
+      tuple: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false },
+      list: { type: 'array', items: { type: 'integer', maximum: 0, minimum: -1.5 } },
+      map: { type: 'object', additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': false },
+      deps: { type: 'object', dependencies: { a: ['b', 'c'], d: { required: ['e'] } } },
+      ios: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'm' }] },
+    },
+    additionalProperties: { type: 'string' },
+  };
+  const crd = {
+    kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    metadata: { name: 'as.b.c' },
+    spec: { group: 'b.c', names: { plural: 'as', kind: 'A' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, subresources: { status: {} } }] },
+    status: { acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] },
+  };
+  assert.equal(decodeProtobuf(encodeProtobuf(crd)).object, crd);
+});
+
 test('errors: bad prefix, garbage, unknown kind', () => {
   assert.throws(() => decodeProtobuf(Buffer.from('{"kind":"ConfigMap"}')), /prefix 6b 38 73 00/);
   assert.throws(() => decodeProtobuf(Buffer.from([0x6b, 0x38])), /prefix/);

@@ -1,8 +1,8 @@
 /**
  * CustomResourceDefinitions in Protobuf (apiextensions.k8s.io/v1 has go-to-protobuf messages, and
- * kube-apiserver 1.24 serves CRDs as `application/vnd.kubernetes.protobuf`): a CRD using every
- * schema union (JSON values for default/enum/example, items as a schema, additionalProperties as a
- * schema and as a boolean, x-kubernetes-* extensions, $ref-free) is created from a Protobuf body,
+ * kube-apiserver 1.24 serves CRDs as `application/vnd.kubernetes.protobuf`): a CRD whose schema
+ * has JSON values (default, enum, example), items and additionalProperties as schemas, and the
+ * x-kubernetes-* extensions is created from a Protobuf body,
  * read back in Protobuf — the bytes are what our encoder makes of the JSON answer, and they decode
  * to it — and listed in Protobuf. Runs on both targets.
  */
