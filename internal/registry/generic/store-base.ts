@@ -13,6 +13,7 @@ import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdoma
 import type { RequestContext } from './context.ts';
 import { storageFailure } from './errors.ts';
 import { serializeForLog } from './serialize.ts';
+import { etcdRefusal } from './etcd-limits.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { KeyLock } from './key-lock.ts';
@@ -25,7 +26,7 @@ import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
  * write kube-apiserver sends it. Measured here on the stored JSON (kube stores Protobuf for
  * built-in kinds, a little smaller, so objects within a few percent of the limit may differ).
  */
-export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+export { MAX_OBJECT_BYTES } from './etcd-limits.ts';
 
 /**
  * An unconditional write that lost a race re-reads and retries, as etcd3's GuaranteedUpdate does
@@ -207,8 +208,19 @@ export abstract class StoreBase {
       userAgent: ctx.userAgent ?? null,
       requestId: ctx.requestId,
     };
-    // etcd's --max-request-bytes (1.5 MiB) as kube-apiserver meets it: a plain 500, nothing written.
-    if (intent.object && intent.object.length > MAX_OBJECT_BYTES) throw new ApiError(failure(500, undefined, 'etcdserver: request is too large'));
+    // etcd's limits as kube-apiserver meets them: a plain 500, nothing written (etcd-limits.ts);
+    // a create or update is tried once more without its managedFields, as kube's handlers do.
+    if (intent.object) {
+      const check = (bytes: number) => etcdRefusal({ bytes, rev: expectRv, customResourceKey: this.kind.customResource ? `/registry/${intent.group}/${intent.resource}/${intent.namespace ? `${intent.namespace}/` : ''}${name}` : undefined });
+      let refused = check(intent.object.length);
+      if (refused && op !== 'DELETE' && obj.metadata.managedFields) {
+        const { managedFields: _, ...metadata } = obj.metadata;
+        obj = { ...obj, metadata };
+        intent.object = serializeForLog(this.codec.encode(obj), (o) => this.canonical(o));
+        refused = check(intent.object.length);
+      }
+      if (refused) throw refused;
+    }
     let verdict: Verdict;
     try {
       verdict = await this.storage.write(intent);
