@@ -1,10 +1,11 @@
 /**
  * A real operator (test/go/operator, sigs.k8s.io/controller-runtime v0.12.3 on client-go v0.24.17,
- * built through the Go module proxy into .cache/go): it installs its own CRD
- * (widgets.demo.operator.test, a structural schema with defaults, the status subresource) and
- * waits for Established, then runs a manager with leader election on a coordination.k8s.io/v1
+ * built through the Go module proxy into .cache/go, the binary kept in .cache/go/bin): it installs
+ * its own CRD (widgets.demo.operator.test, a structural schema with defaults, the status
+ * subresource) and waits for Established, then runs a manager with leader election on a coordination.k8s.io/v1
  * Lease. Driven here over HTTP: a Widget becomes a ConfigMap owned by it, with the Widget's
- * /status written and a finalizer added; a spec update reaches the ConfigMap; deleting the Widget
+ * /status written, a finalizer added and an Event recorded; a hand edit of the ConfigMap is seen
+ * through a metadata-only watch and undone; a spec update reaches the ConfigMap; deleting the Widget
  * runs the finalizer (the operator deletes the ConfigMap itself: the reference has no garbage
  * collector) and the Widget goes; a second instance does nothing while the first holds the Lease,
  * and takes over within a retry period once the first is stopped by SIGTERM (it releases the Lease).
@@ -17,8 +18,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { goEnv, goProgram } from './go-env.ts';
@@ -97,7 +96,6 @@ class Operator {
 
 let t: Target;
 let bin: string;
-let binDir: string;
 let ns: string;
 const operators: Operator[] = [];
 let a: Operator;
@@ -149,10 +147,11 @@ const deleteWidget = async (name: string): Promise<void> => {
 };
 
 test.before(async () => {
-  binDir = mkdtempSync(path.join(tmpdir(), 'operator-'));
-  bin = path.join(binDir, 'operator');
+  // Built into GOPATH/bin (.cache/go/bin): go build leaves an up-to-date binary as it is.
+  const env = goEnv();
+  bin = path.join(env.GOPATH!, 'bin', 'widget-operator');
   const began = Date.now();
-  await promisify(execFile)('go', ['build', '-o', bin, '.'], { cwd: PROGRAM, env: goEnv(), timeout: 9 * 60 * 1000 });
+  await promisify(execFile)('go', ['build', '-o', bin, '.'], { cwd: PROGRAM, env, timeout: 9 * 60 * 1000 });
   console.log(`go build ${Date.now() - began} ms`);
   t = await startTarget();
   ns = await t.createNamespace('operator');
@@ -162,7 +161,6 @@ test.after(async () => {
   await t.client.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`);
   await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
   await t.close();
-  rmSync(binDir, { recursive: true, force: true });
 });
 
 test('the operator installs its CRD (Established) and leads on a Lease; a second instance follows', async () => {
@@ -201,6 +199,17 @@ test('a Widget becomes a ConfigMap owned by it, with the schema defaults, a fina
     { apiVersion: 'demo.operator.test/v1', kind: 'Widget', name: 'alpha', uid: w.metadata.uid, controller: true, blockOwnerDeletion: true },
   ]);
 
+  // The Event the operator recorded about its Widget (a core/v1 Event with a custom involvedObject).
+  let events: any[] = [];
+  const sel = encodeURIComponent('involvedObject.kind=Widget,involvedObject.name=alpha,reason=ConfigMapSynced');
+  await eventually('the ConfigMapSynced Event', async () => (events = (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=${sel}`)).items).length > 0);
+  const [ev] = events;
+  assert.equal(
+    { ...ev.involvedObject, resourceVersion: typeof ev.involvedObject.resourceVersion },
+    { kind: 'Widget', namespace: ns, name: 'alpha', uid: w.metadata.uid, apiVersion: 'demo.operator.test/v1', resourceVersion: 'string' },
+  );
+  assert.equal([ev.type, ev.message, ev.source.component], ['Normal', 'ConfigMap alpha-widget created', 'widget-operator']);
+
   // The operator writes its status unconditionally: once settled, an unchanged status is a no-op
   // update (no new resourceVersion, no watch event), so reconciling stops.
   await sleep(1000);
@@ -209,6 +218,13 @@ test('a Widget becomes a ConfigMap owned by it, with the schema defaults, a fina
   await sleep(2000);
   assert.is(a.count(reconciled('alpha')), n, `reconciles kept coming: ${a.describe()}`);
   assert.is((await get(widgets('alpha'))).metadata.resourceVersion, settled);
+});
+
+test('a hand edit of the ConfigMap is seen by the metadata-only watch and undone', async () => {
+  const r = await t.client.request('PATCH', configMap('alpha'), { body: { data: { message: 'tampered' } }, contentType: 'application/merge-patch+json' });
+  assert.is(r.status, 200, show(r));
+  await eventually('the ConfigMap restored', async () => (await get(configMap('alpha'))).data.message === 'hello', 10_000);
+  assert.equal((await get(configMap('alpha'))).data, { message: 'hello', color: 'blue', size: '1' });
 });
 
 test('a spec update reaches the ConfigMap and the status follows the generation; the schema refuses a bad size', async () => {

@@ -4,7 +4,9 @@
 // each Widget of its namespace into a ConfigMap owned by the Widget, writes the Widget's /status
 // (observedGeneration, configMapName, a Ready condition), and keeps a finalizer on it: on deletion
 // it deletes the ConfigMap itself (no garbage collector needed) and then removes the finalizer.
-// SIGTERM or SIGINT stops it and releases the Lease.
+// ConfigMaps are watched as metadata only (PartialObjectMetadata) and read uncached; each change
+// of a ConfigMap is recorded as an Event on its Widget. SIGTERM or SIGINT stops it and releases
+// the Lease.
 //
 // It prints one JSON line per event on stdout ("established", "leading", "finalizer-added",
 // "reconciled", "finalized", "exited"); controller-runtime's log goes to stderr.
@@ -30,7 +32,9 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -60,7 +64,8 @@ func fail(err error) {
 
 type reconciler struct {
 	client.Client
-	scheme *runtime.Scheme
+	scheme   *runtime.Scheme
+	recorder record.EventRecorder
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -77,8 +82,10 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Delete(ctx, cm); err != nil && !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, err
 		}
+		// A JSON merge patch without resourceVersion, as controller-runtime's MergeFrom makes it.
+		orig := w.DeepCopy()
 		controllerutil.RemoveFinalizer(&w, finalizer)
-		if err := r.Update(ctx, &w); err != nil {
+		if err := r.Patch(ctx, &w, client.MergeFrom(orig)); err != nil {
 			return ctrl.Result{}, err
 		}
 		emit("finalized", map[string]interface{}{"widget": w.Name, "configMap": cmName})
@@ -116,6 +123,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Status().Update(ctx, &w); err != nil {
 		return ctrl.Result{}, err
 	}
+	if op != controllerutil.OperationResultNone {
+		r.recorder.Eventf(&w, corev1.EventTypeNormal, "ConfigMapSynced", "ConfigMap %s %s", cmName, op)
+	}
 	emit("reconciled", map[string]interface{}{"widget": w.Name, "generation": w.Generation, "configMap": string(op), "resourceVersion": w.ResourceVersion})
 	return ctrl.Result{}, nil
 }
@@ -152,10 +162,13 @@ func main() {
 
 	lease, renew, retry := 4*time.Second, 3*time.Second, 500*time.Millisecond
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Namespace:                     ns,
-		MetricsBindAddress:            "0",
-		HealthProbeBindAddress:        "0",
+		Scheme:                 scheme,
+		Namespace:              ns,
+		MetricsBindAddress:     "0",
+		HealthProbeBindAddress: "0",
+		// ConfigMaps are watched as metadata only (PartialObjectMetadata) and read from the
+		// server, so no full ConfigMap informer runs.
+		ClientDisableCacheFor:         []client.Object{&corev1.ConfigMap{}},
 		LeaderElection:                true,
 		LeaderElectionResourceLock:    resourcelock.LeasesResourceLock,
 		LeaderElectionNamespace:       ns,
@@ -170,8 +183,8 @@ func main() {
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		For(&Widget{}).
-		Owns(&corev1.ConfigMap{}).
-		Complete(&reconciler{Client: mgr.GetClient(), scheme: scheme})
+		Owns(&corev1.ConfigMap{}, builder.OnlyMetadata).
+		Complete(&reconciler{Client: mgr.GetClient(), scheme: scheme, recorder: mgr.GetEventRecorderFor("widget-operator")})
 	if err != nil {
 		fail(err)
 	}
