@@ -1,14 +1,15 @@
 /**
  * A real operator (test/go/operator, sigs.k8s.io/controller-runtime v0.12.3 on client-go v0.24.17,
- * built through the Go module proxy into .cache/go, the binary kept in .cache/go/bin): it installs
- * its own CRD (widgets.demo.operator.test, a structural schema with defaults, the status
- * subresource) and waits for Established, then runs a manager with leader election on a coordination.k8s.io/v1
- * Lease. Driven here over HTTP: a Widget becomes a ConfigMap owned by it, with the Widget's
- * /status written, a finalizer added and an Event recorded; a hand edit of the ConfigMap is seen
- * through a metadata-only watch and undone; a spec update reaches the ConfigMap; deleting the Widget
- * runs the finalizer (the operator deletes the ConfigMap itself: the reference has no garbage
- * collector) and the Widget goes; a second instance does nothing while the first holds the Lease,
- * and takes over within a retry period once the first is stopped by SIGTERM (it releases the Lease).
+ * built and run by test/operator-process.ts): it installs its own CRD (widgets.demo.operator.test,
+ * a structural schema with defaults, the status subresource) and waits for Established, then runs
+ * a manager with leader election on a coordination.k8s.io/v1 Lease. Driven here over HTTP: a
+ * Widget becomes a ConfigMap owned by it, with the Widget's /status written, a finalizer added and
+ * an Event recorded; its status writes settle (an unchanged status is a no-op update); a hand edit
+ * of the ConfigMap is seen through a metadata-only watch and undone; a spec update reaches the
+ * ConfigMap; deleting the Widget runs the finalizer (the operator deletes the ConfigMap itself:
+ * the reference has no garbage collector) and the Widget goes; a second instance does nothing
+ * while the first holds the Lease, takes over within a retry period once the first is stopped by
+ * SIGTERM (it releases the Lease), finds the first one's Widgets up to date and writes nothing.
  *
  * Runs against this server, or against any cluster with TEST_KUBECONFIG (test/target.ts):
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/operator.test.ts
@@ -16,145 +17,36 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { goEnv, goProgram } from './go-env.ts';
 import { startTarget, type Target } from './target.ts';
 import { eventually } from './harness.ts';
 import { show } from './assertions.ts';
-
-const PROGRAM = goProgram('operator');
-const CRD = 'widgets.demo.operator.test';
-const FINALIZER = 'demo.operator.test/configmap-cleanup';
-const LEASE = 'widget-operator';
-/** The operator's LeaseDuration and RetryPeriod. */
-const LEASE_MS = 4000;
-const RETRY_MS = 500;
-
-/** One line the operator prints. */
-interface OperatorEvent {
-  event: 'established' | 'started' | 'leading' | 'finalizer-added' | 'reconciled' | 'finalized' | 'exited' | 'error';
-  id: string;
-  widget?: string;
-  generation?: number;
-  error?: string;
-  /** Unix milliseconds when the program printed it. */
-  at: number;
-}
-
-/** A running operator instance: its events so far, and a way to wait for one. */
-class Operator {
-  readonly events: OperatorEvent[] = [];
-  private stderr = '';
-  private waiters: (() => void)[] = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(
-    readonly id: string,
-    readonly proc: ChildProcess,
-  ) {
-    proc.stderr!.on('data', (b: Buffer) => (this.stderr = (this.stderr + b).slice(-8000)));
-    createInterface({ input: proc.stdout! }).on('line', (l) => {
-      this.events.push(JSON.parse(l) as OperatorEvent);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    this.exited = new Promise((r) => proc.on('exit', (code) => r(code)));
-  }
-
-  count(pred: (e: OperatorEvent) => boolean): number {
-    return this.events.filter(pred).length;
-  }
-
-  describe(): string {
-    return `${this.id}: events ${JSON.stringify(this.events)}\nstderr ${this.stderr.slice(-3000)}`;
-  }
-
-  /** The first event matching `pred`, waiting up to `ms` for it. */
-  async waitFor(what: string, pred: (e: OperatorEvent) => boolean, ms: number): Promise<OperatorEvent> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const e = this.events.find(pred);
-      if (e) return e;
-      const failed = this.events.find((x) => x.event === 'error');
-      if (failed) assert.unreachable(`${this.id} failed before ${what}: ${this.describe()}`);
-      const left = deadline - Date.now();
-      if (left <= 0) assert.unreachable(`${this.id}: no ${what} within ${ms} ms; ${this.describe()}`);
-      await new Promise<void>((r) => {
-        const timer = setTimeout(r, left);
-        this.waiters.push(() => (clearTimeout(timer), r()));
-      });
-    }
-  }
-
-  async kill(): Promise<void> {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL');
-    await this.exited;
-  }
-}
+import { Operator, Widgets, buildOperator, reconciled, acts, sleep, CRD, FINALIZER, LEASE_MS, RETRY_MS } from './operator-process.ts';
 
 let t: Target;
 let bin: string;
 let ns: string;
+let w8s: Widgets;
 const operators: Operator[] = [];
 let a: Operator;
 let b: Operator;
 let firstHolder: string;
 
-const widgets = (name = ''): string => `/apis/demo.operator.test/v1/namespaces/${ns}/widgets${name && '/' + name}`;
-const configMap = (widget: string): string => `/api/v1/namespaces/${ns}/configmaps/${widget}-widget`;
-const lease = (): string => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${LEASE}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const reconciled = (widget: string, generation?: number) => (e: OperatorEvent) =>
-  e.event === 'reconciled' && e.widget === widget && (generation === undefined || e.generation === generation);
-const acts = (e: OperatorEvent) => e.event === 'reconciled' || e.event === 'finalized' || e.event === 'finalizer-added';
-
-const get = async (p: string): Promise<any> => {
-  const r = await t.client.request('GET', p);
-  assert.is(r.status, 200, show(r));
-  return r.json;
-};
+const describe = (): string => operators.map((o) => o.describe()).join('\n');
 const start = (id: string): Operator => {
-  const o = new Operator(id, spawn(bin, [t.kubeconfig, ns, id], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const o = new Operator(bin, t.kubeconfig, ns, id);
   operators.push(o);
   return o;
 };
-/** The Widget once its status is Ready for `generation`. */
-const ready = async (name: string, generation: number): Promise<any> => {
-  let w: any;
-  await eventually(`${name} Ready at generation ${generation}`, async () => {
-    w = await get(widgets(name));
-    const cond = (w.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
-    return w.status?.observedGeneration === generation && cond?.status === 'True' && cond.observedGeneration === generation;
-  }, 20_000, () => console.log(operators.map((o) => o.describe()).join('\n')));
-  return w;
-};
-/** Create a Widget, wait until it is Ready and return it with its ConfigMap. */
-const createWidget = async (name: string, spec: Record<string, unknown>): Promise<{ w: any; cm: any }> => {
-  const r = await t.client.request('POST', widgets(), { body: { apiVersion: 'demo.operator.test/v1', kind: 'Widget', metadata: { name }, spec } });
-  assert.is(r.status, 201, show(r));
-  const w = await ready(name, 1);
-  return { w, cm: await get(configMap(name)) };
-};
-/** Delete a Widget and wait until the finalizer ran and both it and its ConfigMap are gone. */
-const deleteWidget = async (name: string): Promise<void> => {
-  const r = await t.client.request('DELETE', widgets(name));
-  assert.is(r.status, 200, show(r));
-  await eventually(`${name} and its ConfigMap gone`, async () =>
-    (await t.client.request('GET', widgets(name))).status === 404 && (await t.client.request('GET', configMap(name))).status === 404,
-  20_000, () => console.log(operators.map((o) => o.describe()).join('\n')));
-};
+const get = (p: string): Promise<any> => w8s.get(p);
+const widgets = (name = ''): string => w8s.path(name);
+const configMap = (widget: string): string => w8s.configMap(widget);
+const lease = (): string => w8s.lease();
 
 test.before(async () => {
-  // Built into GOPATH/bin (.cache/go/bin): go build leaves an up-to-date binary as it is.
-  const env = goEnv();
-  bin = path.join(env.GOPATH!, 'bin', 'widget-operator');
-  const began = Date.now();
-  await promisify(execFile)('go', ['build', '-o', bin, '.'], { cwd: PROGRAM, env, timeout: 9 * 60 * 1000 });
-  console.log(`go build ${Date.now() - began} ms`);
+  bin = await buildOperator();
   t = await startTarget();
   ns = await t.createNamespace('operator');
+  w8s = new Widgets(t.client, ns, describe);
 });
 test.after(async () => {
   for (const o of operators) await o.kill();
@@ -183,7 +75,7 @@ test('the operator installs its CRD (Established) and leads on a Lease; a second
 });
 
 test('a Widget becomes a ConfigMap owned by it, with the schema defaults, a finalizer and /status', async () => {
-  const { w, cm } = await createWidget('alpha', { message: 'hello' });
+  const { w, cm } = await w8s.create('alpha', { message: 'hello' });
   assert.equal(w.spec, { message: 'hello', color: 'blue', size: 1 }, 'defaulted by the schema');
   assert.equal(w.metadata.finalizers, [FINALIZER]);
   assert.is(w.status.configMapName, 'alpha-widget');
@@ -231,7 +123,7 @@ test('a spec update reaches the ConfigMap and the status follows the generation;
   const r = await t.client.request('PATCH', widgets('alpha'), { body: { spec: { message: 'bye', color: 'green', size: 3 } }, contentType: 'application/merge-patch+json' });
   assert.is(r.status, 200, show(r));
   assert.is(r.json.metadata.generation, 2);
-  const w = await ready('alpha', 2);
+  const w = await w8s.ready('alpha', 2);
   assert.equal(w.spec, { message: 'bye', color: 'green', size: 3 });
   assert.equal((await get(configMap('alpha'))).data, { message: 'bye', color: 'green', size: '3' });
 
@@ -241,7 +133,7 @@ test('a spec update reaches the ConfigMap and the status follows the generation;
 });
 
 test('deleting a Widget runs the finalizer: the operator deletes the ConfigMap, then the Widget goes', async () => {
-  await deleteWidget('alpha');
+  await w8s.delete('alpha');
   await a.waitFor('finalized alpha', (e) => e.event === 'finalized' && e.widget === 'alpha', 5000);
 });
 
@@ -249,9 +141,14 @@ test('the follower never acted while the leader held the Lease; after SIGTERM it
   assert.is(b.count(acts), 0, b.describe());
   assert.not.ok(b.events.some((e) => e.event === 'leading'), b.describe());
 
+  // gamma, reconciled by a, stays across the handoff.
+  const gamma = (await w8s.create('gamma', { message: 'kept', color: 'red' })).w;
+  await a.waitFor('reconciled gamma', reconciled('gamma', 1), 5000);
+  await sleep(500);
+  const gammaRV = (await get(widgets('gamma'))).metadata.resourceVersion;
+
   const stoppedAt = Date.now();
-  a.proc.kill('SIGTERM');
-  assert.is(await a.exited, 0, a.describe());
+  assert.is(await a.stop(), 0, a.describe());
   await a.waitFor('exited', (e) => e.event === 'exited', 1000);
   const took = await b.waitFor('leading after the leader stopped', (e) => e.event === 'leading', 15_000);
   const takeover = took.at - stoppedAt;
@@ -261,16 +158,25 @@ test('the follower never acted while the leader held the Lease; after SIGTERM it
   assert.ok(l.spec.holderIdentity && l.spec.holderIdentity !== firstHolder, JSON.stringify(l.spec));
   assert.is(l.spec.leaseTransitions, 1, JSON.stringify(l.spec));
 
-  const { cm } = await createWidget('beta', { message: 'from b', size: 2 });
+  // The new leader's first pass finds gamma up to date: nothing written (an unchanged status
+  // update is a no-op).
+  const first = await b.waitFor('reconciled gamma', reconciled('gamma', 1), 5000);
+  assert.is(first.configMap, 'unchanged', b.describe());
+  assert.is(b.count((e) => e.event === 'finalizer-added'), 0, b.describe());
+  assert.is((await get(widgets('gamma'))).metadata.resourceVersion, gammaRV, 'gamma rewritten by the new leader');
+  assert.is(gamma.status.configMapName, 'gamma-widget');
+
+  const { cm } = await w8s.create('beta', { message: 'from b', size: 2 });
   assert.equal(cm.data, { message: 'from b', color: 'blue', size: '2' });
   // Its stdout line may come after the status it wrote is visible.
   await b.waitFor('reconciled beta', reconciled('beta', 1), 5000);
-  await deleteWidget('beta');
+  await w8s.delete('beta');
+  await w8s.delete('gamma');
   await b.waitFor('finalized beta', (e) => e.event === 'finalized' && e.widget === 'beta', 5000);
+  await b.waitFor('finalized gamma', (e) => e.event === 'finalized' && e.widget === 'gamma', 5000);
   assert.is(a.count((e) => e.widget === 'beta'), 0, 'the stopped instance did nothing');
 
-  b.proc.kill('SIGTERM');
-  assert.is(await b.exited, 0, b.describe());
+  assert.is(await b.stop(), 0, b.describe());
 });
 
 test.run();
