@@ -135,6 +135,13 @@ export class Widgets {
     return r.json;
   }
 
+  /** Merge-patch a Widget; returns the patched object. */
+  async patch(name: string, body: unknown): Promise<any> {
+    const r = await this.client.request('PATCH', this.path(name), { body, contentType: 'application/merge-patch+json' });
+    assert.is(r.status, 200, show(r));
+    return r.json;
+  }
+
   /** The Widget once its status is Ready for `generation`. */
   async ready(name: string, generation: number): Promise<any> {
     let w: any;
