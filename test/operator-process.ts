@@ -16,7 +16,7 @@ export const CRD = 'widgets.demo.operator.test';
 export const FINALIZER = 'demo.operator.test/configmap-cleanup';
 /** The operator's Lease, in the namespace it watches. */
 export const LEASE = 'widget-operator';
-/** The operator's LeaseDuration and RetryPeriod. */
+/** The operator's default LeaseDuration (its renew deadline is 3/4 of it) and RetryPeriod. */
 export const LEASE_MS = 4000;
 export const RETRY_MS = 500;
 
@@ -64,8 +64,8 @@ export class Operator {
   readonly proc: ChildProcess;
 
   /** Start `bin` against `kubeconfig`, watching `namespace`, printing `id` on its lines. */
-  constructor(bin: string, kubeconfig: string, namespace: string, readonly id: string) {
-    this.proc = spawn(bin, [kubeconfig, namespace, id], { stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(bin: string, kubeconfig: string, namespace: string, readonly id: string, leaseSeconds = LEASE_MS / 1000) {
+    this.proc = spawn(bin, [kubeconfig, namespace, id, String(leaseSeconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc.stderr!.on('data', (b: Buffer) => (this.stderr = (this.stderr + b).slice(-8000)));
     createInterface({ input: this.proc.stdout! }).on('line', (l) => {
       this.events.push(JSON.parse(l) as OperatorEvent);

@@ -11,7 +11,7 @@
 // It prints one JSON line per event on stdout ("established", "leading", "finalizer-added",
 // "reconciled", "finalized", "exited"); controller-runtime's log goes to stderr.
 //
-//	operator <kubeconfig> <namespace> <identity>
+//	operator <kubeconfig> <namespace> <identity> [lease seconds (4); renew deadline 3/4 of it]
 package main
 
 import (
@@ -131,12 +131,21 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: operator <kubeconfig> <namespace> <identity>")
+	if len(os.Args) != 4 && len(os.Args) != 5 {
+		fmt.Fprintln(os.Stderr, "usage: operator <kubeconfig> <namespace> <identity> [lease seconds (4)]")
 		os.Exit(2)
 	}
 	kubeconfig, ns := os.Args[1], os.Args[2]
 	id = os.Args[3]
+	lease := 4 * time.Second
+	if len(os.Args) == 5 {
+		n, err := strconv.Atoi(os.Args[4])
+		if err != nil || n < 2 {
+			fmt.Fprintln(os.Stderr, "lease seconds: an integer of at least 2")
+			os.Exit(2)
+		}
+		lease = time.Duration(n) * time.Second
+	}
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
 	ctx := ctrl.SetupSignalHandler()
 
@@ -160,7 +169,7 @@ func main() {
 	}
 	emit("established", map[string]interface{}{"crd": crdName})
 
-	lease, renew, retry := 4*time.Second, 3*time.Second, 500*time.Millisecond
+	renew, retry := lease*3/4, 500*time.Millisecond
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Namespace:              ns,
