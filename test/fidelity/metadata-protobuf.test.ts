@@ -13,7 +13,7 @@ import { Agent, request as undiciRequest } from 'undici';
 import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import { eventually } from '../harness.ts';
 import { show } from '../assertions.ts';
-import { PROTOBUF, decodeProtobuf, decodeWatchEvent } from '../../internal/http/protobuf.ts';
+import { PROTOBUF, decodeProtobuf, decodeWatchEvent, encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 let t: Target;
 let ns: string;
@@ -39,12 +39,17 @@ async function json(path: string, accept: string): Promise<any> {
   assert.is(r.status, 200, show(r));
   return r.json;
 }
-/** The decoded protobuf answer, after checking it is one. */
+/**
+ * The decoded protobuf answer, after checking it is one and that its decoding encodes back to the
+ * same bytes (against the reference: our encoder writes kube's bytes for these messages).
+ */
 async function protobuf(path: string, accept: string): Promise<Record<string, unknown>> {
   const r = await get(path, accept);
   assert.is(r.status, 200, `${path} ${accept}: ${r.bytes.toString('utf8').slice(0, 300)}`);
   assert.is(r.type, PROTOBUF);
-  return decodeProtobuf(r.bytes).object;
+  const { object } = decodeProtobuf(r.bytes);
+  assert.ok(encodeProtobuf(object).equals(r.bytes), `${path} ${accept}: re-encoded bytes differ`);
+  return object;
 }
 
 test.before(async () => {
