@@ -38,6 +38,10 @@ const META_ROOTS: string[] = [
   'k8s.io.apimachinery.pkg.runtime.Unknown',
   'k8s.io.apimachinery.pkg.runtime.RawExtension',
   ...['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'WatchEvent', 'LabelSelector', 'Condition', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'].map((m) => META + m),
+  // `;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1` answers (client-go's metadata client).
+  `${META}PartialObjectMetadata`,
+  `${META}PartialObjectMetadataList`,
+  'k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList',
   // meta/v1 Timestamp (the wire form of a Time) was in the hand-written file; kept so its text stays.
   `${META}Timestamp`,
 ];

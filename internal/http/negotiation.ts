@@ -93,18 +93,17 @@ export interface Negotiated {
 }
 
 /** acceptMediaTypeOptions + AllowsMediaTypeTransform for one clause and one serializer. */
-function representationFor(params: Record<string, string>, offered: string, allowTable: boolean, allowMetadata: boolean): Negotiated | undefined {
+function representationFor(params: Record<string, string>, offered: string, allowTable: boolean, allowProtobuf: boolean, allowMetadata: boolean): Negotiated | undefined {
   const stream = params.stream ?? '';
   if (stream && (offered === 'application/yaml' || stream !== 'watch')) return undefined;
   if (params.sv && params.sv !== 'v1') return undefined;
   const rep = offered === 'application/json' ? 'json' : offered === 'application/yaml' ? 'yaml' : 'protobuf';
   const converting = 'as' in params || 'g' in params || 'v' in params;
-  if (!converting) return { rep };
+  if (!converting) return rep === 'protobuf' && !allowProtobuf ? undefined : { rep };
   if (params.g !== 'meta.k8s.io' || (params.v !== 'v1' && params.v !== 'v1beta1')) return undefined;
-  // Tables are JSON or YAML only (AllowsMediaTypeTransform); our protobuf codec has no meta.k8s.io
-  // messages, so object metadata is offered as JSON and YAML too.
-  if (rep === 'protobuf') return undefined;
-  if (params.as === 'Table') return allowTable ? { rep, convert: { as: 'Table', version: params.v } } : undefined;
+  // Tables are JSON or YAML only (AllowsMediaTypeTransform); object metadata is a meta.k8s.io
+  // message, so it has a protobuf form even for a kind without one (a custom resource).
+  if (params.as === 'Table') return allowTable && rep !== 'protobuf' ? { rep, convert: { as: 'Table', version: params.v } } : undefined;
   if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') {
     return allowMetadata ? { rep, convert: { as: params.as, version: params.v } } : undefined;
   }
@@ -122,12 +121,11 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean,
   const header = accept ?? '';
   if (!routeAccepts(header)) throw notAcceptableRoute();
   if (!header) return { rep: 'json' };
-  const offered = allowProtobuf ? SERIALIZERS : SERIALIZERS.filter((t) => t !== PROTOBUF);
   for (const c of parseAccept(header)) {
-    for (const o of offered) {
+    for (const o of SERIALIZERS) {
       const [type, subType] = o.split('/');
       if (!((c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*'))) continue;
-      const n = representationFor(c.params, o, allowTable, allowMetadata);
+      const n = representationFor(c.params, o, allowTable, allowProtobuf, allowMetadata);
       if (n) return n;
     }
   }

@@ -288,8 +288,20 @@ function kinds(): Map<string, string> {
   return (kindMessages = table);
 }
 
+/**
+ * The meta.k8s.io conversions a request asks for with `;as=…;g=meta.k8s.io;v=…` that have a
+ * protobuf form (Tables have none): v1beta1's PartialObjectMetadata is v1's Go type.
+ */
+const META_KINDS = new Map<string, string>([
+  ['meta.k8s.io/v1/PartialObjectMetadata', M + 'PartialObjectMetadata'],
+  ['meta.k8s.io/v1/PartialObjectMetadataList', M + 'PartialObjectMetadataList'],
+  ['meta.k8s.io/v1beta1/PartialObjectMetadata', M + 'PartialObjectMetadata'],
+  ['meta.k8s.io/v1beta1/PartialObjectMetadataList', 'k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList'],
+]);
+
 /** The fully-qualified protobuf message for an apiVersion + kind, or undefined when we have none. */
 export function protobufTypeFor(apiVersion: string, kind: string): string | undefined {
   const [group, version] = splitApiVersion(apiVersion);
-  return kinds().get(`${group}/${version}/${kind}`) ?? ANY_GROUP_KINDS.get(kind);
+  const key = `${group}/${version}/${kind}`;
+  return kinds().get(key) ?? (group === 'meta.k8s.io' ? META_KINDS.get(key) : undefined) ?? ANY_GROUP_KINDS.get(kind);
 }

@@ -370,7 +370,10 @@ export class ResourceHandlers {
     const { kind, store } = served;
     if (out.convert) {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
-      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
+      const converted = convertObjects(kind, out.convert, items.map(parseObject), listMeta, table);
+      // PartialObjectMetadata(List) in protobuf (negotiation offers no protobuf Table).
+      if (out.rep === 'protobuf') return this.sendObject(res, Buffer.from(JSON.stringify(converted)), 'protobuf', code, headers);
+      return sendJson(res, converted, { code, headers, yaml: out.rep === 'yaml' });
     }
     const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);

@@ -18,7 +18,7 @@ import type { Change } from '../storage/mvcc/materializer.ts';
 import { FanOutMemo, changeBytes, type WatchHub, type WatchHandle } from '../watch/hub.ts';
 import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
-import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
+import { PROTOBUF, encodeWatchEvent, frameWatchEvent, protobufTypeFor } from './protobuf.ts';
 import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
 import { drained, goJsonEscape, type Res } from './respond.ts';
 
@@ -98,6 +98,9 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   const { kind, reader, store } = served;
   // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
   if (w.out.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
+  // A PartialObjectMetadataList watch sends its objects unconverted (see `converted`): in protobuf
+  // only for a kind that has a protobuf form (not a custom resource).
+  if (w.out.rep === 'protobuf' && w.out.convert?.as === 'PartialObjectMetadataList' && !protobufTypeFor(store.apiVersion, kind.kind)) throw notAcceptable(PROTOBUF, WATCH_MEDIA_TYPES);
   const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
   // A named watch (`/watch/…/configmaps/x`) allows only a field selector naming the same object.
   if (w.name && sel.field && sel.field.requiresExactMatch('metadata.name') !== w.name) {
@@ -160,11 +163,14 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
    * Everything an event frame of a change depends on besides the event type: watchers with the
    * same variant get the same bytes, encoded once per change (FanOutMemo).
    */
-  const variant = `${kindId}|${format}|${convert?.version ?? ''}|${table?.includeObject ?? ''}`;
+  const variant = `${kindId}|${format}|${convert?.as ?? ''}|${convert?.version ?? ''}|${table?.includeObject ?? ''}`;
   const joinedKey = `${variant}|joined`;
   const encode = (type: EventType, obj: Buffer | KubeObject, headers: boolean): Buffer => {
     w.hub.countEncoded(format);
-    if (protobuf) return frameWatchEvent(encodeWatchEvent(type, Buffer.isBuffer(obj) ? parseObject(obj) : obj));
+    if (protobuf) {
+      const o = Buffer.isBuffer(obj) ? parseObject(obj) : obj;
+      return frameWatchEvent(encodeWatchEvent(type, convert && type !== 'ERROR' ? converted(o, headers) : o));
+    }
     let body: Buffer;
     if (convert && type !== 'ERROR') body = Buffer.from(JSON.stringify(converted(Buffer.isBuffer(obj) ? parseObject(obj) : obj, headers)));
     else body = Buffer.isBuffer(obj) ? obj : Buffer.from(JSON.stringify(obj));
