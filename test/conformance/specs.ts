@@ -23,6 +23,9 @@ export interface Spec {
   skipOnReference?: string;
 }
 
+/** Why the garbage-collection specs are skipped on the reference. */
+const NO_GC = 'needs the garbage collector (kube-controller-manager), which the reference does not run';
+
 /** Specs run by `npm run conformance`. */
 export const SPECS: Spec[] = [
   // --- common/node/configmap.go, common/storage/configmap_volume.go
@@ -83,19 +86,9 @@ export const SPECS: Spec[] = [
   { name: '[sig-cli] Kubectl client Kubectl validation should create/apply a CR with unknown fields for CRD with no validation schema', file: 'kubectl/kubectl.go', why: 'kubectl 1.24 create/apply of a custom resource (client-side validation against /openapi/v2)' },
   { name: '[sig-cli] Kubectl client Kubectl validation should create/apply a valid CR for CRD with validation schema', file: 'kubectl/kubectl.go', why: 'kubectl 1.24 create/apply of a custom resource with a schema' },
   { name: '[sig-cli] Kubectl client Kubectl validation should create/apply a valid CR with arbitrary-extra properties for CRD with partially-specified validation schema', file: 'kubectl/kubectl.go', why: 'the kind\'s definition read from the v2 protobuf document (gnostic), then create/apply' },
-  // --- apimachinery/garbage_collector.go (custom resources only)
-  {
-    name: '[sig-api-machinery] Garbage collector should support cascading deletion of custom resources',
-    file: 'apimachinery/garbage_collector.go',
-    why: 'an owner custom resource deleted in the foreground takes its dependent custom resource (this server runs the garbage collector in-process)',
-    skipOnReference: 'needs the garbage collector (kube-controller-manager), which the reference does not run',
-  },
-  {
-    name: '[sig-api-machinery] Garbage collector should support orphan deletion of custom resources',
-    file: 'apimachinery/garbage_collector.go',
-    why: 'an owner custom resource deleted with propagationPolicy Orphan: the dependent loses its ownerReference',
-    skipOnReference: 'needs the garbage collector (kube-controller-manager), which the reference does not run',
-  },
+  // --- apimachinery/garbage_collector.go (custom resources only; this server runs the garbage collector in-process)
+  { name: '[sig-api-machinery] Garbage collector should support cascading deletion of custom resources', file: 'apimachinery/garbage_collector.go', why: 'an owner custom resource deleted in the foreground takes its dependent custom resource', skipOnReference: NO_GC },
+  { name: '[sig-api-machinery] Garbage collector should support orphan deletion of custom resources', file: 'apimachinery/garbage_collector.go', why: 'an owner custom resource deleted with propagationPolicy Orphan: the dependent loses its ownerReference', skipOnReference: NO_GC },
   // --- kubectl/kubectl.go ("Kubectl client": its BeforeEach only creates a namespace)
   { name: '[sig-cli] Kubectl client Kubectl api-versions should check if v1 is in available api versions  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl api-versions: discovery only' },
   { name: '[sig-cli] Kubectl client Kubectl version should check is all data is printed  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl version: /version' },
