@@ -140,6 +140,7 @@ function goJson(v: unknown): unknown {
 /** spec.Schema's members in its JSON order (SchemaProps' fields; `$ref` and extensions after). */
 const ORDER = ['description', 'type', 'nullable', 'format', 'title', 'default', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties', 'minProperties', 'required', 'items', 'allOf', 'oneOf', 'anyOf', 'not', 'properties', 'additionalProperties'] as const;
 const EXTENSIONS = ['x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations'] as const;
+const POINTERS = new Set(['default', 'enum', 'items', 'not', 'additionalProperties']);
 /** Members Go omits when empty (omitempty of a bool, string, slice or map). */
 const emptyOmitted = (v: unknown): boolean => v === false || v === '' || (Array.isArray(v) && !v.length) || (isObj(v) && !Object.keys(v).length);
 
@@ -153,7 +154,8 @@ function render(n: Node, opts: PublishOptions): Json {
     let v = src[k];
     if (k === 'allOf' && allOfRef) v = [{ $ref: n.$ref }, ...(n.allOf ?? [])];
     if (v === undefined || v === null) continue;
-    if (k !== 'default' && k !== 'enum' && emptyOmitted(v)) continue;
+    // Pointers (default, items, not, additionalProperties) are written whenever set, even empty.
+    if (!POINTERS.has(k) && emptyOmitted(v)) continue;
     if (k === 'default') out.default = goJson(v);
     else if (k === 'enum') {
       if (Array.isArray(v) && v.length) out.enum = v.map(goJson);
@@ -163,7 +165,12 @@ function render(n: Node, opts: PublishOptions): Json {
       const props: Json = {};
       for (const name of Object.keys(v as object).sort()) props[name] = render((v as Record<string, Node>)[name]!, opts);
       out.properties = props;
-    } else if (k === 'additionalProperties') out.additionalProperties = typeof v === 'boolean' ? v : render(v as Node, opts);
+    } else if (k === 'additionalProperties') {
+      // An empty schema (a nullable one after v2's drops) comes out as `false`: kube-openapi's
+      // SchemaOrBool reads JSON shorter than 4 bytes (`{}`) as a disallowing bool.
+      const a = typeof v === 'boolean' ? v : render(v as Node, opts);
+      out.additionalProperties = isObj(a) && !Object.keys(a).length ? false : a;
+    }
     else out[k] = v;
   }
   for (const k of EXTENSIONS) {
