@@ -45,6 +45,8 @@ const META_TYPES = [
   'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup',
   'io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions', 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
   'io.k8s.apimachinery.pkg.version.Info',
+  // the body of a custom resource's scale subresource (and its OpenAPI routes)
+  'io.k8s.api.autoscaling.v1.Scale',
 ];
 
 /** Schema keywords and extensions kept in the runtime files. */

@@ -111,8 +111,11 @@ export function acceptNames(crd: KubeObject, others: readonly KubeObject[]): { n
 
 const dropUndefined = (n: Names): Names => Object.fromEntries(Object.entries(n).filter(([, v]) => v !== undefined)) as Names;
 
-/** The registry identity of a served custom kind: a change of any of these re-adds it. */
-const identity = (d: KindDescriptor): string => JSON.stringify([d.group, d.versions, d.resource, d.singular, d.kind, d.listKind, d.namespaced, d.shortNames, d.categories]);
+/**
+ * The registry identity of a served custom kind: a change of any of these re-adds it (the schemas
+ * too: validation and OpenAPI follow them, as kube rebuilds a CRD's storage and OpenAPI on change).
+ */
+const identity = (d: KindDescriptor): string => JSON.stringify([d.group, d.versions, d.resource, d.singular, d.kind, d.listKind, d.namespaced, d.shortNames, d.categories, d.customResourceSchemas]);
 
 export class CRDController extends QueueController<Task> {
   private readonly ctx = systemContext('apiextensions-apiserver');

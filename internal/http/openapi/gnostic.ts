@@ -35,3 +35,15 @@ export const vendorExtensions = (o: Obj): Obj[] =>
   Object.keys(o)
     .filter((k) => k.startsWith('x-'))
     .map((k) => ({ name: k, value: anyOf(o[k]) }));
+
+/** JSON Schema's value validations (same field names in gnostic's v2 and v3 Schema messages). */
+const VALIDATIONS: [string, string][] = [
+  ['multipleOf', 'multiple_of'], ['maximum', 'maximum'], ['exclusiveMaximum', 'exclusive_maximum'], ['minimum', 'minimum'], ['exclusiveMinimum', 'exclusive_minimum'],
+  ['maxLength', 'max_length'], ['minLength', 'min_length'], ['pattern', 'pattern'], ['maxItems', 'max_items'], ['minItems', 'min_items'], ['uniqueItems', 'unique_items'],
+  ['maxProperties', 'max_properties'], ['minProperties', 'min_properties'],
+];
+
+/** Copy a schema's value validations into its gnostic message object. */
+export function validations(s: Obj, out: Obj): void {
+  for (const [json, pb] of VALIDATIONS) if (s[json] !== undefined && s[json] !== false) out[pb] = s[json];
+}

@@ -44,6 +44,8 @@ const RESOURCE_VERSION_MATCH = q('resourceVersionMatch', 'string', 'resourceVers
 const TIMEOUT = q('timeoutSeconds', 'integer', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.');
 const WATCH = q('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.');
 
+/** GetOptions: a read of one object. */
+export const GET_PARAMS: QueryParameter[] = [RESOURCE_VERSION];
 /** ListOptions as list and watch routes take them. */
 export const LIST_PARAMS: QueryParameter[] = [ALLOW_BOOKMARKS, CONTINUE, FIELD_SELECTOR, LABEL_SELECTOR, LIMIT, RESOURCE_VERSION, RESOURCE_VERSION_MATCH, TIMEOUT, WATCH];
 /** DELETE of a collection: DeleteOptions' query form plus ListOptions minus the watch ones. */

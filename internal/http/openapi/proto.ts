@@ -8,7 +8,7 @@
  */
 import type protobuf from 'protobufjs';
 import type { Json } from './v2.ts';
-import { gnosticType, anyOf, vendorExtensions, type Obj } from './gnostic.ts';
+import { gnosticType, anyOf, vendorExtensions, validations, type Obj } from './gnostic.ts';
 
 const docType: () => protobuf.Type = gnosticType('OpenAPIv2.proto', 'openapi.v2.Document');
 
@@ -16,8 +16,10 @@ function schema(s: Obj): Obj {
   const out: Obj = {};
   if (s.$ref !== undefined) out._ref = s.$ref;
   if (s.format !== undefined) out.format = s.format;
+  if (s.title !== undefined) out.title = s.title;
   if (s.description !== undefined) out.description = s.description;
   if (s.default !== undefined) out.default = anyOf(s.default);
+  validations(s, out);
   if (s.required !== undefined) out.required = s.required;
   if (s.enum !== undefined) out.enum = (s.enum as unknown[]).map(anyOf);
   if (s.additionalProperties !== undefined) {
@@ -25,6 +27,7 @@ function schema(s: Obj): Obj {
   }
   if (s.type !== undefined) out.type = { value: Array.isArray(s.type) ? s.type : [s.type] };
   if (s.items !== undefined) out.items = { schema: (Array.isArray(s.items) ? s.items : [s.items]).map((i) => schema(i as Obj)) };
+  if (s.allOf !== undefined) out.all_of = (s.allOf as Obj[]).map(schema);
   if (s.properties !== undefined) out.properties = { additional_properties: Object.entries(s.properties as Obj).map(([name, v]) => ({ name, value: schema(v as Obj) })) };
   const ext = vendorExtensions(s);
   if (ext.length) out.vendor_extension = ext;

@@ -7,7 +7,7 @@
  */
 import type protobuf from 'protobufjs';
 import type { Json } from './v2.ts';
-import { gnosticType, anyOf, vendorExtensions, type Obj } from './gnostic.ts';
+import { gnosticType, anyOf, vendorExtensions, validations, type Obj } from './gnostic.ts';
 
 const docType: () => protobuf.Type = gnosticType('OpenAPIv3.proto', 'openapi.v3.Document');
 
@@ -26,13 +26,16 @@ function defaultType(v: unknown): Obj {
 
 function schema(s: Obj): Obj {
   const out: Obj = {};
-  if (s.uniqueItems) out.unique_items = true;
+  if (s.nullable) out.nullable = true;
+  if (s.title !== undefined) out.title = s.title;
+  validations(s, out);
   if (s.required !== undefined) out.required = s.required;
   if (s.enum !== undefined) out.enum = (s.enum as unknown[]).map(anyOf);
   if (s.type !== undefined) out.type = s.type;
   if (s.allOf !== undefined) out.all_of = (s.allOf as Obj[]).map(schemaOrRef);
   if (s.oneOf !== undefined) out.one_of = (s.oneOf as Obj[]).map(schemaOrRef);
   if (s.anyOf !== undefined) out.any_of = (s.anyOf as Obj[]).map(schemaOrRef);
+  if (s.not !== undefined) out.not = schema(s.not as Obj);
   if (s.items !== undefined) out.items = { schema_or_reference: (Array.isArray(s.items) ? s.items : [s.items]).map((i) => schemaOrRef(i as Obj)) };
   if (s.properties !== undefined) out.properties = { additional_properties: Object.entries(s.properties as Obj).map(([name, v]) => ({ name, value: schemaOrRef(v as Obj) })) };
   if (s.additionalProperties !== undefined) {

@@ -7,6 +7,7 @@
 import type { Registry } from '../../registry/registry.ts';
 import type { GroupVersionKind, OpenApiSchema } from '../../schema/types.ts';
 import { type Route, type Parameter, type Method, type DefinitionOf, kindRoutes, discoveryRoutes, operationIdAndTags } from './routes.ts';
+import { customResourceDefinitions, customResourceRoutes, isCustomResource } from './custom-resource.ts';
 
 /** Where definitions come from (the generated schemas, later a CRD's). */
 export interface DefinitionProvider {
@@ -139,11 +140,55 @@ export function buildPaths(routes: Route[]): Json {
   return paths;
 }
 
-/** Every route this server serves: discovery, then each kind at each served version. */
+/**
+ * Every route of the built-in kinds: discovery, then each kind at each served version. Custom
+ * kinds are described apart (custom-resource.ts), and a group only custom kinds serve has no
+ * discovery route: kube serves a CRD group's discovery outside go-restful, so it publishes none.
+ */
 export function servedRoutes(registry: Registry, nameOf: DefinitionOf): Route[] {
-  const routes = discoveryRoutes(registry.groups());
-  for (const { kind } of registry.kinds) for (const v of kind.versions) routes.push(...kindRoutes(kind, v, nameOf));
+  const builtIn = registry.kinds.filter(({ kind }) => !isCustomResource(kind));
+  const gvs = new Set(builtIn.flatMap(({ kind }) => kind.versions.map((v) => `${kind.group}/${v}`)));
+  const groups = new Map<string, string[]>();
+  for (const [g, vs] of registry.groups()) {
+    const kept = vs.filter((v) => gvs.has(`${g}/${v}`));
+    if (kept.length) groups.set(g, kept);
+  }
+  const routes = discoveryRoutes(groups);
+  for (const { kind } of builtIn) for (const v of kind.versions) routes.push(...kindRoutes(kind, v, nameOf));
   return routes;
+}
+
+/** The definition names (`#/definitions/` or `#/components/schemas/` stripped) a rendered schema refers to. */
+export function refsOf(node: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const x of node) refsOf(x, out);
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.add(v.slice(v.lastIndexOf('/') + 1));
+      else refsOf(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Custom kinds' routes and definitions (for one group version key, or all) over the generated
+ * ones they refer to (ObjectMeta, ListMeta, Status, DeleteOptions, Patch, Scale): the routes, the
+ * custom definitions, and the names of the generated definitions to add.
+ */
+export function customResourceParts(registry: Registry, v2: boolean, gvKey?: string): { routes: Route[]; defs: Map<string, Json>; roots: Set<string> } {
+  const routes: Route[] = [];
+  const defs = new Map<string, Json>();
+  for (const { kind } of registry.kinds) {
+    if (!isCustomResource(kind)) continue;
+    for (const r of customResourceRoutes(kind)) if (gvKey === undefined || r.tagPath === `/${gvKey}`) routes.push(r);
+    const version = gvKey === undefined ? undefined : gvKey.slice(gvKey.lastIndexOf('/') + 1);
+    if (gvKey !== undefined && !gvKey.startsWith(`apis/${kind.group}/`)) continue;
+    for (const [name, def] of customResourceDefinitions(kind, v2, version)) defs.set(name, def);
+  }
+  const roots = new Set<string>();
+  for (const d of referencedDefinitions(routes)) if (!defs.has(d)) roots.add(d);
+  for (const d of refsOf([...defs.values()])) if (!defs.has(d)) roots.add(d);
+  return { routes, defs, roots };
 }
 
 /** The definition names the routes refer to. */
@@ -155,12 +200,16 @@ export function referencedDefinitions(routes: Route[]): Set<string> {
 
 /** The whole v2 document. `version` is info.version (kube: its git version without build suffix). */
 export function buildSwagger(registry: Registry, provider: DefinitionProvider, version: string): Json {
-  const routes = servedRoutes(registry, provider.nameOf);
+  const builtIn = servedRoutes(registry, provider.nameOf);
+  const custom = customResourceParts(registry, true);
+  // builder.MergeSpecs: the built-in document, then the custom kinds' paths and definitions.
+  const definitions = definitionsClosure([...referencedDefinitions(builtIn), ...custom.roots], provider);
+  for (const [name, def] of custom.defs) definitions[name] = def;
   return {
     swagger: '2.0',
     info: { title: 'Kubernetes', version },
-    paths: buildPaths(routes),
-    definitions: definitionsClosure(referencedDefinitions(routes), provider),
+    paths: buildPaths([...builtIn, ...custom.routes]),
+    definitions: Object.fromEntries(Object.keys(definitions).sort().map((k) => [k, definitions[k]])),
     securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
     security: [{ BearerToken: [] }],
   };

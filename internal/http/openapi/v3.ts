@@ -8,7 +8,8 @@
 import type { Registry } from '../../registry/registry.ts';
 import type { Route, Parameter, Method } from './routes.ts';
 import { operationIdAndTags } from './routes.ts';
-import { servedRoutes, pathGroups, paramKey, byNameIn, type DefinitionProvider, type Json } from './v2.ts';
+import { servedRoutes, pathGroups, paramKey, byNameIn, customResourceParts, type DefinitionProvider, type Json } from './v2.ts';
+import { CRD_V3_INFO, customResourceGroupVersions } from './custom-resource.ts';
 import { renderV3Definition } from './v3schema.ts';
 
 const REF_PREFIX = '#/components/schemas/';
@@ -63,7 +64,7 @@ function buildPathsV3(routes: Route[], refs: Set<string>): Json {
   return paths;
 }
 
-function schemasClosure(roots: Set<string>, provider: DefinitionProvider): Json {
+function schemasClosure(roots: Iterable<string>, provider: DefinitionProvider): Json {
   const rendered = new Map<string, Json>();
   const queue = [...roots];
   const isStruct = (ref: string): boolean => provider.definition(ref) !== undefined;
@@ -100,6 +101,22 @@ export function buildV3(registry: Registry, provider: DefinitionProvider, versio
         schemas: schemasClosure(refs, provider),
         securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
       },
+    });
+  }
+  // The CRD builder's documents (builder.MergeSpecsV3 of a group version's CRDs): its own info,
+  // no security schemes, and the meta schemas from its namer, which knows no GVKs.
+  for (const [key] of customResourceGroupVersions(registry.kinds.map((k) => k.kind))) {
+    const { routes, defs, roots } = customResourceParts(registry, false, key);
+    const refs = new Set(roots);
+    const paths = buildPathsV3(routes, refs);
+    const schemas = schemasClosure([...refs].filter((r) => !defs.has(r)), provider);
+    for (const name of Object.keys(schemas)) delete (schemas[name] as Json)['x-kubernetes-group-version-kind'];
+    for (const [name, def] of defs) schemas[name] = def;
+    docs.set(key, {
+      openapi: '3.0.0',
+      info: CRD_V3_INFO,
+      paths,
+      components: { schemas: Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]])) },
     });
   }
   return docs;

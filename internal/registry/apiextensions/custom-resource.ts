@@ -153,6 +153,10 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
     apimachineryFinalizers: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
+    customResourceSchemas: {
+      preserveUnknownFields: !!spec.preserveUnknownFields,
+      versions: served.map((v) => ({ name: v.name, schema: v.schema?.openAPIV3Schema, status: !!v.subresources?.status, scale: !!v.subresources?.scale })),
+    },
     // One warning per kind: given only when every served version is deprecated (their first's).
     ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
   };

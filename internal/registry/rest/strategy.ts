@@ -16,6 +16,7 @@ import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { TokenRequestDeps } from './token-request.ts';
+import type { JSONSchemaProps } from '../../apiextensions/types.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
@@ -350,4 +351,17 @@ export interface KindDescriptor {
    * custom resource definition is terminating`); undefined lets it through.
    */
   refuseCreate?: () => string | undefined;
+  /**
+   * A custom resource's schemas as its CRD gives them, which its OpenAPI v2/v3 definitions are
+   * built from (apiextensions-apiserver's OpenAPI builder reads the CRD).
+   */
+  customResourceSchemas?: CustomResourceSchemas;
+}
+
+/** What a CRD says of its served versions that OpenAPI publishes. */
+export interface CustomResourceSchemas {
+  /** spec.preserveUnknownFields */
+  preserveUnknownFields: boolean;
+  /** Each served version, in the CRD's order: its openAPIV3Schema and which subresources it has. */
+  versions: { name: string; schema?: JSONSchemaProps; status: boolean; scale: boolean }[];
 }
