@@ -16,6 +16,7 @@ import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { TokenRequestDeps } from './token-request.ts';
+import type { GroupVersionKind, TypeRef } from '../../schema/types.ts';
 
 /**
  * rest.GarbageCollectionPolicy: what a DELETE naming no propagation does to dependents.
@@ -371,4 +372,9 @@ export interface KindDescriptor {
    * kube's 400, and other field selectors than metadata's are `field label not supported`.
    */
   customResource?: boolean;
+  /**
+   * The field types of the kind's versions when the generated schemas do not have them (a CRD's
+   * structural schemas): managedFields and server-side apply merge with their list and map types.
+   */
+  fieldTypes?: { typeOf(gvk: GroupVersionKind): TypeRef | undefined };
 }
