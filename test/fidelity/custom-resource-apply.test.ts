@@ -134,4 +134,18 @@ test('an Update (merge patch) takes the elements it changes from the appliers', 
   });
 });
 
+test('an applied object the schema does not type is kube\'s 500: undeclared field, wrong type, list item without its key', async () => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ junk: 1 }, '.spec.junk: field not declared in schema'],
+    [{ tags: 'x' }, '.spec.tags: expected list, got &{x}'],
+    [{ ports: [{ name: 'a', port: 1 }] }, '.spec.ports: element 0: associative list with keys has an element that omits key field "protocol" (and doesn\'t have default value)'],
+  ];
+  for (const [spec, why] of cases) {
+    const r = await apply('m4', 'a', spec);
+    assert.is(r.status, 500, show(r));
+    assert.is(r.json.message, `failed to create typed patch object (/m4; ${group}/v1, Kind=Merger): ${why}`);
+  }
+  assert.is((await t.client.request('GET', `${base()}/m4`)).status, 404);
+});
+
 test.run();
