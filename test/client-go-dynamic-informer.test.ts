@@ -10,13 +10,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { goEnv, goProgram } from './go-env.ts';
+import { startGoSteps } from './go-env.ts';
 import { startTarget, type Target } from './target.ts';
 import { eventually } from './harness.ts';
 
-const PROGRAM = goProgram('dynamic-informer');
 let t: Target;
 let ns: string;
 
@@ -31,21 +28,8 @@ test.after(async () => {
 
 test('dynamic informer on a custom resource: ordered events, relist recovers missed changes, resync', async () => {
   const group = `${ns}.example.test`;
-  const go = spawn('go', ['run', '.', t.kubeconfig, ns, group], { cwd: PROGRAM, env: goEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  go.stderr!.on('data', (b: Buffer) => (stderr += b));
-  const lines = createInterface({ input: go.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<number | null>((r) => go.on('exit', r));
-  const step = async (name: string): Promise<Record<string, any>> => {
-    const timer = setTimeout(() => go.kill('SIGKILL'), 9 * 60 * 1000);
-    const n = await lines.next();
-    clearTimeout(timer);
-    if (n.done) assert.unreachable(`go program ended before "${name}" (Go and the module proxy are required): ${stderr.slice(-4000)}`);
-    const v = JSON.parse(n.value) as Record<string, any>;
-    assert.not.ok(v.error, `${name}: ${v.error}\n${stderr.slice(-2000)}`);
-    assert.is(v.step, name, n.value);
-    return v;
-  };
+  const go = startGoSteps('dynamic-informer', [t.kubeconfig, ns, group]);
+  const step = go.step;
   try {
     const synced = await step('synced');
     assert.is(synced.lists, 1);
@@ -59,9 +43,9 @@ test('dynamic informer on a custom resource: ordered events, relist recovers mis
     const resync = await step('resync');
     assert.ok(resync.resyncs >= 1, `resyncs: ${resync.resyncs}`);
     assert.equal(resync.events, []);
-    assert.is(await exited, 0, stderr.slice(-2000));
+    assert.is(await go.exited, 0, go.stderr());
   } finally {
-    if (go.exitCode === null) go.kill('SIGKILL');
+    go.kill();
   }
   // The program deleted its CRD on the way out (its custom resources first: the cleanup finalizer).
   await eventually('the CRD gone', async () => (await t.client.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${group}`)).status === 404);

@@ -13,41 +13,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { startTarget, type Target } from './target.ts';
+import { ensurePythonVenv, runPythonScript } from './python-venv.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const VENV = process.env.PYVENV ?? join(ROOT, '.cache', 'pyvenv');
-const PYTHON = join(VENV, 'bin', 'python');
-const SCRIPT = join(ROOT, 'test', 'python', 'crd_client.py');
-const SETUP = join(ROOT, 'test', 'python', 'setup.sh');
-const EXPECTED = join(ROOT, 'test', 'python', 'crd_expected.json');
-
-function run(cmd: string, args: string[], timeout: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYVENV: VENV } }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as unknown as { code: number }).code : null) : 0;
-      resolve({ code, stdout, stderr: stderr + (err && code === null ? `\n${err.message}` : '') });
-    });
-  });
-}
+const EXPECTED = join(new URL('..', import.meta.url).pathname, 'test', 'python', 'crd_expected.json');
 
 let target: Target;
 let ns = '';
 
 test.before(async () => {
-  if (process.env.CI === 'true') {
-    if (!existsSync(PYTHON)) {
-      const why = `Python client venv missing at ${VENV}: CI must run "bash test/python/setup.sh" before the tests (no skipping under CI)`;
-      console.error(`FAIL: ${why}`);
-      throw new Error(why);
-    }
-  } else {
-    const s = await run('bash', [SETUP], 600_000);
-    if (s.code !== 0) throw new Error(`test/python/setup.sh failed (${s.code}):\n${s.stdout}\n${s.stderr}`);
-  }
+  await ensurePythonVenv();
   target = await startTarget();
   ns = await target.createNamespace('crd-py');
 });
@@ -59,11 +36,11 @@ test.after(async () => {
 
 test('CustomObjectsApi: namespaced and cluster custom resources, status and scale, as on kube-apiserver 1.24', async () => {
   const group = `${ns}.example.test`;
-  const r = await run(PYTHON, [SCRIPT, target.kubeconfig, ns, group], 120_000);
+  const r = await runPythonScript('crd_client.py', [target.kubeconfig, ns, group], 120_000);
   assert.is(r.code, 0, `crd_client.py exited ${r.code}:\n${r.stderr}\n${r.stdout}`);
   const got = JSON.parse(r.stdout.trim().split(group).join('<group>').split(ns).join('<ns>'));
   if (process.env.UPDATE_GOLDEN && target.reference) {
-    (await import('node:fs')).writeFileSync(EXPECTED, `${JSON.stringify(got, null, 2)}\n`);
+    writeFileSync(EXPECTED, `${JSON.stringify(got, null, 2)}\n`);
     return;
   }
   assert.equal(got, JSON.parse(readFileSync(EXPECTED, 'utf8')));

@@ -9,15 +9,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { eventually, type HttpResult } from '../harness.ts';
+import { dropCRD, serveCRD, show } from '../crd-target.ts';
+import type { HttpResult } from '../harness.ts';
 
 let t: Target;
 let group: string;
 let ns: string;
-const show = (r: HttpResult): string => `HTTP ${r.status} ${r.headers['content-type']}: ${r.text.slice(0, 800)}`;
-const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-const crd = (g: string): Record<string, unknown> => ({
+const crd = (g: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `mergers.${g}` },
@@ -63,13 +62,11 @@ test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
   group = `${t.ns('apply')}.example.test`;
   ns = await t.createNamespace('mergers');
-  const r = await t.client.request('POST', CRD_PATH, { body: crd(group) });
-  assert.is(r.status, 201, show(r));
-  await eventually('the CRD served', async () => (await t.client.request('GET', `/apis/${group}/v1/namespaces/${ns}/mergers`)).status === 200);
+  await serveCRD(t, crd(group));
 });
 
 test.after(async () => {
-  if (t?.reference) await t.client.request('DELETE', `${CRD_PATH}/mergers.${group}`);
+  await dropCRD(t, `mergers.${group}`);
   await t?.close();
 });
 

@@ -16,15 +16,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { eventually, type HttpResult } from '../harness.ts';
+import { dropCRD, serveCRD, show } from '../crd-target.ts';
 
 let t: Target;
 let group: string;
 let ns: string;
-const show = (r: HttpResult): string => `HTTP ${r.status} ${r.headers['content-type']}: ${r.text.slice(0, 800)}`;
-const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-const crd = (g: string): Record<string, unknown> => ({
+const crd = (g: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `scalers.${g}` },
@@ -56,13 +54,11 @@ test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
   group = `${t.ns('scale')}.example.test`;
   ns = await t.createNamespace('scalers');
-  const r = await t.client.request('POST', CRD_PATH, { body: crd(group) });
-  assert.is(r.status, 201, show(r));
-  await eventually('the CRD served', async () => (await t.client.request('GET', `/apis/${group}/v1/namespaces/${ns}/scalers`)).status === 200);
+  await serveCRD(t, crd(group));
 });
 
 test.after(async () => {
-  if (t?.reference) await t.client.request('DELETE', `${CRD_PATH}/scalers.${group}`);
+  await dropCRD(t, `scalers.${group}`);
   await t?.close();
 });
 
