@@ -3,7 +3,8 @@
  * user drives them (issue 26): `apply -f crd.yaml`, `wait --for condition=established`, `get
  * <plural>` / `get <shortname>` / `get <category>` with the printer columns (a JSONPath filter
  * column included), `apply --server-side` of a custom resource and a second manager's conflict
- * (then `--force-conflicts`), `patch --subresource=status`, `scale --replicas`, and `delete crd`,
+ * (then `--force-conflicts`), `patch --subresource=status`, `scale --replicas` (and `get
+ * --subresource=scale`), and `delete crd`,
  * after which the kind is gone. The outputs asserted are those kubectl prints against the reference
  * kube-apiserver 1.24.17 (TEST_KUBECONFIG). kubectl missing: skipped locally, FAILS under CI=true.
  */
@@ -147,6 +148,9 @@ await kubectlSuite(() => {
   test('scale --replicas writes spec.replicas through the scale subresource', async () => {
     assert.is(await k.ok('scale', W(), 'w1', '-n', ns, '--replicas=5'), `widget.${group}/w1 scaled\n`);
     assert.is(await k.ok('get', W(), 'w1', '-n', ns, '-o', 'jsonpath={.spec.replicas} {.status.replicas}'), '5 1');
+    assert.equal(rowsNoAge(await k.ok('get', W(), 'w1', '-n', ns, '--subresource=scale')), [['NAME', 'DESIRED', 'AVAILABLE'], ['w1', '5', '1']]);
+    const scale = JSON.parse(await k.ok('get', W(), 'w1', '-n', ns, '--subresource=scale', '-o', 'json'));
+    assert.equal([scale.apiVersion, scale.kind, scale.spec, scale.status], ['autoscaling/v1', 'Scale', { replicas: 5 }, { replicas: 1 }]);
     const stale = await k.run('scale', W(), 'w1', '-n', ns, '--replicas=6', '--current-replicas=4');
     assert.is(stale.code, 1, stale.stderr);
     assert.is(stale.stderr, `error: Expected replicas to be 4, was 5\n`);
