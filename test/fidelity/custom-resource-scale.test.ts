@@ -4,7 +4,7 @@
  *   - discovery lists `<plural>/scale` as autoscaling/v1 Scale with get, patch, update;
  *   - get: the Scale at specReplicasPath/statusReplicasPath/labelSelectorPath (spec.replicas
  *     omitted when 0, status.replicas always); no spec replicas: 500 with kube's message; a Table
- *     of Desired/Available/Age;
+ *     of Desired/Available/Age; YAML; Protobuf only is 406;
  *   - update and merge/JSON patch write spec.replicas into the object (generation bumped), the
  *     answer is the Scale; a resourceVersion in the Scale is a precondition (409); a wrong name is
  *     400; a wrong kind or a field of the wrong type is kube's 400 / 422; negative replicas is the
@@ -107,6 +107,11 @@ test('get: the Scale of the object; no spec replicas is a 500; Table', async () 
   assert.is(table.status, 200, show(table));
   assert.equal(table.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Desired', 'Available', 'Age']);
   assert.equal(table.json.rows[0].cells.slice(0, 3), ['g1', 3, 2]);
+  const pb = await t.client.request('GET', `${base()}/g1/scale`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+  assert.is(pb.status, 406, show(pb));
+  const yaml = await t.client.request('GET', `${base()}/g1/scale`, { headers: { accept: 'application/yaml' } });
+  assert.is(yaml.status, 200, show(yaml));
+  assert.match(yaml.text, /^apiVersion: autoscaling\/v1\nkind: Scale\nmetadata:\n/);
 });
 
 test('update and patch write spec.replicas; the answer is the Scale', async () => {
