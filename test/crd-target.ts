@@ -26,3 +26,13 @@ export async function serveCRD(t: Target, crd: { metadata: { name: string }; spe
 export async function dropCRD(t: Target | undefined, name: string): Promise<void> {
   if (t?.reference) await t.client.request('DELETE', `${CRD_PATH}/${name}`);
 }
+
+/** A namespaced CRD `<plural>.<group>` with one served storage version `v1` (its other fields given). */
+export function namespacedCRD(group: string, names: { plural: string; singular: string; kind: string; [k: string]: unknown }, v1: Record<string, unknown>) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${group}` },
+    spec: { group, scope: 'Namespaced', names, versions: [{ name: 'v1', served: true, storage: true, ...v1 }] },
+  };
+}

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { startTarget, type Target } from './target.ts';
 import { eventually } from './harness.ts';
+import { namespacedCRD } from './crd-target.ts';
 import { kubectlFor, kubectlSuite, tableRows, type Kubectl } from './kubectl-run.ts';
 
 let t: Target;
@@ -32,52 +33,38 @@ function file(name: string, obj: Record<string, unknown>): string {
   return path;
 }
 
-const crd = (): Record<string, unknown> => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${group}` },
-  spec: {
-    group,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: [short], categories: [category] },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
-        additionalPrinterColumns: [
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-          { name: 'Tags', type: 'string', jsonPath: '.spec.tags', priority: 1 },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-        schema: {
-          openAPIV3Schema: {
+const crd = () =>
+  namespacedCRD(group, { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: [short], categories: [category] }, {
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+    additionalPrinterColumns: [
+      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'Tags', type: 'string', jsonPath: '.spec.tags', priority: 1 },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
             type: 'object',
             properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  replicas: { type: 'integer', minimum: 0 },
-                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
-                  color: { type: 'string' },
-                },
-              },
-              status: {
-                type: 'object',
-                properties: {
-                  replicas: { type: 'integer' },
-                  conditions: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } } },
-                },
-              },
+              replicas: { type: 'integer', minimum: 0 },
+              tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+              color: { type: 'string' },
+            },
+          },
+          status: {
+            type: 'object',
+            properties: {
+              replicas: { type: 'integer' },
+              conditions: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } } },
             },
           },
         },
       },
-    ],
-  },
-});
+    },
+  });
 
 const widget = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: ns }, spec });
 

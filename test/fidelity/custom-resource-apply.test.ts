@@ -9,54 +9,40 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { dropCRD, serveCRD, show } from '../crd-target.ts';
+import { dropCRD, namespacedCRD, serveCRD, show } from '../crd-target.ts';
 import type { HttpResult } from '../harness.ts';
 
 let t: Target;
 let group: string;
 let ns: string;
 
-const crd = (g: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `mergers.${g}` },
-  spec: {
-    group: g,
-    scope: 'Namespaced',
-    names: { plural: 'mergers', singular: 'merger', kind: 'Merger', listKind: 'MergerList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
+const crd = (g: string) =>
+  namespacedCRD(g, { plural: 'mergers', singular: 'merger', kind: 'Merger', listKind: 'MergerList' }, {
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
             type: 'object',
             properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
-                  ports: {
-                    type: 'array',
-                    'x-kubernetes-list-type': 'map',
-                    'x-kubernetes-list-map-keys': ['name', 'protocol'],
-                    items: { type: 'object', required: ['name', 'protocol'], properties: { name: { type: 'string' }, protocol: { type: 'string' }, port: { type: 'integer' } } },
-                  },
-                  args: { type: 'array', items: { type: 'string' } },
-                  env: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } },
-                  labels: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
-                  extra: { type: 'object', additionalProperties: { type: 'string' } },
-                  inner: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { a: { type: 'string' }, b: { type: 'string' } } },
-                },
+              tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+              ports: {
+                type: 'array',
+                'x-kubernetes-list-type': 'map',
+                'x-kubernetes-list-map-keys': ['name', 'protocol'],
+                items: { type: 'object', required: ['name', 'protocol'], properties: { name: { type: 'string' }, protocol: { type: 'string' }, port: { type: 'integer' } } },
               },
+              args: { type: 'array', items: { type: 'string' } },
+              env: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } },
+              labels: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
+              extra: { type: 'object', additionalProperties: { type: 'string' } },
+              inner: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { a: { type: 'string' }, b: { type: 'string' } } },
             },
           },
         },
       },
-    ],
-  },
-});
+    },
+  });
 
 test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });

@@ -16,39 +16,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { dropCRD, serveCRD, show } from '../crd-target.ts';
+import { dropCRD, namespacedCRD, serveCRD, show } from '../crd-target.ts';
 
 let t: Target;
 let group: string;
 let ns: string;
 
-const crd = (g: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `scalers.${g}` },
-  spec: {
-    group: g,
-    scope: 'Namespaced',
-    names: { plural: 'scalers', singular: 'scaler', kind: 'Scaler', listKind: 'ScalerList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { replicas: { type: 'integer' }, note: { type: 'string' } } },
-              status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
-            },
-          },
+const crd = (g: string) =>
+  namespacedCRD(g, { plural: 'scalers', singular: 'scaler', kind: 'Scaler', listKind: 'ScalerList' }, {
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { replicas: { type: 'integer' }, note: { type: 'string' } } },
+          status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
         },
       },
-    ],
-  },
-});
+    },
+  });
 
 test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
