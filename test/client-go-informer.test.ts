@@ -7,14 +7,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { goEnv, goProgram } from './go-env.ts';
-import { createInterface } from 'node:readline';
+import { startGoSteps } from './go-env.ts';
 import { spawnServer, clientFor, tempDir, type ChildServer } from './harness.ts';
 
-const PROGRAM = goProgram('informer-client');
 const NS = 'informer-go';
 const label = { suite: 'informer' };
 
@@ -24,25 +21,8 @@ test('shared informer survives a restart with its version compacted (410 → rel
   const port = srv.port;
   let c = clientFor(srv.url, path.join(dir, 'pki'));
   assert.is((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
-  const go = spawn('go', ['run', '.', path.join(dir, 'kubeconfig'), NS], {
-    cwd: PROGRAM,
-    env: goEnv(),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  go.stderr!.on('data', (b: Buffer) => (stderr += b));
-  const lines = createInterface({ input: go.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<number | null>((r) => go.on('exit', r));
-  const step = async (name: string): Promise<Record<string, any>> => {
-    const timer = setTimeout(() => go.kill('SIGKILL'), 9 * 60 * 1000);
-    const n = await lines.next();
-    clearTimeout(timer);
-    if (n.done) assert.unreachable(`go program ended before "${name}" (Go and the module proxy are required): ${stderr.slice(-4000)}`);
-    const v = JSON.parse(n.value) as Record<string, any>;
-    assert.is(v.step, name, n.value);
-    assert.not.ok(v.error, `${name}: ${v.error}\n${stderr.slice(-2000)}`);
-    return v;
-  };
+  const go = startGoSteps('informer-client', [path.join(dir, 'kubeconfig'), NS]);
+  const step = go.step;
   try {
     const synced = await step('synced');
     assert.equal(synced.names, ['live-1']);
@@ -63,7 +43,7 @@ test('shared informer survives a restart with its version compacted (410 → rel
     await away.kill('SIGTERM');
     srv = await spawnServer(dir, port, ['--history-window', '2s']);
     c = clientFor(srv.url, path.join(dir, 'pki'));
-    go.stdin!.write('go\n');
+    go.stdin.write('go\n');
 
     const relisted = await step('relisted');
     assert.equal(relisted.names, ['away-1', 'away-2', 'live-1']);
@@ -84,9 +64,9 @@ test('shared informer survives a restart with its version compacted (410 → rel
     for (const gv of ['v1', 'authorization.k8s.io/v1', 'events.k8s.io/v1', 'events.k8s.io/v1beta1']) assert.ok(disc.groupVersions.includes(gv), gv);
     assert.equal([...disc.configmapVerbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
     assert.ok(disc.preferredLists >= 3);
-    assert.is(await exited, 0, stderr.slice(-2000));
+    assert.is(await go.exited, 0, go.stderr());
   } finally {
-    if (go.exitCode === null) go.kill('SIGKILL');
+    go.kill();
     await c.close().catch(() => undefined);
     await srv.kill('SIGTERM').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

@@ -9,53 +9,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { startTestServer, type TestServer } from './harness.ts';
+import { ensurePythonVenv, runPythonScript } from './python-venv.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const VENV = process.env.PYVENV ?? join(ROOT, '.cache', 'pyvenv');
-const PYTHON = join(VENV, 'bin', 'python');
-const SCRIPT = join(ROOT, 'test', 'python', 'watch_client.py');
-const SETUP = join(ROOT, 'test', 'python', 'setup.sh');
-/** The script's own watches end within ~20 s; pip installs can take minutes. */
+/** The script's own watches end within ~20 s. */
 const SCRIPT_TIMEOUT_MS = 90_000;
-const SETUP_TIMEOUT_MS = 600_000;
 
 let srv: TestServer;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(cmd: string, args: string[], timeout: number): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYVENV: VENV } }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? ((err as unknown as { code: number }).code) : null) : 0;
-      resolve({ code, stdout, stderr: stderr + (err && code === null ? `\n${err.message}` : '') });
-    });
-  });
-}
-
 test.before(async () => {
-  if (process.env.CI === 'true') {
-    if (!existsSync(PYTHON)) {
-      // uvu does not print a before-hook error: say it, then fail every test of this file.
-      const why = `Python client venv missing at ${VENV}: CI must run "bash test/python/setup.sh" before the tests (no skipping under CI)`;
-      console.error(`FAIL: ${why}`);
-      throw new Error(why);
-    }
-  } else {
-    // Idempotent: returns at once when the venv matches requirements.txt.
-    const s = await run('bash', [SETUP], SETUP_TIMEOUT_MS);
-    if (s.code !== 0) {
-      console.error(`FAIL: test/python/setup.sh failed (${s.code}):\n${s.stdout}\n${s.stderr}`);
-      throw new Error('test/python/setup.sh failed');
-    }
-  }
+  await ensurePythonVenv();
   srv = await startTestServer();
 });
 
@@ -64,7 +27,7 @@ test.after(async () => {
 });
 
 test('kubernetes Python client: CRUD, paging, live watch in order, resumed watch, streaming list with BOOKMARK', async () => {
-  const r = await run(PYTHON, [SCRIPT, srv.server.kubeconfigPath, 'pyclient'], SCRIPT_TIMEOUT_MS);
+  const r = await runPythonScript('watch_client.py', [srv.server.kubeconfigPath, 'pyclient'], SCRIPT_TIMEOUT_MS);
   assert.is(r.code, 0, `watch_client.py exited ${r.code}:\n${r.stderr}\n${r.stdout}`);
   let out: any;
   try {

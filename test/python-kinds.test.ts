@@ -14,26 +14,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { startTarget, type Target } from './target.ts';
 import { CLIENT_PROGRAM_KINDS, kindDiffs } from './client-steps.ts';
+import { ensurePythonVenv, runPythonScript } from './python-venv.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const VENV = process.env.PYVENV ?? join(ROOT, '.cache', 'pyvenv');
-const PYTHON = join(VENV, 'bin', 'python');
-const SCRIPT = join(ROOT, 'test', 'python', 'kinds_client.py');
-const SETUP = join(ROOT, 'test', 'python', 'setup.sh');
 const EXPECTED = join(ROOT, 'test', 'python', 'kinds_expected.jsonl');
 const KINDS = CLIENT_PROGRAM_KINDS;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** One line the script prints. */
 interface StepLine {
@@ -41,15 +31,6 @@ interface StepLine {
   step: string;
   ok: boolean;
   [k: string]: unknown;
-}
-
-function run(cmd: string, args: string[], timeout: number): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYVENV: VENV } }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as unknown as { code: number }).code : null) : 0;
-      resolve({ code, stdout, stderr: stderr + (err && code === null ? `\n${err.message}` : '') });
-    });
-  });
 }
 
 let target: Target;
@@ -67,20 +48,7 @@ function normalizeLine(line: string): string {
 }
 
 test.before(async () => {
-  if (process.env.CI === 'true') {
-    if (!existsSync(PYTHON)) {
-      // uvu does not print a before-hook error: say it, then fail every test of this file.
-      const why = `Python client venv missing at ${VENV}: CI must run "bash test/python/setup.sh" before the tests (no skipping under CI)`;
-      console.error(`FAIL: ${why}`);
-      throw new Error(why);
-    }
-  } else {
-    const s = await run('bash', [SETUP], 600_000);
-    if (s.code !== 0) {
-      console.error(`FAIL: test/python/setup.sh failed (${s.code}):\n${s.stdout}\n${s.stderr}`);
-      throw new Error('test/python/setup.sh failed');
-    }
-  }
+  await ensurePythonVenv();
   target = await startTarget();
   ns = await target.createNamespace('kinds-py');
   // The reference has no controller-manager: give the namespace its default ServiceAccount (Pods need it).
@@ -93,7 +61,7 @@ test.before(async () => {
     }
     await target.client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } } });
   }
-  const r = await run(PYTHON, [SCRIPT, target.kubeconfig, ns, suffix], 120_000);
+  const r = await runPythonScript('kinds_client.py', [target.kubeconfig, ns, suffix], 120_000);
   if (r.code !== 0) runError = `kinds_client.py exited ${r.code}:\n${r.stderr}\n${r.stdout}`;
   try {
     lines = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(normalizeLine(l)) as StepLine);

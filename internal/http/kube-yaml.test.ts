@@ -12,7 +12,7 @@ test('a double-quoted string (it holds a tab) is written on one line with escape
 });
 
 test('a double-quoted string with line breaks stays one YAML scalar (found by the fuzzer: it was spread over lines and cut)', () => {
-  const message = 'failed to create typed patch object (ns/j; /v1, Kind=ConfigMap): errors:\n  .metadata.annotations: expected map, got false\n  .\t: field not declared in schema';
+  const message = 'failed to create typed patch object (ns/j; /v1, Kind=ConfigMap): errors:\n  .metadata.annotations: expected map, got &{false}\n  .\t: field not declared in schema';
   const text = kubeYaml(status(message));
   assert.is(YAML.parse(text).message, message);
   assert.match(text, /errors:\\n\n  \\ \.metadata/);

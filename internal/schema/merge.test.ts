@@ -51,7 +51,7 @@ test('validate: SMD messages for unknown fields, wrong scalars, duplicate and ke
   assert.is(validate({ apiVersion: 'v1', data: { a: 'x' } }, cm), undefined);
   assert.is(validate({ foo: 1 }, cm), '.foo: field not declared in schema');
   assert.is(validate({ data: { a: 1 } }, cm), '.data.a: expected string, got &value.valueUnstructured{Value:1}');
-  assert.is(validate({ immutable: 'yes' }, cm), '.immutable: expected boolean, got &{"yes"}');
+  assert.is(validate({ immutable: 'yes' }, cm), '.immutable: expected boolean, got &{yes}');
   assert.is(validate({ foo: 1, bar: 2 }, cm), 'errors:\n  .foo: field not declared in schema\n  .bar: field not declared in schema');
   const svc = kind('Service');
   assert.is(validate({ spec: { ports: [{ port: 80 }, { port: 80, protocol: 'TCP' }] } }, svc), '.spec.ports: duplicate entries for key [port=80,protocol="TCP"]');

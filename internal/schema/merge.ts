@@ -18,6 +18,7 @@ import { deduceAtom } from './registry.ts';
 import { listItemElement, TypedError } from './typed.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
 import { isObj } from '../gocompat/json.ts';
+import { goSharpV, goV } from '../gocompat/print.ts';
 
 type Obj = Record<string, unknown>;
 const isEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isObj(v) ? Object.keys(v).length === 0 : true);
@@ -33,14 +34,6 @@ function formOf(a: Atom): 'map' | 'scalar' | 'list' | undefined {
 }
 
 // ------------------------------------------------------------------ validate
-
-/** Go's %#v / %v of a decoded YAML/JSON value, as SMD's validation messages print it. */
-function goValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goValue).join(', ')}}`;
-  if (isObj(v)) return `map[string]interface {}{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goValue(v[k])}`).join(', ')}}`;
-  return String(v);
-}
 
 function goType(v: unknown): string {
   if (typeof v === 'string') return 'string';
@@ -61,7 +54,8 @@ export function validate(value: unknown, type: TypeRef): string | undefined {
     const a = deduceAtom(t.atom, v);
     const form = formOf(a);
     if (form === 'map') {
-      if (!isObj(v)) return void errs.push({ path, msg: `expected map, got ${goValue(v)}` });
+      // SMD prints the unstructured value (%v of *valueUnstructured): `&{x}`, `&{map[a:1]}`.
+      if (!isObj(v)) return void errs.push({ path, msg: `expected map, got &{${goV(v)}}` });
       const m = a.map!;
       for (const [k, child] of Object.entries(v)) {
         const ft = fieldType(m, k);
@@ -72,7 +66,7 @@ export function validate(value: unknown, type: TypeRef): string | undefined {
         walk(child, ft, [...path, { field: k }]);
       }
     } else if (form === 'list') {
-      if (!Array.isArray(v)) return void errs.push({ path, msg: `expected list, got ${goValue(v)}` });
+      if (!Array.isArray(v)) return void errs.push({ path, msg: `expected list, got &{${goV(v)}}` });
       const list = a.list!;
       const seen = new Set<string>();
       v.forEach((item, i) => {
@@ -98,8 +92,8 @@ export function validate(value: unknown, type: TypeRef): string | undefined {
     } else if (form === 'scalar') {
       const s = a.scalar!;
       if (s === 'numeric' && typeof v !== 'number') errs.push({ path, msg: `expected numeric (int or float), got ${goType(v)}` });
-      else if (s === 'string' && typeof v !== 'string') errs.push({ path, msg: `expected string, got &value.valueUnstructured{Value:${goValue(v)}}` });
-      else if (s === 'boolean' && typeof v !== 'boolean') errs.push({ path, msg: `expected boolean, got &{${goValue(v)}}` });
+      else if (s === 'string' && typeof v !== 'string') errs.push({ path, msg: `expected string, got &value.valueUnstructured{Value:${goSharpV(v)}}` });
+      else if (s === 'boolean' && typeof v !== 'boolean') errs.push({ path, msg: `expected boolean, got &{${goV(v)}}` });
     }
   };
   walk(value, type, []);

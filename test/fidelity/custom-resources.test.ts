@@ -286,8 +286,7 @@ test('Table: Name and the printer columns; without columns Name and Age', async 
 
 test('server-side apply and dry-run; metadata of the wrong type is 400', async () => {
   // (An applied field the schema does not declare is kube's 500 "failed to create typed patch
-  // object …: .spec.junk: field not declared in schema"; this server's apply has no run-time schema
-  // yet and prunes it instead: not asserted.)
+  // object …: .spec.junk: field not declared in schema": asserted in custom-resource-apply.test.ts.)
   const applied = await t.client.request('PATCH', `${base()}/a1?fieldManager=one`, {
     raw: JSON.stringify(gizmo('a1', { size: 2, tags: ['x'] })),
     contentType: 'application/apply-patch+yaml',

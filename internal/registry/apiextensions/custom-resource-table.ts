@@ -6,11 +6,11 @@
  * time; a missing value is null; a value of the wrong type for an integer/number/boolean column is
  * null; a `string` column prints any value (JSONPath's text: objects and lists as JSON).
  *
- * JSONPath: the simple paths a CRD column takes (`.spec.size`, `.status.conditions[0].type`,
- * `.metadata.labels['app.kubernetes.io/name']`); a path with anything else finds nothing.
+ * JSONPath: client-go's (jsonpath.ts), filters included (`.status.conditions[?(@.type=="Ready")].status`);
+ * the first value found is the cell, a path that fails to evaluate gives null.
  */
 import type { KubeObject } from '../../api/types.ts';
-import { goNumber } from '../../apiextensions/types.ts';
+import { compileJSONPath, jsonPathText } from './jsonpath.ts';
 import { humanDuration } from '../rest/human-duration.ts';
 import { CREATION_TIMESTAMP_DESCRIPTION, NAME_COLUMN } from '../rest/table-columns.ts';
 import type { TableColumn, TableConvertor } from '../rest/strategy.ts';
@@ -27,45 +27,12 @@ export interface PrinterColumn {
 
 const DEFAULT_PRINTER_COLUMNS: PrinterColumn[] = [{ name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' }];
 
-/** The steps of a simple JSONPath (field names and list indices), or null when it is not one. */
-export function parseSimpleJSONPath(path: string): (string | number)[] | null {
-  const steps: (string | number)[] = [];
-  const re = /\.([^.[\]]+)|\[(\d+)\]|\[(?:'([^']*)'|"([^"]*)")\]/y;
-  let m: RegExpExecArray | null;
-  let at = 0;
-  while (at < path.length) {
-    re.lastIndex = at;
-    if (!(m = re.exec(path))) return null;
-    steps.push(m[2] !== undefined ? Number(m[2]) : (m[1] ?? m[3] ?? m[4]));
-    at = re.lastIndex;
-  }
-  return steps;
-}
-
-function find(obj: unknown, steps: (string | number)[]): unknown {
-  let v = obj;
-  for (const s of steps) {
-    if (typeof s === 'number') v = Array.isArray(v) ? v[s] : undefined;
-    else v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[s] : undefined;
-    if (v === undefined) return undefined;
-  }
-  return v;
-}
-
-/** client-go jsonpath's text of a value: strings bare, numbers as Go prints them, objects as JSON. */
-function text(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return goNumber(v);
-  if (v === null || typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
 /** tableconvertor cellForJSONValue (string columns print the value instead). */
 function cell(type: TableColumn['type'], v: unknown, now: number): unknown {
   if (v === undefined || v === null) return null;
   switch (type) {
     case 'string':
-      return text(v);
+      return jsonPathText(v) ?? null;
     case 'integer':
       return typeof v === 'number' ? Math.trunc(v) : null;
     case 'number':
@@ -84,7 +51,7 @@ function cell(type: TableColumn['type'], v: unknown, now: number): unknown {
 
 export function customResourceTable(declared: PrinterColumn[]): TableConvertor {
   const cols = declared.length ? declared : DEFAULT_PRINTER_COLUMNS;
-  const paths = cols.map((c) => parseSimpleJSONPath(c.jsonPath));
+  const paths = cols.map((c) => compileJSONPath(c.jsonPath));
   return {
     columns: [
       NAME_COLUMN,
@@ -98,7 +65,7 @@ export function customResourceTable(declared: PrinterColumn[]): TableConvertor {
     ],
     cells: (obj: KubeObject) => {
       const now = Date.now();
-      return [obj.metadata.name ?? '', ...cols.map((c, i) => (paths[i] ? cell(c.type, find(obj, paths[i]), now) : null))];
+      return [obj.metadata.name ?? '', ...cols.map((c, i) => (paths[i] ? cell(c.type, paths[i](obj), now) : null))];
     },
   };
 }

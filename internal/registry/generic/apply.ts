@@ -23,7 +23,7 @@
 import type { KubeObject, StatusCause } from '../../api/types.ts';
 import { ApiError, badRequest, failure, unknownError } from '../../api/errors.ts';
 import { FieldSet, FieldsV1Error, goJson, pathString, type Path } from '../../schema/fieldpath.ts';
-import { DEDUCED_TYPE, schemas } from '../../schema/registry.ts';
+import { DEDUCED_TYPE } from '../../schema/registry.ts';
 import { compare, excludeFields, isSame, toFieldSet, TypedError } from '../../schema/typed.ts';
 import { ensureNamedFieldsAreMembers, merge, removeItems, validate } from '../../schema/merge.ts';
 import type { TypeRef } from '../../schema/types.ts';
@@ -178,7 +178,7 @@ function structuredApply(
   if (meta && Array.isArray(meta.managedFields)) throw badRequest('metadata.managedFields must be nil');
   const kind = typeof patch.kind === 'string' ? patch.kind : '';
   const slash = pv.lastIndexOf('/');
-  const patchType = fm.type ? schemas().typeOf({ group: slash >= 0 ? pv.slice(0, slash) : '', version: pv.slice(slash + 1), kind }) : DEDUCED_TYPE;
+  const patchType = fm.type ? fm.typeOf({ group: slash >= 0 ? pv.slice(0, slash) : '', version: pv.slice(slash + 1), kind }) : DEDUCED_TYPE;
   if (!patchType) throw unknownError(`failed to create typed patch object (${gvknn(patch)}): no corresponding type for ${gvkText(patch)}`);
   const invalid = validate(patch, patchType);
   if (invalid) throw unknownError(`failed to create typed patch object (${gvknn(patch)}): ${invalid}`);

@@ -29,7 +29,7 @@ import type { KindDescriptor } from '../rest/strategy.ts';
 import { FieldSet, FieldsV1Error } from '../../schema/fieldpath.ts';
 import { schemas } from '../../schema/registry.ts';
 import { compare, excludeFields, TypedError } from '../../schema/typed.ts';
-import type { TypeRef } from '../../schema/types.ts';
+import type { GroupVersionKind, TypeRef } from '../../schema/types.ts';
 import { deepCopy, rfc3339 } from './serialize.ts';
 
 /** kube-apiserver's DefaultMaxUpdateManagers. */
@@ -195,7 +195,7 @@ export class FieldManager {
     if (ok === undefined) {
       const slash = apiVersion.lastIndexOf('/');
       const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
-      ok = this.apiVersions.has(apiVersion) || (group === this.kind.group && schemas().typeOf({ group, version: apiVersion.slice(slash + 1), kind: this.kind.kind }) !== undefined);
+      ok = this.apiVersions.has(apiVersion) || (group === this.kind.group && this.typeOf({ group, version: apiVersion.slice(slash + 1), kind: this.kind.kind }) !== undefined);
       this.convertibleCache.set(apiVersion, ok);
     }
     return ok;
@@ -203,7 +203,12 @@ export class FieldManager {
 
   /** The kind's schema, looked up per write so a CRD whose schema changes is followed. */
   get type(): TypeRef | undefined {
-    return schemas().typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
+    return this.typeOf({ group: this.kind.group, version: this.kind.versions[0], kind: this.kind.kind });
+  }
+
+  /** The type of a group/version/kind: the kind's own schemas first (a CRD's), then the generated ones. */
+  typeOf(gvk: GroupVersionKind): TypeRef | undefined {
+    return this.kind.fieldTypes?.typeOf(gvk) ?? schemas().typeOf(gvk);
   }
 
   /**
