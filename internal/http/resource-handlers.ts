@@ -137,6 +137,9 @@ function answerWarnings(served: ServedKind | undefined, admission: string[], own
  * The storage key a request names, refused as kube's registry and etcd3 refuse it: a name that
  * cannot be a path segment (400), then a `.`/`..` namespace (500). Nothing is read or written.
  */
+/** The apiVersion of `kind` at `version` (a list's, for a kind served in several versions). */
+const apiVersionOf = (kind: ServedKind['kind'], version: string): string => (kind.group ? `${kind.group}/${version}` : version);
+
 function checkKey(info: RequestInfo): void {
   const e = (info.name ? invalidPathName(info.name) : null) ?? invalidKeyNamespace(info.resource, info.namespace, info.name);
   if (e) throw e;
@@ -210,7 +213,7 @@ export class ResourceHandlers {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const out = this.output(r, pb);
         checkKey(info);
-        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
+        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined, info.version);
         return this.sendObjects(res, served, out, r.query, [b], null);
       }
       case 'list': {
@@ -220,13 +223,13 @@ export class ResourceHandlers {
         // (converted a batch at a time) — is sent while an unpaged list is read; Protobuf (its
         // length comes first), YAML and pretty-printed answers need all items first.
         const streams = out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert));
-        const result = await reader.openList(ns, listQuery(r.query), streams);
+        const result = await reader.openList(ns, listQuery(r.query), streams, undefined, info.version);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
-          if (!out.convert) return sendListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
+          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
-        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
+        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);
       }
       // Every write verb negotiates its response representation first, so a request whose Accept
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
@@ -308,7 +311,7 @@ export class ResourceHandlers {
         checkKey(info);
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
-        const list = await reader.list(ns, lq);
+        const list = await reader.list(ns, lq, info.version);
         for (const b of list.items) {
           const o = parseObject(b);
           try {
@@ -318,10 +321,10 @@ export class ResourceHandlers {
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
+        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, {}, info.version);
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, version: info.version, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }
@@ -364,13 +367,14 @@ export class ResourceHandlers {
     listMeta: Record<string, unknown> | null,
     code = 200,
     headers: Record<string, string | string[]> = {},
+    version?: string,
   ): void {
     const { kind, store } = served;
     if (out.convert) {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
       return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
     }
-    const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
+    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);
   }
 

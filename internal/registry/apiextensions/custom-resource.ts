@@ -14,20 +14,24 @@
  * kind: Accept of Protobuf only is 406); strategic merge patch is refused with kube's 415
  * (`KindDescriptor.customResource`).
  *
- * Not done here (see the issue): the `scale` subresource (autoscaling/v1 Scale), conversion
- * between versions whose schemas differ (objects keep the apiVersion they were written with),
- * defaulting of objects read from storage, and server-side apply's schema list/map types (our
- * apply layer takes field types from the generated schemas only: a custom resource's lists are
- * atomic there).
+ * Versions (conversion.ts): objects are stored in the storage version and served in the
+ * request's (`KindDescriptor.conversion`): a write is decoded, defaulted and validated at the
+ * request's version, converted to the storage version before the append, and answered at the
+ * request's; every read converts (None: apiVersion only; Webhook: a ConversionReview) and
+ * defaults from storage. The status rules of a write follow its version's `subresources`.
+ *
+ * Not done here (see the issue): the `scale` subresource (autoscaling/v1 Scale) and server-side
+ * apply's schema list/map types (our apply layer takes field types from the generated schemas
+ * only: a custom resource's lists are atomic there).
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { badRequest } from '../../api/errors.ts';
 import { CoerceError, decodeCustomResource, validateCustomResource, validateCustomResourceStatusUpdate, validateCustomResourceUpdate, type ScaleSubresource } from '../../apiextensions/custom-resource.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
-import { prune } from '../../apiextensions/prune.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import { customResourceTable, type PrinterColumn } from './custom-resource-table.ts';
+import { crdConversion, type ConversionClientConfig, type ConversionWebhookCall } from './conversion.ts';
 
 /** The part of a CustomResourceDefinition (v1) this file reads. */
 export interface CustomResourceDefinition {
@@ -47,6 +51,7 @@ export interface CustomResourceDefinition {
       subresources?: { status?: object; scale?: ScaleSubresource };
       additionalPrinterColumns?: PrinterColumn[];
     }[];
+    conversion?: { strategy?: string; webhook?: { clientConfig?: ConversionClientConfig; conversionReviewVersions?: string[] } };
   };
   status?: { acceptedNames?: CustomResourceDefinition['spec']['names'] };
 }
@@ -63,7 +68,7 @@ const content = (o: KubeObject): Record<string, unknown> => o as unknown as Reco
  * (storage version's name for the storage version hash), or none when no version is served. The
  * names are the CRD's accepted names when it has them (kube serves status.acceptedNames).
  */
-export function customResourceKinds(crd: CustomResourceDefinition): KindDescriptor[] {
+export function customResourceKinds(crd: CustomResourceDefinition, opts: { conversionWebhook?: ConversionWebhookCall } = {}): KindDescriptor[] {
   const { spec } = crd;
   const names = crd.status?.acceptedNames?.kind ? crd.status.acceptedNames : spec.names;
   const served = spec.versions.filter((v) => v.served);
@@ -80,8 +85,9 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
   // a whole (a descriptor has one set); the per-object checks above follow each object's version.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
-  const storageVersion = spec.versions.find((v) => v.storage);
-  const storage = storageVersion?.name;
+  // A write's status rules are those of its version (the body is at the request's version).
+  const statusOf = (o: KubeObject): boolean => !!versionOf(o).subresources?.status;
+  const storage = spec.versions.find((v) => v.storage)?.name;
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -97,19 +103,12 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     allowUnconditionalUpdate: false,
     defaults: decode,
     prepareForCreate(obj) {
-      if (hasStatus) delete content(obj).status;
+      if (statusOf(obj)) delete content(obj).status;
     },
     prepareForUpdate(obj, old) {
-      if (!hasStatus) return;
+      if (!statusOf(obj)) return;
       if (old.status !== undefined) content(obj).status = structuredClone(old.status);
       else delete content(obj).status;
-    },
-    // Stored in the storage version's shape (conversion None changes only apiVersion, which the
-    // object keeps here): what that version's schema does not know is pruned, as kube's storage
-    // round trip prunes it.
-    canonicalize(obj) {
-      const v = versionOf(obj);
-      if (storageVersion && v.name !== storageVersion.name && !spec.preserveUnknownFields) prune(content(obj), storageVersion.schema?.openAPIV3Schema);
     },
     validate: (obj): FieldError[] => validateCustomResource(content(obj), schemaOf(obj), scaleOf(obj)),
     validateUpdate: (obj, old): FieldError[] => validateCustomResourceUpdate(content(obj), content(old), schemaOf(obj), scaleOf(obj)),
@@ -153,6 +152,8 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
     apimachineryFinalizers: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
+    // Stored in the storage version, served in each (None: apiVersion only; Webhook: a review).
+    conversion: crdConversion(crd, opts.conversionWebhook),
     // One warning per kind: given only when every served version is deprecated (their first's).
     ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
   };

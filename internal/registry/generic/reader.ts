@@ -34,7 +34,7 @@ import { parseLabelSelector, type LabelSelector } from '../../selectors/label-se
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
-import { storageCodec, type StorageCodec } from './view.ts';
+import { convertStored, storageCodec, type StorageCodec } from './view.ts';
 import { encodeContinue, decodeContinue, type ContinueToken } from './continue.ts';
 import { ReadAhead, readAheadKey } from './read-ahead.ts';
 
@@ -189,8 +189,9 @@ export class GenericReader {
    * GET one object. `resourceVersion` unset: the latest (consistent); "0": the latest; N: not
    * older than N (wait for the fold to reach N, then the latest — kube has no exact get). With a
    * resourceVersion kube reads from its watch cache, so a non-numeric one is a 500 there.
+   * `version`: the request's, for a kind with a VersionConversion (the object is served at it).
    */
-  async get(namespace: string, name: string, resourceVersion?: string): Promise<Buffer> {
+  async get(namespace: string, name: string, resourceVersion?: string, version?: string): Promise<Buffer> {
     const rv = resourceVersion ? parseCachedRv(resourceVersion) : 0;
     if (rv > 0) await this.waitFor(rv);
     else if (!resourceVersion) await this.consistent();
@@ -199,6 +200,8 @@ export class GenericReader {
       throw storageFailure(this.storage.damaged(e));
     });
     if (!b) throw notFound(this.gr, name);
+    const conversion = this.kind.conversion;
+    if (conversion && version) return (await convertStored(conversion, [b], version))[0];
     return this.codec.decode(b);
   }
 
@@ -248,8 +251,8 @@ export class GenericReader {
   }
 
   /** LIST a collection (namespace '' on a namespaced kind = all namespaces), all items in memory. */
-  async list(namespace: string, q: ListQuery): Promise<ListResult> {
-    const r = await this.openList(namespace, q, false);
+  async list(namespace: string, q: ListQuery, version?: string): Promise<ListResult> {
+    const r = await this.openList(namespace, q, false, STREAM_BATCH, version);
     if (!isStream(r)) return r;
     const items: Buffer[] = [];
     for await (const batch of r.batches) for (const b of batch) items.push(b);
@@ -262,9 +265,11 @@ export class GenericReader {
    * the list before anything is sent, as kube's does. Pages are always read whole (their
    * ListMeta, which precedes the items, depends on what follows the page). `streamBatch`: entries
    * per storage read of a stream (a watch's initial events read smaller batches: a watcher that
-   * does not read holds one of them, and one read ahead).
+   * does not read holds one of them, and one read ahead). `version`: the request's, for a kind
+   * with a VersionConversion: such a list is read whole and converted at once (a conversion
+   * webhook gets one review per list, as kube sends it).
    */
-  async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH): Promise<ListResult | ListStream> {
+  async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH, version?: string): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
     const plan = this.plan(q);
     const page: Page = {
@@ -284,7 +289,8 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
-    const streamed = stream && page.limit === Infinity && !this.storage.encrypts(this.codec.group, this.codec.resource);
+    const conversion = version ? this.kind.conversion : undefined;
+    const streamed = stream && page.limit === Infinity && !conversion && !this.storage.encrypts(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
       this.storage.checkReadable();
@@ -298,6 +304,7 @@ export class GenericReader {
     if (isStream(result)) return result;
     if (result.continue) this.readAhead(c, result.continue, q, page);
     if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
+    if (conversion) result.items = await convertStored(conversion, result.items, version!);
     return result;
   }
 

@@ -16,7 +16,7 @@ import { serializeForLog } from './serialize.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { KeyLock } from './key-lock.ts';
-import { storageCodec, type StorageCodec } from './view.ts';
+import { convertStored, storageCodec, type StorageCodec } from './view.ts';
 import { decodeRequestBody, canonicalObject, type FieldValidation } from '../../decode/body.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
@@ -151,8 +151,11 @@ export abstract class StoreBase {
     return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
   }
 
-  /** Latest stored bytes of one object (in this kind's shape), or null. */
-  protected async readLatest(namespace: string, name: string): Promise<Buffer | null> {
+  /**
+   * Latest stored bytes of one object (in this kind's shape), or null. `version`: the request's,
+   * for a kind with a VersionConversion (the object is given at that version).
+   */
+  protected async readLatest(namespace: string, name: string, version?: string): Promise<Buffer | null> {
     const read = () =>
       this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
@@ -167,12 +170,13 @@ export abstract class StoreBase {
       });
       b = await read();
     }
+    if (b && version && this.kind.conversion) return (await convertStored(this.kind.conversion, [b], version))[0];
     return b ? this.codec.decode(b) : null;
   }
 
-  /** Latest stored bytes of one object (in this kind's shape), or 404. */
-  async getLatest(namespace: string, name: string): Promise<Buffer> {
-    const b = await this.readLatest(namespace, name);
+  /** Latest stored bytes of one object (in this kind's shape, at `version`: see readLatest), or 404. */
+  async getLatest(namespace: string, name: string, version?: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name, version);
     if (!b) throw notFound(this.gr, name);
     return b;
   }
@@ -186,7 +190,12 @@ export abstract class StoreBase {
 
   // ---------------------------------------------------------------- helpers
 
-  protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+  protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', given: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+    // A kind served in several versions stores its objects in its storage version (the caller's
+    // object stays as it is), and answers in the request's.
+    const conversion = this.kind.conversion;
+    const storedAt = conversion ? `${this.kind.group}/${conversion.storageVersion}` : '';
+    const obj = conversion && given.apiVersion !== storedAt ? await conversion.toStorage(structuredClone(given)) : given;
     const intent: WriteIntent = {
       op,
       group: this.codec.group,
@@ -214,6 +223,9 @@ export abstract class StoreBase {
       verdict = await this.storage.write(intent);
     } catch (e) {
       throw storageFailure(e);
+    }
+    if (verdict.accepted && conversion && ctx.apiVersion && obj.apiVersion !== `${this.kind.group}/${ctx.apiVersion}`) {
+      return { ...verdict, object: (await convertStored(conversion, [verdict.object], ctx.apiVersion))[0] };
     }
     return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
   }

@@ -171,7 +171,7 @@ export abstract class CreateStore extends StoreBase {
         dryRun,
         namespace,
         name,
-        get: async () => parseObject(await this.getLatest(namespace, name)),
+        get: async () => parseObject(await this.getLatest(namespace, name, ctx.apiVersion)),
         delete: async (opts) => {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
@@ -189,7 +189,7 @@ export abstract class CreateStore extends StoreBase {
   protected async rawUpdate(ctx: RequestContext, namespace: string, name: string, mutate: (current: KubeObject) => KubeObject, pre: { uid?: string; resourceVersion?: string } = {}): Promise<void> {
     await this.locks.run(objectPath(this.key(namespace, name)), async () => {
       for (let attempt = 0; ; attempt++) {
-        const current = parseObject(await this.getLatest(namespace, name));
+        const current = parseObject(await this.getLatest(namespace, name, ctx.apiVersion));
         const currentRv = current.metadata.resourceVersion!;
         if (pre.uid && pre.uid !== current.metadata.uid) throw this.uidPreconditionFailed(ctx, namespace, name, pre.uid, current.metadata.uid ?? '');
         if (pre.resourceVersion && pre.resourceVersion !== currentRv) throw this.conflictErr(name);

@@ -156,7 +156,7 @@ export abstract class UpdateStore extends CreateStore {
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.readLatest(namespace, name);
+      const currentBytes = await this.readLatest(namespace, name, ctx.apiVersion);
       if (plan.uidPrecondition !== undefined) {
         const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
         if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);

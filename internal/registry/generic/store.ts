@@ -51,7 +51,7 @@ export class GenericStore extends UpdateStore {
     const markedCode = opts.orphanDependents === false ? 202 : 200;
     const strategy = this.kind.strategy;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.getLatest(namespace, name);
+      const currentBytes = await this.getLatest(namespace, name, ctx.apiVersion);
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       // Namespace REST Delete (kinds with beginDelete) checks the preconditions itself, with its

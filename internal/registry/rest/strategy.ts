@@ -231,6 +231,26 @@ export interface StorageView {
   toStorage(served: KubeObject): KubeObject;
 }
 
+/**
+ * A kind served in several versions from one storage version (custom resources: kube's storage
+ * codec of each served version plus the CRD's converter). The generic reader, store and watch call
+ * it with the request's version (`KindDescriptor.versions` entry): every stored object on its way
+ * out (get, list, watch events, a write's answer, the object an update starts from) and the
+ * written object on its way in, just before the append. Kinds without it pay nothing. Results
+ * are synchronous unless a conversion must call out (a webhook): callers handle both.
+ */
+export interface VersionConversion {
+  /** The version new objects are stored in. */
+  readonly storageVersion: string;
+  /**
+   * Stored objects (parsed, the caller's own: changed in place or replaced) → the same objects,
+   * in order, as served at `version` (defaulted from storage). Throws or rejects with an ApiError.
+   */
+  fromStorage(objs: KubeObject[], version: string): KubeObject[] | Promise<KubeObject[]>;
+  /** An object of the request's version (validated) → the object to store. */
+  toStorage(obj: KubeObject): KubeObject | Promise<KubeObject>;
+}
+
 /** What a virtual kind's create sees of the request. */
 export interface VirtualCreateContext {
   /** The authenticated requester. */
@@ -344,4 +364,6 @@ export interface KindDescriptor {
    * kube's 400, and other field selectors than metadata's are `field label not supported`.
    */
   customResource?: boolean;
+  /** Objects stored in one version and served in several, converted on the way (see VersionConversion). */
+  conversion?: VersionConversion;
 }
