@@ -374,7 +374,7 @@ export class ResourceHandlers {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
       return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
     }
-    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items) : items[0];
+    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.customResource) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);
   }
 

@@ -203,9 +203,11 @@ export function sendPageNotFound(res: Res): void {
  * leave without their own `kind`/`apiVersion`, as kube-apiserver writes lists (the list's
  * TypeMeta names them once).
  */
-export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
+export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[], keepTypeMeta = false): Buffer {
   const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
-  pushItems(parts, items, true);
+  // An UnstructuredList (custom resources) keeps each item's apiVersion and kind.
+  if (keepTypeMeta) items.forEach((b, i) => parts.push(...(i ? [COMMA, b] : [b])));
+  else pushItems(parts, items, true);
   parts.push(TAIL);
   return Buffer.concat(parts);
 }

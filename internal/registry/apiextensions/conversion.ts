@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
-import { internalError } from '../../api/errors.ts';
+import { unknownError } from '../../api/errors.ts';
 import { validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { FieldPath, fieldErrorMessage, type FieldError } from '../../api/field-errors.ts';
 import { isObj } from '../../gocompat/json.ts';
@@ -95,12 +95,19 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
       }
       return objs;
     }
-    return callWebhook(todo, want).then((converted) => {
-      let i = 0;
-      const out = objs.map((o) => (o.apiVersion === want ? o : converted[i++]));
-      for (const o of converted) coerce(o, v);
+    // One review per object, as kube's storage decodes (and converts) each object it reads.
+    return (async () => {
+      const out: KubeObject[] = [];
+      for (const o of objs) {
+        if (o.apiVersion === want) out.push(o);
+        else {
+          const [converted] = await callWebhook([o], want);
+          coerce(converted, v);
+          out.push(converted);
+        }
+      }
       return out;
-    });
+    })();
   };
 
   const gvkOf = (o: KubeObject): string => {
@@ -114,7 +121,7 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
     // A list's review names the list's kind; kube reports the list's GVK then, the object's otherwise.
     const gvk = gvkOf(objs[0]);
     const fail = (why: string): never => {
-      throw internalError(why);
+      throw unknownError(why);
     };
     const reviewVersion = (webhook?.conversionReviewVersions ?? []).find((v) => v === 'v1' || v === 'v1beta1');
     if (!reviewVersion) fail('no supported conversion review versions');

@@ -288,6 +288,12 @@ export abstract class StoreBase {
     const decoded = decodeRequestBody(body, this.kind, validation);
     if (validation === 'Warn') warnings?.push(...decoded.warnings);
     const obj = decoded.object as KubeObject;
+    // A kind served in several versions takes a body of the request's version only (kube's
+    // unstructured decoder for custom resources does not convert a request body).
+    const conversion = this.kind.conversion;
+    if (conversion && ctx?.apiVersion && body.apiVersion && obj.apiVersion !== `${this.kind.group}/${ctx.apiVersion}`) {
+      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.kind.group}/${ctx.apiVersion})`);
+    }
     if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     const m = obj.metadata;
     for (const f of ['name', 'namespace', 'generateName', 'resourceVersion', 'uid'] as const) {
