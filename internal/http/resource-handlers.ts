@@ -15,7 +15,7 @@ import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
-import { convertObjects, tableOptions } from './table.ts';
+import { convertObjects, kindAt, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
@@ -214,7 +214,7 @@ export class ResourceHandlers {
         const out = this.output(r, pb);
         checkKey(info);
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined, info.version);
-        return this.sendObjects(res, served, out, r.query, [b], null);
+        return this.sendObjects(res, served, out, r.query, [b], null, 200, {}, info.version);
       }
       case 'list': {
         const out = this.output(r, pb);
@@ -227,7 +227,7 @@ export class ResourceHandlers {
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
           if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close);
-          return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
+          return sendConvertedListStream(res, kindAt(kind, info.version), out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);
       }
@@ -256,7 +256,7 @@ export class ResourceHandlers {
         const badNs = invalidCreateNamespace(ns);
         if (badNs) throw badNs;
         const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, created);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
@@ -269,7 +269,7 @@ export class ResourceHandlers {
         const bodyName = updated.metadata && typeof updated.metadata === 'object' ? updated.metadata.name : undefined;
         if (!bodyName || bodyName === info.name) checkKey(info);
         const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, updated, info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
@@ -285,10 +285,10 @@ export class ResourceHandlers {
           const applied = decodeApplyBody(body);
           const duplicates = (): string[] => applyBodyDuplicates(body);
           const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
-          return this.sendWritten(res, served, out, r.query, result, r.warnings);
+          return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'delete': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
@@ -298,7 +298,7 @@ export class ResourceHandlers {
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'deletecollection': {
         const out = rep();
@@ -350,12 +350,12 @@ export class ResourceHandlers {
    * never turns a Status into a Table); objects go out in the negotiated representation and
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
-  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = [], version?: string): void {
     const headers = answerWarnings(served, admissionWarnings, result.warnings);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);
-    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers);
+    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers, version);
   }
 
   private sendObjects(
@@ -372,7 +372,7 @@ export class ResourceHandlers {
     const { kind, store } = served;
     if (out.convert) {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
-      return sendJson(res, convertObjects(kind, out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
+      return sendJson(res, convertObjects(kindAt(kind, version), out.convert, items.map(parseObject), listMeta, table), { code, headers, yaml: out.rep === 'yaml' });
     }
     const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.customResource) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);

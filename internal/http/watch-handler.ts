@@ -20,7 +20,7 @@ import { convertChange } from '../registry/generic/view.ts';
 import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
-import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
+import { kindAt, objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
 import { drained, goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
@@ -98,7 +98,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // Both response kinds (HTTP/1.1 and the HTTP/2 compat API) share this stream surface.
   const res = anyRes as ServerResponse;
   const { served, query: q } = w;
-  const { kind, reader, store } = served;
+  const { reader, store } = served;
+  const kind = kindAt(served.kind, w.version);
   // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
   if (w.out.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
   const sel = reader.selectors({ labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });

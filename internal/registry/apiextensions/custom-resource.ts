@@ -18,7 +18,8 @@
  * request's (`KindDescriptor.conversion`): a write is decoded, defaulted and validated at the
  * request's version, converted to the storage version before the append, and answered at the
  * request's; every read converts (None: apiVersion only; Webhook: a ConversionReview) and
- * defaults from storage. The status rules of a write follow its version's `subresources`.
+ * defaults from storage. The status rules of a write follow its version's `subresources`, a
+ * Table its version's printer columns.
  *
  * Not done here (see the issue): the `scale` subresource (autoscaling/v1 Scale) and server-side
  * apply's schema list/map types (our apply layer takes field types from the generated schemas
@@ -81,13 +82,15 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
   };
   const schemaOf = (o: KubeObject): JSONSchemaProps | undefined => versionOf(o).schema?.openAPIV3Schema;
   const scaleOf = (o: KubeObject): ScaleSubresource | undefined => versionOf(o).subresources?.scale;
-  // Subresources, printer columns and deprecation are the first served version's for the kind as
-  // a whole (a descriptor has one set); the per-object checks above follow each object's version.
+  // The routes of subresources and deprecation are the first served version's for the kind as a
+  // whole (a descriptor has one set); the status rules of a write, the schema checks and the Table
+  // columns (`tables`) follow the version of the request.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
   // A write's status rules are those of its version (the body is at the request's version).
   const statusOf = (o: KubeObject): boolean => !!versionOf(o).subresources?.status;
   const storage = spec.versions.find((v) => v.storage)?.name;
+  const perVersionColumns = served.some((v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []));
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -146,6 +149,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     verbs: CUSTOM_RESOURCE_VERBS,
     subresources,
     table: customResourceTable(first.additionalPrinterColumns ?? []),
+    ...(perVersionColumns ? { tables: Object.fromEntries(served.map((v) => [v.name, customResourceTable(v.additionalPrinterColumns ?? [])])) } : {}),
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,

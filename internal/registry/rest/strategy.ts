@@ -305,6 +305,11 @@ export interface KindDescriptor {
   subresources?: SubresourceDescriptor[];
   table?: TableConvertor;
   /**
+   * Table columns per served version when they differ between versions (a CRD's per-version
+   * additionalPrinterColumns); `table` is the first served version's.
+   */
+  tables?: Record<string, TableConvertor>;
+  /**
    * Extra field-selector fields beyond metadata.name and metadata.namespace, e.g. Secret `type`.
    * Each returns the field's value as a string.
    */
