@@ -157,6 +157,15 @@ test('conversion None: stored in the storage version, served in the request vers
       ['MODIFIED', `${group}/${v}`, 'p1', v === 'v1' ? { a: 'one', both: 'z' } : { both: 'z' }],
     ]);
   }
+  // A dry run answers what the write would store, read back at the request's version.
+  const dry = await t.client.request('POST', `${at('v2')}?dryRun=All`, { body: { apiVersion: `${group}/v2`, kind: 'Pair', metadata: { name: 'p9' }, spec: { both: 'd' } } });
+  assert.is(dry.status, 201, show(dry));
+  assert.equal(dry.json.spec, { both: 'd' });
+  const dryPatch = await t.client.request('PATCH', `${at('v2', 'p1')}?dryRun=All`, { raw: JSON.stringify({ spec: { both: 'e' } }), contentType: 'application/merge-patch+json' });
+  assert.is(dryPatch.status, 200, show(dryPatch));
+  assert.equal(dryPatch.json.spec, { both: 'e' });
+  assert.is(dryPatch.json.apiVersion, `${group}/v2`);
+  assert.is((await t.client.request('GET', at('v1', 'p9'))).status, 404);
   const del = await t.client.request('DELETE', at('v2', 'p2'));
   assert.is(del.status, 200, show(del));
 });

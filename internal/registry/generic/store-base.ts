@@ -12,7 +12,8 @@ import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { storageFailure } from './errors.ts';
-import { serializeForLog } from './serialize.ts';
+import { serializeForLog, withResourceVersion } from './serialize.ts';
+import { goJson } from '../../gocompat/json.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { KeyLock } from './key-lock.ts';
@@ -228,6 +229,20 @@ export abstract class StoreBase {
       return { ...verdict, object: (await convertStored(conversion, [verdict.object], ctx.apiVersion))[0] };
     }
     return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
+  }
+
+  /**
+   * What a dry run answers: the object at resourceVersion `rv` — for a kind served in several
+   * versions, as the write would store it, read back at the request's version (kube's dry-run
+   * storage encodes and decodes the object as a real write does).
+   */
+  protected async dryRunBody(ctx: RequestContext, obj: KubeObject, rv: string | undefined): Promise<Buffer> {
+    const conversion = this.kind.conversion;
+    if (!conversion || !ctx.apiVersion) return Buffer.from(goJson(withResourceVersion(this.canonical(obj), rv)));
+    const storedAt = `${this.kind.group}/${conversion.storageVersion}`;
+    const stored = obj.apiVersion === storedAt ? obj : await conversion.toStorage(structuredClone(obj));
+    const bytes = Buffer.from(goJson(withResourceVersion(this.canonical(stored), rv)));
+    return stored.apiVersion === `${this.kind.group}/${ctx.apiVersion}` ? bytes : (await convertStored(conversion, [bytes], ctx.apiVersion))[0];
   }
 
   /**

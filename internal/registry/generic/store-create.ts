@@ -7,8 +7,7 @@ import type { VirtualKind } from '../rest/strategy.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
-import { withResourceVersion, parseObject, rfc3339, deepCopy } from './serialize.ts';
-import { goJson } from '../../gocompat/json.ts';
+import { parseObject, rfc3339, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { objectPath } from '../../storage/storage.ts';
@@ -104,7 +103,7 @@ export abstract class CreateStore extends StoreBase {
           throw storageFailure(e);
         });
         if (existing) throw alreadyExists(this.gr, meta.name!);
-        return { body: Buffer.from(goJson(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
+        return { body: await this.dryRunBody(ctx, obj, undefined), code: 201, warnings };
       }
       const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
       if (!verdict.accepted) {

@@ -243,7 +243,7 @@ export abstract class UpdateStore extends CreateStore {
     // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.
     if (jsonEqual(stripVolatile(next), stripVolatile(current)) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-    if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    if (ctx.dryRun) return { body: await this.dryRunBody(ctx, next, currentRv), code: 200, warnings };
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
     // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
     // DELETED as it last was, and the caller gets the updated object at its old version.
