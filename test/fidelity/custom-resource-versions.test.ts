@@ -83,12 +83,13 @@ test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
   group = `${t.ns('ver')}.example.test`;
   ns = await t.createNamespace('versions');
-  wh = await startWebhookServer();
+  // The certificate also names the Service the service-reference case dials (`<svc>.<ns>.svc`).
+  wh = await startWebhookServer([`convhook.${ns}.svc`]);
 });
 
 test.after(async () => {
   if (t?.reference) {
-    for (const plural of ['pairs', 'moves', 'lates', 'hooks']) await t.client.request('DELETE', `${CRD_PATH}/${plural}.${group}`);
+    for (const plural of ['pairs', 'lates', 'hooks', 'svchooks']) await t.client.request('DELETE', `${CRD_PATH}/${plural}.${group}`);
   }
   await wh?.close();
   await t?.close();
@@ -344,6 +345,31 @@ test('conversion Webhook failures: 500 with kube\'s message; nothing stored when
   let last: HttpResult | undefined;
   await eventually('the new url in use', async () => (last = await t.client.request('GET', hooks('v2', 'h1'))).text.includes(String(port)));
   failedWith(last!, `conversion webhook for ${gvk('v1')} failed: Post "https://127.0.0.1:${port}/convert?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+});
+
+test('conversion Webhook by service reference: an ExternalName Service, TLS name <svc>.<ns>.svc; a missing Service', async () => {
+  const svc = await t.client.request('POST', `/api/v1/namespaces/${ns}/services`, {
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'convhook' }, spec: { type: 'ExternalName', externalName: 'localhost' } },
+  });
+  assert.is(svc.status, 201, show(svc));
+  wh.handle('/by-service', convertHooks);
+  const crd = crdOf('SvcHook', [version('v1', true, { x: { type: 'string' } }), version('v2', false, { y: { type: 'string' } })], {
+    strategy: 'Webhook',
+    webhook: { clientConfig: { service: { namespace: ns, name: 'convhook', path: '/by-service', port: wh.port }, caBundle: wh.caBundle }, conversionReviewVersions: ['v1'] },
+  });
+  await addCRD(crd);
+  const path = (v: string, name = ''): string => `/apis/${group}/${v}/namespaces/${ns}/svchooks${name ? `/${name}` : ''}`;
+  const c = await t.client.request('POST', path('v2'), { body: { apiVersion: `${group}/v2`, kind: 'SvcHook', metadata: { name: 's1' }, spec: { y: 'via' } } });
+  assert.is(c.status, 201, show(c));
+  assert.equal(c.json.spec, { y: 'via' });
+  const g = await t.client.request('GET', path('v1', 's1'));
+  assert.equal(g.json.spec, { x: 'via' });
+  assert.ok(wh.on('/by-service').length >= 2);
+
+  await patchCRD(`svchooks.${group}`, [{ op: 'replace', path: '/spec/conversion/webhook/clientConfig/service/name', value: 'nothing' }]);
+  let last: HttpResult | undefined;
+  await eventually('the missing service in use', async () => (last = await t.client.request('GET', path('v2', 's1'))).status === 500);
+  failedWith(last!, `conversion webhook for ${group}/v1, Kind=SvcHook failed: Post "https://nothing.${ns}.svc:${wh.port}/by-service?timeout=30s": service "nothing" not found`);
 });
 
 test.run();
