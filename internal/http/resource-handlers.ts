@@ -226,7 +226,7 @@ export class ResourceHandlers {
         const result = await reader.openList(ns, listQuery(r.query), streams, undefined, info.version);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
-          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close);
+          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.customResource);
           return sendConvertedListStream(res, kindAt(kind, info.version), out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);

@@ -266,8 +266,7 @@ export class GenericReader {
    * ListMeta, which precedes the items, depends on what follows the page). `streamBatch`: entries
    * per storage read of a stream (a watch's initial events read smaller batches: a watcher that
    * does not read holds one of them, and one read ahead). `version`: the request's, for a kind
-   * with a VersionConversion: such a list is read whole and converted at once (a conversion
-   * webhook gets one review per list, as kube sends it).
+   * with a VersionConversion (every item is served at it; a stream converts a batch at a time).
    */
   async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH, version?: string): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
@@ -290,14 +289,14 @@ export class GenericReader {
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
     const conversion = version ? this.kind.conversion : undefined;
-    const streamed = stream && page.limit === Infinity && !conversion && !this.storage.encrypts(this.codec.group, this.codec.resource);
+    const streamed = stream && page.limit === Infinity && !this.storage.encrypts(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
       this.storage.checkReadable();
       if (plan.kind === 'exact') {
         const held = q.continue ? await this.ahead.take(readAheadKey(collectionId(c), q.continue, q), () => this.storage.compactedBelow) : null;
-        result = held ?? await this.listAt(plan.rv, c, plan.start, plan.remaining, page, streamed && streamBatch);
-      } else result = await this.listLatest(c, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch);
+        result = held ?? await this.listAt(plan.rv, c, plan.start, plan.remaining, page, streamed && streamBatch, version);
+      } else result = await this.listLatest(c, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch, version);
     } catch (e) {
       throw storageFailure(this.storage.damaged(e));
     }
@@ -319,11 +318,13 @@ export class GenericReader {
   }
 
   /**
-   * The stream of an unpaged list over `entries` (which own `read`): selector and view
-   * conversion applied per batch; read errors surface from the iteration as Status errors.
+   * The stream of an unpaged list over `entries` (which own `read`): selector and view (or
+   * version) conversion applied per batch; read and conversion errors surface from the iteration
+   * as Status errors.
    */
-  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead): ListStream {
+  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead, version: string | undefined): ListStream {
     const codec = this.codec;
+    const conversion = version ? this.kind.conversion : undefined;
     const storage = this.storage;
     // Idempotent, and also right for a stream never iterated (whose generators never started,
     // so their own finally blocks would not run).
@@ -336,9 +337,10 @@ export class GenericReader {
         for await (const batch of entries) {
           const out: Buffer[] = [];
           for (const [, v] of batch) if (page.match(v)) out.push(codec.isView ? codec.decode(v) : v);
-          if (out.length) yield out;
+          if (out.length) yield conversion ? await convertStored(conversion, out, version!) : out;
         }
       } catch (e) {
+        if (e instanceof ApiError) throw e;
         throw storageFailure(storage.damaged(e));
       } finally {
         await close();
@@ -348,17 +350,17 @@ export class GenericReader {
   }
 
   /** A list of the latest state (one storage read of the collection). */
-  private async listLatest(c: Collection, start: string | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+  private async listLatest(c: Collection, start: string | undefined, page: Page, streamed: number | false, version?: string): Promise<ListResult | ListStream> {
     // A first unfiltered page takes its remainingItemCount from the key index (no scan).
     const read = await this.storage.collection(c, undefined, start === undefined && !page.filtered && page.limit < Infinity);
-    return this.page(read, start, read.liveCount, page, streamed, true);
+    return this.page(read, start, read.liveCount, page, streamed, true, version);
   }
 
   /**
    * A list at exactly `rv` (one storage read of the collection's history); 410 when rv has been
    * compacted away (a continue page gets a token that resumes at the latest version, as kube does).
    */
-  private async listAt(rv: number, c: Collection, start: string | undefined, known: number | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+  private async listAt(rv: number, c: Collection, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, version?: string): Promise<ListResult | ListStream> {
     const expiredList = (): ApiError => (start === undefined ? expired(EXPIRED_LIST_MESSAGE) : expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start })));
     if (rv < this.storage.compactedBelow) throw expiredList();
     if (this.storage.folded < rv) {
@@ -370,20 +372,20 @@ export class GenericReader {
     const read = await this.storage.collection(c, rv).catch((e: unknown) => {
       throw e instanceof StorageError && e.code === 'expired' ? expiredList() : e;
     });
-    return this.page(read, start, known, page, streamed, false);
+    return this.page(read, start, known, page, streamed, false, version);
   }
 
   /**
    * One page (or the whole list, or a stream of it) from `read`, which it closes — a stream's
    * consumer does. `known`: objects after `start`, when the token (or the index) says so.
    */
-  private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean): Promise<ListResult | ListStream> {
+  private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean, version?: string): Promise<ListResult | ListStream> {
     let owned = false;
     try {
       const entries = read.objects(start, streamed ? { first: streamed, then: streamed, ahead } : pageSizes(page));
       if (streamed) {
         owned = true;
-        return this.stream(entries, page, read);
+        return this.stream(entries, page, read, version);
       }
       return await finish(read, await fill(entries, page), page, known);
     } finally {
