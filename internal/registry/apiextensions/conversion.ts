@@ -12,10 +12,12 @@
  *         storage version and coerced there, just before the append.
  *
  * Conversion `None` changes apiVersion only. `Webhook` POSTs a ConversionReview (the first of the
- * CRD's conversionReviewVersions that is v1 or v1beta1) with the objects not yet at the desired
- * version — a list's in one review — and checks the answer as kube does: its uid, the result's
- * status, the count, each object's apiVersion and kind, name/namespace/uid unchanged; only the
- * labels and annotations of a converted object's metadata are taken from the webhook. The HTTPS
+ * CRD's conversionReviewVersions that is v1 or v1beta1) for each object not yet at the desired
+ * version (kube's storage decodes, and so converts, each object it reads: a list of n such objects
+ * is n reviews) and checks the answer as kube does: its uid (v1), the result's status, the count,
+ * the object's apiVersion and kind, name/namespace/uid unchanged; only the labels and annotations
+ * of the converted object's metadata are taken from the webhook. Failures are kube's 500 without
+ * a reason: `conversion webhook for <group/version>, Kind=<kind> failed: …`. The HTTPS
  * call itself is the caller's (`ConversionWebhookCall`, from the admission webhook client: the
  * registry does no network I/O of its own).
  */
@@ -83,13 +85,13 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
     coerceEmbedded(content(o), schema);
   };
 
-  /** Objects (of this kind, any version) → `v`: apiVersion only, or one review for those not there yet. */
+  /** Objects (of this kind, any version) → `v`: apiVersion only, or a review for each object not there yet. */
   const convert = (objs: KubeObject[], v: string): KubeObject[] | Promise<KubeObject[]> => {
     const want = apiVersion(v);
-    const todo = objs.filter((o) => o.apiVersion !== want);
-    if (!todo.length) return objs;
+    if (objs.every((o) => o.apiVersion === want)) return objs;
     if (!webhook) {
-      for (const o of todo) {
+      for (const o of objs) {
+        if (o.apiVersion === want) continue;
         o.apiVersion = want;
         coerce(o, v);
       }
@@ -101,7 +103,7 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
       for (const o of objs) {
         if (o.apiVersion === want) out.push(o);
         else {
-          const [converted] = await callWebhook([o], want);
+          const converted = await callWebhook(o, want);
           coerce(converted, v);
           out.push(converted);
         }
@@ -110,26 +112,19 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
     })();
   };
 
-  const gvkOf = (o: KubeObject): string => {
-    const av = String(o.apiVersion ?? '');
-    const slash = av.indexOf('/');
-    return `${slash >= 0 ? av.slice(0, slash) : ''}/${av.slice(slash + 1)}, Kind=${String(o.kind ?? '')}`;
-  };
-
-  /** One ConversionReview for `objs` (not at `want`); the converted objects, checked, with their metadata restored. */
-  async function callWebhook(objs: KubeObject[], want: string): Promise<KubeObject[]> {
-    // A list's review names the list's kind; kube reports the list's GVK then, the object's otherwise.
-    const gvk = gvkOf(objs[0]);
+  /** One ConversionReview for `obj` (not at `want`): the converted object, checked, with its metadata restored. */
+  async function callWebhook(obj: KubeObject, want: string): Promise<KubeObject> {
+    const av = String(obj.apiVersion ?? '');
     const fail = (why: string): never => {
-      throw unknownError(why);
+      throw unknownError(`conversion webhook for ${av}, Kind=${String(obj.kind ?? '')} ${why}`);
     };
     const reviewVersion = (webhook?.conversionReviewVersions ?? []).find((v) => v === 'v1' || v === 'v1beta1');
-    if (!reviewVersion) fail('no supported conversion review versions');
+    if (!reviewVersion) throw unknownError('no supported conversion review versions');
     const uid = randomUUID();
     const review = {
       kind: 'ConversionReview',
       apiVersion: `apiextensions.k8s.io/${reviewVersion}`,
-      request: { uid, desiredAPIVersion: want, objects: objs },
+      request: { uid, desiredAPIVersion: want, objects: [obj] },
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
     let answer: unknown;
@@ -137,25 +132,20 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
       if (!call) throw new Error('conversion webhooks are not available in this process');
       answer = await call(`conversion_webhook_for_${crd.metadata?.name ?? ''}`, webhook?.clientConfig ?? {}, review);
     } catch (e) {
-      return fail(`conversion webhook for ${gvk} failed: ${(e as Error).message}`);
+      return fail(`failed: ${(e as Error).message}`);
     }
-    const converted = convertedObjects(answer, uid, reviewVersion!, (why) => fail(`conversion webhook for ${gvk} failed: ${why}`));
-    if (converted.length !== objs.length) fail(`conversion webhook for ${gvk} returned ${converted.length} objects, expected ${objs.length}`);
-    const [wantGroup, wantVersion] = [want.slice(0, want.indexOf('/')), want.slice(want.indexOf('/') + 1)];
-    return converted.map((c, i) => {
-      const original = objs[i];
-      const at = objs.length > 1 ? ` at index ${i + (objs.length > 1 ? 1 : 0)}` : ' at index 0';
-      const invalidObject = objs.length > 1 ? `returned invalid converted object${at}` : `returned invalid object${at}`;
-      if (!isObj(c)) return fail(`conversion webhook for ${gvk} ${invalidObject}: Object 'Kind' is missing in '${JSON.stringify(c)}'`);
-      const o = c as unknown as KubeObject;
-      if (o.apiVersion !== want) fail(`conversion webhook for ${gvk} ${invalidObject}: invalid groupVersion (expected ${wantGroup}/${wantVersion}, received ${String(o.apiVersion ?? '')})`);
-      if (o.kind !== original.kind) fail(`conversion webhook for ${gvk} ${invalidObject}: invalid kind (expected ${String(original.kind)}, received ${String(o.kind ?? '')})`);
-      const bad = sameIdentity(original, o);
-      if (bad) fail(`conversion webhook for ${gvk} ${objs.length > 1 ? `returned invalid converted object at index ${i}` : 'returned invalid object'}: ${bad}`);
-      const metaErr = restoreObjectMeta(original, o);
-      if (metaErr) fail(`conversion webhook for ${gvk} ${objs.length > 1 ? `returned invalid metadata in object at index ${i}` : 'returned invalid metadata'}: ${metaErr}`);
-      return o;
-    });
+    const converted = convertedObjects(answer, uid, reviewVersion, (why) => fail(`failed: ${why}`));
+    if (converted.length !== 1) fail(`returned ${converted.length} objects, expected 1`);
+    const c = converted[0];
+    if (!isObj(c) || typeof c.kind !== 'string' || !c.kind) throw unknownError(`Object 'Kind' is missing in '${JSON.stringify(c)}'`);
+    const o = c as unknown as KubeObject;
+    if (o.apiVersion !== want) fail(`returned invalid object at index 0: invalid groupVersion (expected ${want}, received ${String(o.apiVersion ?? '')})`);
+    if (o.kind !== obj.kind) fail(`returned invalid object at index 0: invalid kind (expected ${String(obj.kind)}, received ${String(o.kind)})`);
+    const bad = sameIdentity(obj, o);
+    if (bad) fail(`returned invalid object: ${bad}`);
+    const metaErr = restoreObjectMeta(obj, o);
+    if (metaErr) fail(`returned invalid metadata: ${metaErr}`);
+    return o;
   }
 
   return {
