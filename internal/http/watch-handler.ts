@@ -250,7 +250,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     entry?.note();
   };
   /** Bytes this watcher holds: queued in its response, framed for the next write, held during the initial events. */
-  const queued = (): number => res.writableLength + pendingBytes + heldBytes;
+  const queued = (): number => res.writableLength + pendingBytes + heldBytes + convertingBytes;
   const withinBudget = (): boolean => queued() <= budget.perWatcher;
   /** While the initial events go out: the changes held meanwhile fit (count and bytes). */
   const holdsWithinBudget = (changes: Change[]): boolean => changes.length <= MAX_HELD_CHANGES && withinBudget();
@@ -263,9 +263,11 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
 
   /**
    * Changes whose conversion calls out (a conversion webhook) are framed in order once converted:
-   * while any is on its way, the later ones queue behind it. `converting` counts them.
+   * while any is on its way, the later ones queue behind it. `converting` counts them, and their
+   * bytes count against the watcher's budget.
    */
   let converting = 0;
+  let convertingBytes = 0;
   let conversions: Promise<void> = Promise.resolve();
   let done = false;
   const timers: NodeJS.Timeout[] = [];
@@ -334,6 +336,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     const c = memo.get(stored, `converted|${kindId}`, () => convertChange(conversion, stored, w.version!));
     if (!(c instanceof Promise) && !converting) return frameChange(stored, c, memo);
     converting++;
+    const bytes = changeBytes(stored);
+    convertingBytes += bytes;
     conversions = conversions.then(async () => {
       try {
         const converted = await c;
@@ -346,6 +350,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
         finish();
       } finally {
         converting--;
+        convertingBytes -= bytes;
       }
     });
     return withinBudget();
