@@ -15,7 +15,8 @@ import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
-import { convertObjects, kindAt, tableOptions } from './table.ts';
+import { convertObjects, tableOptions } from './table.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
@@ -200,7 +201,9 @@ export class ResourceHandlers {
     const info = r.info;
     const served = this.resolve(info);
     const ns = info.namespace;
-    const { store, reader, kind } = served;
+    const { store, reader } = served;
+    // The kind at the request's version (a custom resource's subresources and columns are per version).
+    const kind = kindAt(served.kind, info.version);
     checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     // Every kube endpoint converts to PartialObjectMetadata; Table needs a TableConvertor, which
@@ -227,7 +230,7 @@ export class ResourceHandlers {
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
           if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.customResource);
-          return sendConvertedListStream(res, kindAt(kind, info.version), out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
+          return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);
       }

@@ -126,9 +126,6 @@ function goTypeName(kind: KindDescriptor, list: boolean): string {
  * (transformObject). Throws 406 when a list is asked for as PartialObjectMetadata or a single
  * object as PartialObjectMetadataList; `table` carries validated TableOptions.
  */
-/** The kind as served at `version`: its Table columns are that version's when they differ by version (KindDescriptor.tables). */
-export const kindAt = (kind: KindDescriptor, version: string | undefined): KindDescriptor => (version && kind.tables?.[version] ? { ...kind, table: kind.tables[version] } : kind);
-
 export function convertObjects(kind: KindDescriptor, convert: Conversion, objects: KubeObject[], listMeta: Record<string, unknown> | null, table: TableOptions): unknown {
   const isList = listMeta !== null;
   switch (convert.as) {

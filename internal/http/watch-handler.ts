@@ -20,7 +20,8 @@ import { convertChange } from '../registry/generic/view.ts';
 import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent } from './protobuf.ts';
-import { kindAt, objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
+import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 import { drained, goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */

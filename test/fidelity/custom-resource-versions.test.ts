@@ -89,7 +89,7 @@ test.before(async () => {
 
 test.after(async () => {
   if (t?.reference) {
-    for (const plural of ['pairs', 'lates', 'hooks', 'svchooks']) await t.client.request('DELETE', `${CRD_PATH}/${plural}.${group}`);
+    for (const plural of ['pairs', 'stats', 'lates', 'hooks', 'svchooks']) await t.client.request('DELETE', `${CRD_PATH}/${plural}.${group}`);
   }
   await wh?.close();
   await t?.close();
@@ -183,6 +183,39 @@ test('printer columns per version: each version\'s Table has its own columns', a
   assert.equal(v2.json.rows.map((r: Json) => r.cells.slice(0, 2)), [['p1', 'z']]);
   const w = await watchEvents(`${at('v2')}?fieldSelector=metadata.name%3Dp1`, accept);
   assert.equal(w.map((e) => [e.object.kind, e.object.columnDefinitions?.map((c: Json) => c.name), e.object.rows[0].cells.slice(0, 2)]), [['Table', ['Name', 'Both'], ['p1', 'z']]]);
+});
+
+test('subresources per version: status only where the version declares it (discovery, routes, write rules)', async () => {
+  const withStatus = (name: string, storage: boolean, extra: Json = {}): Json => ({
+    name,
+    served: true,
+    storage,
+    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } }, status: { type: 'object', properties: { phase: { type: 'string' } } } } } },
+    ...extra,
+  });
+  await addCRD(crdOf('Stat', [withStatus('v1', true), withStatus('v2', false, { subresources: { status: {} } })]));
+  const discovered = async (v: string): Promise<string[]> => (await t.client.request('GET', `/apis/${group}/${v}`)).json.resources.map((r: Json) => r.name).filter((n: string) => n.startsWith('stats'));
+  assert.equal(await discovered('v1'), ['stats']);
+  assert.equal(await discovered('v2'), ['stats', 'stats/status']);
+  const path = (v: string, rest = ''): string => `/apis/${group}/${v}/namespaces/${ns}/stats${rest}`;
+  // v1 has no status subresource: a create keeps the status given.
+  const c = await t.client.request('POST', path('v1'), { body: { apiVersion: `${group}/v1`, kind: 'Stat', metadata: { name: 's1' }, spec: { n: 1 }, status: { phase: 'a' } } });
+  assert.is(c.status, 201, show(c));
+  assert.equal(c.json.status, { phase: 'a' });
+  assert.is((await t.client.request('GET', path('v1', '/s1/status'))).status, 404);
+  const st = await t.client.request('GET', path('v2', '/s1/status'));
+  assert.is(st.status, 200, show(st));
+  assert.equal(st.json.status, { phase: 'a' });
+  // v2 has one: its main resource keeps the stored status; v1's main resource changes it.
+  const u2 = await t.client.request('PATCH', path('v2', '/s1'), { raw: JSON.stringify({ spec: { n: 2 }, status: { phase: 'b' } }), contentType: 'application/merge-patch+json' });
+  assert.is(u2.status, 200, show(u2));
+  assert.equal([u2.json.spec, u2.json.status], [{ n: 2 }, { phase: 'a' }]);
+  const u1 = await t.client.request('PATCH', path('v1', '/s1'), { raw: JSON.stringify({ status: { phase: 'c' } }), contentType: 'application/merge-patch+json' });
+  assert.is(u1.status, 200, show(u1));
+  assert.equal(u1.json.status, { phase: 'c' });
+  const s2 = await t.client.request('PATCH', path('v2', '/s1/status'), { raw: JSON.stringify({ status: { phase: 'd' } }), contentType: 'application/merge-patch+json' });
+  assert.is(s2.status, 200, show(s2));
+  assert.equal([s2.json.apiVersion, s2.json.status], [`${group}/v2`, { phase: 'd' }]);
 });
 
 test('a body whose apiVersion is not the URL\'s version: 400, nothing stored', async () => {

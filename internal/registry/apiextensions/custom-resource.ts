@@ -84,13 +84,14 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
   const scaleOf = (o: KubeObject): ScaleSubresource | undefined => versionOf(o).subresources?.scale;
   // The routes of subresources and deprecation are the first served version's for the kind as a
   // whole (a descriptor has one set); the status rules of a write, the schema checks and the Table
-  // columns (`tables`) follow the version of the request.
+  // columns and subresources (`perVersion`) follow the version of the request.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
   // A write's status rules are those of its version (the body is at the request's version).
   const statusOf = (o: KubeObject): boolean => !!versionOf(o).subresources?.status;
   const storage = spec.versions.find((v) => v.storage)?.name;
-  const perVersionColumns = served.some((v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []));
+  // Columns or the status subresource differing between versions: each version serves its own.
+  const perVersion = served.some((v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []) || !!v.subresources?.status !== hasStatus);
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -133,7 +134,8 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     },
     validateUpdate: (obj): FieldError[] => validateCustomResourceStatusUpdate(content(obj), schemaOf(obj), scaleOf(obj)),
   };
-  const subresources: SubresourceDescriptor[] = hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy }] : [];
+  const statusSubresource: SubresourceDescriptor[] = [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy }];
+  const subresources: SubresourceDescriptor[] = hasStatus ? statusSubresource : [];
 
   const kind: KindDescriptor = {
     group: spec.group,
@@ -149,7 +151,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     verbs: CUSTOM_RESOURCE_VERBS,
     subresources,
     table: customResourceTable(first.additionalPrinterColumns ?? []),
-    ...(perVersionColumns ? { tables: Object.fromEntries(served.map((v) => [v.name, customResourceTable(v.additionalPrinterColumns ?? [])])) } : {}),
+    ...(perVersion ? { perVersion: Object.fromEntries(served.map((v) => [v.name, { table: customResourceTable(v.additionalPrinterColumns ?? []), subresources: v.subresources?.status ? statusSubresource : [] }])) } : {}),
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, conflict, failure, notFound } from '../../api/errors.ts';
-import type { FinishFunc, KindDescriptor, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
+import { kindAt, type FinishFunc, type KindDescriptor, type SubresourceDescriptor, type VirtualKind, type WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent, ObjectKey, Verdict } from '../../storage/storage.ts';
 import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest/admission.ts';
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
@@ -182,9 +182,10 @@ export abstract class StoreBase {
     return b;
   }
 
-  protected subresource(name: string | undefined): SubresourceDescriptor | undefined {
+  /** The subresource `name` of this kind at `version` (the request's: see kindAt), or 404. */
+  protected subresource(name: string | undefined, version?: string): SubresourceDescriptor | undefined {
     if (!name) return undefined;
-    const s = this.kind.subresources?.find((x) => x.name === name);
+    const s = kindAt(this.kind, version).subresources?.find((x) => x.name === name);
     if (!s) throw notFound(this.gr, name);
     return s;
   }

@@ -137,7 +137,7 @@ export abstract class CreateStore extends StoreBase {
    * parent (get, delete through this store).
    */
   async createSubresource(ctx: RequestContext, namespace: string, name: string, subresourceName: string, body: KubeObject, dryRun: string[]): Promise<{ code: number; body: unknown; warnings?: string[] }> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (!sub?.create || !sub.verbs.includes('create')) throw methodNotAllowed();
     const target = sub.kind ? { group: sub.kind.group, versions: [sub.kind.version, 'v1beta1'], kind: sub.kind.kind } : this.kind;
     let decoded: KubeObject;

@@ -28,7 +28,7 @@ export abstract class UpdateStore extends CreateStore {
 
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     const decodeWarnings: string[] = [];
     const obj = this.checkBody(body, namespace, name, ctx, decodeWarnings);
@@ -46,7 +46,7 @@ export abstract class UpdateStore extends CreateStore {
 
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let preconditionRv: string | undefined;
     let decodeWarnings: string[] = [];
@@ -88,7 +88,7 @@ export abstract class UpdateStore extends CreateStore {
    * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
    */
   async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     let managed: ManagedFieldsEntry[] | undefined;
     let preconditionRv: string | undefined;

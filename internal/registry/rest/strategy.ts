@@ -282,6 +282,12 @@ export interface VirtualDeps {
   apiAudiences?: readonly string[];
 }
 
+/** The kind as served at `version`: its table and subresources are that version's (KindDescriptor.perVersion). */
+export const kindAt = (kind: KindDescriptor, version: string | undefined): KindDescriptor => {
+  const at = version ? kind.perVersion?.[version] : undefined;
+  return at ? { ...kind, ...at } : kind;
+};
+
 export interface KindDescriptor {
   /** API group; '' for the core group. */
   group: string;
@@ -305,10 +311,11 @@ export interface KindDescriptor {
   subresources?: SubresourceDescriptor[];
   table?: TableConvertor;
   /**
-   * Table columns per served version when they differ between versions (a CRD's per-version
-   * additionalPrinterColumns); `table` is the first served version's.
+   * What differs by served version (a CRD's per-version additionalPrinterColumns and
+   * subresources): for a version listed here, its `table` and `subresources` replace the kind's
+   * own (which are the first served version's). See `kindAt`.
    */
-  tables?: Record<string, TableConvertor>;
+  perVersion?: Record<string, { table: TableConvertor; subresources: SubresourceDescriptor[] }>;
   /**
    * Extra field-selector fields beyond metadata.name and metadata.namespace, e.g. Secret `type`.
    * Each returns the field's value as a string.
