@@ -82,9 +82,9 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
   };
   const schemaOf = (o: KubeObject): JSONSchemaProps | undefined => versionOf(o).schema?.openAPIV3Schema;
   const scaleOf = (o: KubeObject): ScaleSubresource | undefined => versionOf(o).subresources?.scale;
-  // The routes of subresources and deprecation are the first served version's for the kind as a
-  // whole (a descriptor has one set); the status rules of a write, the schema checks and the Table
-  // columns and subresources (`perVersion`) follow the version of the request.
+  // Deprecation is the kind's as a whole (every served version deprecated); the schema checks, the
+  // status rules of a write, the Table columns and the subresources (`perVersion`, when versions
+  // differ) follow the version of the request; `table`/`subresources` are the first version's.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
   // A write's status rules are those of its version (the body is at the request's version).
