@@ -167,6 +167,16 @@ test('conversion None: stored in the storage version, served in the request vers
   assert.equal(dryPatch.json.spec, { both: 'e' });
   assert.is(dryPatch.json.apiVersion, `${group}/v2`);
   assert.is((await t.client.request('GET', at('v1', 'p9'))).status, 404);
+  // Server-side apply at v2 (a create, then an update): answered at v2, stored at v1.
+  for (const both of ['s1', 's2']) {
+    const ap = await t.client.request('PATCH', `${at('v2', 'p5')}?fieldManager=tester`, { raw: JSON.stringify({ apiVersion: `${group}/v2`, kind: 'Pair', metadata: { name: 'p5' }, spec: { both } }), contentType: 'application/apply-patch+yaml' });
+    assert.ok(ap.status === 200 || ap.status === 201, show(ap));
+    assert.equal([ap.json.apiVersion, ap.json.spec], [`${group}/v2`, { both }]);
+    // managedFields name the version the write addressed.
+    assert.equal(ap.json.metadata.managedFields.map((e: Json) => [e.manager, e.operation, e.apiVersion]), [['tester', 'Apply', `${group}/v2`]]);
+  }
+  assert.equal((await t.client.request('GET', at('v1', 'p5'))).json.spec, { a: 'one', both: 's2' });
+  assert.is((await t.client.request('DELETE', at('v1', 'p5'))).status, 200);
   const del = await t.client.request('DELETE', at('v2', 'p2'));
   assert.is(del.status, 200, show(del));
 });

@@ -129,6 +129,7 @@ export abstract class StoreBase {
   readonly apiVersion: string;
   protected readonly locks = new KeyLock();
   protected readonly fields: FieldManager;
+  private readonly fieldsByVersion = new Map<string, FieldManager>();
   /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
   readonly codec: StorageCodec;
 
@@ -146,6 +147,19 @@ export abstract class StoreBase {
     this.apiVersion = kind.group ? `${kind.group}/${kind.versions[0]}` : kind.versions[0];
     this.fields = new FieldManager(kind);
     this.codec = storageCodec(kind);
+  }
+
+  /**
+   * The field manager of the request's version: a kind served in several versions records
+   * managedFields (and takes apply patches) in the version the request addressed, as kube's
+   * per-version handlers do; other kinds have one.
+   */
+  protected fieldsFor(ctx: RequestContext): FieldManager {
+    const v = ctx.apiVersion;
+    if (!this.kind.conversion || !v || v === this.kind.versions[0] || !this.kind.versions.includes(v)) return this.fields;
+    let f = this.fieldsByVersion.get(v);
+    if (!f) this.fieldsByVersion.set(v, (f = new FieldManager({ ...this.kind, versions: [v, ...this.kind.versions.filter((x) => x !== v)] })));
+    return f;
   }
 
   key(namespace: string, name: string): ObjectKey {

@@ -37,7 +37,7 @@ export abstract class CreateStore extends StoreBase {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare
     // (an apply that creates the object brings the ones the apply computed).
-    setManagedFields(obj, applied ? applied.managedFields : this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    setManagedFields(obj, applied ? applied.managedFields : this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date()));
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {

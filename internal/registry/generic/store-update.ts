@@ -97,7 +97,7 @@ export abstract class UpdateStore extends CreateStore {
     const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
     const warnings = validation === 'Warn' ? duplicates : [];
     const run = (live: KubeObject | null): KubeObject => {
-      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      const r = serverSideApply(this.fieldsFor(ctx), { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
       if (validation === 'Strict' && duplicates.length) {
         throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
       }
@@ -194,7 +194,7 @@ export abstract class UpdateStore extends CreateStore {
       const now = new Date();
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
-      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fieldsFor(ctx).update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub) {
         // Mutating admission sees subresource writes too (webhooks may match `pods/status`).
