@@ -129,18 +129,18 @@ function listMetaOf(result: ListResult): Record<string, unknown> {
  * The Warning headers of an answer, in kube's order: a deprecated version's warning first, then
  * admission's (added while the request ran, webhooks included), then the write's own.
  */
-function answerWarnings(served: ServedKind | undefined, admission: string[], own: string[] = []): Record<string, string[]> {
-  const deprecation = served?.kind.deprecationWarning;
+function answerWarnings(served: ServedKind | undefined, admission: string[], own: string[] = [], version?: string): Record<string, string[]> {
+  const deprecation = served && kindAt(served.kind, version).deprecationWarning;
   return warningHeaders([...(deprecation ? [deprecation] : []), ...admission, ...own]);
 }
+
+/** The apiVersion of `kind` at `version` (a list's, for a kind served in several versions). */
+const apiVersionOf = (kind: ServedKind['kind'], version: string): string => (kind.group ? `${kind.group}/${version}` : version);
 
 /**
  * The storage key a request names, refused as kube's registry and etcd3 refuse it: a name that
  * cannot be a path segment (400), then a `.`/`..` namespace (500). Nothing is read or written.
  */
-/** The apiVersion of `kind` at `version` (a list's, for a kind served in several versions). */
-const apiVersionOf = (kind: ServedKind['kind'], version: string): string => (kind.group ? `${kind.group}/${version}` : version);
-
 function checkKey(info: RequestInfo): void {
   const e = (info.name ? invalidPathName(info.name) : null) ?? invalidKeyNamespace(info.resource, info.namespace, info.name);
   if (e) throw e;
@@ -192,7 +192,7 @@ export class ResourceHandlers {
     } catch (e) {
       // Warnings added before the failure still go out (kube's warning recorder writes them on
       // every answer), after a deprecated version's own.
-      if (r.warnings.length) (res as import('node:http').ServerResponse).setHeader('Warning', answerWarnings(this.registry.lookup(r.info.group, r.info.version, r.info.resource), r.warnings).Warning!);
+      if (r.warnings.length) (res as import('node:http').ServerResponse).setHeader('Warning', answerWarnings(this.registry.lookup(r.info.group, r.info.version, r.info.resource), r.warnings, [], r.info.version).Warning!);
       throw e;
     }
   }
@@ -248,7 +248,7 @@ export class ResourceHandlers {
           checkKey(info);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
-          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings));
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings, info.version));
         }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);
@@ -354,7 +354,7 @@ export class ResourceHandlers {
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
   private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = [], version?: string): void {
-    const headers = answerWarnings(served, admissionWarnings, result.warnings);
+    const headers = answerWarnings(served, admissionWarnings, result.warnings, version);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);

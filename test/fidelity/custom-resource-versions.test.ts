@@ -203,7 +203,7 @@ test('subresources per version: status only where the version declares it (disco
     schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } }, status: { type: 'object', properties: { phase: { type: 'string' } } } } } },
     ...extra,
   });
-  await addCRD(crdOf('Stat', [withStatus('v1', true), withStatus('v2', false, { subresources: { status: {} } })]));
+  await addCRD(crdOf('Stat', [withStatus('v1', true, { deprecated: true }), withStatus('v2', false, { subresources: { status: {} } })]));
   const discovered = async (v: string): Promise<string[]> => (await t.client.request('GET', `/apis/${group}/${v}`)).json.resources.map((r: Json) => r.name).filter((n: string) => n.startsWith('stats'));
   assert.equal(await discovered('v1'), ['stats']);
   assert.equal(await discovered('v2'), ['stats', 'stats/status']);
@@ -212,6 +212,10 @@ test('subresources per version: status only where the version declares it (disco
   const c = await t.client.request('POST', path('v1'), { body: { apiVersion: `${group}/v1`, kind: 'Stat', metadata: { name: 's1' }, spec: { n: 1 }, status: { phase: 'a' } } });
   assert.is(c.status, 201, show(c));
   assert.equal(c.json.status, { phase: 'a' });
+  // v1 is deprecated (kube's default text), v2 is not: the warning follows the request's version.
+  assert.is(c.headers.warning, `299 - "${group}/v1 Stat is deprecated; use ${group}/v2 Stat"`);
+  assert.is((await t.client.request('GET', path('v1', '/s1'))).headers.warning, `299 - "${group}/v1 Stat is deprecated; use ${group}/v2 Stat"`);
+  assert.is((await t.client.request('GET', path('v2', '/s1'))).headers.warning, undefined);
   assert.is((await t.client.request('GET', path('v1', '/s1/status'))).status, 404);
   const st = await t.client.request('GET', path('v2', '/s1/status'));
   assert.is(st.status, 200, show(st));

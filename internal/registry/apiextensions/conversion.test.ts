@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../api/types.ts';
 import type { ApiError } from '../../api/errors.ts';
 import { crdConversion, type ConversionWebhookCall, type ConvertedCRD } from './conversion.ts';
+import { compareKubeAwareVersions } from './custom-resource.ts';
 
 const schema = (properties: Record<string, unknown>) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } });
 const crd = (conversion?: ConvertedCRD['spec']['conversion']): ConvertedCRD => ({
@@ -104,6 +105,11 @@ test('Webhook answers kube refuses: uid, status, count, version, identity, label
     throw new Error('Post "https://x?timeout=30s": dial tcp: connection refused');
   });
   assert.is(await failure(down.toStorage(thing('v2', {}))), 'conversion webhook for example.com/v2, Kind=Thing failed: Post "https://x?timeout=30s": dial tcp: connection refused');
+});
+
+test('kube-aware version order (apimachinery CompareKubeAwareVersionStrings)', () => {
+  const sorted = ['v1alpha1', 'foo', 'v2', 'v1beta1', 'v1', 'v11alpha2', 'v12alpha1', 'bar', 'v1beta2', 'v10'].sort((a, b) => compareKubeAwareVersions(b, a));
+  assert.equal(sorted, ['v10', 'v2', 'v1', 'v1beta2', 'v1beta1', 'v12alpha1', 'v11alpha2', 'v1alpha1', 'bar', 'foo']);
 });
 
 test.run();

@@ -59,6 +59,28 @@ export interface CustomResourceDefinition {
 
 type Version = CustomResourceDefinition['spec']['versions'][number];
 
+/**
+ * apimachinery's CompareKubeAwareVersionStrings: GA > beta > alpha, then major, then minor
+ * (v2 > v1 > v1beta2 > v1beta1 > v1alpha1); versions not of that form sort after those that are,
+ * among themselves in reverse string order. Negative when `a` sorts below `b`.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  const parse = (v: string): [number, number, number] | null => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return null;
+    return [Number(m[1]), m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2, m[2] ? Number(m[3]) : 0];
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (!pa && !pb) return b < a ? -1 : 1;
+  if (!pa) return -1;
+  if (!pb) return 1;
+  if (pa[1] !== pb[1]) return pa[1] - pb[1];
+  if (pa[0] !== pb[0]) return pa[0] - pb[0];
+  return pa[2] - pb[2];
+}
+
 /** Verbs of a custom resource, in the order kube's discovery lists them (unsorted, unlike built-ins). */
 export const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
@@ -82,16 +104,27 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
   };
   const schemaOf = (o: KubeObject): JSONSchemaProps | undefined => versionOf(o).schema?.openAPIV3Schema;
   const scaleOf = (o: KubeObject): ScaleSubresource | undefined => versionOf(o).subresources?.scale;
-  // Deprecation is the kind's as a whole (every served version deprecated); the schema checks, the
-  // status rules of a write, the Table columns and the subresources (`perVersion`, when versions
-  // differ) follow the version of the request; `table`/`subresources` are the first version's.
+  // The schema checks, the status rules of a write, the Table columns, the subresources and the
+  // deprecation warning (`perVersion`, when versions differ) follow the version of the request;
+  // the descriptor's own `table`/`subresources`/`deprecationWarning` are the first version's.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
   // A write's status rules are those of its version (the body is at the request's version).
   const statusOf = (o: KubeObject): boolean => !!versionOf(o).subresources?.status;
   const storage = spec.versions.find((v) => v.storage)?.name;
-  // Columns or the status subresource differing between versions: each version serves its own.
-  const perVersion = served.some((v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []) || !!v.subresources?.status !== hasStatus);
+  // kube's warning on every answer of a deprecated version: its own text, or the default, which
+  // names the highest served non-deprecated version above it (defaultDeprecationWarning).
+  const deprecation = (v: Version): string | undefined => {
+    if (!v.deprecated) return undefined;
+    if (v.deprecationWarning !== undefined) return v.deprecationWarning;
+    const msg = `${spec.group}/${v.name} ${names.kind} is deprecated`;
+    const newer = spec.versions.filter((x) => x.served && !x.deprecated && compareKubeAwareVersions(v.name, x.name) < 0).sort((a, b) => compareKubeAwareVersions(b.name, a.name));
+    return newer.length ? `${msg}; use ${spec.group}/${newer[0].name} ${names.kind}` : msg;
+  };
+  // Columns, the status subresource or deprecation differing between versions: each version serves its own.
+  const perVersion = served.some(
+    (v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []) || !!v.subresources?.status !== hasStatus || deprecation(v) !== deprecation(first),
+  );
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -151,7 +184,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     verbs: CUSTOM_RESOURCE_VERBS,
     subresources,
     table: customResourceTable(first.additionalPrinterColumns ?? []),
-    ...(perVersion ? { perVersion: Object.fromEntries(served.map((v) => [v.name, { table: customResourceTable(v.additionalPrinterColumns ?? []), subresources: v.subresources?.status ? statusSubresource : [] }])) } : {}),
+    ...(perVersion ? { perVersion: Object.fromEntries(served.map((v) => [v.name, { table: customResourceTable(v.additionalPrinterColumns ?? []), subresources: v.subresources?.status ? statusSubresource : [], deprecationWarning: deprecation(v) }])) } : {}),
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,
@@ -160,8 +193,8 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
     // Stored in the storage version, served in each (None: apiVersion only; Webhook: a review).
     conversion: crdConversion(crd, opts.conversionWebhook),
-    // One warning per kind: given only when every served version is deprecated (their first's).
-    ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
+    // The first served version's warning (others' in perVersion).
+    ...(deprecation(first) ? { deprecationWarning: deprecation(first) } : {}),
   };
   return [kind];
 }

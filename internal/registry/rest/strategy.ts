@@ -282,7 +282,7 @@ export interface VirtualDeps {
   apiAudiences?: readonly string[];
 }
 
-/** The kind as served at `version`: its table and subresources are that version's (KindDescriptor.perVersion). */
+/** The kind as served at `version`: its table, subresources and deprecation are that version's (KindDescriptor.perVersion). */
 export const kindAt = (kind: KindDescriptor, version: string | undefined): KindDescriptor => {
   const at = version ? kind.perVersion?.[version] : undefined;
   return at ? { ...kind, ...at } : kind;
@@ -311,11 +311,11 @@ export interface KindDescriptor {
   subresources?: SubresourceDescriptor[];
   table?: TableConvertor;
   /**
-   * What differs by served version (a CRD's per-version additionalPrinterColumns and
-   * subresources): for a version listed here, its `table` and `subresources` replace the kind's
-   * own (which are the first served version's). See `kindAt`.
+   * What differs by served version (a CRD's per-version additionalPrinterColumns, subresources
+   * and deprecation): for a version listed here, its `table`, `subresources` and
+   * `deprecationWarning` (undefined: not deprecated) replace the kind's own. See `kindAt`.
    */
-  perVersion?: Record<string, { table: TableConvertor; subresources: SubresourceDescriptor[] }>;
+  perVersion?: Record<string, { table: TableConvertor; subresources: SubresourceDescriptor[]; deprecationWarning: string | undefined }>;
   /**
    * Extra field-selector fields beyond metadata.name and metadata.namespace, e.g. Secret `type`.
    * Each returns the field's value as a string.
