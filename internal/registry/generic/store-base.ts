@@ -208,10 +208,11 @@ export abstract class StoreBase {
 
   protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', given: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
     // A kind served in several versions stores its objects in its storage version (the caller's
-    // object stays as it is), and answers in the request's.
+    // object stays as it is), and answers in the request's. A delete's last state is not encoded
+    // again (kube deletes the key; readers convert whatever version an object carries).
     const conversion = this.kind.conversion;
     const storedAt = conversion ? `${this.kind.group}/${conversion.storageVersion}` : '';
-    const obj = conversion && given.apiVersion !== storedAt ? await conversion.toStorage(structuredClone(given)) : given;
+    const obj = conversion && op !== 'DELETE' && given.apiVersion !== storedAt ? await conversion.toStorage(structuredClone(given)) : given;
     const intent: WriteIntent = {
       op,
       group: this.codec.group,
