@@ -177,8 +177,12 @@ test('conversion None: stored in the storage version, served in the request vers
   }
   assert.equal((await t.client.request('GET', at('v1', 'p5'))).json.spec, { a: 'one', both: 's2' });
   assert.is((await t.client.request('DELETE', at('v1', 'p5'))).status, 200);
+  const before = (await t.client.request('GET', at('v1'))).json.metadata.resourceVersion;
   const del = await t.client.request('DELETE', at('v2', 'p2'));
   assert.is(del.status, 200, show(del));
+  // A delete at v2 reaches a watcher at v1 at v1.
+  const gone = await watchEvents(`${at('v1')}?resourceVersion=${before}`);
+  assert.equal(gone.map((e) => [e.type, e.object.apiVersion, e.object.metadata.name, e.object.spec]), [['DELETED', `${group}/v1`, 'p2', { a: 'one', both: 'y' }]]);
 });
 
 test('printer columns per version: each version\'s Table has its own columns', async () => {

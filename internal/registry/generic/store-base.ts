@@ -12,7 +12,7 @@ import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { storageFailure } from './errors.ts';
-import { serializeForLog, withResourceVersion } from './serialize.ts';
+import { parseObject, serializeForLog, withResourceVersion } from './serialize.ts';
 import { goJson } from '../../gocompat/json.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
@@ -187,6 +187,24 @@ export abstract class StoreBase {
     }
     if (b && version && this.kind.conversion) return (await convertStored(this.kind.conversion, [b], version))[0];
     return b ? this.codec.decode(b) : null;
+  }
+
+  /**
+   * The last state a delete records for `current` (read at the request's version): the object as
+   * stored, without its resourceVersion. A kind served in several versions takes it from storage
+   * again (under the key lock: the same version), so watchers get what was stored, not a round
+   * trip through the request's version (kube's DELETED event carries the stored object).
+   */
+  protected async lastState(namespace: string, name: string, current: KubeObject): Promise<KubeObject> {
+    let last = current;
+    if (this.kind.conversion) {
+      const raw = await this.readLatest(namespace, name);
+      const stored = raw && parseObject(raw);
+      if (stored && stored.metadata.resourceVersion === current.metadata.resourceVersion) last = stored;
+    }
+    const copy = structuredClone(last);
+    delete copy.metadata.resourceVersion;
+    return copy;
   }
 
   /** Latest stored bytes of one object (in this kind's shape, at `version`: see readLatest), or 404. */

@@ -247,7 +247,7 @@ export abstract class UpdateStore extends CreateStore {
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
     // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
     // DELETED as it last was, and the caller gets the updated object at its old version.
-    const written = finalize ? deepCopy(current) : next;
+    const written = finalize ? await this.lastState(namespace, name, current) : next;
     delete written.metadata.resourceVersion;
     const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
     if (verdict.accepted) {

@@ -118,7 +118,8 @@ export class GenericStore extends UpdateStore {
       let verdict: Verdict;
       if (remove) {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
-        verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+        // A kind served in several versions records the object as stored (see lastState).
+        verdict = await this.write(ctx, 'DELETE', this.kind.conversion ? await this.lastState(namespace, name, current) : next, currentRv, name, namespace, 'delete');
       } else {
         // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
         if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };
