@@ -27,6 +27,8 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject, rfc3339 } from '../registry/generic/serialize.ts';
 import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, conditionOf, established, setCondition } from '../registry/apiextensions/crd.ts';
 import { customResourceKinds, type CustomResourceDefinition } from '../registry/apiextensions/custom-resource.ts';
+import type { ConversionWebhookCall } from '../registry/apiextensions/conversion.ts';
+import { conversionWebhookCaller } from './conversion-webhook.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { semanticEqual } from '../gocompat/equal.ts';
 import { isObj } from '../gocompat/json.ts';
@@ -112,10 +114,11 @@ export function acceptNames(crd: KubeObject, others: readonly KubeObject[]): { n
 const dropUndefined = (n: Names): Names => Object.fromEntries(Object.entries(n).filter(([, v]) => v !== undefined)) as Names;
 
 /**
- * The registry identity of a served custom kind: a change of any of these re-adds it (the schemas
- * too: validation and OpenAPI follow them, as kube rebuilds a CRD's storage and OpenAPI on change).
+ * The registry identity of a served custom kind: a change of any of these re-adds it — the CRD's
+ * whole spec included (schemas, defaults, conversion: kube rebuilds a CRD's serving info on every
+ * spec change, so objects read afterwards are defaulted with the new schema).
  */
-const identity = (d: KindDescriptor): string => JSON.stringify([d.group, d.versions, d.resource, d.singular, d.kind, d.listKind, d.namespaced, d.shortNames, d.categories, d.customResourceSchemas]);
+const identity = (d: KindDescriptor, crd: KubeObject): string => JSON.stringify([d.group, d.versions, d.resource, d.singular, d.kind, d.listKind, d.namespaced, d.shortNames, d.categories, specOf(crd)]);
 
 export class CRDController extends QueueController<Task> {
   private readonly ctx = systemContext('apiextensions-apiserver');
@@ -125,6 +128,8 @@ export class CRDController extends QueueController<Task> {
   private readonly groups = new Map<string, string>();
   /** CRDs whose Terminating condition is True as last folded: their kinds refuse creates. */
   private readonly terminating = new Set<string>();
+  /** The HTTPS calls of the served kinds' conversion webhooks. */
+  private readonly conversionWebhook: ConversionWebhookCall;
 
   constructor(
     storage: Storage,
@@ -142,6 +147,7 @@ export class CRDController extends QueueController<Task> {
       },
       queueOptions,
     );
+    this.conversionWebhook = conversionWebhookCaller(registry);
   }
 
   private get crds(): ServedKind | undefined {
@@ -204,16 +210,16 @@ export class CRDController extends QueueController<Task> {
     const name = crd.metadata.name ?? '';
     if (conditionOf(crd, 'Terminating')?.status === 'True') this.terminating.add(name);
     else this.terminating.delete(name);
-    const kind = established(crd) ? customResourceKinds(crd as unknown as CustomResourceDefinition)[0] : undefined;
+    const kind = established(crd) ? customResourceKinds(crd as unknown as CustomResourceDefinition, { conversionWebhook: this.conversionWebhook })[0] : undefined;
     const want = kind && { ...kind, refuseCreate: () => (this.terminating.has(name) ? TERMINATING_CREATE : undefined) };
     const have = this.serving.get(name);
-    if (have && want && have.id === identity(want)) return;
+    if (have && want && have.id === identity(want, crd)) return;
     if (have && !want) return; // kube keeps serving a CRD's kind until the CRD is gone
     if (have) this.unserve(name);
     if (!want) return;
     try {
       const served = this.registry.add(want);
-      if (served) this.serving.set(name, { served, id: identity(want) });
+      if (served) this.serving.set(name, { served, id: identity(want, crd) });
     } catch (err) {
       this.log.warn({ err, crd: name }, 'custom resource kind not served: its path is taken');
     }

@@ -14,6 +14,7 @@ import type { Registry } from '../registry/registry.ts';
 import type { RequestInfo } from './request-info.ts';
 import type { Res } from './respond.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 
 type Req = IncomingMessage | Http2ServerRequest;
 
@@ -91,7 +92,7 @@ export function auditRequest(auditor: Auditor, registry: Registry, req: Req, res
   const a = auditor.begin(requestFacts(req, info, user, auditID, authAnnotations));
   if (!a) return null;
   const served = info.isResourceRequest ? registry.lookup(info.group, info.version, info.resource) : undefined;
-  if (served?.kind.deprecationWarning) {
+  if (served && kindAt(served.kind, info.version).deprecationWarning) {
     a.annotate('k8s.io/deprecated', 'true');
     if (served.kind.removedRelease) a.annotate('k8s.io/removed-release', served.kind.removedRelease);
   }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Registry, ServedKind } from '../registry/registry.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 
 /** Verbs of a resource that serves everything (in discovery's sorted order). */
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -25,9 +26,11 @@ const sortedVerbs = (verbs: string[]): string[] => [...new Set(verbs)].sort();
  * metav1.APIResource's order; 1.24 leaves singularName empty, and subresources carry no
  * storageVersionHash.
  */
-function resourcesOf(kinds: readonly ServedKind[]) {
+function resourcesOf(kinds: readonly ServedKind[], version: string) {
   const out: Record<string, unknown>[] = [];
-  for (const { kind } of kinds) {
+  for (const served of kinds) {
+    // A custom resource's subresources are its version's.
+    const kind = kindAt(served.kind, version);
     const r: Record<string, unknown> = {
       name: kind.resource,
       // A custom resource, as apiextensions-apiserver lists it: its singular name, verbs unsorted.
@@ -66,8 +69,8 @@ export function apiVersions(serverAddress: string) {
 export function apiResourceList(registry: Registry, group: string, version: string) {
   const kinds = registry.inGroupVersion(group, version);
   if (!kinds.length) return null;
-  if (!group) return { kind: 'APIResourceList', groupVersion: version, resources: resourcesOf(kinds) };
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: resourcesOf(kinds) };
+  if (!group) return { kind: 'APIResourceList', groupVersion: version, resources: resourcesOf(kinds, version) };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: resourcesOf(kinds, version) };
 }
 
 /**

@@ -16,6 +16,7 @@ import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, body
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
 import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
@@ -128,10 +129,13 @@ function listMetaOf(result: ListResult): Record<string, unknown> {
  * The Warning headers of an answer, in kube's order: a deprecated version's warning first, then
  * admission's (added while the request ran, webhooks included), then the write's own.
  */
-function answerWarnings(served: ServedKind | undefined, admission: string[], own: string[] = []): Record<string, string[]> {
-  const deprecation = served?.kind.deprecationWarning;
+function answerWarnings(served: ServedKind | undefined, admission: string[], own: string[] = [], version?: string): Record<string, string[]> {
+  const deprecation = served && kindAt(served.kind, version).deprecationWarning;
   return warningHeaders([...(deprecation ? [deprecation] : []), ...admission, ...own]);
 }
+
+/** The apiVersion of `kind` at `version` (a list's, for a kind served in several versions). */
+const apiVersionOf = (kind: ServedKind['kind'], version: string): string => (kind.group ? `${kind.group}/${version}` : version);
 
 /**
  * The storage key a request names, refused as kube's registry and etcd3 refuse it: a name that
@@ -188,7 +192,7 @@ export class ResourceHandlers {
     } catch (e) {
       // Warnings added before the failure still go out (kube's warning recorder writes them on
       // every answer), after a deprecated version's own.
-      if (r.warnings.length) (res as import('node:http').ServerResponse).setHeader('Warning', answerWarnings(this.registry.lookup(r.info.group, r.info.version, r.info.resource), r.warnings).Warning!);
+      if (r.warnings.length) (res as import('node:http').ServerResponse).setHeader('Warning', answerWarnings(this.registry.lookup(r.info.group, r.info.version, r.info.resource), r.warnings, [], r.info.version).Warning!);
       throw e;
     }
   }
@@ -197,7 +201,9 @@ export class ResourceHandlers {
     const info = r.info;
     const served = this.resolve(info);
     const ns = info.namespace;
-    const { store, reader, kind } = served;
+    const { store, reader } = served;
+    // The kind at the request's version (a custom resource's subresources and columns are per version).
+    const kind = kindAt(served.kind, info.version);
     checkRoute(kind, info);
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     // Every kube endpoint converts to PartialObjectMetadata; Table needs a TableConvertor, which
@@ -210,10 +216,10 @@ export class ResourceHandlers {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const out = this.output(r, pb);
         checkKey(info);
-        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
+        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined, info.version);
         const view = this.viewOf(served, info.subresource);
         if (view) return this.sendObjects(res, view.served, out, r.query, [view.answer(b)], null);
-        return this.sendObjects(res, served, out, r.query, [b], null);
+        return this.sendObjects(res, served, out, r.query, [b], null, 200, {}, info.version);
       }
       case 'list': {
         const out = this.output(r, pb);
@@ -222,13 +228,13 @@ export class ResourceHandlers {
         // (converted a batch at a time) — is sent while an unpaged list is read; Protobuf (its
         // length comes first), YAML and pretty-printed answers need all items first.
         const streams = out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert));
-        const result = await reader.openList(ns, listQuery(r.query), streams);
+        const result = await reader.openList(ns, listQuery(r.query), streams, undefined, info.version);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
-          if (!out.convert) return sendListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
+          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.customResource);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
-        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result));
+        return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);
       }
       // Every write verb negotiates its response representation first, so a request whose Accept
       // cannot be served (406) has no side effect, then checks the body's media type (415), then
@@ -246,7 +252,7 @@ export class ResourceHandlers {
           checkKey(info);
           const dryRun = r.query.getAll('dryRun');
           const result = await store.createSubresource(context(r, opts.dryRun, opts.fieldManager), ns, info.name, info.subresource, decodeObject(r, body, sub.kind?.kind ?? kind.kind), dryRun);
-          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings));
+          return this.sendObject(res, Buffer.from(JSON.stringify(result.body)), out.rep, result.code, answerWarnings(served, r.warnings ?? [], result.warnings, info.version));
         }
         if (info.name) throw methodNotAllowed();
         const out = rep(!served.kind.virtual);
@@ -257,7 +263,7 @@ export class ResourceHandlers {
         const badNs = invalidCreateNamespace(ns);
         if (badNs) throw badNs;
         const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, created);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
@@ -270,7 +276,7 @@ export class ResourceHandlers {
         const bodyName = updated.metadata && typeof updated.metadata === 'object' ? updated.metadata.name : undefined;
         if (!bodyName || bodyName === info.name) checkKey(info);
         const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, updated, info.subresource || undefined);
-        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings);
+        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings, info.version);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
@@ -286,10 +292,10 @@ export class ResourceHandlers {
           const applied = decodeApplyBody(body);
           const duplicates = (): string[] => applyBodyDuplicates(body);
           const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
-          return this.sendWritten(res, served, out, r.query, result, r.warnings);
+          return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
-        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings);
+        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings, info.version);
       }
       case 'delete': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
@@ -299,7 +305,7 @@ export class ResourceHandlers {
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
       }
       case 'deletecollection': {
         const out = rep();
@@ -312,7 +318,7 @@ export class ResourceHandlers {
         checkKey(info);
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
-        const list = await reader.list(ns, lq);
+        const list = await reader.list(ns, lq, info.version);
         for (const b of list.items) {
           const o = parseObject(b);
           try {
@@ -322,10 +328,10 @@ export class ResourceHandlers {
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list));
+        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, {}, info.version);
       }
       case 'watch':
-        return serveWatch({ served, namespace: ns, name: info.name, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
+        return serveWatch({ served, namespace: ns, name: info.name, version: info.version, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);
     }
@@ -357,9 +363,9 @@ export class ResourceHandlers {
   }
 
   /** sendWritten of a write on `subresource`: a view subresource answers its view of the parent. */
-  private sendWrittenOn(res: Res, served: ServedKind, subresource: string, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
+  private sendWrittenOn(res: Res, served: ServedKind, subresource: string, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = [], version?: string): void {
     const view = this.viewOf(served, subresource);
-    if (!view) return this.sendWritten(res, served, out, q, result, admissionWarnings);
+    if (!view) return this.sendWritten(res, served, out, q, result, admissionWarnings, version);
     return this.sendWritten(res, view.served, out, q, { ...result, body: view.answer(result.body) }, admissionWarnings);
   }
 
@@ -368,12 +374,12 @@ export class ResourceHandlers {
    * never turns a Status into a Table); objects go out in the negotiated representation and
    * conversion (TableOptions are only checked here, after the write, as kube does).
    */
-  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
-    const headers = answerWarnings(served, admissionWarnings, result.warnings);
+  private sendWritten(res: Res, served: ServedKind, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = [], version?: string): void {
+    const headers = answerWarnings(served, admissionWarnings, result.warnings, version);
     if (!out.convert) return this.sendObject(res, result.body, out.rep, result.code, headers);
     const obj = parseObject(result.body);
     if (obj.kind === 'Status') return this.sendObject(res, result.body, out.rep === 'yaml' ? 'yaml' : 'json', result.code, headers);
-    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers);
+    return this.sendObjects(res, served, out, q, [result.body], null, result.code, headers, version);
   }
 
   private sendObjects(
@@ -385,16 +391,17 @@ export class ResourceHandlers {
     listMeta: Record<string, unknown> | null,
     code = 200,
     headers: Record<string, string | string[]> = {},
+    version?: string,
   ): void {
     const { kind, store } = served;
     if (out.convert) {
       const table = out.convert.as === 'Table' ? tableOptions(q) : { includeObject: 'Metadata' as const };
-      const converted = convertObjects(kind, out.convert, items.map(parseObject), listMeta, table);
+      const converted = convertObjects(kindAt(kind, version), out.convert, items.map(parseObject), listMeta, table);
       // PartialObjectMetadata(List) in protobuf (negotiation offers no protobuf Table).
       if (out.rep === 'protobuf') return this.sendObject(res, Buffer.from(JSON.stringify(converted)), 'protobuf', code, headers);
       return sendJson(res, converted, { code, headers, yaml: out.rep === 'yaml' });
     }
-    const body = listMeta ? listBody(kind.listKind, store.apiVersion, listMeta, items) : items[0];
+    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.customResource) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);
   }
 

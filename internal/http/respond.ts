@@ -203,9 +203,9 @@ export function sendPageNotFound(res: Res): void {
  * leave without their own `kind`/`apiVersion`, as kube-apiserver writes lists (the list's
  * TypeMeta names them once).
  */
-export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
+export function listBody(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[], keepTypeMeta = false): Buffer {
   const parts: Buffer[] = [listHead(kind, apiVersion, listMeta)];
-  pushItems(parts, items, true);
+  pushItems(parts, items, true, keepTypeMeta);
   parts.push(TAIL);
   return Buffer.concat(parts);
 }
@@ -214,11 +214,15 @@ export function listBody(kind: string, apiVersion: string, listMeta: Record<stri
 const listHead = (kind: string, apiVersion: string, listMeta: Record<string, unknown>): Buffer =>
   Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
 
-/** Push items (TypeMeta cut off) onto `parts`, comma-separated; a comma first unless `first`. */
-function pushItems(parts: Buffer[], items: Buffer[], first: boolean): void {
+/**
+ * Push items (TypeMeta cut off, unless `keepTypeMeta`: an UnstructuredList's items, custom
+ * resources, keep their apiVersion and kind) onto `parts`, comma-separated; a comma first unless `first`.
+ */
+function pushItems(parts: Buffer[], items: Buffer[], first: boolean, keepTypeMeta = false): void {
   let seen: Buffer | null = null;
   items.forEach((b, i) => {
     if (i || !first) parts.push(COMMA);
+    if (keepTypeMeta) return void parts.push(b);
     const at = sharedTypeMetaLength(b, seen);
     if (at > 0) {
       seen = b.subarray(0, at);
@@ -242,12 +246,12 @@ export const STREAM_AFTER_BYTES = 1 << 20;
  * A read failure before the first write is thrown (the caller answers a Status); after it the
  * response is cut off (destroyed), as an incomplete body is all a client can still be told.
  */
-export async function sendListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+export async function sendListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}, keepTypeMeta = false): Promise<void> {
   async function* chunks(): AsyncGenerator<Buffer> {
     let first = true;
     for await (const batch of batches) {
       const items: Buffer[] = [];
-      pushItems(items, batch, first);
+      pushItems(items, batch, first, keepTypeMeta);
       first = false;
       yield goJsonEscape(Buffer.concat(items));
     }

@@ -37,6 +37,7 @@ import { headerLines } from '../auth/headers.ts';
 import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsImpersonation, ImpersonationRequestError } from '../auth/impersonation.ts';
 import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
 import { refusedBySelfDefense, type Release, type RequestLimiter } from './flowcontrol-filter.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -288,7 +289,7 @@ function instrument(metrics: ApiMetrics, registry: Registry, req: Req, res: Res,
   let labels: RequestLabels | undefined;
   if (served) {
     labels = { verb, dry_run: dryRunLabel(query), group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope, component: 'apiserver' };
-    if (served.kind.deprecationWarning) metrics.deprecatedRequest({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease: served.kind.removedRelease ?? '' });
+    if (kindAt(served.kind, info.version).deprecationWarning) metrics.deprecatedRequest({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease: served.kind.removedRelease ?? '' });
   } else if (!info.isResourceRequest && INSTRUMENTED_PATHS.has(info.path)) {
     labels = { verb, dry_run: dryRunLabel(query), group: '', version: '', resource: '', subresource: info.path, scope: '', component: '' };
   }

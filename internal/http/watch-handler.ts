@@ -9,17 +9,19 @@
 import type { ServerResponse } from 'node:http';
 import http2, { type Http2ServerResponse } from 'node:http2';
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, invalid, expired, notAcceptable, type ApiError } from '../api/errors.ts';
+import { badRequest, invalid, expired, notAcceptable, toApiError, type ApiError } from '../api/errors.ts';
 import type { ServedKind } from '../registry/registry.ts';
 import { isStream, parseCachedRv, type ListResult, type ListStream } from '../registry/generic/reader.ts';
 import { queryBool } from './request-info.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
 import { FanOutMemo, changeBytes, type WatchHub, type WatchHandle } from '../watch/hub.ts';
+import { convertChange } from '../registry/generic/view.ts';
 import type { BudgetEntry } from '../watch/budget.ts';
 import type { Negotiated } from './negotiation.ts';
 import { PROTOBUF, encodeWatchEvent, frameWatchEvent, protobufTypeFor } from './protobuf.ts';
 import { objectTableMeta, partialObjectMetadata, tableOptions, toTable } from './table.ts';
+import { kindAt } from '../registry/rest/strategy.ts';
 import { drained, goJsonEscape, type Res } from './respond.ts';
 
 /** What a watch can stream (the list kube's 406 names). */
@@ -53,6 +55,8 @@ export interface WatchRequest {
   namespace: string;
   /** Item path watches (`/configmaps/x?watch=1`) name the object. */
   name: string;
+  /** The request's version (events of a kind with a VersionConversion are converted to it). */
+  version?: string;
   query: URLSearchParams;
   /** Negotiated serialization and conversion (a Table's TableOptions are already validated). */
   out: Negotiated;
@@ -95,7 +99,8 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   // Both response kinds (HTTP/1.1 and the HTTP/2 compat API) share this stream surface.
   const res = anyRes as ServerResponse;
   const { served, query: q } = w;
-  const { kind, reader, store } = served;
+  const { reader, store } = served;
+  const kind = kindAt(served.kind, w.version);
   // A watch streams JSON or Protobuf frames only (kube: NewNotAcceptableError with the stream types).
   if (w.out.rep === 'yaml') throw notAcceptable('application/yaml', WATCH_MEDIA_TYPES);
   // A PartialObjectMetadataList watch sends its objects unconverted (see `converted`): in protobuf
@@ -132,7 +137,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   if (sendInitial) {
     // A named watch starts with that one object only (kube turns the name into a field selector).
     const fieldSelector = q.get('fieldSelector') || (w.name ? `metadata.name=${w.name}` : undefined);
-    initial = await reader.openList(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined }, true, INITIAL_READ_BATCH);
+    initial = await reader.openList(w.namespace, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector, resourceVersion: from > 0 ? String(from) : undefined }, true, INITIAL_READ_BATCH, w.version);
     from = initial.rv;
   }
   const closeInitial = async (): Promise<void> => {
@@ -157,8 +162,11 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     return o;
   };
   const format = protobuf ? 'protobuf' : convert?.as === 'Table' ? 'table' : convert?.as === 'PartialObjectMetadata' ? 'metadata' : convert ? 'metadata-list' : 'json';
+  /** The version events are served at: the request's for a kind converted between versions. */
+  const conversion = w.version ? kind.conversion : undefined;
+  const apiVersion = conversion ? (kind.group ? `${kind.group}/${w.version}` : w.version!) : store.apiVersion;
   /** The served kind: what a stored change decodes to (a view kind decodes it differently). */
-  const kindId = `${store.apiVersion}|${kind.kind}|${kind.resource}`;
+  const kindId = `${apiVersion}|${kind.kind}|${kind.resource}`;
   /**
    * Everything an event frame of a change depends on besides the event type: watchers with the
    * same variant get the same bytes, encoded once per change (FanOutMemo).
@@ -189,7 +197,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     // `creationTimestamp: null` after the resourceVersion.
     const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
     if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-    return frame('BOOKMARK', { kind: kind.kind, apiVersion: store.apiVersion, metadata });
+    return frame('BOOKMARK', { kind: kind.kind, apiVersion, metadata });
   };
 
   const expiredFrame = (): Buffer => {
@@ -249,7 +257,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     entry?.note();
   };
   /** Bytes this watcher holds: queued in its response, framed for the next write, held during the initial events. */
-  const queued = (): number => res.writableLength + pendingBytes + heldBytes;
+  const queued = (): number => res.writableLength + pendingBytes + heldBytes + convertingBytes;
   const withinBudget = (): boolean => queued() <= budget.perWatcher;
   /** While the initial events go out: the changes held meanwhile fit (count and bytes). */
   const holdsWithinBudget = (changes: Change[]): boolean => changes.length <= MAX_HELD_CHANGES && withinBudget();
@@ -260,6 +268,14 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     return (frameKeys[i] ??= `${variant}|${type}|${left ? 'left' : 'object'}${columns ? '|columns' : ''}`);
   };
 
+  /**
+   * Changes whose conversion calls out (a conversion webhook) are framed in order once converted:
+   * while any is on its way, the later ones queue behind it. `converting` counts them, and their
+   * bytes count against the watcher's budget.
+   */
+  let converting = 0;
+  let convertingBytes = 0;
+  let conversions: Promise<void> = Promise.resolve();
   let done = false;
   const timers: NodeJS.Timeout[] = [];
   // Assigned once hub.watch returns; the hub may end a watcher inside that call (slow replay).
@@ -321,7 +337,32 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
   });
   /** Frame a change for this watcher (selectors, conversion) into `pending`; false: over budget. */
   function deliverNow(stored: Change, memo: FanOutMemo): boolean {
-    const c = reader.codec.isView ? memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)) : stored;
+    if (reader.codec.isView) return frameChange(stored, memo.get(stored, `decoded|${kindId}`, () => reader.codec.decodeChange(stored)), memo);
+    if (!conversion) return frameChange(stored, stored, memo);
+    // Converted once per change and version, for every watcher of it.
+    const c = memo.get(stored, `converted|${kindId}`, () => convertChange(conversion, stored, w.version!));
+    if (!(c instanceof Promise) && !converting) return frameChange(stored, c, memo);
+    converting++;
+    const bytes = changeBytes(stored);
+    convertingBytes += bytes;
+    conversions = conversions.then(async () => {
+      try {
+        const converted = await c;
+        if (done) return;
+        frameChange(stored, converted, memo);
+        writePending();
+      } catch (e) {
+        // kube's watch of a version whose objects do not convert ends with the error.
+        if (!done && !res.writableEnded) res.write(frame('ERROR', toApiError(e).status as unknown as KubeObject));
+        finish();
+      } finally {
+        converting--;
+        convertingBytes -= bytes;
+      }
+    });
+    return withinBudget();
+  }
+  function frameChange(stored: Change, c: Change, memo: FanOutMemo): boolean {
     const ev = selected ? selectorEvent(c, (b) => selected(b, memo)) : AS_IS[c.type];
     if (ev) {
       // Shared by every watcher of this variant: the first one to need a frame encodes it.

@@ -14,21 +14,26 @@
  * kind: Accept of Protobuf only is 406); strategic merge patch is refused with kube's 415
  * (`KindDescriptor.customResource`).
  *
- * The `scale` subresource is custom-resource-scale.ts. Not done here (see the issue): conversion
- * between versions whose schemas differ (objects keep the apiVersion they were written with),
- * defaulting of objects read from storage. managedFields and server-side apply take the kind's
- * field types from its schemas (custom-resource-types.ts).
+ * Versions (conversion.ts): objects are stored in the storage version and served in the
+ * request's (`KindDescriptor.conversion`): a write is decoded, defaulted and validated at the
+ * request's version, converted to the storage version before the append, and answered at the
+ * request's; every read converts (None: apiVersion only; Webhook: a ConversionReview) and
+ * defaults from storage. The status rules of a write follow its version's `subresources`, a
+ * Table its version's printer columns.
+ *
+ * The `scale` subresource is custom-resource-scale.ts. managedFields and server-side apply take
+ * the kind's field types from its schemas (custom-resource-types.ts).
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { badRequest } from '../../api/errors.ts';
 import { CoerceError, decodeCustomResource, validateCustomResource, validateCustomResourceStatusUpdate, validateCustomResourceUpdate, type ScaleSubresource } from '../../apiextensions/custom-resource.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
-import { prune } from '../../apiextensions/prune.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import { customResourceTable, type PrinterColumn } from './custom-resource-table.ts';
 import { customResourceScale } from './custom-resource-scale.ts';
 import { customResourceFieldTypes } from './custom-resource-types.ts';
+import { crdConversion, type ConversionClientConfig, type ConversionWebhookCall } from './conversion.ts';
 
 /** The part of a CustomResourceDefinition (v1) this file reads. */
 export interface CustomResourceDefinition {
@@ -48,11 +53,34 @@ export interface CustomResourceDefinition {
       subresources?: { status?: object; scale?: ScaleSubresource };
       additionalPrinterColumns?: PrinterColumn[];
     }[];
+    conversion?: { strategy?: string; webhook?: { clientConfig?: ConversionClientConfig; conversionReviewVersions?: string[] } };
   };
   status?: { acceptedNames?: CustomResourceDefinition['spec']['names'] };
 }
 
 type Version = CustomResourceDefinition['spec']['versions'][number];
+
+/**
+ * apimachinery's CompareKubeAwareVersionStrings: GA > beta > alpha, then major, then minor
+ * (v2 > v1 > v1beta2 > v1beta1 > v1alpha1); versions not of that form sort after those that are,
+ * among themselves in reverse string order. Negative when `a` sorts below `b`.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  const parse = (v: string): [number, number, number] | null => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return null;
+    return [Number(m[1]), m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2, m[2] ? Number(m[3]) : 0];
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (!pa && !pb) return b < a ? -1 : 1;
+  if (!pa) return -1;
+  if (!pb) return 1;
+  if (pa[1] !== pb[1]) return pa[1] - pb[1];
+  if (pa[0] !== pb[0]) return pa[0] - pb[0];
+  return pa[2] - pb[2];
+}
 
 /** Verbs of a custom resource, in the order kube's discovery lists them (unsorted, unlike built-ins). */
 export const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -64,7 +92,7 @@ const content = (o: KubeObject): Record<string, unknown> => o as unknown as Reco
  * (storage version's name for the storage version hash), or none when no version is served. The
  * names are the CRD's accepted names when it has them (kube serves status.acceptedNames).
  */
-export function customResourceKinds(crd: CustomResourceDefinition): KindDescriptor[] {
+export function customResourceKinds(crd: CustomResourceDefinition, opts: { conversionWebhook?: ConversionWebhookCall } = {}): KindDescriptor[] {
   const { spec } = crd;
   const names = crd.status?.acceptedNames?.kind ? crd.status.acceptedNames : spec.names;
   const served = spec.versions.filter((v) => v.served);
@@ -77,12 +105,27 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
   };
   const schemaOf = (o: KubeObject): JSONSchemaProps | undefined => versionOf(o).schema?.openAPIV3Schema;
   const scaleOf = (o: KubeObject): ScaleSubresource | undefined => versionOf(o).subresources?.scale;
-  // Subresources, printer columns and deprecation are the first served version's for the kind as
-  // a whole (a descriptor has one set); the per-object checks above follow each object's version.
+  // The schema checks, the status rules of a write, the Table columns, the subresources and the
+  // deprecation warning (`perVersion`, when versions differ) follow the version of the request;
+  // the descriptor's own `table`/`subresources`/`deprecationWarning` are the first version's.
   const first = served[0];
   const hasStatus = !!first.subresources?.status;
-  const storageVersion = spec.versions.find((v) => v.storage);
-  const storage = storageVersion?.name;
+  // A write's status rules are those of its version (the body is at the request's version).
+  const statusOf = (o: KubeObject): boolean => !!versionOf(o).subresources?.status;
+  const storage = spec.versions.find((v) => v.storage)?.name;
+  // kube's warning on every answer of a deprecated version: its own text, or the default, which
+  // names the highest served non-deprecated version above it (defaultDeprecationWarning).
+  const deprecation = (v: Version): string | undefined => {
+    if (!v.deprecated) return undefined;
+    if (v.deprecationWarning !== undefined) return v.deprecationWarning;
+    const msg = `${spec.group}/${v.name} ${names.kind} is deprecated`;
+    const newer = spec.versions.filter((x) => x.served && !x.deprecated && compareKubeAwareVersions(v.name, x.name) < 0).sort((a, b) => compareKubeAwareVersions(b.name, a.name));
+    return newer.length ? `${msg}; use ${spec.group}/${newer[0].name} ${names.kind}` : msg;
+  };
+  // Columns, the status subresource or deprecation differing between versions: each version serves its own.
+  const perVersion = served.some(
+    (v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []) || !!v.subresources?.status !== hasStatus || !!v.subresources?.scale !== !!first.subresources?.scale || deprecation(v) !== deprecation(first),
+  );
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -98,19 +141,12 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     allowUnconditionalUpdate: false,
     defaults: decode,
     prepareForCreate(obj) {
-      if (hasStatus) delete content(obj).status;
+      if (statusOf(obj)) delete content(obj).status;
     },
     prepareForUpdate(obj, old) {
-      if (!hasStatus) return;
+      if (!statusOf(obj)) return;
       if (old.status !== undefined) content(obj).status = structuredClone(old.status);
       else delete content(obj).status;
-    },
-    // Stored in the storage version's shape (conversion None changes only apiVersion, which the
-    // object keeps here): what that version's schema does not know is pruned, as kube's storage
-    // round trip prunes it.
-    canonicalize(obj) {
-      const v = versionOf(obj);
-      if (storageVersion && v.name !== storageVersion.name && !spec.preserveUnknownFields) prune(content(obj), storageVersion.schema?.openAPIV3Schema);
     },
     validate: (obj): FieldError[] => validateCustomResource(content(obj), schemaOf(obj), scaleOf(obj)),
     validateUpdate: (obj, old): FieldError[] => validateCustomResourceUpdate(content(obj), content(old), schemaOf(obj), scaleOf(obj)),
@@ -132,11 +168,15 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     },
     validateUpdate: (obj): FieldError[] => validateCustomResourceStatusUpdate(content(obj), schemaOf(obj), scaleOf(obj)),
   };
-  const subresources: SubresourceDescriptor[] = hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy }] : [];
-  if (first.subresources?.scale) {
-    const view = customResourceScale(spec.group, (v) => byName.get(v)?.subresources?.scale, spec.versions.map((v) => v.name));
-    subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: { ...view.kind, generated: false }, view });
-  }
+  const statusSubresource: SubresourceDescriptor = { name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy };
+  const scaleView = served.some((v) => v.subresources?.scale) ? customResourceScale(spec.group, (v) => byName.get(v)?.subresources?.scale, spec.versions.map((v) => v.name)) : undefined;
+  const scaleSubresource: SubresourceDescriptor | undefined = scaleView && { name: 'scale', verbs: ['get', 'patch', 'update'], kind: { ...scaleView.kind, generated: false }, view: scaleView };
+  // A version's subresources: status and scale as its `subresources` says.
+  const subresourcesOf = (v: Version): SubresourceDescriptor[] => [
+    ...(v.subresources?.status ? [statusSubresource] : []),
+    ...(v.subresources?.scale && scaleSubresource ? [scaleSubresource] : []),
+  ];
+  const subresources = subresourcesOf(first);
 
   const kind: KindDescriptor = {
     group: spec.group,
@@ -152,6 +192,7 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     verbs: CUSTOM_RESOURCE_VERBS,
     subresources,
     table: customResourceTable(first.additionalPrinterColumns ?? []),
+    ...(perVersion ? { perVersion: Object.fromEntries(served.map((v) => [v.name, { table: customResourceTable(v.additionalPrinterColumns ?? []), subresources: subresourcesOf(v), deprecationWarning: deprecation(v) }])) } : {}),
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,
@@ -163,8 +204,10 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
       preserveUnknownFields: !!spec.preserveUnknownFields,
       versions: served.map((v) => ({ name: v.name, schema: v.schema?.openAPIV3Schema, status: !!v.subresources?.status, scale: !!v.subresources?.scale })),
     },
-    // One warning per kind: given only when every served version is deprecated (their first's).
-    ...(served.every((v) => v.deprecated) ? { deprecationWarning: first.deprecationWarning ?? `${spec.group}/${first.name} ${names.kind} is deprecated` } : {}),
+    // Stored in the storage version, served in each (None: apiVersion only; Webhook: a review).
+    conversion: crdConversion(crd, opts.conversionWebhook),
+    // The first served version's warning (others' in perVersion).
+    ...(deprecation(first) ? { deprecationWarning: deprecation(first) } : {}),
   };
   return [kind];
 }

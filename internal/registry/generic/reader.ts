@@ -34,7 +34,7 @@ import { parseLabelSelector, type LabelSelector } from '../../selectors/label-se
 import { parseFieldSelector, validateFieldSelector, type FieldSelector } from '../../selectors/field-selector.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject } from './serialize.ts';
-import { storageCodec, type StorageCodec } from './view.ts';
+import { convertStored, storageCodec, type StorageCodec } from './view.ts';
 import { encodeContinue, decodeContinue, type ContinueToken } from './continue.ts';
 import { ReadAhead, readAheadKey } from './read-ahead.ts';
 
@@ -189,8 +189,9 @@ export class GenericReader {
    * GET one object. `resourceVersion` unset: the latest (consistent); "0": the latest; N: not
    * older than N (wait for the fold to reach N, then the latest — kube has no exact get). With a
    * resourceVersion kube reads from its watch cache, so a non-numeric one is a 500 there.
+   * `version`: the request's, for a kind with a VersionConversion (the object is served at it).
    */
-  async get(namespace: string, name: string, resourceVersion?: string): Promise<Buffer> {
+  async get(namespace: string, name: string, resourceVersion?: string, version?: string): Promise<Buffer> {
     const rv = resourceVersion ? parseCachedRv(resourceVersion) : 0;
     if (rv > 0) await this.waitFor(rv);
     else if (!resourceVersion) await this.consistent();
@@ -199,6 +200,8 @@ export class GenericReader {
       throw storageFailure(this.storage.damaged(e));
     });
     if (!b) throw notFound(this.gr, name);
+    const conversion = this.kind.conversion;
+    if (conversion && version) return (await convertStored(conversion, [b], version))[0];
     return this.codec.decode(b);
   }
 
@@ -248,8 +251,8 @@ export class GenericReader {
   }
 
   /** LIST a collection (namespace '' on a namespaced kind = all namespaces), all items in memory. */
-  async list(namespace: string, q: ListQuery): Promise<ListResult> {
-    const r = await this.openList(namespace, q, false);
+  async list(namespace: string, q: ListQuery, version?: string): Promise<ListResult> {
+    const r = await this.openList(namespace, q, false, STREAM_BATCH, version);
     if (!isStream(r)) return r;
     const items: Buffer[] = [];
     for await (const batch of r.batches) for (const b of batch) items.push(b);
@@ -262,9 +265,10 @@ export class GenericReader {
    * the list before anything is sent, as kube's does. Pages are always read whole (their
    * ListMeta, which precedes the items, depends on what follows the page). `streamBatch`: entries
    * per storage read of a stream (a watch's initial events read smaller batches: a watcher that
-   * does not read holds one of them, and one read ahead).
+   * does not read holds one of them, and one read ahead). `version`: the request's, for a kind
+   * with a VersionConversion (every item is served at it; a stream converts a batch at a time).
    */
-  async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH): Promise<ListResult | ListStream> {
+  async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH, version?: string): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
     const plan = this.plan(q);
     const page: Page = {
@@ -284,20 +288,22 @@ export class GenericReader {
       await this.consistent();
       if (this.storage.folded < plan.rv) throw tooLargeResourceVersion(plan.rv, this.storage.folded, 0);
     }
+    const conversion = version ? this.kind.conversion : undefined;
     const streamed = stream && page.limit === Infinity && !this.storage.encrypts(this.codec.group, this.codec.resource);
     let result: ListResult | ListStream;
     try {
       this.storage.checkReadable();
       if (plan.kind === 'exact') {
         const held = q.continue ? await this.ahead.take(readAheadKey(collectionId(c), q.continue, q), () => this.storage.compactedBelow) : null;
-        result = held ?? await this.listAt(plan.rv, c, plan.start, plan.remaining, page, streamed && streamBatch);
-      } else result = await this.listLatest(c, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch);
+        result = held ?? await this.listAt(plan.rv, c, plan.start, plan.remaining, page, streamed && streamBatch, version);
+      } else result = await this.listLatest(c, plan.kind === 'latest' ? plan.start : undefined, page, streamed && streamBatch, version);
     } catch (e) {
       throw storageFailure(this.storage.damaged(e));
     }
     if (isStream(result)) return result;
     if (result.continue) this.readAhead(c, result.continue, q, page);
     if (this.codec.isView) result.items = result.items.map((b) => this.codec.decode(b));
+    if (conversion) result.items = await convertStored(conversion, result.items, version!);
     return result;
   }
 
@@ -312,11 +318,13 @@ export class GenericReader {
   }
 
   /**
-   * The stream of an unpaged list over `entries` (which own `read`): selector and view
-   * conversion applied per batch; read errors surface from the iteration as Status errors.
+   * The stream of an unpaged list over `entries` (which own `read`): selector and view (or
+   * version) conversion applied per batch; read and conversion errors surface from the iteration
+   * as Status errors.
    */
-  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead): ListStream {
+  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead, version: string | undefined): ListStream {
     const codec = this.codec;
+    const conversion = version ? this.kind.conversion : undefined;
     const storage = this.storage;
     // Idempotent, and also right for a stream never iterated (whose generators never started,
     // so their own finally blocks would not run).
@@ -329,9 +337,10 @@ export class GenericReader {
         for await (const batch of entries) {
           const out: Buffer[] = [];
           for (const [, v] of batch) if (page.match(v)) out.push(codec.isView ? codec.decode(v) : v);
-          if (out.length) yield out;
+          if (out.length) yield conversion ? await convertStored(conversion, out, version!) : out;
         }
       } catch (e) {
+        if (e instanceof ApiError) throw e;
         throw storageFailure(storage.damaged(e));
       } finally {
         await close();
@@ -341,17 +350,17 @@ export class GenericReader {
   }
 
   /** A list of the latest state (one storage read of the collection). */
-  private async listLatest(c: Collection, start: string | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+  private async listLatest(c: Collection, start: string | undefined, page: Page, streamed: number | false, version?: string): Promise<ListResult | ListStream> {
     // A first unfiltered page takes its remainingItemCount from the key index (no scan).
     const read = await this.storage.collection(c, undefined, start === undefined && !page.filtered && page.limit < Infinity);
-    return this.page(read, start, read.liveCount, page, streamed, true);
+    return this.page(read, start, read.liveCount, page, streamed, true, version);
   }
 
   /**
    * A list at exactly `rv` (one storage read of the collection's history); 410 when rv has been
    * compacted away (a continue page gets a token that resumes at the latest version, as kube does).
    */
-  private async listAt(rv: number, c: Collection, start: string | undefined, known: number | undefined, page: Page, streamed: number | false): Promise<ListResult | ListStream> {
+  private async listAt(rv: number, c: Collection, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, version?: string): Promise<ListResult | ListStream> {
     const expiredList = (): ApiError => (start === undefined ? expired(EXPIRED_LIST_MESSAGE) : expired(EXPIRED_CONTINUE_MESSAGE, encodeContinue({ rv: -1, start })));
     if (rv < this.storage.compactedBelow) throw expiredList();
     if (this.storage.folded < rv) {
@@ -363,20 +372,20 @@ export class GenericReader {
     const read = await this.storage.collection(c, rv).catch((e: unknown) => {
       throw e instanceof StorageError && e.code === 'expired' ? expiredList() : e;
     });
-    return this.page(read, start, known, page, streamed, false);
+    return this.page(read, start, known, page, streamed, false, version);
   }
 
   /**
    * One page (or the whole list, or a stream of it) from `read`, which it closes — a stream's
    * consumer does. `known`: objects after `start`, when the token (or the index) says so.
    */
-  private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean): Promise<ListResult | ListStream> {
+  private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean, version?: string): Promise<ListResult | ListStream> {
     let owned = false;
     try {
       const entries = read.objects(start, streamed ? { first: streamed, then: streamed, ahead } : pageSizes(page));
       if (streamed) {
         owned = true;
-        return this.stream(entries, page, read);
+        return this.stream(entries, page, read, version);
       }
       return await finish(read, await fill(entries, page), page, known);
     } finally {

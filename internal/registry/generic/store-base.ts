@@ -6,18 +6,19 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, conflict, failure, notFound } from '../../api/errors.ts';
-import type { FinishFunc, KindDescriptor, SubresourceDescriptor, VirtualKind, WriteHooks } from '../rest/strategy.ts';
+import { kindAt, type FinishFunc, type KindDescriptor, type SubresourceDescriptor, type VirtualKind, type WriteHooks } from '../rest/strategy.ts';
 import type { Storage, WriteIntent, ObjectKey, Verdict } from '../../storage/storage.ts';
 import type { Admission, AdmissionAttributes, AdmissionOperation } from '../rest/admission.ts';
 import { nameIsDNS1035Label, nameIsPathSegment, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from '../../validation/names.ts';
 import type { RequestContext } from './context.ts';
 import { storageFailure } from './errors.ts';
-import { serializeForLog } from './serialize.ts';
+import { parseObject, serializeForLog, withResourceVersion } from './serialize.ts';
 import { etcdRefusal } from './etcd-limits.ts';
+import { goJson } from '../../gocompat/json.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { KeyLock } from './key-lock.ts';
-import { storageCodec, type StorageCodec } from './view.ts';
+import { convertStored, storageCodec, type StorageCodec } from './view.ts';
 import { decodeRequestBody, canonicalObject, type FieldValidation } from '../../decode/body.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
 
@@ -129,6 +130,7 @@ export abstract class StoreBase {
   readonly apiVersion: string;
   protected readonly locks = new KeyLock();
   protected readonly fields: FieldManager;
+  private readonly fieldsByVersion = new Map<string, FieldManager>();
   /** Storage keys and the conversion of stored objects (identity unless the kind is a view). */
   readonly codec: StorageCodec;
 
@@ -148,12 +150,28 @@ export abstract class StoreBase {
     this.codec = storageCodec(kind);
   }
 
+  /**
+   * The field manager of the request's version: a kind served in several versions records
+   * managedFields (and takes apply patches) in the version the request addressed, as kube's
+   * per-version handlers do; other kinds have one.
+   */
+  protected fieldsFor(ctx: RequestContext): FieldManager {
+    const v = ctx.apiVersion;
+    if (!this.kind.conversion || !v || v === this.kind.versions[0] || !this.kind.versions.includes(v)) return this.fields;
+    let f = this.fieldsByVersion.get(v);
+    if (!f) this.fieldsByVersion.set(v, (f = new FieldManager({ ...this.kind, versions: [v, ...this.kind.versions.filter((x) => x !== v)] })));
+    return f;
+  }
+
   key(namespace: string, name: string): ObjectKey {
     return { group: this.codec.group, resource: this.codec.resource, namespace: this.kind.namespaced ? namespace : '', name };
   }
 
-  /** Latest stored bytes of one object (in this kind's shape), or null. */
-  protected async readLatest(namespace: string, name: string): Promise<Buffer | null> {
+  /**
+   * Latest stored bytes of one object (in this kind's shape), or null. `version`: the request's,
+   * for a kind with a VersionConversion (the object is given at that version).
+   */
+  protected async readLatest(namespace: string, name: string, version?: string): Promise<Buffer | null> {
     const read = () =>
       this.storage.get(this.key(namespace, name)).catch((e) => {
         throw storageFailure(e);
@@ -168,26 +186,52 @@ export abstract class StoreBase {
       });
       b = await read();
     }
+    if (b && version && this.kind.conversion) return (await convertStored(this.kind.conversion, [b], version))[0];
     return b ? this.codec.decode(b) : null;
   }
 
-  /** Latest stored bytes of one object (in this kind's shape), or 404. */
-  async getLatest(namespace: string, name: string): Promise<Buffer> {
-    const b = await this.readLatest(namespace, name);
+  /**
+   * The last state a delete records for `current` (read at the request's version): the object as
+   * stored, without its resourceVersion. A kind served in several versions takes it from storage
+   * again (under the key lock: the same version), so watchers get what was stored, not a round
+   * trip through the request's version (kube's DELETED event carries the stored object).
+   */
+  protected async lastState(namespace: string, name: string, current: KubeObject): Promise<KubeObject> {
+    let last = current;
+    if (this.kind.conversion) {
+      const raw = await this.readLatest(namespace, name);
+      const stored = raw && parseObject(raw);
+      if (stored && stored.metadata.resourceVersion === current.metadata.resourceVersion) last = stored;
+    }
+    const copy = structuredClone(last);
+    delete copy.metadata.resourceVersion;
+    return copy;
+  }
+
+  /** Latest stored bytes of one object (in this kind's shape, at `version`: see readLatest), or 404. */
+  async getLatest(namespace: string, name: string, version?: string): Promise<Buffer> {
+    const b = await this.readLatest(namespace, name, version);
     if (!b) throw notFound(this.gr, name);
     return b;
   }
 
-  protected subresource(name: string | undefined): SubresourceDescriptor | undefined {
+  /** The subresource `name` of this kind at `version` (the request's: see kindAt), or 404. */
+  protected subresource(name: string | undefined, version?: string): SubresourceDescriptor | undefined {
     if (!name) return undefined;
-    const s = this.kind.subresources?.find((x) => x.name === name);
+    const s = kindAt(this.kind, version).subresources?.find((x) => x.name === name);
     if (!s) throw notFound(this.gr, name);
     return s;
   }
 
   // ---------------------------------------------------------------- helpers
 
-  protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+  protected async write(ctx: RequestContext, op: 'CREATE' | 'UPDATE' | 'DELETE', given: KubeObject, expectRv: number | null, name: string, namespace: string, verb: string): Promise<Verdict> {
+    // A kind served in several versions stores its objects in its storage version (the caller's
+    // object stays as it is), and answers in the request's. A delete's last state is not encoded
+    // again (kube deletes the key; readers convert whatever version an object carries).
+    const conversion = this.kind.conversion;
+    const storedAt = conversion ? `${this.kind.group}/${conversion.storageVersion}` : '';
+    let obj = conversion && op !== 'DELETE' && given.apiVersion !== storedAt ? await conversion.toStorage(structuredClone(given)) : given;
     const intent: WriteIntent = {
       op,
       group: this.codec.group,
@@ -227,7 +271,24 @@ export abstract class StoreBase {
     } catch (e) {
       throw storageFailure(e);
     }
+    if (verdict.accepted && conversion && ctx.apiVersion && obj.apiVersion !== `${this.kind.group}/${ctx.apiVersion}`) {
+      return { ...verdict, object: (await convertStored(conversion, [verdict.object], ctx.apiVersion))[0] };
+    }
     return verdict.accepted && this.codec.isView ? { ...verdict, object: this.codec.decode(verdict.object) } : verdict;
+  }
+
+  /**
+   * What a dry run answers: the object at resourceVersion `rv` — for a kind served in several
+   * versions, as the write would store it, read back at the request's version (kube's dry-run
+   * storage encodes and decodes the object as a real write does).
+   */
+  protected async dryRunBody(ctx: RequestContext, obj: KubeObject, rv: string | undefined): Promise<Buffer> {
+    const conversion = this.kind.conversion;
+    if (!conversion || !ctx.apiVersion) return Buffer.from(goJson(withResourceVersion(this.canonical(obj), rv)));
+    const storedAt = `${this.kind.group}/${conversion.storageVersion}`;
+    const stored = obj.apiVersion === storedAt ? obj : await conversion.toStorage(structuredClone(obj));
+    const bytes = Buffer.from(goJson(withResourceVersion(this.canonical(stored), rv)));
+    return stored.apiVersion === `${this.kind.group}/${ctx.apiVersion}` ? bytes : (await convertStored(conversion, [bytes], ctx.apiVersion))[0];
   }
 
   /**
@@ -288,6 +349,12 @@ export abstract class StoreBase {
     const decoded = decodeRequestBody(body, this.kind, validation);
     if (validation === 'Warn') warnings?.push(...decoded.warnings);
     const obj = decoded.object as KubeObject;
+    // A kind served in several versions takes a body of the request's version only (kube's
+    // unstructured decoder for custom resources does not convert a request body).
+    const conversion = this.kind.conversion;
+    if (conversion && ctx?.apiVersion && body.apiVersion && obj.apiVersion !== `${this.kind.group}/${ctx.apiVersion}`) {
+      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.kind.group}/${ctx.apiVersion})`);
+    }
     if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     const m = obj.metadata;
     for (const f of ['name', 'namespace', 'generateName', 'resourceVersion', 'uid'] as const) {

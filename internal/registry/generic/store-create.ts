@@ -7,8 +7,7 @@ import type { VirtualKind } from '../rest/strategy.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
-import { withResourceVersion, parseObject, rfc3339, deepCopy } from './serialize.ts';
-import { goJson } from '../../gocompat/json.ts';
+import { parseObject, rfc3339, deepCopy } from './serialize.ts';
 import { FieldManager, setManagedFields } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { objectPath } from '../../storage/storage.ts';
@@ -38,7 +37,7 @@ export abstract class CreateStore extends StoreBase {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare
     // (an apply that creates the object brings the ones the apply computed).
-    setManagedFields(obj, applied ? applied.managedFields : this.fields.update(obj, null, ctx.fieldManager, new Date()));
+    setManagedFields(obj, applied ? applied.managedFields : this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date()));
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
@@ -104,7 +103,7 @@ export abstract class CreateStore extends StoreBase {
           throw storageFailure(e);
         });
         if (existing) throw alreadyExists(this.gr, meta.name!);
-        return { body: Buffer.from(goJson(withResourceVersion(this.canonical(obj), undefined))), code: 201, warnings };
+        return { body: await this.dryRunBody(ctx, obj, undefined), code: 201, warnings };
       }
       const verdict = await this.write(ctx, 'CREATE', obj, null, meta.name!, namespace, 'create');
       if (!verdict.accepted) {
@@ -138,7 +137,7 @@ export abstract class CreateStore extends StoreBase {
    * parent (get, delete through this store).
    */
   async createSubresource(ctx: RequestContext, namespace: string, name: string, subresourceName: string, body: KubeObject, dryRun: string[]): Promise<{ code: number; body: unknown; warnings?: string[] }> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (!sub?.create || !sub.verbs.includes('create')) throw methodNotAllowed();
     const target = sub.kind ? { group: sub.kind.group, versions: [sub.kind.version, 'v1beta1'], kind: sub.kind.kind } : this.kind;
     let decoded: KubeObject;
@@ -171,7 +170,7 @@ export abstract class CreateStore extends StoreBase {
         dryRun,
         namespace,
         name,
-        get: async () => parseObject(await this.getLatest(namespace, name)),
+        get: async () => parseObject(await this.getLatest(namespace, name, ctx.apiVersion)),
         delete: async (opts) => {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
@@ -189,7 +188,7 @@ export abstract class CreateStore extends StoreBase {
   protected async rawUpdate(ctx: RequestContext, namespace: string, name: string, mutate: (current: KubeObject) => KubeObject, pre: { uid?: string; resourceVersion?: string } = {}): Promise<void> {
     await this.locks.run(objectPath(this.key(namespace, name)), async () => {
       for (let attempt = 0; ; attempt++) {
-        const current = parseObject(await this.getLatest(namespace, name));
+        const current = parseObject(await this.getLatest(namespace, name, ctx.apiVersion));
         const currentRv = current.metadata.resourceVersion!;
         if (pre.uid && pre.uid !== current.metadata.uid) throw this.uidPreconditionFailed(ctx, namespace, name, pre.uid, current.metadata.uid ?? '');
         if (pre.resourceVersion && pre.resourceVersion !== currentRv) throw this.conflictErr(name);

@@ -28,7 +28,7 @@ export abstract class UpdateStore extends CreateStore {
 
   /** PUT: replace the object (or its subresource). Creates when the strategy allows it. */
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
     if (sub?.view) return this.writeView(ctx, namespace, name, sub, 'update', (view) => view.decode(body));
     const decodeWarnings: string[] = [];
@@ -47,7 +47,7 @@ export abstract class UpdateStore extends CreateStore {
 
   /** PATCH with a merge, JSON or strategic-merge patch. */
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     if (sub?.view) {
       return this.writeView(ctx, namespace, name, sub, 'patch', (view, current) => {
@@ -101,7 +101,7 @@ export abstract class UpdateStore extends CreateStore {
    * updates may not create (kube's forceAllowCreate is dropped by subresource storages).
    */
   async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
-    const sub = this.subresource(subresourceName);
+    const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
     if (sub?.view) {
       if (!(await this.readLatest(namespace, name))) throw notFound(this.gr, name);
@@ -114,7 +114,7 @@ export abstract class UpdateStore extends CreateStore {
     const duplicates = validation === 'Ignore' ? [] : duplicatesOf();
     const warnings = validation === 'Warn' ? duplicates : [];
     const run = (live: KubeObject | null): KubeObject => {
-      const r = serverSideApply(this.fields, { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
+      const r = serverSideApply(this.fieldsFor(ctx), { live, patch, manager: ctx.fieldManager, force: Boolean(ctx.force), subresource: sub?.name, now: new Date() });
       if (validation === 'Strict' && duplicates.length) {
         throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
       }
@@ -197,7 +197,7 @@ export abstract class UpdateStore extends CreateStore {
     const strategy = this.kind.strategy;
     const deadline = Date.now() + RETRY_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.readLatest(namespace, name);
+      const currentBytes = await this.readLatest(namespace, name, ctx.apiVersion);
       if (plan.uidPrecondition !== undefined) {
         const actual = currentBytes ? parseObject(currentBytes).metadata.uid ?? '' : '';
         if (plan.uidPrecondition !== actual) throw this.uidPreconditionFailed(ctx, namespace, name, plan.uidPrecondition, actual);
@@ -235,7 +235,7 @@ export abstract class UpdateStore extends CreateStore {
       const now = new Date();
       this.carryServerFields(next, current);
       // Fields are managed on the request's object, before admission and the strategy's prepare.
-      const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
+      const managedFields = plan.managedFields ? plan.managedFields() : this.fieldsFor(ctx).update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
       if (sub?.strategy) {
         // Mutating admission sees subresource writes too (webhooks may match `pods/status`).
@@ -286,11 +286,11 @@ export abstract class UpdateStore extends CreateStore {
     // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.
     if (jsonEqual(stripVolatile(next), stripVolatile(current)) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
-    if (ctx.dryRun) return { body: Buffer.from(goJson(withResourceVersion(this.canonical(next), currentRv))), code: 200, warnings };
+    if (ctx.dryRun) return { body: await this.dryRunBody(ctx, next, currentRv), code: 200, warnings };
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
     // deleteWithoutFinalizers): the delete carries the object as stored, so watchers see it
     // DELETED as it last was, and the caller gets the updated object at its old version.
-    const written = finalize ? deepCopy(current) : next;
+    const written = finalize ? await this.lastState(namespace, name, current) : next;
     delete written.metadata.resourceVersion;
     const verdict = await this.write(ctx, finalize ? 'DELETE' : 'UPDATE', written, Number(currentRv), name, namespace, verb);
     if (verdict.accepted) {

@@ -51,7 +51,7 @@ export class GenericStore extends UpdateStore {
     const markedCode = opts.orphanDependents === false ? 202 : 200;
     const strategy = this.kind.strategy;
     for (let attempt = 0; ; attempt++) {
-      const currentBytes = await this.getLatest(namespace, name);
+      const currentBytes = await this.getLatest(namespace, name, ctx.apiVersion);
       const current = parseObject(currentBytes);
       const pre = opts.preconditions ?? {};
       // Namespace REST Delete (kinds with beginDelete) checks the preconditions itself, with its
@@ -118,7 +118,8 @@ export class GenericStore extends UpdateStore {
       let verdict: Verdict;
       if (remove) {
         if (ctx.dryRun) return this.deletedResponse(currentBytes, current);
-        verdict = await this.write(ctx, 'DELETE', next, currentRv, name, namespace, 'delete');
+        // A kind served in several versions records the object as stored (see lastState).
+        verdict = await this.write(ctx, 'DELETE', this.kind.conversion ? await this.lastState(namespace, name, current) : next, currentRv, name, namespace, 'delete');
       } else {
         // A repeated delete that changes nothing writes nothing (GuaranteedUpdate's no-op).
         if (jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) return { body: currentBytes, code: markedCode, warnings: [] };

@@ -5,8 +5,9 @@
  * reader and watch use this one object so no generic code needs to know which kinds are views.
  */
 import type { KubeObject } from '../../api/types.ts';
-import type { KindDescriptor } from '../rest/strategy.ts';
+import type { KindDescriptor, VersionConversion } from '../rest/strategy.ts';
 import type { Change } from '../../storage/storage.ts';
+import { goJson } from '../../gocompat/json.ts';
 import { parseObject } from './serialize.ts';
 
 export interface StorageCodec {
@@ -49,4 +50,23 @@ export function storageCodec(kind: KindDescriptor): StorageCodec {
     encode: (o) => v.toStorage(o),
     decodeChange: (c) => ({ ...c, object: decode(c.object), prev: c.prev && decode(c.prev) }),
   };
+}
+
+/**
+ * Stored object bytes (this kind's shape) → bytes served at `version` through the kind's
+ * VersionConversion: one call for all of them (a webhook gets one review for a list), synchronous
+ * unless the conversion calls out.
+ */
+export function convertStored(conversion: VersionConversion, items: Buffer[], version: string): Buffer[] | Promise<Buffer[]> {
+  if (!items.length) return items;
+  const out = conversion.fromStorage(items.map(parseObject), version);
+  const bytes = (objs: KubeObject[]): Buffer[] => objs.map((o) => Buffer.from(goJson(o)));
+  return Array.isArray(out) ? bytes(out) : out.then(bytes);
+}
+
+/** The same for one change (its object and the object before it), for a watcher at `version`. */
+export function convertChange(conversion: VersionConversion, c: Change, version: string): Change | Promise<Change> {
+  const out = convertStored(conversion, c.prev ? [c.object, c.prev] : [c.object], version);
+  const change = ([object, prev]: Buffer[]): Change => ({ ...c, object, prev });
+  return Array.isArray(out) ? change(out) : out.then(change);
 }

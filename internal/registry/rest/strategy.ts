@@ -260,6 +260,26 @@ export interface StorageView {
   toStorage(served: KubeObject): KubeObject;
 }
 
+/**
+ * A kind served in several versions from one storage version (custom resources: kube's storage
+ * codec of each served version plus the CRD's converter). The generic reader, store and watch call
+ * it with the request's version (`KindDescriptor.versions` entry): every stored object on its way
+ * out (get, list, watch events, a write's answer, the object an update starts from) and the
+ * written object on its way in, just before the append. Kinds without it pay nothing. Results
+ * are synchronous unless a conversion must call out (a webhook): callers handle both.
+ */
+export interface VersionConversion {
+  /** The version new objects are stored in. */
+  readonly storageVersion: string;
+  /**
+   * Stored objects (parsed, the caller's own: changed in place or replaced) → the same objects,
+   * in order, as served at `version` (defaulted from storage). Throws or rejects with an ApiError.
+   */
+  fromStorage(objs: KubeObject[], version: string): KubeObject[] | Promise<KubeObject[]>;
+  /** An object of the request's version (validated) → the object to store. */
+  toStorage(obj: KubeObject): KubeObject | Promise<KubeObject>;
+}
+
 /** What a virtual kind's create sees of the request. */
 export interface VirtualCreateContext {
   /** The authenticated requester. */
@@ -291,6 +311,12 @@ export interface VirtualDeps {
   apiAudiences?: readonly string[];
 }
 
+/** The kind as served at `version`: its table, subresources and deprecation are that version's (KindDescriptor.perVersion). */
+export const kindAt = (kind: KindDescriptor, version: string | undefined): KindDescriptor => {
+  const at = version ? kind.perVersion?.[version] : undefined;
+  return at ? { ...kind, ...at } : kind;
+};
+
 export interface KindDescriptor {
   /** API group; '' for the core group. */
   group: string;
@@ -313,6 +339,12 @@ export interface KindDescriptor {
   verbs?: string[];
   subresources?: SubresourceDescriptor[];
   table?: TableConvertor;
+  /**
+   * What differs by served version (a CRD's per-version additionalPrinterColumns, subresources
+   * and deprecation): for a version listed here, its `table`, `subresources` and
+   * `deprecationWarning` (undefined: not deprecated) replace the kind's own. See `kindAt`.
+   */
+  perVersion?: Record<string, { table: TableConvertor; subresources: SubresourceDescriptor[]; deprecationWarning: string | undefined }>;
   /**
    * Extra field-selector fields beyond metadata.name and metadata.namespace, e.g. Secret `type`.
    * Each returns the field's value as a string.
@@ -389,6 +421,8 @@ export interface KindDescriptor {
    * structural schemas): managedFields and server-side apply merge with their list and map types.
    */
   fieldTypes?: { typeOf(gvk: GroupVersionKind): TypeRef | undefined };
+  /** Objects stored in one version and served in several, converted on the way (see VersionConversion). */
+  conversion?: VersionConversion;
 }
 
 /** What a CRD says of its served versions that OpenAPI publishes. */
