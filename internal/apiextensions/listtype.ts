@@ -7,10 +7,11 @@
 import { FieldPath, GoValue, duplicate, invalid, type FieldError } from '../api/field-errors.ts';
 import { isObj } from '../gocompat/json.ts';
 import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
+import { schemaFacts } from './schema-facts.ts';
 
 /** Validates the list sets and maps of a whole custom resource (its top-level fields down). */
 export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj: unknown, base = new FieldPath()): FieldError[] {
-  if (!schema || !isObj(obj)) return [];
+  if (!schema || !isObj(obj) || !schemaFacts(schema).hasListType) return [];
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(obj)) {
     if (isObj(schema.additionalProperties)) errs.push(...walk(base.key(k), schema.additionalProperties as JSONSchemaProps, v));
@@ -21,6 +22,7 @@ export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj
 }
 
 function walk(path: FieldPath, s: JSONSchemaProps, v: unknown): FieldError[] {
+  if (!schemaFacts(s).hasListType) return []; // no list type below: nothing to check
   if (Array.isArray(v)) return validateArray(path, s, v);
   if (isObj(v)) return validateListSetsAndMaps(s, v, path);
   return [];

@@ -12,6 +12,7 @@
  */
 import { isObj, type Obj } from '../gocompat/json.ts';
 import { propertyOf, type JSONSchemaProps } from './types.ts';
+import { schemaFacts } from './schema-facts.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -84,15 +85,18 @@ export function pruneNonNullableNulls(x: unknown, s: JSONSchemaProps | null | un
 }
 
 const isNonNullableNull = (v: unknown, s: JSONSchemaProps | null | undefined): s is JSONSchemaProps => v === null && !!s && !s.nullable;
-const copy = (v: unknown): unknown => (v === undefined ? undefined : structuredClone(v));
+/** A default's own copy (a scalar is its own). */
+const copy = (v: unknown): unknown => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
 
-/** Applies the schema's defaults to `x` (structural defaulting: absent fields and non-nullable nulls). */
+/**
+ * Applies the schema's defaults to `x` (structural defaulting: absent fields and non-nullable
+ * nulls). A subtree whose schema has no default anywhere is not walked (nothing would change).
+ */
 export function applyDefaults(x: unknown, s: JSONSchemaProps | null | undefined): void {
-  if (!s) return;
+  if (!s || !schemaFacts(s).hasDefaults) return;
   if (isObj(x)) {
     const o = x as Obj;
-    for (const [k, prop] of Object.entries(s.properties ?? {})) {
-      if (prop.default === undefined) continue;
+    for (const [k, prop] of schemaFacts(s).defaulted) {
       if (!Object.prototype.hasOwnProperty.call(o, k) || isNonNullableNull(o[k], prop)) o[k] = copy(prop.default);
     }
     for (const k of Object.keys(o)) {
