@@ -13,16 +13,17 @@ import { schemaFacts } from './schema-facts.ts';
 export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj: unknown, base = new FieldPath()): FieldError[] {
   if (!schema || !isObj(obj) || !schemaFacts(schema).hasListType) return [];
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(obj)) {
-    if (isObj(schema.additionalProperties)) errs.push(...walk(base.key(k), schema.additionalProperties as JSONSchemaProps, v));
+  // Only members whose schema has a list type at or below them are walked (and given a path).
+  const additional = isObj(schema.additionalProperties) && schemaFacts(schema.additionalProperties as JSONSchemaProps).hasListType ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  for (const k of Object.keys(obj)) {
+    if (additional) errs.push(...walk(base.key(k), additional, obj[k]));
     const sub = propertyOf(schema, k);
-    if (sub) errs.push(...walk(base.child(k), sub, v));
+    if (sub && schemaFacts(sub).hasListType) errs.push(...walk(base.child(k), sub, obj[k]));
   }
   return errs;
 }
 
 function walk(path: FieldPath, s: JSONSchemaProps, v: unknown): FieldError[] {
-  if (!schemaFacts(s).hasListType) return []; // no list type below: nothing to check
   if (Array.isArray(v)) return validateArray(path, s, v);
   if (isObj(v)) return validateListSetsAndMaps(s, v, path);
   return [];
@@ -57,7 +58,7 @@ function validateArray(path: FieldPath, s: JSONSchemaProps, list: unknown[]): Fi
   } else if (listType === 'map') {
     errs.push(...validateListMap(path, s, list));
   }
-  if (isObj(s.items)) list.forEach((v, i) => errs.push(...walk(path.index(i), s.items as JSONSchemaProps, v)));
+  if (isObj(s.items) && schemaFacts(s.items as JSONSchemaProps).hasListType) list.forEach((v, i) => errs.push(...walk(path.index(i), s.items as JSONSchemaProps, v)));
   return errs;
 }
 

@@ -353,11 +353,12 @@ function compile(s: JSONSchemaProps): Check {
   const { maxLength, minLength, minimum, maximum, minItems, maxItems, minProperties, maxProperties } = s;
   const enumValues = s.enum?.length ? s.enum : undefined;
   const enumScalars = enumValues && new Set(enumValues.filter((e) => e !== null && typeof e !== 'object'));
-  const items = isObj(s.items) ? (s.items as JSONSchemaProps) : undefined;
-  const props = isObj(s.properties) ? Object.entries(s.properties) : [];
+  // the children compiled now (a schema is a finite tree)
+  const items = isObj(s.items) ? validator(s.items as JSONSchemaProps) : undefined;
+  const props = isObj(s.properties) ? Object.entries(s.properties).map(([k, p]) => [k, validator(p)] as const) : [];
   const propNames = new Set(props.map(([k]) => k));
   const closed = s.additionalProperties === false;
-  const additional = isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined;
+  const additional = isObj(s.additionalProperties) ? validator(s.additionalProperties as JSONSchemaProps) : undefined;
   const required = s.required ?? [];
   const has = Object.prototype.hasOwnProperty;
   // validateType's decision for a value that is not null
@@ -388,10 +389,7 @@ function compile(s: JSONSchemaProps): Check {
         if (s.exclusiveMaximum ? data >= max : data > max) return false;
       }
     } else if (Array.isArray(data)) {
-      if (items) {
-        const check = validator(items);
-        for (const v of data) if (!check(v)) return false;
-      }
+      if (items) for (const v of data) if (!items(v)) return false;
       if (minItems !== undefined && data.length < minItems) return false;
       if (maxItems !== undefined && data.length > maxItems) return false;
     }
@@ -407,10 +405,10 @@ function compile(s: JSONSchemaProps): Check {
       if (closed || additional) {
         for (const k in data) {
           if (!has.call(data, k) || propNames.has(k)) continue;
-          if (closed || !validator(additional!)(data[k])) return false;
+          if (closed || !additional!(data[k])) return false;
         }
       }
-      for (const [name, sch] of props) if (has.call(data, name) && !validator(sch)(data[name])) return false;
+      for (const [name, check] of props) if (has.call(data, name) && !check(data[name])) return false;
       for (const k of required) if (!has.call(data, k)) return false;
     }
     return true;
