@@ -11,8 +11,8 @@
  * version's schema (422 with kube's causes); create sets generation 1, any non-metadata change bumps
  * it; with the `status` subresource a main-resource write keeps the stored status and a /status
  * write changes nothing but status. Bodies are JSON or YAML (no Protobuf message exists for the
- * kind: Accept of Protobuf only is 406); strategic merge patch is refused with kube's 415
- * (`KindDescriptor.customResource`).
+ * kind: Accept of Protobuf only is 406, a Protobuf body 400); strategic merge patch is refused
+ * with kube's 415 (the descriptor's `bodyMediaTypes` and `patchTypes`).
  *
  * Not done here (see the issue): the `scale` subresource (autoscaling/v1 Scale), conversion
  * between versions whose schemas differ (objects keep the apiVersion they were written with),
@@ -82,6 +82,7 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
   const hasStatus = !!first.subresources?.status;
   const storageVersion = spec.versions.find((v) => v.storage);
   const storage = storageVersion?.name;
+  const singular = names.singular || names.kind.toLowerCase();
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -137,7 +138,7 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     group: spec.group,
     versions: served.map((v) => v.name),
     resource: names.plural,
-    singular: names.singular || names.kind.toLowerCase(),
+    singular,
     kind: names.kind,
     listKind: names.listKind || `${names.kind}List`,
     namespaced: spec.scope === 'Namespaced',
@@ -150,6 +151,9 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     deleteReturns: 'Status',
     hasGeneration: true,
     customResource: true,
+    patchTypes: ['json', 'merge', 'apply'],
+    bodyMediaTypes: ['application/json', 'application/yaml'],
+    discovery: { singularName: singular, verbsInOrder: true },
     // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
     apimachineryFinalizers: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),
