@@ -21,9 +21,13 @@
  * when stale, fsync on). The servers never run at the same time; each round launches each on a
  * fresh data dir, creates the namespace and the CRD, waits for Established and the custom
  * resource's collection to answer, checks that one create comes back with the defaults applied,
- * then runs its windows: this server the custom resource and the ConfigMap (their order alternates
- * between rounds), kube the custom resource then the ConfigMap (its ConfigMap figure for context).
+ * runs --warmup s of untimed creates of each kind (JIT and caches), then runs its windows: this
+ * server the custom resource and the ConfigMap (their order alternates between rounds), kube the
+ * custom resource then the ConfigMap (its ConfigMap figure for context).
  * The order of the servers alternates between rounds too. Figures are medians over the rounds.
+ * Beside the rates, each window's server CPU per create (this server's process; kube-apiserver and
+ * etcd) and the goals' ratios on it: on a shared machine other work moves the rates more than it
+ * moves the CPU a create costs.
  *
  * --quick: 2 rounds of 2 s after 0.5 s. Prints a table and writes bench/results/crd-<timestamp>.json.
  */
@@ -36,7 +40,7 @@ import { Client } from 'undici';
 import { buildIsFresh, nodeArgsFor } from '../test/server-command.ts';
 import { buildLoadgen, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
 import { spawnApiServer, serverLog, reportBenchFailure } from './server.ts';
-import { apiJson, benchSession, endBench, FILLER_1K, fmt, installWatchdog, median, round, sleep, writeResult } from './util.ts';
+import { apiJson, benchSession, endBench, FILLER_1K, fmt, installWatchdog, median, procCpuMs, round, sleep, writeResult } from './util.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -160,6 +164,8 @@ const DEFAULTED = ['tier', 'paused', 'port', 'protocol', 'timeoutSeconds', 'rati
 
 interface Running {
   tls: TlsFiles;
+  /** The server's processes (kube-apiserver and etcd for the reference), for their CPU time. */
+  pids: number[];
   stop(): Promise<void>;
 }
 
@@ -192,6 +198,7 @@ async function launchKube(dataDir: string): Promise<Running> {
   if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
   log(`  ${r.out.split('\n')[0]}`);
   return {
+    pids: readFileSync(join(dataDir, 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0])),
     tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
     async stop() {
       await runScript('stop.sh', [dataDir]);
@@ -204,6 +211,7 @@ async function launchThis(dataDir: string): Promise<Running> {
   const s = await spawnApiServer(dataDir, cfg.port);
   await s.readyLog;
   return {
+    pids: [s.pid],
     tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
     stop: () => s.stop('SIGTERM'),
   };
@@ -239,6 +247,8 @@ async function setUp(tls: TlsFiles, label: string): Promise<void> {
 
 interface LoadOut {
   ok: number;
+  /** Requests sent, warm-up included. */
+  sent: number;
   okPerSec: number;
   statuses: Record<string, number>;
   errors: number;
@@ -252,18 +262,37 @@ interface Window {
   round: number;
   target: 'this' | 'kube';
   out: LoadOut;
+  /** The server's CPU (all its processes) per request sent over warm-up and window, µs. */
+  cpuUsPerCreate: number;
 }
 
 let loadgenBin = '';
 
-async function window(tls: TlsFiles, what: 'cr' | 'cm', roundNo: number, target: 'this' | 'kube'): Promise<Window> {
+const cpuOf = (pids: number[]): number => pids.reduce((a, p) => a + procCpuMs(p), 0);
+
+async function window(run: Running, what: 'cr' | 'cm', roundNo: number, target: 'this' | 'kube'): Promise<Window> {
+  const { tls } = run;
   const params: Record<string, unknown> = { proto: 'h1', conns: cfg.connections, warmupMs: cfg.warmupS * 1000, durationMs: cfg.durationS * 1000, namespace: NAMESPACE, prefix: `${what}-${roundNo}` };
   if (what === 'cr') Object.assign(params, { createPath: CR_PATH, body: CR_BODY });
+  const cpu0 = cpuOf(run.pids);
   const out = await runLoadgen<LoadOut>(loadgenBin, 'load', tls, params);
+  const cpuUsPerCreate = round(((cpuOf(run.pids) - cpu0) * 1000) / out.sent, 0);
   const bad = out.errors || Object.keys(out.statuses).some((s) => s !== '201');
-  log(`  ${what === 'cr' ? 'custom resource' : 'ConfigMap'} creates: ${fmt(out.okPerSec)}/s, p50 ${fmt(out.latencyMs.p50)} p99 ${fmt(out.latencyMs.p99)} ms${bad ? `; WARN statuses ${JSON.stringify(out.statuses)} errors ${out.errors} ${JSON.stringify(out.errorSamples ?? out.badSamples)}` : ''}`);
+  log(`  ${what === 'cr' ? 'custom resource' : 'ConfigMap'} creates: ${fmt(out.okPerSec)}/s, p50 ${fmt(out.latencyMs.p50)} p99 ${fmt(out.latencyMs.p99)} ms, server CPU ${fmt(cpuUsPerCreate, 0)} µs/create${bad ? `; WARN statuses ${JSON.stringify(out.statuses)} errors ${out.errors} ${JSON.stringify(out.errorSamples ?? out.badSamples)}` : ''}`);
   if (out.ok === 0) throw new Error(`${target} ${what}: no create succeeded: ${JSON.stringify(out.badSamples ?? out.errorSamples)}`);
-  return { what, round: roundNo, target, out };
+  return { what, round: roundNo, target, out, cpuUsPerCreate };
+}
+
+/**
+ * Untimed creates of both kinds before the windows (--warmup s each): the first window after a
+ * launch would otherwise also pay for the JIT and caches the second one then finds warm.
+ */
+async function prewarm(run: Running, roundNo: number): Promise<void> {
+  for (const what of ['cr', 'cm'] as const) {
+    const params: Record<string, unknown> = { proto: 'h1', conns: cfg.connections, warmupMs: 0, durationMs: cfg.warmupS * 1000, namespace: NAMESPACE, prefix: `warm-${what}-${roundNo}` };
+    if (what === 'cr') Object.assign(params, { createPath: CR_PATH, body: CR_BODY });
+    await runLoadgen<LoadOut>(loadgenBin, 'load', run.tls, params);
+  }
 }
 
 async function runThis(roundNo: number): Promise<Window[]> {
@@ -271,9 +300,10 @@ async function runThis(roundNo: number): Promise<Window[]> {
   const run = await launchThis(join(tmpRoot, `this-r${roundNo}`));
   try {
     await setUp(run.tls, 'this server');
+    await prewarm(run, roundNo);
     const order: ('cr' | 'cm')[] = roundNo % 2 === 1 ? ['cr', 'cm'] : ['cm', 'cr'];
     const out: Window[] = [];
-    for (const w of order) out.push(await window(run.tls, w, roundNo, 'this'));
+    for (const w of order) out.push(await window(run, w, roundNo, 'this'));
     return out;
   } finally {
     await run.stop();
@@ -285,7 +315,8 @@ async function runKube(roundNo: number): Promise<Window[]> {
   const run = await launchKube(join(tmpRoot, `kube-r${roundNo}`));
   try {
     await setUp(run.tls, 'kube-apiserver');
-    return [await window(run.tls, 'cr', roundNo, 'kube'), await window(run.tls, 'cm', roundNo, 'kube')];
+    await prewarm(run, roundNo);
+    return [await window(run, 'cr', roundNo, 'kube'), await window(run, 'cm', roundNo, 'kube')];
   } finally {
     await run.stop();
   }
@@ -314,18 +345,22 @@ try {
   }
   const rate = (target: 'this' | 'kube', what: 'cr' | 'cm') => round(median(windows.filter((w) => w.target === target && w.what === what).map((w) => w.out.okPerSec)), 1);
   const p99 = (target: 'this' | 'kube', what: 'cr' | 'cm') => round(median(windows.filter((w) => w.target === target && w.what === what).map((w) => w.out.latencyMs.p99)), 1);
+  const cpu = (target: 'this' | 'kube', what: 'cr' | 'cm') => round(median(windows.filter((w) => w.target === target && w.what === what).map((w) => w.cpuUsPerCreate)), 0);
+  const cpuFig = { thisCr: cpu('this', 'cr'), thisCm: cpu('this', 'cm'), kubeCr: cpu('kube', 'cr'), kubeCm: cpu('kube', 'cm') };
   const fig = { thisCr: rate('this', 'cr'), thisCm: rate('this', 'cm'), kubeCr: rate('kube', 'cr'), kubeCm: rate('kube', 'cm') };
   const goals = [
     { name: 'custom resource creates/s: this ÷ kube', value: round(fig.thisCr / fig.kubeCr, 2), goal: '≥ 3' },
     { name: 'this server: custom resource ÷ ConfigMap creates/s', value: round(fig.thisCr / fig.thisCm, 2), goal: '≥ 0.7' },
   ].map((g) => ({ ...g, met: g.value >= Number(g.goal.slice(2)) }));
+  // The same ratios on server CPU per create: steadier than rates when other work shares the cores.
+  const cpuRatios = { crThisOverKube: round(cpuFig.kubeCr / cpuFig.thisCr, 2), crOverCmThis: round(cpuFig.thisCm / cpuFig.thisCr, 2) };
   const report = {
     kind: 'crd',
     timestamp: new Date().toISOString(),
     config: cfg,
     machine,
     reference: spawnSync(join(refBin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
-    summary: { createsPerSec: fig, p99Ms: { thisCr: p99('this', 'cr'), thisCm: p99('this', 'cm'), kubeCr: p99('kube', 'cr'), kubeCm: p99('kube', 'cm') }, goals },
+    summary: { createsPerSec: fig, cpuUsPerCreate: cpuFig, cpuRatios, p99Ms: { thisCr: p99('this', 'cr'), thisCm: p99('this', 'cm'), kubeCr: p99('kube', 'cr'), kubeCm: p99('kube', 'cm') }, goals },
     windows,
     serverLog: { warn: serverLog.warn, error: serverLog.error, samples: serverLog.samples, unexpectedExits: serverLog.unexpectedExits },
     totalSeconds: round((performance.now() - started) / 1000, 1),
@@ -341,11 +376,14 @@ try {
     row('-'.repeat(40), '-'.repeat(15), '-'.repeat(22)),
     row('custom resource creates/s (p99 ms)', `${fmt(fig.thisCr, 0)} (${fmt(report.summary.p99Ms.thisCr)})`, `${fmt(fig.kubeCr, 0)} (${fmt(report.summary.p99Ms.kubeCr)})`),
     row('ConfigMap creates/s (p99 ms)', `${fmt(fig.thisCm, 0)} (${fmt(report.summary.p99Ms.thisCm)})`, `${fmt(fig.kubeCm, 0)} (${fmt(report.summary.p99Ms.kubeCm)})`),
+    row('server CPU per custom resource (µs)', fmt(cpuFig.thisCr, 0), fmt(cpuFig.kubeCr, 0)),
+    row('server CPU per ConfigMap (µs)', fmt(cpuFig.thisCm, 0), fmt(cpuFig.kubeCm, 0)),
     '',
     'Per window (run order):',
-    ...windows.map((w) => `  round ${w.round} ${w.target.padEnd(4)} ${w.what}: ${fmt(w.out.okPerSec, 0)}/s, p99 ${fmt(w.out.latencyMs.p99)} ms`),
+    ...windows.map((w) => `  round ${w.round} ${w.target.padEnd(4)} ${w.what}: ${fmt(w.out.okPerSec, 0)}/s, p99 ${fmt(w.out.latencyMs.p99)} ms, server CPU ${fmt(w.cpuUsPerCreate, 0)} µs/create`),
     '',
     ...goals.map((g) => `${g.met ? 'MET ' : 'MISS'}  ${g.name}: ${g.value}   goal ${g.goal}`),
+    `On server CPU per create (steadier on a shared machine): custom resource kube ÷ this ${cpuRatios.crThisOverKube}; this server's ConfigMap ÷ custom resource ${cpuRatios.crOverCmThis}`,
     `total ${report.totalSeconds} s; JSON: ${file}`,
   ];
   process.stdout.write(out.join('\n') + '\n');
