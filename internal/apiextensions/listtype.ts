@@ -39,6 +39,8 @@ function sortKeys(x: unknown): unknown {
 
 /** Indices of values that repeat an earlier one (the second occurrence of each only). */
 function nonUnique(values: unknown[]): number[] {
+  // The common case, distinct strings: no identities to build.
+  if (values.every((x) => typeof x === 'string') && new Set(values).size === values.length) return [];
   const seen = new Map<string, number>();
   const out: number[] = [];
   values.forEach((x, i) => {

@@ -114,13 +114,20 @@ export function applyDefaults(x: unknown, s: JSONSchemaProps | null | undefined)
   if (!s || !schemaFacts(s).hasDefaults) return;
   if (isObj(x)) {
     const o = x as Obj;
-    for (const [k, prop] of schemaFacts(s).defaulted) {
-      if (!Object.prototype.hasOwnProperty.call(o, k) || isNonNullableNull(o[k], prop)) o[k] = deepCopy(prop.default);
+    const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+    const facts = schemaFacts(s);
+    for (const [k, prop] of facts.defaulted) {
+      if (!has(k) || isNonNullableNull(o[k], prop)) o[k] = deepCopy(prop.default);
     }
-    for (const k of Object.keys(o)) {
-      const sub = fieldSchema(s, k);
-      if (sub && !propertyOf(s, k) && isNonNullableNull(o[k], sub)) o[k] = deepCopy(sub.default) ?? null;
-      applyDefaults(o[k], sub);
+    // Members are independent: the properties with defaults below, then the additional ones.
+    for (const [k, prop] of facts.defaultedBelow) if (has(k)) applyDefaults(o[k], prop);
+    const extra = isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined;
+    if (extra && schemaFacts(extra).hasDefaults) {
+      for (const k of Object.keys(o)) {
+        if (propertyOf(s, k)) continue;
+        if (isNonNullableNull(o[k], extra)) o[k] = deepCopy(extra.default) ?? null;
+        applyDefaults(o[k], extra);
+      }
     }
   } else if (Array.isArray(x)) {
     const items = itemsOf(s);

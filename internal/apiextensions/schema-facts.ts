@@ -14,6 +14,8 @@ export interface SchemaFacts {
   readonly properties: readonly [string, JSONSchemaProps][];
   /** The properties that have a default. */
   readonly defaulted: readonly [string, JSONSchemaProps][];
+  /** The properties with a default at or below them. */
+  readonly defaultedBelow: readonly [string, JSONSchemaProps][];
   /** This node or one below has a default. */
   readonly hasDefaults: boolean;
   /** This node or one below is an x-kubernetes-embedded-resource. */
@@ -42,6 +44,7 @@ export function schemaFacts(s: JSONSchemaProps): SchemaFacts {
   f = {
     properties,
     defaulted: properties.filter(([, p]) => isObj(p) && p.default !== undefined),
+    defaultedBelow: properties.filter(([, p]) => isObj(p) && schemaFacts(p).hasDefaults),
     hasDefaults: s.default !== undefined || children.some((c) => c.hasDefaults),
     hasEmbedded: !!s['x-kubernetes-embedded-resource'] || children.some((c) => c.hasEmbedded),
     hasListType: !!s['x-kubernetes-list-type'] || children.some((c) => c.hasListType),
