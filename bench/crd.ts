@@ -32,17 +32,15 @@
  * --quick: 2 rounds of 2 s after 0.5 s. Prints a table and writes bench/results/crd-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from 'undici';
-import { buildIsFresh, nodeArgsFor } from '../test/server-command.ts';
+import { reference, ensureServerBuilt } from './reference.ts';
 import { buildLoadgen, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
 import { spawnApiServer, serverLog, reportBenchFailure } from './server.ts';
 import { apiJson, benchSession, endBench, FILLER_1K, fmt, installWatchdog, median, procCpuMs, round, sleep, writeResult } from './util.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 
 const { values: args } = parseArgs({
   options: {
@@ -69,8 +67,7 @@ const cfg = {
   refPort: Number(args['ref-port'] ?? 16467),
 };
 for (const [k, v] of Object.entries(cfg)) if (typeof v === 'number' && !(v > 0)) throw new Error(`bad --${k}: ${v}`);
-const refDir = resolve(args['reference-dir'] ?? join(ROOT, '..', 'shared', 'reference'));
-const refBin = process.env.REF_BIN ?? join(homedir(), '.cache', 'kube-ref', 'bin');
+const ref = reference(args['reference-dir']);
 
 installWatchdog((quick ? 10 : 40) * 60_000);
 const { log, tmpRoot, machine } = benchSession('crd', args.keep!, cfg);
@@ -169,41 +166,15 @@ interface Running {
   stop(): Promise<void>;
 }
 
-function refEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, REF_BIN: refBin };
-  delete env.ETCD_UNSAFE_NO_FSYNC; // fsync on, like this server
-  delete env.EXTRA_APISERVER_FLAGS;
-  return env;
-}
-
-function runScript(script: string, argv: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolveP) => {
-    const p = spawn('bash', [join(refDir, script), ...argv], { env: refEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => resolveP({ code, out }));
-  });
-}
-
-const runningRefs = new Set<string>();
-process.on('exit', () => {
-  for (const d of runningRefs) spawnSync('bash', [join(refDir, 'stop.sh'), d], { stdio: 'ignore' });
-});
-
 async function launchKube(dataDir: string): Promise<Running> {
   mkdirSync(dataDir, { recursive: true });
-  runningRefs.add(dataDir);
-  const r = await runScript('start.sh', [dataDir, String(cfg.refPort)]);
+  const r = await ref.start(dataDir, cfg.refPort);
   if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
   log(`  ${r.out.split('\n')[0]}`);
   return {
     pids: readFileSync(join(dataDir, 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0])),
     tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
-    async stop() {
-      await runScript('stop.sh', [dataDir]);
-      runningRefs.delete(dataDir);
-    },
+    stop: () => ref.stop(dataDir),
   };
 }
 
@@ -326,17 +297,8 @@ async function runKube(roundNo: number): Promise<Window[]> {
 
 const started = performance.now();
 try {
-  if (!buildIsFresh(ROOT)) {
-    log('dist/ is older than the source: building it first (npm run build)');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cmd/build.ts'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-    if (r.status !== 0) throw new Error(`build failed (${r.status ?? r.error})`);
-  }
-  log(`this server runs as: node ${nodeArgsFor('cmd/apiserver.ts').join(' ')}`);
-  if (!['etcd', 'kube-apiserver'].every((b) => existsSync(join(refBin, b)))) {
-    log(`reference binaries missing in ${refBin}: running ${refDir}/build.sh`);
-    const r = spawnSync('bash', [join(refDir, 'build.sh')], { env: refEnv(), stdio: ['ignore', 2, 2] });
-    if (r.status !== 0) throw new Error(`reference build failed (${r.status})`);
-  }
+  ensureServerBuilt(log);
+  ref.ensureBuilt(log);
   loadgenBin = buildLoadgen(tmpRoot, 'crd-loadgen', log);
   const windows: Window[] = [];
   for (let r = 1; r <= cfg.rounds; r++) {
@@ -359,7 +321,7 @@ try {
     timestamp: new Date().toISOString(),
     config: cfg,
     machine,
-    reference: spawnSync(join(refBin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
+    reference: spawnSync(join(ref.bin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
     summary: { createsPerSec: fig, cpuUsPerCreate: cpuFig, cpuRatios, p99Ms: { thisCr: p99('this', 'cr'), thisCm: p99('this', 'cm'), kubeCr: p99('kube', 'cr'), kubeCm: p99('kube', 'cm') }, goals },
     windows,
     serverLog: { warn: serverLog.warn, error: serverLog.error, samples: serverLog.samples, unexpectedExits: serverLog.unexpectedExits },
