@@ -46,7 +46,9 @@ export interface ApiServer {
 export async function spawnApiServer(dataDir: string, port?: number, extraArgs: string[] = []): Promise<ApiServer> {
   port ??= await freePort();
   const spawnedAt = performance.now();
-  const proc = spawnTracked(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
+  // APISERVER_CPU_PROF=<dir>: the server writes a V8 CPU profile there (as test/harness.ts does).
+  const prof = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
+  const proc = spawnTracked(process.execPath, [...nodeArgsFor('cmd/apiserver.ts', prof), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

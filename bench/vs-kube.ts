@@ -48,18 +48,16 @@
  * Prints a table and writes bench/results/vs-kube-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { ensurePki } from '../internal/auth/pki.ts';
-import { buildIsFresh, nodeArgsFor } from '../test/server-command.ts';
+import { reference, ensureServerBuilt } from './reference.ts';
 import { startCeilingServer } from './ceilings.ts';
 import { buildLoadgen as buildLoadgenBinary, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
 import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
 import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, procCpuMs, readRss, round, sleep, writeResult } from './util.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 
 const { values: args } = parseArgs({
   options: {
@@ -106,8 +104,7 @@ for (const [k, v] of Object.entries(cfg)) {
   const bad = typeof v === 'number' ? !(v > 0) : Array.isArray(v) ? !v.length || v.some((x) => !(x > 0)) : false;
   if (bad) throw new Error(`bad --${k}: ${v}`);
 }
-const refDir = resolve(args['reference-dir'] ?? join(ROOT, '..', 'shared', 'reference'));
-const refBin = process.env.REF_BIN ?? join(homedir(), '.cache', 'kube-ref', 'bin');
+const ref = reference(args['reference-dir']);
 
 installWatchdog((quick ? 15 : 240) * 60_000);
 const { log, tmpRoot, machine } = benchSession('vs-kube', args.keep!, cfg);
@@ -216,52 +213,6 @@ async function timedLaunch(port: number, pki: string, spawnIt: () => Promise<num
   return { fromProcessMs: round(r.monoMs - (Number.isFinite(first) ? first : t0), 1), fromCallMs: round(r.monoMs - t0, 1) };
 }
 
-const runningRefs = new Set<string>();
-process.on('exit', () => {
-  for (const d of runningRefs) spawnSync('bash', [join(refDir, 'stop.sh'), d], { stdio: 'ignore' });
-});
-
-function refEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, REF_BIN: refBin };
-  delete env.ETCD_UNSAFE_NO_FSYNC; // fsync on, like this server
-  delete env.EXTRA_APISERVER_FLAGS;
-  return env;
-}
-
-function runScript(script: string, argv: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolveP) => {
-    const p = spawn('bash', [join(refDir, script), ...argv], { env: refEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => resolveP({ code, out }));
-  });
-}
-
-/**
- * This server runs as `npm start` runs it: the built dist/ JavaScript. A source file edited after
- * the last build makes test/server-command.ts fall back to tsx, and its compile on every launch
- * and its loaded compiler would be measured as this server's launch and idle RSS (measured: 475–515
- * ms to /readyz and 133 MiB idle, against 199–246 ms and 96 MiB built). So a stale build is
- * rebuilt first, and the command every launch uses is logged.
- */
-function ensureBuild(): void {
-  if (!buildIsFresh(ROOT)) {
-    log('dist/ is older than the source: building it first (npm run build)');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cmd/build.ts'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-    if (r.status !== 0) throw new Error(`build failed (${r.status ?? r.error})`);
-  }
-  log(`this server runs as: node ${nodeArgsFor('cmd/apiserver.ts').join(' ')}`);
-}
-
-function ensureReference(): void {
-  const have = ['etcd', 'kube-apiserver'].every((b) => existsSync(join(refBin, b)));
-  if (have) return;
-  log(`reference binaries missing in ${refBin}: running ${refDir}/build.sh (~4 min cold on 2 cores)`);
-  const r = spawnSync('bash', [join(refDir, 'build.sh')], { env: refEnv(), stdio: ['ignore', 2, 2] });
-  if (r.status !== 0) throw new Error(`reference build failed (${r.status})`);
-}
-
 const primeDir = (key: string) => join(tmpRoot, `prime-${key}`);
 
 const kubeTarget: Target = {
@@ -269,12 +220,10 @@ const kubeTarget: Target = {
   label: 'kube-apiserver + etcd',
   async prime() {
     const dir = primeDir('kube');
-    runningRefs.add(dir);
-    const r = await runScript('start.sh', [dir, String(cfg.refPort)]);
+    const r = await ref.start(dir, cfg.refPort);
     if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
     log(`reference primed: ${r.out.split('\n')[0]}`);
-    await runScript('stop.sh', [dir]);
-    runningRefs.delete(dir);
+    await ref.stop(dir);
   },
   async launch(dataDir, fresh) {
     const pki = join(dataDir, 'pki');
@@ -282,7 +231,6 @@ const kubeTarget: Target = {
       mkdirSync(dataDir, { recursive: true });
       cpSync(join(primeDir('kube'), 'pki'), pki, { recursive: true });
     }
-    runningRefs.add(dataDir);
     let script = '';
     // The launch is timed from etcd's spawn, as this server's from its node process's: start.sh's
     // preamble (port picking with python3, the kubeconfig) is not the reference's start-up. start.sh
@@ -298,7 +246,7 @@ const kubeTarget: Target = {
           /* not yet written */
         }
       }, 2);
-      const r = await runScript('start.sh', [dataDir, String(cfg.refPort)]);
+      const r = await ref.start(dataDir, cfg.refPort);
       clearInterval(timer);
       if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
       script = r.out.split('\n')[0] ?? '';
@@ -312,8 +260,7 @@ const kubeTarget: Target = {
       note: `start.sh: ${script}; from start.sh's spawn ${t.fromCallMs} ms`,
       tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
       async stop() {
-        await runScript('stop.sh', [dataDir]);
-        runningRefs.delete(dataDir);
+        await ref.stop(dataDir);
       },
     };
   },
@@ -704,8 +651,8 @@ function perRound(rounds: TargetRound[], ceilings: CeilingRound[]): string[] {
 
 const started = performance.now();
 try {
-  ensureBuild();
-  ensureReference();
+  ensureServerBuilt(log);
+  ref.ensureBuilt(log);
   buildLoadgen();
   log(`priming both servers (one untimed launch each)`);
   await thisTarget.prime();
@@ -723,7 +670,7 @@ try {
     timestamp: new Date().toISOString(),
     config: cfg,
     machine: { ...machine, loadAvg1AtEnd: loadAvg1() },
-    reference: { bin: refBin, version: spawnSync(join(refBin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim() },
+    reference: { bin: ref.bin, version: spawnSync(join(ref.bin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim() },
     summary,
     ceilings,
     rounds,

@@ -8,7 +8,7 @@
 // It prints one JSON object (the result) on stdout; progress and errors go to stderr. Modes:
 //
 //	prep     create namespaces (201 or 409) and `probeCount` probe ConfigMaps in `namespace`
-//	load     closed-loop 1 KiB ConfigMap creates for warmup+duration over h1 (`conns` connections)
+//	load     closed-loop 1 KiB ConfigMap creates (or `body` to `createPath`) for warmup+duration over h1 (`conns` connections)
 //	         or h2 (`conns` streams on ONE connection), with an optional sequential GET probe on its
 //	         own HTTP/1.1 connection during the window
 //	fill     create ConfigMaps cm-<from>…cm-<to-1> in `namespace` (h1, `conns` connections)
@@ -67,6 +67,10 @@ type Config struct {
 	ProbeCount int      `json:"probeCount"`
 	// load mode: GET probe-(i % getCount) in the namespace instead of creating (0: create).
 	GetCount int `json:"getCount"`
+	// load mode: POST `body` (a JSON template, $NAME and $NAMESPACE replaced) to `createPath`
+	// instead of 1 KiB ConfigMaps to the namespace's configmaps (bench/crd.ts: custom resources).
+	CreatePath string `json:"createPath"`
+	Body       string `json:"body"`
 
 	From int `json:"from"`
 	To   int `json:"to"`
@@ -412,6 +416,12 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	}
 	ns := cfg.Namespace
 	path := "/api/v1/namespaces/" + ns + "/configmaps"
+	body := func(name string) []byte { return configMapBody(name, ns) }
+	if cfg.CreatePath != "" {
+		path = cfg.CreatePath
+		tmpl := strings.ReplaceAll(cfg.Body, "$NAMESPACE", ns)
+		body = func(name string) []byte { return []byte(strings.ReplaceAll(tmpl, "$NAME", name)) }
+	}
 	ctx := context.Background()
 	start := time.Now()
 	winStart := start.Add(time.Duration(cfg.WarmupMs) * time.Millisecond)
@@ -448,7 +458,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 					st, b, err = do(rt, newRequest(ctx, "GET", cfg.Server, fmt.Sprintf("%s/probe-%d", path, (w+seq*cfg.Conns)%cfg.GetCount), nil))
 				} else {
 					name := fmt.Sprintf("%s-%d-%d", cfg.Prefix, w, seq)
-					st, b, err = do(rt, newRequest(ctx, "POST", cfg.Server, path, configMapBody(name, ns)))
+					st, b, err = do(rt, newRequest(ctx, "POST", cfg.Server, path, body(name)))
 				}
 				t1 := time.Now()
 				if err != nil {

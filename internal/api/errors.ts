@@ -230,9 +230,6 @@ export const partialMetadataMismatch = (requested: string, isList: boolean, goTy
 export const unsupportedMediaType = (_contentType: string): ApiError =>
   new ApiError(failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
 
-/** The patch types of a custom resource (no strategic merge patch), in kube's order. */
-export const CUSTOM_RESOURCE_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
-
 /** 415 from the patch handler: a patch type the resource does not take (NewUnsupportedMediaTypeError). */
 export const unsupportedPatchType = (accepted: string[]): ApiError =>
   new ApiError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));

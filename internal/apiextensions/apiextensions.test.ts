@@ -9,6 +9,7 @@ import { FieldPath, fieldErrorMessage } from '../api/field-errors.ts';
 import { CoerceError, decodeCustomResource, validateCustomResource, validateCustomResourceUpdate } from './custom-resource.ts';
 import { validateCRDSchema } from './structural.ts';
 import { goRegexpError, goRegExp } from './go-regexp.ts';
+import { schemaAccepts, schemaAcceptsUncompiled } from './validate.ts';
 import { goFloat, goSharpV, type JSONSchemaProps } from './types.ts';
 
 test('goFloat prints as Go %v: shortest digits, exponent below 1e-4 and from 1e+06', () => {
@@ -131,4 +132,81 @@ test('a schema of 50 levels and one of 1,000 properties: checked, and a deep err
   assert.equal(validateCustomResource(obj, big).map(fieldErrorMessage), ['spec.p1: Invalid value: "integer": spec.p1 in body must be of type string: "integer"']);
 });
 
+
+test('the compiled schema check accepts exactly what the full validator accepts (random schemas and values)', () => {
+  const names = ['a', 'b', 'c'];
+  const { schema: schemaArb } = fc.letrec<{ schema: JSONSchemaProps; leaf: JSONSchemaProps }>((tie) => ({
+    leaf: fc.oneof(
+      fc.record(
+        {
+          type: fc.constant('string'),
+          maxLength: fc.integer({ min: 0, max: 4 }),
+          minLength: fc.integer({ min: 0, max: 3 }),
+          pattern: fc.constantFrom('^a', 'b$', '^[a-c]*$'),
+          format: fc.constantFrom('email', 'uuid', 'date-time', 'date', 'byte', 'int32', 'unknown-format'),
+          enum: fc.array(fc.oneof(fc.constantFrom('a', 'ab', '😀'), fc.integer({ min: 0, max: 2 }), fc.constant(null)), { maxLength: 3 }),
+          nullable: fc.boolean(),
+        },
+        { requiredKeys: ['type'] },
+      ),
+      fc.record(
+        {
+          type: fc.constantFrom('integer', 'number'),
+          minimum: fc.oneof(fc.integer({ min: -2, max: 2 }), fc.double({ min: -2, max: 2, noNaN: true })),
+          maximum: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.double({ min: -2, max: 3, noNaN: true })),
+          exclusiveMinimum: fc.boolean(),
+          exclusiveMaximum: fc.boolean(),
+          multipleOf: fc.constantFrom(1, 2, 0.5),
+          format: fc.constantFrom('int32', 'double', 'email'),
+          enum: fc.array(fc.integer({ min: -1, max: 2 }), { maxLength: 2 }),
+        },
+        { requiredKeys: ['type'] },
+      ),
+      fc.constantFrom<JSONSchemaProps>({ type: 'boolean' }, { 'x-kubernetes-int-or-string': true }, {}, { format: 'email' }, { type: 'string', uniqueItems: true }),
+    ),
+    schema: fc.oneof(
+      { depthSize: 'small' },
+      tie('leaf') as fc.Arbitrary<JSONSchemaProps>,
+      fc.record(
+        {
+          type: fc.constant('object'),
+          properties: fc.dictionary(fc.constantFrom(...names), tie('schema') as fc.Arbitrary<JSONSchemaProps>, { maxKeys: 3 }),
+          required: fc.subarray(names),
+          additionalProperties: fc.oneof(fc.constant(false), tie('leaf') as fc.Arbitrary<JSONSchemaProps>),
+          minProperties: fc.integer({ min: 0, max: 2 }),
+          maxProperties: fc.integer({ min: 0, max: 3 }),
+          anyOf: fc.array(tie('leaf') as fc.Arbitrary<JSONSchemaProps>, { minLength: 1, maxLength: 2 }),
+          nullable: fc.boolean(),
+        },
+        { requiredKeys: ['type'] },
+      ),
+      fc.record(
+        {
+          type: fc.constant('array'),
+          items: tie('schema') as fc.Arbitrary<JSONSchemaProps>,
+          minItems: fc.integer({ min: 0, max: 2 }),
+          maxItems: fc.integer({ min: 0, max: 3 }),
+          uniqueItems: fc.boolean(),
+        },
+        { requiredKeys: ['type'] },
+      ),
+    ),
+  }));
+  const { value: valueArb } = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom('a', 'ab', 'b', 'abc', '', '😀😀', 'x@example.com', '0f8fad5b-d9cb-469f-a165-70867728950e', '2026-11-28T20:00:00Z', '2026-11-28'),
+      fc.integer({ min: -3, max: 4 }),
+      fc.double({ min: -3, max: 4, noNaN: true }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom(...names, 'd'), tie('value'), { maxKeys: 4 }),
+    ),
+  }));
+  fc.assert(
+    fc.property(schemaArb, valueArb, (s, v) => schemaAccepts(s, v) === schemaAcceptsUncompiled(s, v)),
+    { numRuns: 4000 },
+  );
+});
 test.run();

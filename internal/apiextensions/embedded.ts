@@ -10,6 +10,7 @@ import { isObj, type Obj } from '../gocompat/json.ts';
 import { isDNS1035Label, nameIsPathSegment } from '../validation/names.ts';
 import { validateObjectMeta } from '../validation/objectmeta.ts';
 import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
+import { schemaFacts } from './schema-facts.ts';
 
 /** ObjectMeta's JSON fields and the Go type each decodes into (for the unmarshal error text). */
 const OBJECT_META: Record<string, 'string' | 'int64' | 'map[string]string' | '[]string' | 'object' | 'array'> = {
@@ -122,7 +123,7 @@ export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined
 }
 
 function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath, dropInvalid: boolean): void {
-  if (!s) return;
+  if (!s || !schemaFacts(s).hasEmbedded) return; // no embedded resource below: nothing to coerce
   if (isObj(x)) {
     if (s['x-kubernetes-embedded-resource']) {
       for (const k of ['apiVersion', 'kind']) {
@@ -173,7 +174,7 @@ export function validateEmbedded(obj: unknown, schema: JSONSchemaProps | undefin
 }
 
 function walk(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath, errs: FieldError[]): void {
-  if (!s) return;
+  if (!s || !schemaFacts(s).hasEmbedded) return; // no embedded resource below: nothing to check
   if (isObj(x) && s['x-kubernetes-embedded-resource']) errs.push(...validateEmbeddedResource(x, path));
   for (const [v, sub, p] of children(x, s, path)) walk(v, sub, p, errs);
 }

@@ -7,15 +7,18 @@
 import { FieldPath, GoValue, duplicate, invalid, type FieldError } from '../api/field-errors.ts';
 import { isObj } from '../gocompat/json.ts';
 import { goSharpV, propertyOf, type JSONSchemaProps } from './types.ts';
+import { schemaFacts } from './schema-facts.ts';
 
 /** Validates the list sets and maps of a whole custom resource (its top-level fields down). */
 export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj: unknown, base = new FieldPath()): FieldError[] {
-  if (!schema || !isObj(obj)) return [];
+  if (!schema || !isObj(obj) || !schemaFacts(schema).hasListType) return [];
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(obj)) {
-    if (isObj(schema.additionalProperties)) errs.push(...walk(base.key(k), schema.additionalProperties as JSONSchemaProps, v));
+  // Only members whose schema has a list type at or below them are walked (and given a path).
+  const additional = isObj(schema.additionalProperties) && schemaFacts(schema.additionalProperties as JSONSchemaProps).hasListType ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  for (const k of Object.keys(obj)) {
+    if (additional) errs.push(...walk(base.key(k), additional, obj[k]));
     const sub = propertyOf(schema, k);
-    if (sub) errs.push(...walk(base.child(k), sub, v));
+    if (sub && schemaFacts(sub).hasListType) errs.push(...walk(base.child(k), sub, obj[k]));
   }
   return errs;
 }
@@ -36,6 +39,8 @@ function sortKeys(x: unknown): unknown {
 
 /** Indices of values that repeat an earlier one (the second occurrence of each only). */
 function nonUnique(values: unknown[]): number[] {
+  // The common case, distinct strings: no identities to build.
+  if (values.every((x) => typeof x === 'string') && new Set(values).size === values.length) return [];
   const seen = new Map<string, number>();
   const out: number[] = [];
   values.forEach((x, i) => {
@@ -55,7 +60,7 @@ function validateArray(path: FieldPath, s: JSONSchemaProps, list: unknown[]): Fi
   } else if (listType === 'map') {
     errs.push(...validateListMap(path, s, list));
   }
-  if (isObj(s.items)) list.forEach((v, i) => errs.push(...walk(path.index(i), s.items as JSONSchemaProps, v)));
+  if (isObj(s.items) && schemaFacts(s.items as JSONSchemaProps).hasListType) list.forEach((v, i) => errs.push(...walk(path.index(i), s.items as JSONSchemaProps, v)));
   return errs;
 }
 

@@ -10,8 +10,9 @@
  * x-kubernetes extensions of each node, never what allOf/anyOf/oneOf/not say.
  * These functions mutate the value they are given (it is a fresh decoded object).
  */
-import { isObj, type Obj } from '../gocompat/json.ts';
+import { deepCopy, isObj, type Obj } from '../gocompat/json.ts';
 import { propertyOf, type JSONSchemaProps } from './types.ts';
+import { schemaFacts } from './schema-facts.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -32,45 +33,66 @@ const itemsOf = (s: JSONSchemaProps | null): JSONSchemaProps | null => (s && isO
 export function prune(obj: unknown, schema: JSONSchemaProps | undefined, resourceRoot = true): string[] {
   const pruned: string[] = [];
   const root: JSONSchemaProps | null = resourceRoot ? { ...(schema ?? {}), 'x-kubernetes-embedded-resource': true } : (schema ?? null);
-  pruneNode(obj, root, '', pruned);
+  pruneNode(obj, root, [], pruned);
   return pruned.sort();
 }
 
-const join = (path: string, k: string): string => (path ? `${path}.${k}` : k);
+/** The path to a node: its keys and indices from the top (rendered only for a pruned field). */
+type Path = (string | number)[];
+const render = (path: Path, k: string): string => [...path, k].reduce<string>((p, seg) => (typeof seg === 'number' ? `${p}[${seg}]` : p ? `${p}.${seg}` : seg), '');
 
-function pruneNode(x: unknown, s: JSONSchemaProps | null, path: string, pruned: string[]): void {
+function pruneNode(x: unknown, s: JSONSchemaProps | null, path: Path, pruned: string[]): void {
   if (s?.['x-kubernetes-preserve-unknown-fields']) return skipPrune(x, s, path, pruned);
   if (isObj(x)) {
     for (const k of Object.keys(x)) {
       if (s?.['x-kubernetes-embedded-resource'] && META_FIELDS.has(k)) continue;
       const sub = s ? fieldSchema(s, k) : undefined;
-      if (sub !== undefined) pruneNode(x[k], sub, join(path, k), pruned);
-      else {
-        pruned.push(join(path, k));
+      if (sub === undefined) {
+        pruned.push(render(path, k));
         delete x[k];
+      } else if (x[k] !== null && typeof x[k] === 'object') {
+        path.push(k);
+        pruneNode(x[k], sub, path, pruned);
+        path.pop();
       }
     }
   } else if (Array.isArray(x)) {
-    x.forEach((v, i) => pruneNode(v, itemsOf(s), `${path}[${i}]`, pruned));
+    const items = itemsOf(s);
+    x.forEach((v, i) => {
+      if (v === null || typeof v !== 'object') return;
+      path.push(i);
+      pruneNode(v, items, path, pruned);
+      path.pop();
+    });
   }
 }
 
 /** Under preserve-unknown-fields: unknown fields stay, specified ones are pruned by their schema. */
-function skipPrune(x: unknown, s: JSONSchemaProps, path: string, pruned: string[]): void {
+function skipPrune(x: unknown, s: JSONSchemaProps, path: Path, pruned: string[]): void {
   if (isObj(x)) {
     for (const k of Object.keys(x)) {
       if (s['x-kubernetes-embedded-resource'] && META_FIELDS.has(k)) continue;
       const sub = fieldSchema(s, k);
-      if (sub !== undefined) pruneNode(x[k], sub, join(path, k), pruned);
+      if (sub === undefined) continue;
+      path.push(k);
+      pruneNode(x[k], sub, path, pruned);
+      path.pop();
     }
   } else if (Array.isArray(x)) {
     const items = itemsOf(s);
-    if (items) x.forEach((v, i) => skipPrune(v, items, `${path}[${i}]`, pruned));
+    if (items) {
+      x.forEach((v, i) => {
+        path.push(i);
+        skipPrune(v, items, path, pruned);
+        path.pop();
+      });
+    }
   }
 }
 
 /** Drops `null`s of fields that are neither nullable nor defaulted (PruneNonNullableNullsWithoutDefaults). */
 export function pruneNonNullableNulls(x: unknown, s: JSONSchemaProps | null | undefined): void {
+  if (!s) return; // no schema below: no null to drop
   if (isObj(x)) {
     for (const k of Object.keys(x)) {
       const sub = s ? fieldSchema(s, k) : undefined;
@@ -84,26 +106,33 @@ export function pruneNonNullableNulls(x: unknown, s: JSONSchemaProps | null | un
 }
 
 const isNonNullableNull = (v: unknown, s: JSONSchemaProps | null | undefined): s is JSONSchemaProps => v === null && !!s && !s.nullable;
-const copy = (v: unknown): unknown => (v === undefined ? undefined : structuredClone(v));
-
-/** Applies the schema's defaults to `x` (structural defaulting: absent fields and non-nullable nulls). */
+/**
+ * Applies the schema's defaults to `x` (structural defaulting: absent fields and non-nullable
+ * nulls). A subtree whose schema has no default anywhere is not walked (nothing would change).
+ */
 export function applyDefaults(x: unknown, s: JSONSchemaProps | null | undefined): void {
-  if (!s) return;
+  if (!s || !schemaFacts(s).hasDefaults) return;
   if (isObj(x)) {
     const o = x as Obj;
-    for (const [k, prop] of Object.entries(s.properties ?? {})) {
-      if (prop.default === undefined) continue;
-      if (!Object.prototype.hasOwnProperty.call(o, k) || isNonNullableNull(o[k], prop)) o[k] = copy(prop.default);
+    const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+    const facts = schemaFacts(s);
+    for (const [k, prop] of facts.defaulted) {
+      if (!has(k) || isNonNullableNull(o[k], prop)) o[k] = deepCopy(prop.default);
     }
-    for (const k of Object.keys(o)) {
-      const sub = fieldSchema(s, k);
-      if (sub && !propertyOf(s, k) && isNonNullableNull(o[k], sub)) o[k] = copy(sub.default) ?? null;
-      applyDefaults(o[k], sub);
+    // Members are independent: the properties with defaults below, then the additional ones.
+    for (const [k, prop] of facts.defaultedBelow) if (has(k)) applyDefaults(o[k], prop);
+    const extra = isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined;
+    if (extra && schemaFacts(extra).hasDefaults) {
+      for (const k of Object.keys(o)) {
+        if (propertyOf(s, k)) continue;
+        if (isNonNullableNull(o[k], extra)) o[k] = deepCopy(extra.default) ?? null;
+        applyDefaults(o[k], extra);
+      }
     }
   } else if (Array.isArray(x)) {
     const items = itemsOf(s);
     x.forEach((v, i) => {
-      if (isNonNullableNull(v, items)) x[i] = copy(items.default) ?? null;
+      if (isNonNullableNull(v, items)) x[i] = deepCopy(items.default) ?? null;
       applyDefaults(x[i], items);
     });
   }

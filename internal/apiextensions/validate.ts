@@ -308,5 +308,109 @@ function toFieldError(e: OpenAPIError, base: FieldPath | undefined): FieldError 
  */
 export function validateAgainstSchema(schema: JSONSchemaProps | undefined, obj: unknown, base?: FieldPath): FieldError[] {
   if (!schema) return [];
+  if (validator(schema)(obj)) return [];
   return validateNode(schema, '', obj).errors.map((e) => toFieldError(e, base));
+}
+
+/** Whether `obj` validates against `schema` (no errors), by the compiled check. */
+export const schemaAccepts = (schema: JSONSchemaProps, obj: unknown): boolean => validator(schema)(obj);
+
+/** The same verdict from the full validator, bypassing the compiled check (a test compares them). */
+export const schemaAcceptsUncompiled = (schema: JSONSchemaProps, obj: unknown): boolean => validateNode(schema, '', obj).valid;
+
+// ---------------------------------------------------------------------------------------------
+// The fast path: a schema compiled once into a check that only says valid or not
+
+type Check = (data: unknown) => boolean;
+const compiled = new WeakMap<JSONSchemaProps, Check>();
+
+/**
+ * The schema node compiled into a yes/no check (once per node): true exactly when validateNode
+ * finds no error, without building paths, results or messages. What it does not compile
+ * (composition, patternProperties, multipleOf, uniqueItems, tuple items, nulls, a pattern that
+ * does not compile) it asks validateNode itself. An object that fails is validated again by
+ * validateNode for kube's errors; a valid one (nearly every request) costs only this.
+ */
+function validator(s: JSONSchemaProps): Check {
+  let check = compiled.get(s);
+  if (!check) compiled.set(s, (check = compile(s)));
+  return check;
+}
+
+function compile(s: JSONSchemaProps): Check {
+  const slow: Check = (data) => validateNode(s, '', data).valid;
+  if (s.allOf || s.anyOf || s.oneOf || s.not || s.patternProperties || s.multipleOf !== undefined || s.uniqueItems || Array.isArray(s.items)) return slow;
+  let rx: RegExp | undefined;
+  try {
+    rx = s.pattern ? goRegExp(s.pattern) : undefined;
+  } catch {
+    return slow;
+  }
+  const types = typesOf(s);
+  const format = supportedFormat(s.format);
+  const hasType = types.length > 0 || !!format;
+  const hasNumberType = types.includes('number') || types.includes('integer');
+  const { maxLength, minLength, minimum, maximum, minItems, maxItems, minProperties, maxProperties } = s;
+  const enumValues = s.enum?.length ? s.enum : undefined;
+  const enumScalars = enumValues && new Set(enumValues.filter((e) => e !== null && typeof e !== 'object'));
+  // the children compiled now (a schema is a finite tree)
+  const items = isObj(s.items) ? validator(s.items as JSONSchemaProps) : undefined;
+  const props = isObj(s.properties) ? Object.entries(s.properties).map(([k, p]) => [k, validator(p)] as const) : [];
+  const propNames = new Set(props.map(([k]) => k));
+  const closed = s.additionalProperties === false;
+  const additional = isObj(s.additionalProperties) ? validator(s.additionalProperties as JSONSchemaProps) : undefined;
+  const required = s.required ?? [];
+  const has = Object.prototype.hasOwnProperty;
+  // validateType's decision for a value that is not null
+  const typeOk = (data: unknown): boolean => {
+    const t = typeOf(data);
+    const fits = types.includes(t) || (t === 'integer' && hasNumberType);
+    if (format && t !== 'string' && t !== 'array' && !fits) return false;
+    if (!hasNumberType && format && (t === 'string' || t === 'array')) return true;
+    return fits;
+  };
+  return (data) => {
+    if (data === null || data === undefined) return slow(data);
+    if (hasType && !typeOk(data)) return false;
+    if (typeof data === 'string') {
+      // code points, counted only when the UTF-16 length leaves the bound in doubt
+      if (maxLength !== undefined && data.length > maxLength && [...data].length > maxLength) return false;
+      if (minLength !== undefined && data.length < 2 * minLength && [...data].length < minLength) return false;
+      if (rx && !rx.test(data)) return false;
+      if (format && !checkFormat(format, data)) return false;
+    } else if (typeof data === 'number') {
+      const isInt = Number.isInteger(data);
+      if (minimum !== undefined) {
+        const min = isInt ? Math.trunc(minimum) : minimum;
+        if (s.exclusiveMinimum ? data <= min : data < min) return false;
+      }
+      if (maximum !== undefined) {
+        const max = isInt ? Math.trunc(maximum) : maximum;
+        if (s.exclusiveMaximum ? data >= max : data > max) return false;
+      }
+    } else if (Array.isArray(data)) {
+      if (items) for (const v of data) if (!items(v)) return false;
+      if (minItems !== undefined && data.length < minItems) return false;
+      if (maxItems !== undefined && data.length > maxItems) return false;
+    }
+    if (enumValues) {
+      const found = typeof data === 'object' ? enumValues.some((e) => e !== null && jsonEqual(e, data)) : enumScalars!.has(data);
+      if (!found) return false;
+    }
+    if (isObj(data)) {
+      if (minProperties !== undefined || maxProperties !== undefined) {
+        const n = Object.keys(data).length;
+        if ((minProperties !== undefined && n < minProperties) || (maxProperties !== undefined && n > maxProperties)) return false;
+      }
+      if (closed || additional) {
+        for (const k in data) {
+          if (!has.call(data, k) || propNames.has(k)) continue;
+          if (closed || !additional!(data[k])) return false;
+        }
+      }
+      for (const [name, check] of props) if (has.call(data, name) && !check(data[name])) return false;
+      for (const k of required) if (!has.call(data, k)) return false;
+    }
+    return true;
+  };
 }

@@ -33,11 +33,11 @@ function resourcesOf(kinds: readonly ServedKind[], version: string) {
     const kind = kindAt(served.kind, version);
     const r: Record<string, unknown> = {
       name: kind.resource,
-      // A custom resource, as apiextensions-apiserver lists it: its singular name, verbs unsorted.
-      singularName: kind.customResource ? kind.singular : '',
+      // Built-ins as kube-apiserver lists them, unless the kind says otherwise (custom resources).
+      singularName: kind.discovery?.singularName ?? '',
       namespaced: kind.namespaced,
       kind: kind.kind,
-      verbs: kind.customResource && kind.verbs ? kind.verbs : sortedVerbs(kind.verbs ?? FULL_VERBS),
+      verbs: kind.discovery?.verbsInOrder && kind.verbs ? kind.verbs : sortedVerbs(kind.verbs ?? FULL_VERBS),
     };
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;

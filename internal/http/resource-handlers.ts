@@ -3,12 +3,12 @@
  * call the generic store/reader and serialize what comes back; they never branch on kind.
  */
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, unsupportedPatchType, CUSTOM_RESOURCE_PATCH_TYPES, type ApiError } from '../api/errors.ts';
+import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, unsupportedPatchType, type ApiError } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
 import type { WriteResult } from '../registry/generic/store.ts';
 import { validateListOptions, isStream, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
-import { patchTypeOf } from '../patch/patch.ts';
+import { PATCH_MEDIA_TYPES, patchTypeOf } from '../patch/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
@@ -72,10 +72,11 @@ function context(r: ResourceRequest, dryRun: boolean, fieldManager = ''): Reques
  * `kind` (its name appears in kube's "object provided is unrecognized" 400). A JSON `null` is an
  * empty object, as Go decodes it.
  */
-function decodeObject(r: ResourceRequest, body: Buffer, kind: string, customResource = false): KubeObject {
-  // A custom resource has no Go type to fill from Protobuf: kube's protobuf decoder, handed an
-  // empty Unstructured, fails on that object's missing kind (a 400 whatever the body).
-  if (customResource && bodyMediaType(header(r.headers, 'content-type')) === PROTOBUF) {
+function decodeObject(r: ResourceRequest, body: Buffer, kind: string, accepted?: string[]): KubeObject {
+  // A media type the kind takes no body in (Protobuf for a custom resource, which has no Go type
+  // to fill): kube's protobuf decoder, handed an empty Unstructured, fails on that object's
+  // missing kind (a 400 whatever the body).
+  if (accepted && !accepted.includes(bodyMediaType(header(r.headers, 'content-type')) || 'application/json')) {
     throw badRequest(`${kind} in version "${r.info.version}" cannot be handled as a ${kind}: Object 'Kind' is missing in 'object has no kind field '`);
   }
   const v = decodeBody(header(r.headers, 'content-type'), body, kind);
@@ -259,7 +260,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = createOptions(r.query);
-        const created = decodeObject(r, body, store.kind.kind, store.kind.customResource);
+        const created = decodeObject(r, body, store.kind.kind, store.kind.bodyMediaTypes);
         const badNs = invalidCreateNamespace(ns);
         if (badNs) throw badNs;
         const result = await store.create(context(r, opts.dryRun, opts.fieldManager), ns, created);
@@ -271,7 +272,7 @@ export class ResourceHandlers {
         bodyMediaType(header(r.headers, 'content-type'));
         const body = await r.body();
         const opts = updateOptions(r.query);
-        const updated = decodeObject(r, body, store.kind.kind, store.kind.customResource);
+        const updated = decodeObject(r, body, store.kind.kind, store.kind.bodyMediaTypes);
         // The body's name is compared with the URL's first (the store's 400), then the key is made.
         const bodyName = updated.metadata && typeof updated.metadata === 'object' ? updated.metadata.name : undefined;
         if (!bodyName || bodyName === info.name) checkKey(info);
@@ -283,8 +284,9 @@ export class ResourceHandlers {
         checkPatchRoute(header(r.headers, 'content-type'), Number(header(r.headers, 'content-length') ?? 0) > 0);
         const out = rep();
         const type = patchTypeOf(header(r.headers, 'content-type') ?? '');
-        // handlers.PatchResource: a custom resource takes no strategic merge patch.
-        if (type === 'strategic' && store.kind.customResource) throw unsupportedPatchType(CUSTOM_RESOURCE_PATCH_TYPES);
+        // handlers.PatchResource: a patch type the kind does not take (custom resources: strategic).
+        const patchTypes = store.kind.patchTypes;
+        if (patchTypes && !patchTypes.includes(type)) throw unsupportedPatchType(patchTypes.map((t) => PATCH_MEDIA_TYPES[t]));
         const body = await r.body();
         const opts = patchOptions(r.query, type === 'apply');
         checkKey(info);

@@ -16,6 +16,14 @@ import { jsonEqual } from '../gocompat/equal.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
+/** The media type each patch type is named by in kube's 415 (apply: its YAML form). */
+export const PATCH_MEDIA_TYPES: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
 export function patchTypeOf(contentType: string): PatchType {
   const ct = contentType.split(';')[0].trim().toLowerCase();
   switch (ct) {

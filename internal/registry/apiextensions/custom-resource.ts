@@ -11,8 +11,8 @@
  * version's schema (422 with kube's causes); create sets generation 1, any non-metadata change bumps
  * it; with the `status` subresource a main-resource write keeps the stored status and a /status
  * write changes nothing but status. Bodies are JSON or YAML (no Protobuf message exists for the
- * kind: Accept of Protobuf only is 406); strategic merge patch is refused with kube's 415
- * (`KindDescriptor.customResource`).
+ * kind: Accept of Protobuf only is 406, a Protobuf body 400); strategic merge patch is refused
+ * with kube's 415 (the descriptor's `bodyMediaTypes` and `patchTypes`).
  *
  * Versions (conversion.ts): objects are stored in the storage version and served in the
  * request's (`KindDescriptor.conversion`): a write is decoded, defaulted and validated at the
@@ -126,6 +126,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
   const perVersion = served.some(
     (v) => JSON.stringify(v.additionalPrinterColumns ?? []) !== JSON.stringify(first.additionalPrinterColumns ?? []) || !!v.subresources?.status !== hasStatus || !!v.subresources?.scale !== !!first.subresources?.scale || deprecation(v) !== deprecation(first),
   );
+  const singular = names.singular || names.kind.toLowerCase();
   const decode = (o: KubeObject): void => {
     try {
       decodeCustomResource(content(o), schemaOf(o), { preserveUnknownFields: spec.preserveUnknownFields });
@@ -182,7 +183,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     group: spec.group,
     versions: served.map((v) => v.name),
     resource: names.plural,
-    singular: names.singular || names.kind.toLowerCase(),
+    singular,
     kind: names.kind,
     listKind: names.listKind || `${names.kind}List`,
     namespaced: spec.scope === 'Namespaced',
@@ -197,6 +198,9 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     hasGeneration: true,
     customResource: true,
     fieldTypes: customResourceFieldTypes(spec.group, names.kind, served),
+    patchTypes: ['json', 'merge', 'apply'],
+    bodyMediaTypes: ['application/json', 'application/yaml'],
+    discovery: { singularName: singular, verbsInOrder: true },
     // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
     apimachineryFinalizers: true,
     ...(storage && storage !== served[0].name ? { storageVersion: storage } : {}),

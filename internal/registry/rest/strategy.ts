@@ -15,6 +15,7 @@ import type { KubeObject, UserInfo } from '../../api/types.ts';
 import type { Authorizer } from '../../auth/authz.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import type { Storage } from '../../storage/storage.ts';
+import type { PatchType } from '../../patch/patch.ts';
 import type { TokenRequestDeps } from './token-request.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
 import type { GroupVersionKind, TypeRef } from '../../schema/types.ts';
@@ -399,10 +400,26 @@ export interface KindDescriptor {
    */
   optionalSubresourceKinds?: { group: string; version: string; kind: string }[];
   /**
-   * A custom resource (a CRD's kind): served as apiextensions-apiserver serves it, so discovery
-   * gives its singularName and `verbs` in the order given (not sorted), a strategic merge patch
-   * is refused (415: there is no Go type to take patch directives from), a Protobuf body is
-   * kube's 400, and other field selectors than metadata's are `field label not supported`.
+   * The patch types the main resource takes, in the order kube's 415 names them (their media
+   * types) for another; default: all four. A custom resource takes no strategic merge patch
+   * (there is no Go type to take patch directives from).
+   */
+  patchTypes?: PatchType[];
+  /**
+   * The media types a create or update body of the main resource may have; default: JSON, YAML
+   * and Protobuf. A body in another one of those is kube's 400 from the Unstructured Protobuf
+   * decoder (a custom resource has no Protobuf message: `Object 'Kind' is missing`).
+   */
+  bodyMediaTypes?: string[];
+  /**
+   * How legacy discovery lists the kind when not as kube-apiserver lists a built-in one (1.24:
+   * singularName empty, verbs sorted): apiextensions-apiserver gives a custom resource's singular
+   * name and its verbs in their own order.
+   */
+  discovery?: { singularName: string; verbsInOrder: boolean };
+  /**
+   * A custom resource (a CRD's kind): field selectors other than metadata's are `field label not
+   * supported: <field>` (kube's message for unstructured objects).
    */
   customResource?: boolean;
   /**
