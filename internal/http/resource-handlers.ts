@@ -232,7 +232,7 @@ export class ResourceHandlers {
         const result = await reader.openList(ns, listQuery(r.query), streams, undefined, info.version);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
-          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.customResource);
+          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.unstructuredLists);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);
@@ -403,7 +403,7 @@ export class ResourceHandlers {
       if (out.rep === 'protobuf') return this.sendObject(res, Buffer.from(JSON.stringify(converted)), 'protobuf', code, headers);
       return sendJson(res, converted, { code, headers, yaml: out.rep === 'yaml' });
     }
-    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.customResource) : items[0];
+    const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.unstructuredLists) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);
   }
 

@@ -200,6 +200,7 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     fieldTypes: customResourceFieldTypes(spec.group, names.kind, served),
     patchTypes: ['json', 'merge', 'apply'],
     bodyMediaTypes: ['application/json', 'application/yaml'],
+    unstructuredLists: true,
     discovery: { singularName: singular, verbsInOrder: true },
     // apimachinery's finalizer rules (a name without '/' is allowed), as for every CR
     apimachineryFinalizers: true,

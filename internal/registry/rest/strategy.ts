@@ -412,6 +412,11 @@ export interface KindDescriptor {
    */
   bodyMediaTypes?: string[];
   /**
+   * Lists are UnstructuredLists: each item keeps its apiVersion and kind (a custom resource's list);
+   * by default items are typed and lose them, as kube's typed lists do.
+   */
+  unstructuredLists?: boolean;
+  /**
    * How legacy discovery lists the kind when not as kube-apiserver lists a built-in one (1.24:
    * singularName empty, verbs sorted): apiextensions-apiserver gives a custom resource's singular
    * name and its verbs in their own order.
