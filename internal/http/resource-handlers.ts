@@ -211,6 +211,8 @@ export class ResourceHandlers {
         const out = this.output(r, pb);
         checkKey(info);
         const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined);
+        const view = this.viewOf(served, info.subresource);
+        if (view) return this.sendObjects(res, view.served, out, r.query, [view.answer(b)], null);
         return this.sendObjects(res, served, out, r.query, [b], null);
       }
       case 'list': {
@@ -266,7 +268,7 @@ export class ResourceHandlers {
         const bodyName = updated.metadata && typeof updated.metadata === 'object' ? updated.metadata.name : undefined;
         if (!bodyName || bodyName === info.name) checkKey(info);
         const result = await store.update(context(r, opts.dryRun, opts.fieldManager), ns, info.name, updated, info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
@@ -285,7 +287,7 @@ export class ResourceHandlers {
           return this.sendWritten(res, served, out, r.query, result, r.warnings);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
-        return this.sendWritten(res, served, out, r.query, result, r.warnings);
+        return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings);
       }
       case 'delete': {
         if (info.subresource) throw this.noRoute(kind, info.subresource);
@@ -340,6 +342,23 @@ export class ResourceHandlers {
     const out = negotiateOutput(header(r.headers, 'accept'), true, pb);
     if (out.convert?.as === 'Table') tableOptions(r.query);
     return out;
+  }
+
+  /**
+   * A view subresource of the request (a custom resource's scale, see SubresourceView): the kind
+   * its answers are converted as (its Table) and the conversion of a stored parent.
+   */
+  private viewOf(served: ServedKind, subresource: string): { served: ServedKind; answer(parent: Buffer): Buffer } | undefined {
+    const view = subresource ? served.kind.subresources?.find((s) => s.name === subresource)?.view : undefined;
+    if (!view) return undefined;
+    return { served: { ...served, kind: { ...served.kind, table: view.table } }, answer: (b) => Buffer.from(JSON.stringify(view.read(parseObject(b)))) };
+  }
+
+  /** sendWritten of a write on `subresource`: a view subresource answers its view of the parent. */
+  private sendWrittenOn(res: Res, served: ServedKind, subresource: string, out: Negotiated, q: URLSearchParams, result: WriteResult, admissionWarnings: string[] = []): void {
+    const view = this.viewOf(served, subresource);
+    if (!view) return this.sendWritten(res, served, out, q, result, admissionWarnings);
+    return this.sendWritten(res, view.served, out, q, { ...result, body: view.answer(result.body) }, admissionWarnings);
   }
 
   /**

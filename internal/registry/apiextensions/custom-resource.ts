@@ -14,7 +14,7 @@
  * kind: Accept of Protobuf only is 406); strategic merge patch is refused with kube's 415
  * (`KindDescriptor.customResource`).
  *
- * Not done here (see the issue): the `scale` subresource (autoscaling/v1 Scale), conversion
+ * The `scale` subresource is custom-resource-scale.ts. Not done here (see the issue): conversion
  * between versions whose schemas differ (objects keep the apiVersion they were written with),
  * defaulting of objects read from storage, and server-side apply's schema list/map types (our
  * apply layer takes field types from the generated schemas only: a custom resource's lists are
@@ -28,6 +28,7 @@ import type { JSONSchemaProps } from '../../apiextensions/types.ts';
 import { prune } from '../../apiextensions/prune.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, SubresourceDescriptor } from '../rest/strategy.ts';
 import { customResourceTable, type PrinterColumn } from './custom-resource-table.ts';
+import { customResourceScale } from './custom-resource-scale.ts';
 
 /** The part of a CustomResourceDefinition (v1) this file reads. */
 export interface CustomResourceDefinition {
@@ -132,6 +133,10 @@ export function customResourceKinds(crd: CustomResourceDefinition): KindDescript
     validateUpdate: (obj): FieldError[] => validateCustomResourceStatusUpdate(content(obj), schemaOf(obj), scaleOf(obj)),
   };
   const subresources: SubresourceDescriptor[] = hasStatus ? [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy }] : [];
+  if (first.subresources?.scale) {
+    const view = customResourceScale(spec.group, (v) => byName.get(v)?.subresources?.scale, spec.versions.map((v) => v.name));
+    subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: { ...view.kind, generated: false }, view });
+  }
 
   const kind: KindDescriptor = {
     group: spec.group,

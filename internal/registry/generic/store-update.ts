@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, GoValue } from '../../api/field-errors.ts';
 import { badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
-import type { StatusStrategy } from '../rest/strategy.ts';
+import type { StatusStrategy, SubresourceDescriptor, SubresourceView } from '../rest/strategy.ts';
 import { validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
@@ -30,6 +30,7 @@ export abstract class UpdateStore extends CreateStore {
   async update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('update')) throw methodNotAllowed();
+    if (sub?.view) return this.writeView(ctx, namespace, name, sub, 'update', (view) => view.decode(body));
     const decodeWarnings: string[] = [];
     const obj = this.checkBody(body, namespace, name, ctx, decodeWarnings);
     const r = await this.guaranteedUpdate(ctx, namespace, name, {
@@ -48,6 +49,18 @@ export abstract class UpdateStore extends CreateStore {
   async patch(ctx: RequestContext, namespace: string, name: string, type: Exclude<PatchType, 'apply'>, patchBody: Buffer, subresourceName?: string): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    if (sub?.view) {
+      return this.writeView(ctx, namespace, name, sub, 'patch', (view, current) => {
+        const shown = view.current(current);
+        const patched = applyPatch(type, shown, patchBody) as KubeObject;
+        try {
+          return view.decode(patched);
+        } catch (e) {
+          if (e instanceof BodyDecodeError && e.why) throw patchedUndecodable(shown, patched, e.why);
+          throw e;
+        }
+      });
+    }
     let preconditionRv: string | undefined;
     let decodeWarnings: string[] = [];
     const mutate: Mutation = (current) => {
@@ -90,6 +103,10 @@ export abstract class UpdateStore extends CreateStore {
   async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
     const sub = this.subresource(subresourceName);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
+    if (sub?.view) {
+      if (!(await this.readLatest(namespace, name))) throw notFound(this.gr, name);
+      sub.view.apply();
+    }
     let managed: ManagedFieldsEntry[] | undefined;
     let preconditionRv: string | undefined;
     // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
@@ -145,6 +162,30 @@ export abstract class UpdateStore extends CreateStore {
   }
 
   /**
+   * An update or patch of a view subresource (SubresourceView: a custom resource's scale):
+   * `build` gives the view the client wants from the stored parent; its name must be the URL's and
+   * its resourceVersion is a precondition; it is written into the parent, which goes through the
+   * parent's strategy with the managedFields the view left.
+   */
+  private async writeView(ctx: RequestContext, namespace: string, name: string, sub: SubresourceDescriptor, verb: 'update' | 'patch', build: (view: SubresourceView, current: KubeObject) => KubeObject): Promise<WriteResult> {
+    const view = sub.view!;
+    let preconditionRv: string | undefined;
+    let managed: ManagedFieldsEntry[] | undefined;
+    const mutate: Mutation = (current) => {
+      preconditionRv = undefined;
+      const wanted = build(view, deepCopy(current));
+      const m = wanted.metadata;
+      if (m.name && m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      const rv = m.resourceVersion ? objectResourceVersion(m.resourceVersion) : 0;
+      if (rv) preconditionRv = String(rv);
+      const next = view.write(wanted, current);
+      managed = next.metadata.managedFields;
+      return next;
+    };
+    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields: () => managed });
+  }
+
+  /**
    * Read-modify-append loop under the object's key lock (see UpdatePlan for the knobs).
    */
   protected async guaranteedUpdate(ctx: RequestContext, namespace: string, name: string, plan: UpdatePlan): Promise<WriteResult> {
@@ -196,12 +237,13 @@ export abstract class UpdateStore extends CreateStore {
       // Fields are managed on the request's object, before admission and the strategy's prepare.
       const managedFields = plan.managedFields ? plan.managedFields() : this.fields.update(next, current, ctx.fieldManager, now, sub?.name);
       let finish = finishNothing;
-      if (sub) {
+      if (sub?.strategy) {
         // Mutating admission sees subresource writes too (webhooks may match `pods/status`).
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub.name));
-        sub.strategy!.prepareForUpdate(next, current);
+        sub.strategy.prepareForUpdate(next, current);
       } else {
-        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current));
+        // The main resource, or a view subresource (scale), which the parent's strategy writes.
+        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
         strategy.defaults?.(next);
         // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
         finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
@@ -231,13 +273,14 @@ export abstract class UpdateStore extends CreateStore {
     const strategy = this.kind.strategy;
     const currentRv = current.metadata.resourceVersion!;
     this.validateUpdate(next, current, sub?.strategy);
-    if (!sub) strategy.canonicalize?.(next);
-    if (this.kind.hasGeneration && !sub && !jsonEqual(specOf(next), specOf(current))) {
+    const own = sub?.strategy;
+    if (!own) strategy.canonicalize?.(next);
+    if (this.kind.hasGeneration && !own && !jsonEqual(specOf(next), specOf(current))) {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     setManagedFields(next, attempt.managedFields);
     await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
-    const warnings = sub ? [] : strategy.warnings?.(next, current) ?? [];
+    const warnings = own ? [] : strategy.warnings?.(next, current) ?? [];
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
     // A value stored with an older encryption provider or key is re-written all the same
     // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.

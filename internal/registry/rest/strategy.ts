@@ -209,6 +209,33 @@ export interface SubresourceDescriptor {
    * computed and `create` runs (kube's decoder defaults, e.g. TokenRequest expirationSeconds).
    */
   defaults?(obj: KubeObject): void;
+  /**
+   * A subresource served in another kind's shape, read from and written into its parent (the
+   * `scale` of a custom resource). Its writes run the parent's own strategy (no `strategy` here).
+   */
+  view?: SubresourceView;
+}
+
+/**
+ * A subresource whose object is a view of its parent (kube's ScaleREST: autoscaling/v1 Scale of a
+ * custom resource). get answers `read(parent)`; update decodes the body (`decode`), patch patches
+ * `current(parent)` and decodes the result, then `write` puts it into the stored parent, which is
+ * validated and written by the parent's strategy; the answer is `read` of what was written. All
+ * functions throw ApiErrors (decode: a BodyDecodeError, whose `why` a patch reports).
+ */
+export interface SubresourceView {
+  kind: { group: string; version: string; kind: string };
+  table: TableConvertor;
+  /** The view of a stored parent, for get and for answers. */
+  read(parent: KubeObject): KubeObject;
+  /** The view a patch applies to. */
+  current(parent: KubeObject): KubeObject;
+  /** A request body (or a patched view) as the view's Go type. */
+  decode(body: unknown): KubeObject;
+  /** `parent` (a private copy) with `view` written into it, managedFields included. */
+  write(view: KubeObject, parent: KubeObject): KubeObject;
+  /** Server-side apply on the view (kube 1.24: a custom resource's scale refuses it). */
+  apply(): never;
 }
 
 /**
