@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, GoValue } from '../../api/field-errors.ts';
-import { badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
 import type { StatusStrategy, SubresourceDescriptor, SubresourceView } from '../rest/strategy.ts';
 import { validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
@@ -182,7 +182,11 @@ export abstract class UpdateStore extends CreateStore {
       managed = next.metadata.managedFields;
       return next;
     };
-    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields: () => managed });
+    const managedFields = view.fieldsByParent ? undefined : () => managed;
+    const own = view.notFoundResource;
+    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields }).catch((e) => {
+      throw own && e instanceof ApiError && e.status.code === 404 ? notFound({ group: this.gr.group, resource: own(this.gr.resource) }, name) : e;
+    });
   }
 
   /**

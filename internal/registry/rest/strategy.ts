@@ -236,6 +236,14 @@ export interface SubresourceView {
   write(view: KubeObject, parent: KubeObject): KubeObject;
   /** Server-side apply on the view (kube 1.24: a custom resource's scale refuses it). */
   apply(): never;
+  /**
+   * true: `write` leaves managedFields alone and the parent's field manager records the write as
+   * an update through the subresource (kube's ScaleHandler on a built-in kind's Scale: the
+   * writer takes spec.replicas from every other manager).
+   */
+  fieldsByParent?: boolean;
+  /** The resource a missing parent's 404 names (kube's built-in ScaleREST: `deployments/scale`); absent: the parent's. */
+  notFoundResource?: (parentResource: string) => string;
 }
 
 /**

@@ -1,0 +1,7 @@
+/** The apps group's kinds (v1; 1.16 removed v1beta1/v1beta2), in kube 1.24's discovery order. */
+import type { KindDescriptor } from '../rest/strategy.ts';
+import { deploymentKind } from './deployment.ts';
+
+export { deploymentKind };
+
+export const appsKinds: KindDescriptor[] = [deploymentKind];

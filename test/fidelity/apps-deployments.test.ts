@@ -1,0 +1,255 @@
+/**
+ * Deployment (apps/v1) as kube-apiserver 1.24 serves it: SetDefaults_Deployment and the pod
+ * template's defaults, ValidateDeployment's messages, status reset on create, generation (spec and
+ * annotation changes), the selector immutable, `/status` (spec and labels kept, status
+ * validation), `/scale` (autoscaling/v1 Scale: get, update, merge patch, ValidateScale, a stale
+ * resourceVersion), the Table (printDeployment) and Protobuf. No controller runs: nothing rolls out.
+ *
+ *   node --import tsx test/run.ts test/fidelity/apps-deployments.test.ts
+ *   TEST_KUBECONFIG=/tmp/ref-apps/kubeconfig node --import tsx test/run.ts test/fidelity/apps-deployments.test.ts
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTarget, type Target } from '../target.ts';
+import { show } from '../assertions.ts';
+import { body, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
+
+const GROUP = 'apps';
+const MERGE = 'application/merge-patch+json';
+
+let t: Target;
+let ns: string;
+let C: string;
+let names: Record<string, string>;
+
+test.before(async () => {
+  t = await startTarget();
+  ns = await t.createNamespace('deploy');
+  C = `/apis/${GROUP}/v1/namespaces/${ns}/deployments`;
+  names = { [ns]: '<ns>' };
+});
+test.after(async () => {
+  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
+  await t.close();
+});
+
+const template = (labels: Record<string, string>, spec: Record<string, unknown> = {}) => ({ metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx' }], ...spec } });
+const deployment = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'Deployment', metadata: { name, ...meta }, spec });
+const basic = (name: string, extra: Record<string, unknown> = {}) => deployment(name, { selector: { matchLabels: { app: name } }, template: template({ app: name }), ...extra });
+const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const invalidDeployment = (name: string, causes: Cause[]) => invalidStatus('Deployment', name, causes, GROUP);
+
+/** The defaulted template of `basic` (SetDefaults_PodSpec and the container defaults; no SetDefaults_Pod). */
+const defaultedTemplate = (app: string) => ({
+  metadata: { creationTimestamp: null, labels: { app } },
+  spec: {
+    containers: [{ name: 'nginx', image: 'nginx', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
+    restartPolicy: 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    securityContext: {},
+    schedulerName: 'default-scheduler',
+  },
+});
+
+const defaultedSpec = (app: string, replicas = 1) => ({
+  replicas,
+  selector: { matchLabels: { app } },
+  template: defaultedTemplate(app),
+  strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+  revisionHistoryLimit: 10,
+  progressDeadlineSeconds: 600,
+});
+
+const storedDeployment = (name: string, spec: unknown, generation = 1, status: unknown = {}, meta: Record<string, unknown> = {}) => ({
+  kind: 'Deployment',
+  apiVersion: `${GROUP}/v1`,
+  metadata: { name, namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', generation, creationTimestamp: '<time>', ...meta },
+  spec,
+  status,
+});
+
+test('create: kube 1.24 defaults (strategy 25%/25%, history 10, deadline 600, template pod defaults), status reset, generation 1', async () => {
+  const r = await post({ ...basic('web'), status: { replicas: 5, readyReplicas: 5 } });
+  assert.is(r.status, 201, show(r));
+  same(body(r, names), storedDeployment('web', defaultedSpec('web')), 'created', r);
+  const g = await t.client.request('GET', `${C}/web`);
+  same(body(g, names), storedDeployment('web', defaultedSpec('web')), 'get', g);
+  const rc = await post(basic('rec', { replicas: 0, strategy: { type: 'Recreate' }, template: template({ app: 'rec' }, { containers: [{ name: 'c', image: 'nginx:1.25', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } }] }) }));
+  assert.is(rc.status, 201, show(rc));
+  const spec = (rc.json as any).spec;
+  assert.equal(spec.strategy, { type: 'Recreate' }, show(rc));
+  assert.is(spec.replicas, 0);
+  assert.equal(spec.template.spec.containers[0], {
+    name: 'c',
+    image: 'nginx:1.25',
+    ports: [{ containerPort: 80, protocol: 'TCP' }],
+    resources: { limits: { cpu: '1' } },
+    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePolicy: 'File',
+    imagePullPolicy: 'IfNotPresent',
+  });
+  assert.is(spec.template.spec.enableServiceLinks, undefined, 'no SetDefaults_Pod in a template');
+});
+
+test('create: ValidateDeployment messages; nothing stored', async () => {
+  const bad = deployment('bad', {
+    replicas: -1,
+    selector: { matchLabels: { app: 'x' } },
+    template: template({ app: 'y' }, { restartPolicy: 'Never', activeDeadlineSeconds: 5 }),
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: '0%' } },
+    minReadySeconds: 700,
+    revisionHistoryLimit: -1,
+  });
+  const r = await post(bad);
+  same(
+    body(r, names),
+    invalidDeployment('bad', [
+      ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0'],
+      ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"app":"y"}: `selector` does not match template `labels`'],
+      ['FieldValueNotSupported', 'spec.template.spec.restartPolicy', 'Unsupported value: "Never": supported values: "Always"'],
+      ['FieldValueForbidden', 'spec.template.spec.activeDeadlineSeconds', 'Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported'],
+      ['FieldValueInvalid', 'spec.strategy.rollingUpdate.maxUnavailable', 'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'],
+      ['FieldValueInvalid', 'spec.revisionHistoryLimit', 'Invalid value: -1: must be greater than or equal to 0'],
+      ['FieldValueInvalid', 'spec.progressDeadlineSeconds', 'Invalid value: 600: must be greater than minReadySeconds'],
+    ]),
+    'many errors',
+    r,
+  );
+  const e = await post(deployment('empty', { selector: {}, template: template({}) }));
+  same(
+    body(e, names),
+    invalidDeployment('empty', [['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment']]),
+    'empty selector',
+    e,
+  );
+  const op = await post(deployment('op', { selector: { matchExpressions: [{ key: 'a', operator: 'Bad' }] }, strategy: { type: 'Recreate', rollingUpdate: {} }, template: template({}) }));
+  same(
+    body(op, names),
+    invalidDeployment('op', [
+      ['FieldValueInvalid', 'spec.selector.matchExpressions[0].operator', 'Invalid value: "Bad": not a valid selector operator'],
+      ['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"a", Operator:"Bad", Values:[]string(nil)}}}: invalid label selector'],
+      ['FieldValueForbidden', 'spec.strategy.rollingUpdate', "Forbidden: may not be specified when strategy `type` is 'Recreate'"],
+    ]),
+    'bad operator, Recreate with rollingUpdate',
+    op,
+  );
+  const pct = await post(basic('pct', { strategy: { rollingUpdate: { maxUnavailable: '150%', maxSurge: 'x' } }, template: template({ app: 'pct' }, { containers: [{ name: 'A', image: '' }] }) }));
+  same(
+    body(pct, names),
+    invalidDeployment('pct', [
+      ['FieldValueInvalid', 'spec.template.spec.containers[0].name', 'Invalid value: "A": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')'],
+      ['FieldValueRequired', 'spec.template.spec.containers[0].image', 'Required value'],
+      ['FieldValueInvalid', 'spec.strategy.rollingUpdate.maxSurge', "Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"x\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
+      ['FieldValueInvalid', 'spec.strategy.rollingUpdate.maxUnavailable', 'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%'],
+    ]),
+    'percentages, template containers',
+    pct,
+  );
+  for (const name of ['bad', 'empty', 'op', 'pct']) assert.is((await t.client.request('GET', `${C}/${name}`)).status, 404, `${name}: nothing stored`);
+});
+
+test('update: status kept, generation bumped by spec and by annotations, selector immutable', async () => {
+  const c = await post(basic('gen'));
+  assert.is(c.status, 201, show(c));
+  const cur = c.json as any;
+  const u = await t.client.request('PUT', `${C}/gen`, { body: { ...cur, spec: { ...cur.spec, replicas: 2 }, status: { replicas: 9 } } });
+  assert.is(u.status, 200, show(u));
+  same(body(u, names), storedDeployment('gen', defaultedSpec('gen', 2), 2), 'spec change: generation 2, status kept', u);
+  const a = await t.client.request('PATCH', `${C}/gen`, { body: { metadata: { annotations: { note: 'x' } } }, contentType: MERGE });
+  assert.is(a.status, 200, show(a));
+  assert.is((a.json as any).metadata.generation, 3, 'an annotation change bumps a Deployment generation');
+  const l = await t.client.request('PATCH', `${C}/gen`, { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE });
+  assert.is((l.json as any).metadata.generation, 3, 'a label change does not');
+  const s = await t.client.request('PATCH', `${C}/gen`, { body: { spec: { selector: { matchLabels: { app: 'gen', more: 'x' } }, template: { metadata: { labels: { more: 'x' } } } } }, contentType: MERGE });
+  same(
+    body(s, names),
+    invalidDeployment('gen', [
+      ['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"gen", "more":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'],
+    ]),
+    'selector immutable',
+    s,
+  );
+});
+
+test('/status: spec and labels kept, ValidateDeploymentStatus; GET /status', async () => {
+  const c = await post(basic('st', { replicas: 3 }));
+  const cur = c.json as any;
+  const st = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1, collisionCount: 2 };
+  const u = await t.client.request('PUT', `${C}/st/status`, { body: { ...cur, metadata: { ...cur.metadata, labels: { changed: 'yes' } }, spec: { ...cur.spec, replicas: 7 }, status: st } });
+  assert.is(u.status, 200, show(u));
+  same(body(u, names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'status written, spec and labels kept', u);
+  const g = await t.client.request('GET', `${C}/st/status`);
+  same(body(g, names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'GET status', g);
+  const bad = await t.client.request('PATCH', `${C}/st/status`, { body: { status: { replicas: 1, readyReplicas: 2, availableReplicas: 3, updatedReplicas: -1, collisionCount: 1 } }, contentType: MERGE });
+  same(
+    body(bad, names),
+    invalidDeployment('st', [
+      ['FieldValueInvalid', 'status.updatedReplicas', 'Invalid value: -1: must be greater than or equal to 0'],
+      ['FieldValueInvalid', 'status.readyReplicas', 'Invalid value: 2: cannot be greater than status.replicas'],
+      ['FieldValueInvalid', 'status.availableReplicas', 'Invalid value: 3: cannot be greater than status.replicas'],
+      ['FieldValueInvalid', 'status.availableReplicas', 'Invalid value: 3: cannot be greater than readyReplicas'],
+      ['FieldValueInvalid', 'status.collisionCount', 'Invalid value: 1: cannot be decremented'],
+    ]),
+    'status validation',
+    bad,
+  );
+});
+
+test('/scale: autoscaling/v1 Scale get, update, merge patch, ValidateScale, stale resourceVersion; the Deployment follows', async () => {
+  const c = await post(basic('sc', { replicas: 2 }));
+  assert.is(c.status, 201, show(c));
+  const scale = (replicas: number | undefined, statusReplicas = 0) => ({
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: 'sc', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' },
+    spec: replicas ? { replicas } : {},
+    status: { replicas: statusReplicas, selector: 'app=sc' },
+  });
+  const g = await t.client.request('GET', `${C}/sc/scale`);
+  same(body(g, names), scale(2), 'get scale', g);
+  const cur = g.json as any;
+  const u = await t.client.request('PUT', `${C}/sc/scale`, { body: { ...cur, spec: { replicas: 3 } } });
+  same(body(u, names), scale(3), 'put scale', u);
+  const d = await t.client.request('GET', `${C}/sc`);
+  assert.is((d.json as any).spec.replicas, 3, show(d));
+  assert.is((d.json as any).metadata.generation, 2, 'a scale bumps generation');
+  const p = await t.client.request('PATCH', `${C}/sc/scale`, { body: { spec: { replicas: 0 } }, contentType: MERGE });
+  same(body(p, names), scale(undefined), 'patch to 0', p);
+  const neg = await t.client.request('PATCH', `${C}/sc/scale`, { body: { spec: { replicas: -1 } }, contentType: MERGE });
+  same(body(neg, names), invalidStatus('Scale', 'sc', [['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0']], 'autoscaling'), 'negative', neg);
+  const stale = await t.client.request('PUT', `${C}/sc/scale`, { body: { ...cur, spec: { replicas: 4 } } });
+  assert.is(stale.status, 409, show(stale));
+  assert.is((stale.json as any).message, `Operation cannot be fulfilled on deployments.${GROUP} "sc": the object has been modified; please apply your changes to the latest version and try again`);
+  const missing = await t.client.request('GET', `${C}/nope/scale`);
+  assert.is(missing.status, 404, show(missing));
+  assert.is((missing.json as any).message, 'deployments/scale.apps "nope" not found');
+});
+
+test('Table (printDeployment, -o wide columns) and Protobuf', async () => {
+  const c = await post(basic('tb', { replicas: 4, template: template({ app: 'tb' }, { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'busybox' }] }) }));
+  assert.is(c.status, 201, show(c));
+  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtb`);
+  assert.equal(
+    tb.columns,
+    [
+      ['Name', 'string', 'name', 0],
+      ['Ready', 'string', '', 0],
+      ['Up-to-date', 'string', '', 0],
+      ['Available', 'string', '', 0],
+      ['Age', 'string', '', 0],
+      ['Containers', 'string', '', 1],
+      ['Images', 'string', '', 1],
+      ['Selector', 'string', '', 1],
+    ],
+  );
+  assert.is(tb.descriptions[2], 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.');
+  assert.is(tb.descriptions[7], 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.');
+  assert.equal(
+    tb.rows,
+    [['tb', '0/4', 0, 0, 'a,b', 'nginx,busybox', 'app=tb']],
+  );
+  await protobufRoundTrip(t, `${C}/tb`);
+});
+
+test.run();
