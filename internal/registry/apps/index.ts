@@ -1,7 +1,8 @@
 /** The apps group's kinds (v1; 1.16 removed v1beta1/v1beta2), in kube 1.24's discovery order. */
 import type { KindDescriptor } from '../rest/strategy.ts';
 import { deploymentKind } from './deployment.ts';
+import { replicaSetKind } from './replicaset.ts';
 
-export { deploymentKind };
+export { deploymentKind, replicaSetKind };
 
-export const appsKinds: KindDescriptor[] = [deploymentKind];
+export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind];
