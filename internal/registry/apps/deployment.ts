@@ -168,6 +168,6 @@ export const deploymentKind: KindDescriptor = {
   strategy: deploymentStrategy,
   subresources: [appsScaleSubresource, { name: 'status', verbs: ['get', 'patch', 'update'], strategy: deploymentStatusStrategy }],
   table: deploymentTable,
-  deleteReturns: 'Object',
+  deleteReturns: 'Status',
   hasGeneration: true,
 };

@@ -2,7 +2,8 @@
 import type { KindDescriptor } from '../rest/strategy.ts';
 import { deploymentKind } from './deployment.ts';
 import { replicaSetKind } from './replicaset.ts';
+import { statefulSetKind } from './statefulset.ts';
 
-export { deploymentKind, replicaSetKind };
+export { deploymentKind, replicaSetKind, statefulSetKind };
 
-export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind];
+export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind, statefulSetKind];

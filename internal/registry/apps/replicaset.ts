@@ -128,6 +128,6 @@ export const replicaSetKind: KindDescriptor = {
   strategy: replicaSetStrategy,
   subresources: [appsScaleSubresource, { name: 'status', verbs: ['get', 'patch', 'update'], strategy: replicaSetStatusStrategy }],
   table: replicaSetTable,
-  deleteReturns: 'Object',
+  deleteReturns: 'Status',
   hasGeneration: true,
 };
