@@ -3,7 +3,8 @@ import type { KindDescriptor } from '../rest/strategy.ts';
 import { deploymentKind } from './deployment.ts';
 import { replicaSetKind } from './replicaset.ts';
 import { statefulSetKind } from './statefulset.ts';
+import { daemonSetKind } from './daemonset.ts';
 
-export { deploymentKind, replicaSetKind, statefulSetKind };
+export { deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind };
 
-export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind, statefulSetKind];
+export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind];

@@ -96,9 +96,9 @@ export function validateWorkloadSelector(sel: unknown, p: FieldPath, what: strin
   return { errs, selector: selectorOf(o) };
 }
 
-/** `selector` does not match template `labels` (a non-empty selector only). */
-export function selectorMatchErrors(selector: LabelSelector, template: J, p: FieldPath): FieldError[] {
-  if (selector.empty()) return [];
+/** `selector` does not match template `labels` (a non-empty selector only, unless `always`: the DaemonSet rule). */
+export function selectorMatchErrors(selector: LabelSelector, template: J, p: FieldPath, always = false): FieldError[] {
+  if (selector.empty() && !always) return [];
   const labels = obj(obj(template.metadata)?.labels);
   if (selector.matches(labels as Record<string, string> | undefined)) return [];
   return [invalid(p.child('metadata').child('labels'), new GoValue(goStringMap(labels)), '`selector` does not match template `labels`')];
