@@ -4,7 +4,8 @@ import { deploymentKind } from './deployment.ts';
 import { replicaSetKind } from './replicaset.ts';
 import { statefulSetKind } from './statefulset.ts';
 import { daemonSetKind } from './daemonset.ts';
+import { controllerRevisionKind } from './controllerrevision.ts';
 
-export { deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind };
+export { deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind, controllerRevisionKind };
 
-export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind];
+export const appsKinds: KindDescriptor[] = [deploymentKind, replicaSetKind, statefulSetKind, daemonSetKind, controllerRevisionKind];
