@@ -226,6 +226,62 @@ test('/scale: autoscaling/v1 Scale get, update, merge patch, ValidateScale, stal
   assert.is((missing.json as any).message, 'deployments/scale.apps "nope" not found');
 });
 
+test('/scale managedFields: the writer owns spec.replicas through `scale`, other managers lose it', async () => {
+  const c = await t.client.request('POST', `${C}?fieldManager=creator`, { body: basic('mf') });
+  assert.is(c.status, 201, show(c));
+  const s = await t.client.request('PATCH', `${C}/mf/scale?fieldManager=scaler`, { body: { spec: { replicas: 4 } }, contentType: MERGE });
+  assert.is(s.status, 200, show(s));
+  const d = await t.client.request('GET', `${C}/mf`);
+  const entries = ((d.json as any).metadata.managedFields as any[]).map((e) => [e.manager, e.operation, e.subresource, e.apiVersion, e.fieldsV1]);
+  const creator = entries.find((e) => e[0] === 'creator');
+  assert.equal(creator?.slice(0, 4), ['creator', 'Update', undefined, 'apps/v1']);
+  assert.is(creator?.[4]['f:spec']['f:replicas'], undefined, 'the creator no longer owns spec.replicas');
+  assert.equal(entries.find((e) => e[0] === 'scaler'), ['scaler', 'Update', 'scale', 'apps/v1', { 'f:spec': { 'f:replicas': {} } }]);
+});
+
+test('/scale server-side apply: conflicts named as the Scale sees them, force takes spec.replicas, wrong version and name refused', async () => {
+  const c = await post(basic('ap'));
+  assert.is(c.status, 201, show(c));
+  const APPLY = 'application/apply-patch+yaml';
+  const ap = (b: unknown, q = 'fieldManager=ap') => t.client.request('PATCH', `${C}/ap/scale?${q}`, { body: b, contentType: APPLY });
+  const sc = (n: number, name = 'ap') => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name }, spec: { replicas: n } });
+  const conflict = await ap(sc(5));
+  same(
+    body(conflict, names),
+    {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 1 conflict: conflict with "unknown" using autoscaling/v1: .spec.replicas',
+      reason: 'Conflict',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "unknown" using autoscaling/v1', field: '.spec.replicas' }] },
+      code: 409,
+    },
+    'conflict',
+    conflict,
+  );
+  const forced = await ap(sc(5), 'fieldManager=ap&force=true');
+  same(body(forced, names), { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'ap', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, spec: { replicas: 5 }, status: { replicas: 0, selector: 'app=ap' } }, 'forced', forced);
+  const again = await ap(sc(6));
+  assert.is(again.status, 200, show(again));
+  const d = await t.client.request('GET', `${C}/ap`);
+  assert.is((d.json as any).spec.replicas, 6);
+  const mf = ((d.json as any).metadata.managedFields as any[]).map((e) => [e.manager, e.operation, e.apiVersion, e.subresource, e.fieldsV1['f:spec']?.['f:replicas']]);
+  assert.equal(mf, [
+    ['ap', 'Apply', 'apps/v1', 'scale', {}],
+    ['unknown', 'Update', 'apps/v1', undefined, undefined],
+  ]);
+  const wrong = await ap({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ap' }, spec: { replicas: 2 } });
+  assert.is(wrong.status, 400, show(wrong));
+  assert.is((wrong.json as any).message, 'Incorrect version specified in apply patch. Specified patch version: apps/v1, expected: autoscaling/v1');
+  const other = await ap(sc(2, 'other'));
+  assert.is((other.json as any).message, 'the name of the object (other) does not match the name on the URL (ap)');
+  const missing = await t.client.request('PATCH', `${C}/nope/scale?fieldManager=x`, { body: sc(1, 'nope'), contentType: APPLY });
+  assert.is(missing.status, 404, show(missing));
+  assert.is((missing.json as any).message, 'deployments.apps "nope" not found');
+});
+
 test('Table (printDeployment, -o wide columns) and Protobuf', async () => {
   const c = await post(basic('tb', { replicas: 4, template: template({ app: 'tb' }, { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'busybox' }] }) }));
   assert.is(c.status, 201, show(c));

@@ -13,7 +13,7 @@
  *           writer and takes it from every other manager).
  */
 import type { KubeObject } from '../../api/types.ts';
-import { ApiError, failure, invalid as invalidError } from '../../api/errors.ts';
+import { badRequest, invalid as invalidError } from '../../api/errors.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { decodeRequestBody } from '../../decode/body.ts';
 import type { SubresourceDescriptor, SubresourceView, TableConvertor } from '../rest/strategy.ts';
@@ -71,7 +71,16 @@ export const appsScaleView: SubresourceView = {
     return parent;
   },
   apply() {
-    throw new ApiError(failure(500, undefined, 'server-side apply of a scale subresource is not served here'));
+    throw new Error('unreachable: applyToParent is set');
+  },
+  applyToParent(patch, parent) {
+    // The applied Scale's apiVersion must be the view's; its spec.replicas (and a resourceVersion precondition) go to the parent.
+    if (patch.apiVersion !== 'autoscaling/v1') throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof patch.apiVersion === 'string' ? patch.apiVersion : ''}, expected: autoscaling/v1`);
+    const meta = obj(patch.metadata) ?? {};
+    const spec = obj(patch.spec);
+    const out: Record<string, unknown> = { apiVersion: parent.apiVersion, kind: parent.kind, metadata: { ...(meta.name !== undefined ? { name: meta.name } : {}), ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}) } };
+    if (spec && 'replicas' in spec) out.spec = { replicas: spec.replicas };
+    return out;
   },
   fieldsByParent: true,
   notFoundResource: (resource) => `${resource}/scale`,
