@@ -9,37 +9,22 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
+import { MERGE, appsSuite } from './apps-helpers.ts';
 import { show } from '../assertions.ts';
 import { body, invalidStatus, protobufRoundTrip, same, table } from './storage-helpers.ts';
 
-const MERGE = 'application/merge-patch+json';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('cr');
-  C = `/apis/apps/v1/namespaces/${ns}/controllerrevisions`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = appsSuite('controllerrevisions', 'cr');
 
 const owner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: '11111111-2222-3333-4444-555555555555', controller: true };
 const rev = (name: string, fields: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name, ...meta }, ...fields });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.post(b);
 
 test('create keeps data; validation messages; data immutable; delete answers a Status', async () => {
   const r = await post(rev('c1', { data: { spec: { x: 1 } }, revision: 3 }, { ownerReferences: [owner] }));
   assert.is(r.status, 201, show(r));
   same(
-    body(r, names),
+    body(r, S.names),
     {
       kind: 'ControllerRevision',
       apiVersion: 'apps/v1',
@@ -52,7 +37,7 @@ test('create keeps data; validation messages; data immutable; delete answers a S
   );
   const bad = await post(rev('c2', { revision: -1 }));
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidStatus(
       'ControllerRevision',
       'c2',
@@ -65,9 +50,9 @@ test('create keeps data; validation messages; data immutable; delete answers a S
     'invalid',
     bad,
   );
-  const p = await t.client.request('PATCH', `${C}/c1`, { body: { data: { spec: { x: 2 } }, revision: 4 }, contentType: MERGE });
+  const p = await S.t.client.request('PATCH', `${S.C}/c1`, { body: { data: { spec: { x: 2 } }, revision: 4 }, contentType: MERGE });
   same(
-    body(p, names),
+    body(p, S.names),
     invalidStatus(
       'ControllerRevision',
       'c1',
@@ -83,11 +68,11 @@ test('create keeps data; validation messages; data immutable; delete answers a S
     'data immutable',
     p,
   );
-  const ok = await t.client.request('PATCH', `${C}/c1`, { body: { revision: 4, metadata: { labels: { l: 'v' } } }, contentType: MERGE });
+  const ok = await S.t.client.request('PATCH', `${S.C}/c1`, { body: { revision: 4, metadata: { labels: { l: 'v' } } }, contentType: MERGE });
   assert.is(ok.status, 200, show(ok));
   assert.is((ok.json as any).revision, 4);
   assert.is((ok.json as any).metadata.generation, undefined);
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dc1`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dc1`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Controller', 'string', '', 0],
@@ -95,12 +80,12 @@ test('create keeps data; validation messages; data immutable; delete answers a S
     ['Age', 'string', '', 0],
   ]);
   assert.equal(tb.rows, [['c1', 'statefulset.apps/web', 4]]);
-  await protobufRoundTrip(t, `${C}/c1`);
+  await protobufRoundTrip(S.t, `${S.C}/c1`);
   await post(rev('c3', { data: { a: [1, 'b', null] } }));
-  const none = await table(t, `${C}?fieldSelector=metadata.name%3Dc3`);
+  const none = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dc3`);
   assert.equal(none.rows, [['c3', '<none>', 0]]);
-  await protobufRoundTrip(t, `${C}/c3`);
-  const d = await t.client.request('DELETE', `${C}/c3`);
+  await protobufRoundTrip(S.t, `${S.C}/c3`);
+  const d = await S.t.client.request('DELETE', `${S.C}/c3`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status');
   assert.equal((d.json as any).details, { name: 'c3', group: 'apps', kind: 'controllerrevisions', uid: (d.json as any).details.uid });

@@ -10,28 +10,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
+import { MERGE, appsSuite, defaultedContainer, defaultedTemplate } from './apps-helpers.ts';
 import { show } from '../assertions.ts';
 import { body, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-const MERGE = 'application/merge-patch+json';
 const TG = 'deprecated.daemonset.template.generation';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('ds');
-  C = `/apis/apps/v1/namespaces/${ns}/daemonsets`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = appsSuite('daemonsets', 'ds');
 
 const ds = (name: string, spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1',
@@ -39,31 +24,21 @@ const ds = (name: string, spec: Record<string, unknown> = {}, meta: Record<strin
   metadata: { name, ...meta },
   spec: { selector: { matchLabels: { a: name } }, template: { metadata: { labels: { a: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, ...spec },
 });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.post(b);
 const invalidDs = (name: string, causes: Cause[]) => invalidStatus('DaemonSet', name, causes, 'apps');
 
 test('create: defaults, template generation annotation, status reset', async () => {
   const r = await post({ ...ds('d1'), status: { numberReady: 4 } });
   assert.is(r.status, 201, show(r));
   same(
-    body(r, names),
+    body(r, S.names),
     {
       kind: 'DaemonSet',
       apiVersion: 'apps/v1',
       metadata: { name: 'd1', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', generation: 1, creationTimestamp: '<time>', annotations: { [TG]: '1' } },
       spec: {
         selector: { matchLabels: { a: 'd1' } },
-        template: {
-          metadata: { creationTimestamp: null, labels: { a: 'd1' } },
-          spec: {
-            containers: [{ name: 'c', image: 'nginx', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
-            restartPolicy: 'Always',
-            terminationGracePeriodSeconds: 30,
-            dnsPolicy: 'ClusterFirst',
-            securityContext: {},
-            schedulerName: 'default-scheduler',
-          },
-        },
+        template: defaultedTemplate({ a: 'd1' }, [defaultedContainer('c', 'nginx')]),
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
         revisionHistoryLimit: 10,
       },
@@ -92,7 +67,7 @@ test('ValidateDaemonSet messages (surge rules); nothing stored', async () => {
     },
   });
   same(
-    body(a, names),
+    body(a, S.names),
     invalidDs('d2', [
       ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"a":"b"}: `selector` does not match template `labels`'],
       ['FieldValueInvalid', 'spec.template.spec.volumes[0].gcePersistentDisk.readOnly', 'Invalid value: false: must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only'],
@@ -108,7 +83,7 @@ test('ValidateDaemonSet messages (surge rules); nothing stored', async () => {
   );
   const b = await post(ds('d3', { selector: {}, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } } }));
   same(
-    body(b, names),
+    body(b, S.names),
     invalidDs('d3', [
       ['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset'],
       ['FieldValueRequired', 'spec.updateStrategy.rollingUpdate.maxUnavailable', 'Required value: cannot be 0 when maxSurge is 0'],
@@ -118,25 +93,25 @@ test('ValidateDaemonSet messages (surge rules); nothing stored', async () => {
   );
   const c = await post(ds('d4', { updateStrategy: { type: 'Foo', rollingUpdate: { maxSurge: 1 } } }));
   same(
-    body(c, names),
+    body(c, S.names),
     invalidDs('d4', [['FieldValueNotSupported', 'spec.updateStrategy', 'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Foo", RollingUpdate:(*apps.RollingUpdateDaemonSet)(0xPTR)}: supported values: "RollingUpdate", "OnDelete"']]),
     'unknown strategy',
     c,
   );
-  for (const n of ['d2', 'd3', 'd4', 'dx']) assert.is((await t.client.request('GET', `${C}/${n}`)).status, 404, n);
+  for (const n of ['d2', 'd3', 'd4', 'dx']) assert.is((await S.t.client.request('GET', `${S.C}/${n}`)).status, 404, n);
 });
 
 test('update: template generation, generation, spec errors twice, selector immutable; /status; no /scale', async () => {
   const c = await post(ds('u'));
   assert.is(c.status, 201, show(c));
-  const same1 = await t.client.request('PATCH', `${C}/u`, { body: { metadata: { annotations: { [TG]: '7' } }, spec: { minReadySeconds: 3 } }, contentType: MERGE });
+  const same1 = await S.t.client.request('PATCH', `${S.C}/u`, { body: { metadata: { annotations: { [TG]: '7' } }, spec: { minReadySeconds: 3 } }, contentType: MERGE });
   assert.is(same1.status, 200, show(same1));
   assert.equal([(same1.json as any).metadata.generation, (same1.json as any).metadata.annotations[TG]], [2, '1'], 'spec change: generation 2, template generation kept');
-  const tpl = await t.client.request('PATCH', `${C}/u`, { body: { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }, contentType: MERGE });
+  const tpl = await S.t.client.request('PATCH', `${S.C}/u`, { body: { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }, contentType: MERGE });
   assert.equal([(tpl.json as any).metadata.generation, (tpl.json as any).metadata.annotations[TG]], [3, '2'], 'template change: both incremented');
-  const bad = await t.client.request('PATCH', `${C}/u`, { body: { spec: { minReadySeconds: -1, selector: { matchLabels: { a: 'u', b: 'c' } } } }, contentType: MERGE });
+  const bad = await S.t.client.request('PATCH', `${S.C}/u`, { body: { spec: { minReadySeconds: -1, selector: { matchLabels: { a: 'u', b: 'c' } } } }, contentType: MERGE });
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidDs('u', [
       ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"a":"u"}: `selector` does not match template `labels`'],
       ['FieldValueInvalid', 'spec.minReadySeconds', 'Invalid value: -1: must be greater than or equal to 0'],
@@ -147,13 +122,13 @@ test('update: template generation, generation, spec errors twice, selector immut
     'update errors',
     bad,
   );
-  const st = await t.client.request('PATCH', `${C}/u/status`, { body: { metadata: { annotations: { [TG]: '9' } }, spec: { minReadySeconds: 9 }, status: { desiredNumberScheduled: 2, currentNumberScheduled: 1, numberReady: 1, collisionCount: 2 } }, contentType: MERGE });
+  const st = await S.t.client.request('PATCH', `${S.C}/u/status`, { body: { metadata: { annotations: { [TG]: '9' } }, spec: { minReadySeconds: 9 }, status: { desiredNumberScheduled: 2, currentNumberScheduled: 1, numberReady: 1, collisionCount: 2 } }, contentType: MERGE });
   assert.is(st.status, 200, show(st));
   assert.equal([(st.json as any).spec.minReadySeconds, (st.json as any).metadata.annotations[TG]], [3, '2'], 'spec and template generation kept');
   assert.equal((st.json as any).status, { currentNumberScheduled: 1, numberMisscheduled: 0, desiredNumberScheduled: 2, numberReady: 1, collisionCount: 2 });
-  const sbad = await t.client.request('PATCH', `${C}/u/status`, { body: { status: { numberReady: -1, collisionCount: 1 } }, contentType: MERGE });
+  const sbad = await S.t.client.request('PATCH', `${S.C}/u/status`, { body: { status: { numberReady: -1, collisionCount: 1 } }, contentType: MERGE });
   same(
-    body(sbad, names),
+    body(sbad, S.names),
     invalidDs('u', [
       ['FieldValueInvalid', 'status.numberReady', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'status.collisionCount', 'Invalid value: 1: cannot be decremented'],
@@ -161,13 +136,13 @@ test('update: template generation, generation, spec errors twice, selector immut
     'status validation',
     sbad,
   );
-  const sc = await t.client.request('GET', `${C}/u/scale`);
+  const sc = await S.t.client.request('GET', `${S.C}/u/scale`);
   assert.is(sc.status, 404, show(sc));
 });
 
 test('Table (printDaemonSet) and Protobuf', async () => {
   await post(ds('tb', { template: { metadata: { labels: { a: 'tb' } }, spec: { nodeSelector: { z: '1', b: '2' }, containers: [{ name: 'c', image: 'nginx' }] } } }));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtb`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dtb`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Desired', 'integer', '', 0],
@@ -182,7 +157,7 @@ test('Table (printDaemonSet) and Protobuf', async () => {
     ['Selector', 'string', '', 1],
   ]);
   assert.equal(tb.rows, [['tb', 0, 0, 0, 0, 0, 'b=2,z=1', 'c', 'nginx', 'a=tb']]);
-  await protobufRoundTrip(t, `${C}/tb`);
+  await protobufRoundTrip(S.t, `${S.C}/tb`);
 });
 
 test.run();

@@ -10,52 +10,24 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
+import { MERGE, appsSuite, defaultedContainer, defaultedTemplate } from './apps-helpers.ts';
 import { show } from '../assertions.ts';
 import { body, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'apps';
-const MERGE = 'application/merge-patch+json';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('deploy');
-  C = `/apis/${GROUP}/v1/namespaces/${ns}/deployments`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = appsSuite('deployments', 'deploy');
 
 const template = (labels: Record<string, string>, spec: Record<string, unknown> = {}) => ({ metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx' }], ...spec } });
 const deployment = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'Deployment', metadata: { name, ...meta }, spec });
 const basic = (name: string, extra: Record<string, unknown> = {}) => deployment(name, { selector: { matchLabels: { app: name } }, template: template({ app: name }), ...extra });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.post(b);
 const invalidDeployment = (name: string, causes: Cause[]) => invalidStatus('Deployment', name, causes, GROUP);
-
-/** The defaulted template of `basic` (SetDefaults_PodSpec and the container defaults; no SetDefaults_Pod). */
-const defaultedTemplate = (app: string) => ({
-  metadata: { creationTimestamp: null, labels: { app } },
-  spec: {
-    containers: [{ name: 'nginx', image: 'nginx', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
-    restartPolicy: 'Always',
-    terminationGracePeriodSeconds: 30,
-    dnsPolicy: 'ClusterFirst',
-    securityContext: {},
-    schedulerName: 'default-scheduler',
-  },
-});
 
 const defaultedSpec = (app: string, replicas = 1) => ({
   replicas,
   selector: { matchLabels: { app } },
-  template: defaultedTemplate(app),
+  template: defaultedTemplate({ app }, [defaultedContainer('nginx', 'nginx')]),
   strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
   revisionHistoryLimit: 10,
   progressDeadlineSeconds: 600,
@@ -72,9 +44,9 @@ const storedDeployment = (name: string, spec: unknown, generation = 1, status: u
 test('create: kube 1.24 defaults (strategy 25%/25%, history 10, deadline 600, template pod defaults), status reset, generation 1', async () => {
   const r = await post({ ...basic('web'), status: { replicas: 5, readyReplicas: 5 } });
   assert.is(r.status, 201, show(r));
-  same(body(r, names), storedDeployment('web', defaultedSpec('web')), 'created', r);
-  const g = await t.client.request('GET', `${C}/web`);
-  same(body(g, names), storedDeployment('web', defaultedSpec('web')), 'get', g);
+  same(body(r, S.names), storedDeployment('web', defaultedSpec('web')), 'created', r);
+  const g = await S.t.client.request('GET', `${S.C}/web`);
+  same(body(g, S.names), storedDeployment('web', defaultedSpec('web')), 'get', g);
   const rc = await post(basic('rec', { replicas: 0, strategy: { type: 'Recreate' }, template: template({ app: 'rec' }, { containers: [{ name: 'c', image: 'nginx:1.25', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } }] }) }));
   assert.is(rc.status, 201, show(rc));
   const spec = (rc.json as any).spec;
@@ -103,7 +75,7 @@ test('create: ValidateDeployment messages; nothing stored', async () => {
   });
   const r = await post(bad);
   same(
-    body(r, names),
+    body(r, S.names),
     invalidDeployment('bad', [
       ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"app":"y"}: `selector` does not match template `labels`'],
@@ -118,14 +90,14 @@ test('create: ValidateDeployment messages; nothing stored', async () => {
   );
   const e = await post(deployment('empty', { selector: {}, template: template({}) }));
   same(
-    body(e, names),
+    body(e, S.names),
     invalidDeployment('empty', [['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment']]),
     'empty selector',
     e,
   );
   const op = await post(deployment('op', { selector: { matchExpressions: [{ key: 'a', operator: 'Bad' }] }, strategy: { type: 'Recreate', rollingUpdate: {} }, template: template({}) }));
   same(
-    body(op, names),
+    body(op, S.names),
     invalidDeployment('op', [
       ['FieldValueInvalid', 'spec.selector.matchExpressions[0].operator', 'Invalid value: "Bad": not a valid selector operator'],
       ['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"a", Operator:"Bad", Values:[]string(nil)}}}: invalid label selector'],
@@ -136,7 +108,7 @@ test('create: ValidateDeployment messages; nothing stored', async () => {
   );
   const pct = await post(basic('pct', { strategy: { rollingUpdate: { maxUnavailable: '150%', maxSurge: 'x' } }, template: template({ app: 'pct' }, { containers: [{ name: 'A', image: '' }] }) }));
   same(
-    body(pct, names),
+    body(pct, S.names),
     invalidDeployment('pct', [
       ['FieldValueInvalid', 'spec.template.spec.containers[0].name', 'Invalid value: "A": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')'],
       ['FieldValueRequired', 'spec.template.spec.containers[0].image', 'Required value'],
@@ -146,24 +118,24 @@ test('create: ValidateDeployment messages; nothing stored', async () => {
     'percentages, template containers',
     pct,
   );
-  for (const name of ['bad', 'empty', 'op', 'pct']) assert.is((await t.client.request('GET', `${C}/${name}`)).status, 404, `${name}: nothing stored`);
+  for (const name of ['bad', 'empty', 'op', 'pct']) assert.is((await S.t.client.request('GET', `${S.C}/${name}`)).status, 404, `${name}: nothing stored`);
 });
 
 test('update: status kept, generation bumped by spec and by annotations, selector immutable', async () => {
   const c = await post(basic('gen'));
   assert.is(c.status, 201, show(c));
   const cur = c.json as any;
-  const u = await t.client.request('PUT', `${C}/gen`, { body: { ...cur, spec: { ...cur.spec, replicas: 2 }, status: { replicas: 9 } } });
+  const u = await S.t.client.request('PUT', `${S.C}/gen`, { body: { ...cur, spec: { ...cur.spec, replicas: 2 }, status: { replicas: 9 } } });
   assert.is(u.status, 200, show(u));
-  same(body(u, names), storedDeployment('gen', defaultedSpec('gen', 2), 2), 'spec change: generation 2, status kept', u);
-  const a = await t.client.request('PATCH', `${C}/gen`, { body: { metadata: { annotations: { note: 'x' } } }, contentType: MERGE });
+  same(body(u, S.names), storedDeployment('gen', defaultedSpec('gen', 2), 2), 'spec change: generation 2, status kept', u);
+  const a = await S.t.client.request('PATCH', `${S.C}/gen`, { body: { metadata: { annotations: { note: 'x' } } }, contentType: MERGE });
   assert.is(a.status, 200, show(a));
   assert.is((a.json as any).metadata.generation, 3, 'an annotation change bumps a Deployment generation');
-  const l = await t.client.request('PATCH', `${C}/gen`, { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE });
+  const l = await S.t.client.request('PATCH', `${S.C}/gen`, { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE });
   assert.is((l.json as any).metadata.generation, 3, 'a label change does not');
-  const s = await t.client.request('PATCH', `${C}/gen`, { body: { spec: { selector: { matchLabels: { app: 'gen', more: 'x' } }, template: { metadata: { labels: { more: 'x' } } } } }, contentType: MERGE });
+  const s = await S.t.client.request('PATCH', `${S.C}/gen`, { body: { spec: { selector: { matchLabels: { app: 'gen', more: 'x' } }, template: { metadata: { labels: { more: 'x' } } } } }, contentType: MERGE });
   same(
-    body(s, names),
+    body(s, S.names),
     invalidDeployment('gen', [
       ['FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"gen", "more":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'],
     ]),
@@ -176,14 +148,14 @@ test('/status: spec and labels kept, ValidateDeploymentStatus; GET /status', asy
   const c = await post(basic('st', { replicas: 3 }));
   const cur = c.json as any;
   const st = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1, collisionCount: 2 };
-  const u = await t.client.request('PUT', `${C}/st/status`, { body: { ...cur, metadata: { ...cur.metadata, labels: { changed: 'yes' } }, spec: { ...cur.spec, replicas: 7 }, status: st } });
+  const u = await S.t.client.request('PUT', `${S.C}/st/status`, { body: { ...cur, metadata: { ...cur.metadata, labels: { changed: 'yes' } }, spec: { ...cur.spec, replicas: 7 }, status: st } });
   assert.is(u.status, 200, show(u));
-  same(body(u, names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'status written, spec and labels kept', u);
-  const g = await t.client.request('GET', `${C}/st/status`);
-  same(body(g, names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'GET status', g);
-  const bad = await t.client.request('PATCH', `${C}/st/status`, { body: { status: { replicas: 1, readyReplicas: 2, availableReplicas: 3, updatedReplicas: -1, collisionCount: 1 } }, contentType: MERGE });
+  same(body(u, S.names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'status written, spec and labels kept', u);
+  const g = await S.t.client.request('GET', `${S.C}/st/status`);
+  same(body(g, S.names), storedDeployment('st', defaultedSpec('st', 3), 1, st), 'GET status', g);
+  const bad = await S.t.client.request('PATCH', `${S.C}/st/status`, { body: { status: { replicas: 1, readyReplicas: 2, availableReplicas: 3, updatedReplicas: -1, collisionCount: 1 } }, contentType: MERGE });
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidDeployment('st', [
       ['FieldValueInvalid', 'status.updatedReplicas', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'status.readyReplicas', 'Invalid value: 2: cannot be greater than status.replicas'],
@@ -206,32 +178,32 @@ test('/scale: autoscaling/v1 Scale get, update, merge patch, ValidateScale, stal
     spec: replicas ? { replicas } : {},
     status: { replicas: statusReplicas, selector: 'app=sc' },
   });
-  const g = await t.client.request('GET', `${C}/sc/scale`);
-  same(body(g, names), scale(2), 'get scale', g);
+  const g = await S.t.client.request('GET', `${S.C}/sc/scale`);
+  same(body(g, S.names), scale(2), 'get scale', g);
   const cur = g.json as any;
-  const u = await t.client.request('PUT', `${C}/sc/scale`, { body: { ...cur, spec: { replicas: 3 } } });
-  same(body(u, names), scale(3), 'put scale', u);
-  const d = await t.client.request('GET', `${C}/sc`);
+  const u = await S.t.client.request('PUT', `${S.C}/sc/scale`, { body: { ...cur, spec: { replicas: 3 } } });
+  same(body(u, S.names), scale(3), 'put scale', u);
+  const d = await S.t.client.request('GET', `${S.C}/sc`);
   assert.is((d.json as any).spec.replicas, 3, show(d));
   assert.is((d.json as any).metadata.generation, 2, 'a scale bumps generation');
-  const p = await t.client.request('PATCH', `${C}/sc/scale`, { body: { spec: { replicas: 0 } }, contentType: MERGE });
-  same(body(p, names), scale(undefined), 'patch to 0', p);
-  const neg = await t.client.request('PATCH', `${C}/sc/scale`, { body: { spec: { replicas: -1 } }, contentType: MERGE });
-  same(body(neg, names), invalidStatus('Scale', 'sc', [['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0']], 'autoscaling'), 'negative', neg);
-  const stale = await t.client.request('PUT', `${C}/sc/scale`, { body: { ...cur, spec: { replicas: 4 } } });
+  const p = await S.t.client.request('PATCH', `${S.C}/sc/scale`, { body: { spec: { replicas: 0 } }, contentType: MERGE });
+  same(body(p, S.names), scale(undefined), 'patch to 0', p);
+  const neg = await S.t.client.request('PATCH', `${S.C}/sc/scale`, { body: { spec: { replicas: -1 } }, contentType: MERGE });
+  same(body(neg, S.names), invalidStatus('Scale', 'sc', [['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0']], 'autoscaling'), 'negative', neg);
+  const stale = await S.t.client.request('PUT', `${S.C}/sc/scale`, { body: { ...cur, spec: { replicas: 4 } } });
   assert.is(stale.status, 409, show(stale));
   assert.is((stale.json as any).message, `Operation cannot be fulfilled on deployments.${GROUP} "sc": the object has been modified; please apply your changes to the latest version and try again`);
-  const missing = await t.client.request('GET', `${C}/nope/scale`);
+  const missing = await S.t.client.request('GET', `${S.C}/nope/scale`);
   assert.is(missing.status, 404, show(missing));
   assert.is((missing.json as any).message, 'deployments/scale.apps "nope" not found');
 });
 
 test('/scale managedFields: the writer owns spec.replicas through `scale`, other managers lose it', async () => {
-  const c = await t.client.request('POST', `${C}?fieldManager=creator`, { body: basic('mf') });
+  const c = await S.t.client.request('POST', `${S.C}?fieldManager=creator`, { body: basic('mf') });
   assert.is(c.status, 201, show(c));
-  const s = await t.client.request('PATCH', `${C}/mf/scale?fieldManager=scaler`, { body: { spec: { replicas: 4 } }, contentType: MERGE });
+  const s = await S.t.client.request('PATCH', `${S.C}/mf/scale?fieldManager=scaler`, { body: { spec: { replicas: 4 } }, contentType: MERGE });
   assert.is(s.status, 200, show(s));
-  const d = await t.client.request('GET', `${C}/mf`);
+  const d = await S.t.client.request('GET', `${S.C}/mf`);
   const entries = ((d.json as any).metadata.managedFields as any[]).map((e) => [e.manager, e.operation, e.subresource, e.apiVersion, e.fieldsV1]);
   const creator = entries.find((e) => e[0] === 'creator');
   assert.equal(creator?.slice(0, 4), ['creator', 'Update', undefined, 'apps/v1']);
@@ -243,11 +215,11 @@ test('/scale server-side apply: conflicts named as the Scale sees them, force ta
   const c = await post(basic('ap'));
   assert.is(c.status, 201, show(c));
   const APPLY = 'application/apply-patch+yaml';
-  const ap = (b: unknown, q = 'fieldManager=ap') => t.client.request('PATCH', `${C}/ap/scale?${q}`, { body: b, contentType: APPLY });
+  const ap = (b: unknown, q = 'fieldManager=ap') => S.t.client.request('PATCH', `${S.C}/ap/scale?${q}`, { body: b, contentType: APPLY });
   const sc = (n: number, name = 'ap') => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name }, spec: { replicas: n } });
   const conflict = await ap(sc(5));
   same(
-    body(conflict, names),
+    body(conflict, S.names),
     {
       kind: 'Status',
       apiVersion: 'v1',
@@ -262,10 +234,10 @@ test('/scale server-side apply: conflicts named as the Scale sees them, force ta
     conflict,
   );
   const forced = await ap(sc(5), 'fieldManager=ap&force=true');
-  same(body(forced, names), { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'ap', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, spec: { replicas: 5 }, status: { replicas: 0, selector: 'app=ap' } }, 'forced', forced);
+  same(body(forced, S.names), { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'ap', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, spec: { replicas: 5 }, status: { replicas: 0, selector: 'app=ap' } }, 'forced', forced);
   const again = await ap(sc(6));
   assert.is(again.status, 200, show(again));
-  const d = await t.client.request('GET', `${C}/ap`);
+  const d = await S.t.client.request('GET', `${S.C}/ap`);
   assert.is((d.json as any).spec.replicas, 6);
   const mf = ((d.json as any).metadata.managedFields as any[]).map((e) => [e.manager, e.operation, e.apiVersion, e.subresource, e.fieldsV1['f:spec']?.['f:replicas']]);
   assert.equal(mf, [
@@ -277,7 +249,7 @@ test('/scale server-side apply: conflicts named as the Scale sees them, force ta
   assert.is((wrong.json as any).message, 'Incorrect version specified in apply patch. Specified patch version: apps/v1, expected: autoscaling/v1');
   const other = await ap(sc(2, 'other'));
   assert.is((other.json as any).message, 'the name of the object (other) does not match the name on the URL (ap)');
-  const missing = await t.client.request('PATCH', `${C}/nope/scale?fieldManager=x`, { body: sc(1, 'nope'), contentType: APPLY });
+  const missing = await S.t.client.request('PATCH', `${S.C}/nope/scale?fieldManager=x`, { body: sc(1, 'nope'), contentType: APPLY });
   assert.is(missing.status, 404, show(missing));
   assert.is((missing.json as any).message, 'deployments.apps "nope" not found');
 });
@@ -285,7 +257,7 @@ test('/scale server-side apply: conflicts named as the Scale sees them, force ta
 test('Table (printDeployment, -o wide columns) and Protobuf', async () => {
   const c = await post(basic('tb', { replicas: 4, template: template({ app: 'tb' }, { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'busybox' }] }) }));
   assert.is(c.status, 201, show(c));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtb`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dtb`);
   assert.equal(
     tb.columns,
     [
@@ -305,7 +277,7 @@ test('Table (printDeployment, -o wide columns) and Protobuf', async () => {
     tb.rows,
     [['tb', '0/4', 0, 0, 'a,b', 'nginx,busybox', 'app=tb']],
   );
-  await protobufRoundTrip(t, `${C}/tb`);
+  await protobufRoundTrip(S.t, `${S.C}/tb`);
 });
 
 test.run();

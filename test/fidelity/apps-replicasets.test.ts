@@ -10,27 +10,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
+import { MERGE, appsSuite, defaultedContainer, defaultedTemplate } from './apps-helpers.ts';
 import { show } from '../assertions.ts';
 import { body, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-const MERGE = 'application/merge-patch+json';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('rs');
-  C = `/apis/apps/v1/namespaces/${ns}/replicasets`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = appsSuite('replicasets', 'rs');
 
 const rs = (name: string, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1',
@@ -38,14 +23,14 @@ const rs = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } }, ...spec },
 });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.post(b);
 const invalidRS = (name: string, causes: Cause[]) => invalidStatus('ReplicaSet', name, causes, 'apps');
 
 test('create: replicas 1, template defaults, status {replicas: 0}, generation 1', async () => {
   const r = await post({ ...rs('one'), status: { replicas: 3 } });
   assert.is(r.status, 201, show(r));
   same(
-    body(r, names),
+    body(r, S.names),
     {
       kind: 'ReplicaSet',
       apiVersion: 'apps/v1',
@@ -53,17 +38,7 @@ test('create: replicas 1, template defaults, status {replicas: 0}, generation 1'
       spec: {
         replicas: 1,
         selector: { matchLabels: { app: 'one' } },
-        template: {
-          metadata: { creationTimestamp: null, labels: { app: 'one' } },
-          spec: {
-            containers: [{ name: 'c', image: 'nginx:1.25', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }],
-            restartPolicy: 'Always',
-            terminationGracePeriodSeconds: 30,
-            dnsPolicy: 'ClusterFirst',
-            securityContext: {},
-            schedulerName: 'default-scheduler',
-          },
-        },
+        template: defaultedTemplate({ app: 'one' }, [defaultedContainer('c', 'nginx:1.25', 'IfNotPresent')]),
       },
       status: { replicas: 0 },
     },
@@ -75,7 +50,7 @@ test('create: replicas 1, template defaults, status {replicas: 0}, generation 1'
 test('validation on create and update (spec errors twice), selector immutable; nothing stored', async () => {
   const bad = await post(rs('bad', { replicas: 2, minReadySeconds: -1, selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'bad' } }, spec: { containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'pd', gcePersistentDisk: { pdName: 'disk' } }] } } }));
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidRS('bad', [
       ['FieldValueInvalid', 'spec.minReadySeconds', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"app":"bad"}: `selector` does not match template `labels`'],
@@ -84,12 +59,12 @@ test('validation on create and update (spec errors twice), selector immutable; n
     'create',
     bad,
   );
-  assert.is((await t.client.request('GET', `${C}/bad`)).status, 404);
+  assert.is((await S.t.client.request('GET', `${S.C}/bad`)).status, 404);
   const c = await post(rs('upd'));
   assert.is(c.status, 201, show(c));
-  const u = await t.client.request('PATCH', `${C}/upd`, { body: { spec: { replicas: -2, selector: { matchLabels: { app: 'upd', x: 'y' } } } }, contentType: MERGE });
+  const u = await S.t.client.request('PATCH', `${S.C}/upd`, { body: { spec: { replicas: -2, selector: { matchLabels: { app: 'upd', x: 'y' } } } }, contentType: MERGE });
   same(
-    body(u, names),
+    body(u, S.names),
     invalidRS('upd', [
       ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -2: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'spec.template.metadata.labels', 'Invalid value: map[string]string{"app":"upd"}: `selector` does not match template `labels`'],
@@ -100,21 +75,21 @@ test('validation on create and update (spec errors twice), selector immutable; n
     'update',
     u,
   );
-  const a = await t.client.request('PATCH', `${C}/upd`, { body: { metadata: { annotations: { a: 'b' } } }, contentType: MERGE });
+  const a = await S.t.client.request('PATCH', `${S.C}/upd`, { body: { metadata: { annotations: { a: 'b' } } }, contentType: MERGE });
   assert.is((a.json as any).metadata.generation, 1, 'annotations do not bump a ReplicaSet generation');
 });
 
 test('/status keeps spec, ValidateReplicaSetStatus; /scale; status.replicas field selector', async () => {
   const c = await post(rs('st', { replicas: 3 }));
   const cur = c.json as any;
-  const u = await t.client.request('PUT', `${C}/st/status`, { body: { ...cur, metadata: { ...cur.metadata, labels: { l: 'v' } }, spec: { ...cur.spec, replicas: 9 }, status: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, observedGeneration: 1 } } });
+  const u = await S.t.client.request('PUT', `${S.C}/st/status`, { body: { ...cur, metadata: { ...cur.metadata, labels: { l: 'v' } }, spec: { ...cur.spec, replicas: 9 }, status: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, observedGeneration: 1 } } });
   assert.is(u.status, 200, show(u));
   assert.is((u.json as any).spec.replicas, 3);
   assert.equal((u.json as any).metadata.labels, { l: 'v' }, 'a ReplicaSet status write may change labels');
   assert.equal((u.json as any).status, { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, observedGeneration: 1 });
-  const bad = await t.client.request('PATCH', `${C}/st/status`, { body: { status: { fullyLabeledReplicas: 4, availableReplicas: 3, observedGeneration: -1 } }, contentType: MERGE });
+  const bad = await S.t.client.request('PATCH', `${S.C}/st/status`, { body: { status: { fullyLabeledReplicas: 4, availableReplicas: 3, observedGeneration: -1 } }, contentType: MERGE });
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidRS('st', [
       ['FieldValueInvalid', 'status.observedGeneration', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'status.fullyLabeledReplicas', 'Invalid value: 4: cannot be greater than status.replicas'],
@@ -123,18 +98,18 @@ test('/status keeps spec, ValidateReplicaSetStatus; /scale; status.replicas fiel
     'status validation',
     bad,
   );
-  const sc = await t.client.request('PATCH', `${C}/st/scale`, { body: { spec: { replicas: 5 } }, contentType: MERGE });
+  const sc = await S.t.client.request('PATCH', `${S.C}/st/scale`, { body: { spec: { replicas: 5 } }, contentType: MERGE });
   assert.is(sc.status, 200, show(sc));
-  same(body(sc, names), { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'st', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, spec: { replicas: 5 }, status: { replicas: 3, selector: 'app=st' } }, 'scale', sc);
+  same(body(sc, S.names), { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'st', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' }, spec: { replicas: 5 }, status: { replicas: 3, selector: 'app=st' } }, 'scale', sc);
   // apps/v1 has no field label conversion: only metadata's fields select (the internal status.replicas is unreachable).
-  const l = await t.client.request('GET', `${C}?fieldSelector=status.replicas%3D3`);
+  const l = await S.t.client.request('GET', `${S.C}?fieldSelector=status.replicas%3D3`);
   assert.is(l.status, 400, show(l));
   assert.is((l.json as any).message, '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"');
 });
 
 test('Table (printReplicaSet) and Protobuf', async () => {
   await post(rs('tb', { replicas: 2 }));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtb`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dtb`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Desired', 'integer', '', 0],
@@ -146,7 +121,7 @@ test('Table (printReplicaSet) and Protobuf', async () => {
     ['Selector', 'string', '', 1],
   ]);
   assert.equal(tb.rows, [['tb', 2, 0, 0, 'c', 'nginx:1.25', 'app=tb']]);
-  await protobufRoundTrip(t, `${C}/tb`);
+  await protobufRoundTrip(S.t, `${S.C}/tb`);
 });
 
 test.run();

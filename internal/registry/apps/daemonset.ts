@@ -11,7 +11,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, invalid, notSupported, required } from '../../api/field-errors.ts';
 import { badRequest } from '../../api/errors.ts';
-import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { GO_POINTER } from '../storage/helpers.ts';
@@ -31,6 +31,7 @@ import {
   intOrPercentValue,
   list,
   nonNegative,
+  nonNegativeStatus,
   notMoreThan100Percent,
   num,
   obj,
@@ -39,6 +40,7 @@ import {
   selectorMatchErrors,
   selectorOf,
   specOf,
+  statusKeepingSpec,
   statusOf,
   templateRestartRules,
   validatePodTemplateSpec,
@@ -128,8 +130,7 @@ export function validateDaemonSetSpec(o: KubeObject): FieldError[] {
 function validateDaemonSetStatus(o: KubeObject, old: KubeObject): FieldError[] {
   const st = statusOf(o);
   const p = new FieldPath('status');
-  const errs: FieldError[] = [];
-  for (const f of ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']) errs.push(...nonNegative(st[f], p.child(f)));
+  const errs = nonNegativeStatus(o, ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']);
   if (typeof st.collisionCount === 'number') errs.push(...nonNegative(st.collisionCount, p.child('collisionCount')));
   return [...errs, ...collisionCountDecremented(o, old)];
 }
@@ -155,13 +156,7 @@ export const daemonSetStrategy: Strategy = {
 };
 
 /** daemonSetStatusStrategy: spec is the stored one (its templateGeneration, the annotation, included). */
-const daemonSetStatusStrategy: StatusStrategy = {
-  prepareForUpdate(o, old) {
-    o.spec = structuredClone(old.spec);
-    setTemplateGeneration(o, templateGeneration(old));
-  },
-  validateUpdate: validateDaemonSetStatus,
-};
+const daemonSetStatusStrategy = statusKeepingSpec(validateDaemonSetStatus, (o, old) => setTemplateGeneration(o, templateGeneration(old)));
 
 /** labels.FormatLabels: sorted k=v pairs, `<none>` when empty. */
 function formatLabels(m: unknown): string {

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
-import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
@@ -24,6 +24,7 @@ import {
   immutableSelector,
   intOrPercentValue,
   nonNegative,
+  nonNegativeStatus,
   notMoreThan100Percent,
   num,
   obj,
@@ -31,6 +32,7 @@ import {
   s,
   selectorOf,
   specOf,
+  statusKeepingSpec,
   statusOf,
   validatePositiveIntOrPercent,
   validateTemplateForReplicaSet,
@@ -97,8 +99,7 @@ export function validateDeploymentSpec(o: KubeObject): FieldError[] {
 function validateDeploymentStatus(o: KubeObject): FieldError[] {
   const st = statusOf(o);
   const p = new FieldPath('status');
-  const errs: FieldError[] = [];
-  for (const f of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) errs.push(...nonNegative(st[f], p.child(f)));
+  const errs = nonNegativeStatus(o, ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']);
   if (typeof st.collisionCount === 'number') errs.push(...nonNegative(st.collisionCount, p.child('collisionCount')));
   errs.push(...replicaCounterErrors(st, p, ['updatedReplicas', 'readyReplicas', 'availableReplicas'], true));
   return errs;
@@ -125,14 +126,13 @@ export const deploymentStrategy: Strategy = {
 };
 
 /** deploymentStatusStrategy: spec and labels are the stored ones. */
-const deploymentStatusStrategy: StatusStrategy = {
-  prepareForUpdate(o, old) {
-    o.spec = structuredClone(old.spec);
+const deploymentStatusStrategy = statusKeepingSpec(
+  (o, old) => [...validateDeploymentStatus(o), ...collisionCountDecremented(o, old)],
+  (o, old) => {
     if (old.metadata.labels) o.metadata.labels = structuredClone(old.metadata.labels);
     else delete o.metadata.labels;
   },
-  validateUpdate: (o, old) => [...validateDeploymentStatus(o), ...collisionCountDecremented(o, old)],
-};
+);
 
 /** printDeployment (its descriptions are extensions/v1beta1's, as kube's printers take them). */
 export const deploymentTable: TableConvertor = {

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath } from '../../api/field-errors.ts';
-import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
@@ -21,10 +21,12 @@ import {
   goSelector,
   immutableSelector,
   nonNegative,
+  nonNegativeStatus,
   num,
   obj,
   replicaCounterErrors,
   specOf,
+  statusKeepingSpec,
   statusOf,
   validateTemplateForReplicaSet,
   validateWorkloadSelector,
@@ -55,8 +57,7 @@ export function validateReplicaSetSpec(o: KubeObject): FieldError[] {
 function validateReplicaSetStatus(o: KubeObject): FieldError[] {
   const st = statusOf(o);
   const p = new FieldPath('status');
-  const errs: FieldError[] = [];
-  for (const f of ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']) errs.push(...nonNegative(st[f], p.child(f)));
+  const errs = nonNegativeStatus(o, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']);
   errs.push(...replicaCounterErrors(st, p, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], true));
   return errs;
 }
@@ -78,12 +79,7 @@ export const replicaSetStrategy: Strategy = {
 };
 
 /** rsStatusStrategy: spec is the stored one. */
-const replicaSetStatusStrategy: StatusStrategy = {
-  prepareForUpdate(o, old) {
-    o.spec = structuredClone(old.spec);
-  },
-  validateUpdate: validateReplicaSetStatus,
-};
+const replicaSetStatusStrategy = statusKeepingSpec(validateReplicaSetStatus);
 
 /** printReplicaSet (descriptions: extensions/v1beta1's, as kube's printers take them). */
 export const replicaSetTable: TableConvertor = {

@@ -16,26 +16,11 @@ import type { KubeObject } from '../../api/types.ts';
 import { badRequest, invalid as invalidError } from '../../api/errors.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { decodeRequestBody } from '../../decode/body.ts';
-import type { SubresourceDescriptor, SubresourceView, TableConvertor } from '../rest/strategy.ts';
-import { NAME_COLUMN, CREATION_TIMESTAMP_DESCRIPTION } from '../rest/table-columns.ts';
-import { humanDuration } from '../rest/human-duration.ts';
+import type { SubresourceDescriptor, SubresourceView } from '../rest/strategy.ts';
+import { SCALE_TABLE } from '../apiextensions/custom-resource-scale.ts';
 import { nonNegative, num, obj, selectorOf, specOf, statusOf } from './workload.ts';
 
 const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
-
-/** kube's scaleTable (Desired, Available, Age), as the reference answers a Table of a Scale. */
-const SCALE_TABLE: TableConvertor = {
-  columns: [
-    NAME_COLUMN,
-    { name: 'Desired', type: 'integer', format: '', description: 'Number of desired replicas', priority: 0 },
-    { name: 'Available', type: 'integer', format: '', description: 'Number of actual replicas', priority: 0 },
-    { name: 'Age', type: 'date', format: '', description: CREATION_TIMESTAMP_DESCRIPTION, priority: 0 },
-  ],
-  cells: (o) => {
-    const t = o.metadata.creationTimestamp ? Date.parse(o.metadata.creationTimestamp) : NaN;
-    return [o.metadata.name ?? '', num(specOf(o).replicas), num(statusOf(o).replicas), Number.isNaN(t) ? '<unknown>' : humanDuration(Date.now() - t)];
-  },
-};
 
 /** scaleFromDeployment / scaleFromReplicaSet / scaleFromStatefulSet. */
 function read(parent: KubeObject): KubeObject {

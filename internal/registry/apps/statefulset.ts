@@ -10,7 +10,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
-import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { defaultPersistentVolumeClaim } from '../core/persistentvolumeclaim.ts';
@@ -29,12 +29,14 @@ import {
   goSelector,
   list,
   nonNegative,
+  nonNegativeStatus,
   num,
   obj,
   replicaCounterErrors,
   s,
   selectorMatchErrors,
   specOf,
+  statusKeepingSpec,
   statusOf,
   templateRestartRules,
   validateWorkloadSelector,
@@ -151,8 +153,7 @@ function validateStatefulSetUpdate(o: KubeObject, old: KubeObject): FieldError[]
 function validateStatefulSetStatus(o: KubeObject, old: KubeObject): FieldError[] {
   const st = statusOf(o);
   const p = new FieldPath('status');
-  const errs: FieldError[] = [];
-  for (const f of ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']) errs.push(...nonNegative(st[f], p.child(f)));
+  const errs = nonNegativeStatus(o, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']);
   for (const f of ['observedGeneration', 'collisionCount']) if (typeof st[f] === 'number') errs.push(...nonNegative(st[f], p.child(f)));
   errs.push(...replicaCounterErrors(st, p, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], true));
   return [...errs, ...collisionCountDecremented(o, old)];
@@ -185,12 +186,7 @@ export const statefulSetStrategy: Strategy = {
 };
 
 /** statefulSetStatusStrategy: spec is the stored one. */
-const statefulSetStatusStrategy: StatusStrategy = {
-  prepareForUpdate(o, old) {
-    o.spec = structuredClone(old.spec);
-  },
-  validateUpdate: validateStatefulSetStatus,
-};
+const statefulSetStatusStrategy = statusKeepingSpec(validateStatefulSetStatus);
 
 /** printStatefulSet. */
 export const statefulSetTable: TableConvertor = {

@@ -6,6 +6,7 @@
  * container cells.
  */
 import type { KubeObject } from '../../api/types.ts';
+import type { StatusStrategy } from '../rest/strategy.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
 import { IS_NEGATIVE_ERROR_MSG, validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
@@ -40,6 +41,20 @@ export function dropDisabledTemplateFields(spec: J, oldSpec?: J): void {
 
 /** ValidateNonnegativeField. */
 export const nonNegative = (v: unknown, p: FieldPath): FieldError[] => (num(v) < 0 ? [invalid(p, num(v), IS_NEGATIVE_ERROR_MSG)] : []);
+
+/** ValidateNonnegativeField on each of a status's `fields` (absent: 0), under `status`. */
+export const nonNegativeStatus = (o: KubeObject, fields: string[]): FieldError[] => fields.flatMap((f) => nonNegative(statusOf(o)[f], new FieldPath('status').child(f)));
+
+/** A workload's `/status` strategy: spec is the stored one (`keep`: what else, e.g. a Deployment's labels). */
+export function statusKeepingSpec(validateUpdate: StatusStrategy['validateUpdate'], keep?: (o: KubeObject, old: KubeObject) => void): StatusStrategy {
+  return {
+    prepareForUpdate(o, old) {
+      o.spec = structuredClone(old.spec);
+      keep?.(o, old);
+    },
+    validateUpdate,
+  };
+}
 
 /** %#v of an intstr.IntOrString. */
 export const goIntOrString = (v: unknown): GoValue =>
