@@ -1,7 +1,8 @@
 /**
  * kubectl's workload commands against apps/v1, here and (TEST_KUBECONFIG) on the reference
  * kube-apiserver 1.24 (issue 27): `create deployment`, `get deploy` (printDeployment's columns),
- * `scale deploy` (through deployments/scale), `get all` listing the workloads, and `apply -f` of
+ * `scale deploy` (through deployments/scale), `get all` listing the workloads, `auth can-i` through
+ * the controllers' bootstrap roles on apps resources, and `apply -f` of
  * what `helm template` renders from the stock `helm create` chart (helm 3.9: ServiceAccount,
  * Service, Deployment with named-port probes). No controller runs here, so nothing rolls out:
  * READY stays 0/N on both servers (the reference runs no kube-controller-manager either).
@@ -126,6 +127,23 @@ await kubectlSuite(() => {
     assert.ok(pre.stderr.includes('Expected replicas to be 2, was 3'), pre.stderr);
     assert.is(await k.ok('-n', ns, 'scale', 'deploy/x', '--current-replicas=3', '--replicas=1'), 'deployment.apps/x scaled\n');
     assert.is(await k.ok('-n', ns, 'get', 'deploy', 'x', '-o', 'jsonpath={.spec.replicas}'), '1');
+  });
+
+  test('RBAC bootstrap roles name the workloads (the controllers\' roles; edit/view are aggregated by a controller)', async () => {
+    await k.ok('-n', ns, 'create', 'rolebinding', 'bob-deploy', '--clusterrole=system:controller:deployment-controller', '--user=bob');
+    await k.ok('-n', ns, 'create', 'rolebinding', 'sam-sts', '--clusterrole=system:controller:statefulset-controller', '--user=sam');
+    const can = async (...args: string[]) => (await k.run('-n', ns, 'auth', 'can-i', ...args)).stdout.trim();
+    assert.equal(
+      [
+        await can('update', 'deployments.apps', '--subresource=status', '--as=bob'),
+        await can('create', 'replicasets.apps', '--as=bob'),
+        await can('create', 'deployments.apps', '--as=bob'),
+        await can('create', 'controllerrevisions.apps', '--as=sam'),
+        await can('update', 'statefulsets.apps', '--subresource=status', '--as=sam'),
+        await can('delete', 'daemonsets.apps', '--as=sam'),
+      ],
+      ['yes', 'yes', 'no', 'yes', 'yes', 'no'],
+    );
   });
 
   test('apply -f of the stock helm chart; get all lists the Deployment', async () => {
