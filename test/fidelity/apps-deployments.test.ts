@@ -193,6 +193,15 @@ test('/scale: autoscaling/v1 Scale get, update, merge patch, ValidateScale, stal
   const stale = await S.t.client.request('PUT', `${S.C}/sc/scale`, { body: { ...cur, spec: { replicas: 4 } } });
   assert.is(stale.status, 409, show(stale));
   assert.is((stale.json as any).message, `Operation cannot be fulfilled on deployments.${GROUP} "sc": the object has been modified; please apply your changes to the latest version and try again`);
+  const st = await table(S.t, `${S.C}/sc/scale`);
+  assert.equal(st.columns, [
+    ['Name', 'string', '', 0],
+    ['Desired', 'integer', '', 0],
+    ['Available', 'integer', '', 0],
+    ['Age', 'string', '', 0],
+  ]);
+  assert.equal(st.descriptions.slice(1, 3), ['desired number of instances for the scaled object.', 'actual number of observed instances of the scaled object.']);
+  assert.equal(st.rows, [['sc', 0, 0]]);
   const missing = await S.t.client.request('GET', `${S.C}/nope/scale`);
   assert.is(missing.status, 404, show(missing));
   assert.is((missing.json as any).message, 'deployments/scale.apps "nope" not found');

@@ -124,8 +124,8 @@ function stealReplicas(parent: KubeObject, gvPaths: Map<string, string[] | null>
   else delete parent.metadata.managedFields;
 }
 
-/** The Table of a Scale (kube's scaleTable: Desired, Available, Age); built-in kinds' scales use it too. */
-export const SCALE_TABLE: TableConvertor = {
+/** The Table of a Scale (kube's scaleTable: Desired, Available, Age). */
+const SCALE_TABLE: TableConvertor = {
   columns: [
     NAME_COLUMN,
     { name: 'Desired', type: 'integer', format: '', description: 'Number of desired replicas', priority: 0 },

@@ -16,11 +16,25 @@ import type { KubeObject } from '../../api/types.ts';
 import { badRequest, invalid as invalidError } from '../../api/errors.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { decodeRequestBody } from '../../decode/body.ts';
-import type { SubresourceDescriptor, SubresourceView } from '../rest/strategy.ts';
-import { SCALE_TABLE } from '../apiextensions/custom-resource-scale.ts';
+import type { SubresourceDescriptor, SubresourceView, TableConvertor } from '../rest/strategy.ts';
+import { AGE_COLUMN, NAME_DESCRIPTION, creationTimestampCell } from '../rest/table-columns.ts';
 import { nonNegative, num, obj, selectorOf, specOf, statusOf } from './workload.ts';
 
 const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
+/**
+ * printScale, the built-in kinds' Table of a Scale (a custom resource's scale has another one:
+ * custom-resource-scale.ts); descriptions are autoscaling/v1's.
+ */
+const SCALE_TABLE: TableConvertor = {
+  columns: [
+    { name: 'Name', type: 'string', description: NAME_DESCRIPTION, priority: 0 },
+    { name: 'Desired', type: 'integer', description: 'desired number of instances for the scaled object.', priority: 0 },
+    { name: 'Available', type: 'integer', description: 'actual number of observed instances of the scaled object.', priority: 0 },
+    AGE_COLUMN,
+  ],
+  cells: (o) => [o.metadata.name ?? '', num(obj(o.spec)?.replicas), num(obj(o.status)?.replicas), creationTimestampCell(o)],
+};
 
 /** scaleFromDeployment / scaleFromReplicaSet / scaleFromStatefulSet. */
 function read(parent: KubeObject): KubeObject {
