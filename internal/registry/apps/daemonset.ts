@@ -15,7 +15,7 @@ import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { GO_POINTER } from '../storage/helpers.ts';
-import { jsonEqual } from '../../gocompat/equal.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 import {
   IMAGES_COLUMN_DESCRIPTION,
   NAMES_COLUMN_DESCRIPTION,
@@ -149,7 +149,7 @@ export const daemonSetStrategy: Strategy = {
     o.status = structuredClone(old.status);
     const oldGeneration = templateGeneration(old);
     // The stored generation, one more when the template changed (the store bumps metadata.generation on any spec change).
-    setTemplateGeneration(o, jsonEqual(specOf(o).template ?? null, obj(old.spec)?.template ?? null) ? oldGeneration : oldGeneration + 1);
+    setTemplateGeneration(o, semanticEqual(specOf(o).template ?? null, obj(old.spec)?.template ?? null) ? oldGeneration : oldGeneration + 1);
   },
   validate: validateDaemonSetSpec,
   validateUpdate: (o, old) => [...validateDaemonSetSpec(o), ...validateDaemonSetSpec(o), ...immutableSelector(o, old)],

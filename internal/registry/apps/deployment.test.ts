@@ -53,6 +53,20 @@ test('prepare: status reset on create; an update keeps status and bumps generati
   assert.equal([next.status, next.metadata.generation], [{ replicas: 2 }, 5]);
 });
 
+test('validateUpdate: the selector compared as Go values (key order aside), annotations likewise for generation', () => {
+  const old = deployment({ replicas: 1, selector: { matchLabels: { a: 'b', c: 'd' } }, template: template({ a: 'b', c: 'd' }) });
+  S.defaults!(old);
+  const next = structuredClone(old);
+  (next.spec as any).selector = { matchLabels: { c: 'd', a: 'b' } };
+  check('reordered', S.validateUpdate(next, old), []);
+  (next.spec as any).selector = { matchLabels: { a: 'b' } };
+  check('changed', S.validateUpdate(next, old), [{ type: 'FieldValueInvalid', field: 'spec.selector', msg: 'field is immutable' }]);
+  const a = { ...old, metadata: { ...old.metadata, generation: 2, annotations: { x: '1', y: '2' } } } as KubeObject;
+  const b = { ...old, metadata: { ...old.metadata, generation: 2, annotations: { y: '2', x: '1' } } } as KubeObject;
+  S.prepareForUpdate!(b, a);
+  assert.is(b.metadata.generation, 2);
+});
+
 test('table and scale view: printDeployment cells, Scale from the Deployment', () => {
   const d = deployment({ replicas: 3, selector: { matchLabels: { a: 'b' } }, template: template({ a: 'b' }) }, { readyReplicas: 1, updatedReplicas: 2, availableReplicas: 1 });
   assert.equal(deploymentTable.cells(d), ['d', '1/3', 2, 1, '2024-01-01T00:00:00Z', 'c', 'nginx:1', 'a=b']);

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
   IMAGES_COLUMN_DESCRIPTION,
@@ -105,8 +106,6 @@ function validateDeploymentStatus(o: KubeObject): FieldError[] {
   return errs;
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 export const deploymentStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
@@ -119,7 +118,7 @@ export const deploymentStrategy: Strategy = {
     o.status = structuredClone(old.status);
     dropDisabledTemplateFields(specOf(o), obj(old.spec));
     // The store bumps generation on a spec change; a Deployment's annotations count too.
-    if (!sameJson(o.metadata.annotations, old.metadata.annotations)) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (!semanticEqual(o.metadata.annotations ?? null, old.metadata.annotations ?? null)) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
   },
   validate: validateDeploymentSpec,
   validateUpdate: (o, old) => [...validateDeploymentSpec(o), ...immutableSelector(o, old)],

@@ -16,7 +16,7 @@ import { validateAnnotations, validateLabels } from '../../validation/objectmeta
 import { defaultPersistentVolumeClaim } from '../core/persistentvolumeclaim.ts';
 import { DEFAULT_POD_VALIDATION_OPTIONS, validatePodAnnotations } from '../core/pod-validation.ts';
 import { GO_POINTER } from '../storage/helpers.ts';
-import { jsonEqual } from '../../gocompat/equal.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
   IMAGES_COLUMN_DESCRIPTION,
@@ -140,7 +140,7 @@ function fixedPart(spec: J): J {
 function validateStatefulSetUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   const spec = specOf(o);
   const errs: FieldError[] = [];
-  if (!jsonEqual(fixedPart(spec), fixedPart(obj(old.spec) ?? {}))) {
+  if (!semanticEqual(fixedPart(spec), fixedPart(obj(old.spec) ?? {}))) {
     errs.push(forbidden(new FieldPath('spec'), "updates to statefulset spec for fields other than 'replicas', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
   }
   const p = new FieldPath('spec');

@@ -17,6 +17,7 @@ import { dropDisabledPodFields } from '../core/pod.ts';
 import { DEFAULT_POD_VALIDATION_OPTIONS, podVolumes, validatePodAnnotations, validatePodSpec, validateSeccompAnnotationsAndFields } from '../core/pod-validation.ts';
 import { type J, list, obj, s } from '../core/pod-util.ts';
 import { goLabelSelector, goStringMap } from '../storage/helpers.ts';
+import { semanticEqual } from '../../gocompat/equal.ts';
 
 export { type J, list, obj, s };
 
@@ -170,7 +171,7 @@ export function validateTemplateForReplicaSet(template: unknown, selector: Label
 export function immutableSelector(next: KubeObject, old: KubeObject): FieldError[] {
   const a = obj(next.spec)?.selector;
   const b = obj(old.spec)?.selector;
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null) ? [] : [invalid(new FieldPath('spec').child('selector'), goSelector(a), 'field is immutable')];
+  return semanticEqual(a ?? null, b ?? null) ? [] : [invalid(new FieldPath('spec').child('selector'), goSelector(a), 'field is immutable')];
 }
 
 /** IsDecremented on status.collisionCount. */
