@@ -104,6 +104,26 @@ const CASES: KindCase[] = [
     object: (name) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: { name }, storageClassName: 'manual', capacity: '100Gi', maximumVolumeSize: '10Gi', nodeTopology: { matchLabels: { 'topology.example.com/zone': 'a' } } }),
   },
   {
+    kind: 'Deployment', resource: 'deployment', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25', ports: [{ containerPort: 80 }] }] } } } }),
+  },
+  {
+    kind: 'ReplicaSet', resource: 'replicaset', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name }, spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } }),
+  },
+  {
+    kind: 'StatefulSet', resource: 'statefulset', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name }, spec: { serviceName: name, replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'db', image: 'postgres:15' }] } } } }),
+  },
+  {
+    kind: 'DaemonSet', resource: 'daemonset', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name }, spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { nodeSelector: { 'kubernetes.io/os': 'linux' }, containers: [{ name: 'agent', image: 'busybox:1.36' }] } } } }),
+  },
+  {
+    kind: 'ControllerRevision', resource: 'controllerrevision', namespaced: true, spec: false,
+    object: (name) => ({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name }, data: { spec: { template: { metadata: { labels: { app: name } } } } }, revision: 1 }),
+  },
+  {
     kind: 'Lease', resource: 'lease', namespaced: true, spec: true,
     object: (name) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: `holder-of-${name}`, leaseDurationSeconds: 15, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:10.500000Z', leaseTransitions: 2 } }),
   },
@@ -265,5 +285,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr' }[c.kind]!;
 }

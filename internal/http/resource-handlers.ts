@@ -3,7 +3,7 @@
  * call the generic store/reader and serialize what comes back; they never branch on kind.
  */
 import type { KubeObject } from '../api/types.ts';
-import { badRequest, pathNotFound, methodNotAllowed, methodNotSupported, unsupportedPatchType, type ApiError } from '../api/errors.ts';
+import { ApiError, badRequest, notFound, pathNotFound, methodNotAllowed, methodNotSupported, unsupportedPatchType } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
 import type { WriteResult } from '../registry/generic/store.ts';
@@ -217,8 +217,10 @@ export class ResourceHandlers {
         if (info.subresource && !kind.subresources?.some((s) => s.name === info.subresource && s.verbs.includes('get'))) throw pathNotFound();
         const out = this.output(r, pb);
         checkKey(info);
-        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined, info.version);
         const view = this.viewOf(served, info.subresource);
+        const b = await reader.get(ns, info.name, r.query.get('resourceVersion') ?? undefined, info.version).catch((e) => {
+          throw view?.notFound && e instanceof ApiError && e.status.code === 404 ? view.notFound(info.name) : e;
+        });
         if (view) return this.sendObjects(res, view.served, out, r.query, [view.answer(b)], null);
         return this.sendObjects(res, served, out, r.query, [b], null, 200, {}, info.version);
       }
@@ -358,10 +360,15 @@ export class ResourceHandlers {
    * A view subresource of the request (a custom resource's scale, see SubresourceView): the kind
    * its answers are converted as (its Table) and the conversion of a stored parent.
    */
-  private viewOf(served: ServedKind, subresource: string): { served: ServedKind; answer(parent: Buffer): Buffer } | undefined {
+  private viewOf(served: ServedKind, subresource: string): { served: ServedKind; answer(parent: Buffer): Buffer; notFound?: (name: string) => ApiError } | undefined {
     const view = subresource ? served.kind.subresources?.find((s) => s.name === subresource)?.view : undefined;
     if (!view) return undefined;
-    return { served: { ...served, kind: { ...served.kind, table: view.table } }, answer: (b) => Buffer.from(JSON.stringify(view.read(parseObject(b)))) };
+    const own = view.notFoundResource;
+    return {
+      served: { ...served, kind: { ...served.kind, table: view.table } },
+      answer: (b) => Buffer.from(JSON.stringify(view.read(parseObject(b)))),
+      notFound: own ? (name) => notFound({ group: served.kind.group, resource: own(served.kind.resource) }, name) : undefined,
+    };
   }
 
   /** sendWritten of a write on `subresource`: a view subresource answers its view of the parent. */

@@ -5,6 +5,7 @@
 import type { KindDescriptor } from './rest/strategy.ts';
 import { coreKinds } from './core/index.ts';
 import { eventsKinds } from './events/index.ts';
+import { appsKinds } from './apps/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
 import { authenticationKinds } from './authentication/index.ts';
 import { storageKinds } from './storage/index.ts';
@@ -13,4 +14,4 @@ import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...coordinationKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...coordinationKinds, ...apiextensionsKinds];

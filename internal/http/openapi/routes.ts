@@ -141,14 +141,19 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
     const p = `${item}/${sub.name}`;
     const Sub = upperFirst(sub.name);
     const sv = new Set(sub.verbs);
+    // A view subresource (a built-in kind's scale) reads and writes its own kind (autoscaling/v1 Scale).
+    const viewGvk = sub.view ? { group: sub.view.kind.group, version: sub.view.kind.version, kind: sub.view.kind.kind } : undefined;
+    const viewDef = viewGvk ? definitionOf(viewGvk) : undefined;
+    const own = viewGvk && viewDef ? { def: viewDef, name: pathParam('name', `name of the ${viewGvk.kind}`), gvk: viewGvk } : { def, name: nameParam, gvk };
+    const addSub = (r: Omit<Route, 'tagPath' | 'gvk'>) => routes.push({ ...r, tagPath, gvk: own.gvk });
     if (sv.has('get')) {
-      add({ path: p, method: 'get', verbPrefix: 'read', opRest: `${scoped}${K}${Sub}`, description: `read ${sub.name} of the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [nameParam, ...nsParams, PRETTY], responses: [[200, 'OK', def]], action: 'get' });
+      addSub({ path: p, method: 'get', verbPrefix: 'read', opRest: `${scoped}${K}${Sub}`, description: `read ${sub.name} of the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [own.name, ...nsParams, PRETTY], responses: [[200, 'OK', own.def]], action: 'get' });
     }
     if (sv.has('update')) {
-      add({ path: p, method: 'put', verbPrefix: 'replace', opRest: `${scoped}${K}${Sub}`, description: `replace ${sub.name} of the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(def, true), nameParam, ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def]], action: 'put' });
+      addSub({ path: p, method: 'put', verbPrefix: 'replace', opRest: `${scoped}${K}${Sub}`, description: `replace ${sub.name} of the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(own.def, true), own.name, ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', own.def], [201, 'Created', own.def]], action: 'put' });
     }
     if (sv.has('patch')) {
-      add({ path: p, method: 'patch', verbPrefix: 'patch', opRest: `${scoped}${K}${Sub}`, description: `partially update ${sub.name} of the specified ${K}`, consumes: PATCH_TYPES, produces: PRODUCES, parameters: [body(META.patch, true), nameParam, ...nsParams, PRETTY, ...PATCH_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def]], action: 'patch' });
+      addSub({ path: p, method: 'patch', verbPrefix: 'patch', opRest: `${scoped}${K}${Sub}`, description: `partially update ${sub.name} of the specified ${K}`, consumes: PATCH_TYPES, produces: PRODUCES, parameters: [body(META.patch, true), own.name, ...nsParams, PRETTY, ...PATCH_PARAMS], responses: [[200, 'OK', own.def], [201, 'Created', own.def]], action: 'patch' });
     }
     // A POST subresource (rest.NamedCreater: pods/eviction, pods/binding) takes and names its own
     // kind; kube describes it only when that kind has a schema.

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, GoValue } from '../../api/field-errors.ts';
-import { badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, methodNotAllowed } from '../../api/errors.ts';
 import type { StatusStrategy, SubresourceDescriptor, SubresourceView } from '../rest/strategy.ts';
 import { validateObjectMetaUpdate, prepareObjectMetaForUpdate } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
@@ -103,10 +103,21 @@ export abstract class UpdateStore extends CreateStore {
   async apply(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, subresourceName?: string, duplicatesOf: () => string[] = () => []): Promise<WriteResult> {
     const sub = this.subresource(subresourceName, ctx.apiVersion);
     if (sub && !sub.verbs.includes('patch')) throw methodNotAllowed();
-    if (sub?.view) {
+    const view = sub?.view;
+    if (view) {
       if (!(await this.readLatest(namespace, name))) throw notFound(this.gr, name);
-      sub.view.apply();
+      if (!view.applyToParent) return view.apply();
+      const parentVersion = `${this.kind.group ? `${this.kind.group}/` : ''}${this.kind.versions[0]}`;
+      const viewVersion = `${view.kind.group ? `${view.kind.group}/` : ''}${view.kind.version}`;
+      const parentPatch = view.applyToParent(patch, { apiVersion: parentVersion, kind: this.kind.kind });
+      return this.applyTo(ctx, namespace, name, parentPatch, sub, duplicatesOf).catch((e) => {
+        throw e instanceof ApiError && e.status.code === 409 ? renameConflictVersion(e, parentVersion, viewVersion) : e;
+      });
     }
+    return this.applyTo(ctx, namespace, name, patch, sub, duplicatesOf);
+  }
+
+  private async applyTo(ctx: RequestContext, namespace: string, name: string, patch: Record<string, unknown>, sub: SubresourceDescriptor | undefined, duplicatesOf: () => string[]): Promise<WriteResult> {
     let managed: ManagedFieldsEntry[] | undefined;
     let preconditionRv: string | undefined;
     // fieldValidation (with its gate): only duplicate keys, checked after a successful apply.
@@ -182,7 +193,11 @@ export abstract class UpdateStore extends CreateStore {
       managed = next.metadata.managedFields;
       return next;
     };
-    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields: () => managed });
+    const managedFields = view.fieldsByParent ? undefined : () => managed;
+    const own = view.notFoundResource;
+    return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields }).catch((e) => {
+      throw own && e instanceof ApiError && e.status.code === 404 ? notFound({ group: this.gr.group, resource: own(this.gr.resource) }, name) : e;
+    });
   }
 
   /**
@@ -321,4 +336,13 @@ export abstract class UpdateStore extends CreateStore {
   protected hasFinalizers(obj: KubeObject): boolean {
     return (obj.metadata.finalizers?.length ?? 0) > 0 || (this.kind.strategy.hasPendingFinalizers?.(obj) ?? false);
   }
+}
+
+/** A field-manager conflict as the view sees it: Update owners named with the view's apiVersion. */
+function renameConflictVersion(e: ApiError, from: string, to: string): ApiError {
+  const rename = (text: string | undefined): string | undefined => text?.split(` using ${from}`).join(` using ${to}`);
+  const status = structuredClone(e.status);
+  status.message = rename(status.message);
+  for (const c of status.details?.causes ?? []) c.message = rename(c.message);
+  return new ApiError(status, e.headers);
 }

@@ -239,6 +239,21 @@ export interface SubresourceView {
   write(view: KubeObject, parent: KubeObject): KubeObject;
   /** Server-side apply on the view (kube 1.24: a custom resource's scale refuses it). */
   apply(): never;
+  /**
+   * true: `write` leaves managedFields alone and the parent's field manager records the write as
+   * an update through the subresource (kube's ScaleHandler on a built-in kind's Scale: the
+   * writer takes spec.replicas from every other manager).
+   */
+  fieldsByParent?: boolean;
+  /**
+   * Server-side apply through the view (kube's ScaleHandler on a built-in kind): the parent's
+   * apply patch for the view's applied configuration `patch` (absent: `apply()` refuses). The
+   * parent is applied with the subresource's name on its managedFields entry; conflicts name
+   * Update owners with the view's apiVersion, as the view's converted entries carry it.
+   */
+  applyToParent?(patch: Record<string, unknown>, parent: { apiVersion: string; kind: string }): Record<string, unknown>;
+  /** The resource a missing parent's 404 names (kube's built-in ScaleREST: `deployments/scale`); absent: the parent's. */
+  notFoundResource?: (parentResource: string) => string;
 }
 
 /**
