@@ -296,7 +296,7 @@ export class ResourceHandlers {
           const applied = decodeApplyBody(body);
           const duplicates = (): string[] => applyBodyDuplicates(body);
           const result = await store.apply(context(r, opts.dryRun, opts.fieldManager), ns, info.name, applied, info.subresource || undefined, duplicates);
-          return this.sendWritten(res, served, out, r.query, result, r.warnings, info.version);
+          return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings, info.version);
         }
         const result = await store.patch(context(r, opts.dryRun, opts.fieldManager), ns, info.name, type, body, info.subresource || undefined);
         return this.sendWrittenOn(res, served, info.subresource, out, r.query, result, r.warnings, info.version);

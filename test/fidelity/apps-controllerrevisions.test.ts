@@ -16,7 +16,15 @@ import { body, invalidStatus, protobufRoundTrip, same, table } from './storage-h
 
 const S = appsSuite('controllerrevisions', 'cr');
 
-const owner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: '11111111-2222-3333-4444-555555555555', controller: true };
+// The owner exists (this server runs a garbage collector, which deletes dependents of a missing owner).
+const owner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: '', controller: true };
+test.before(async () => {
+  const labels = { app: 'web' };
+  const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' }, spec: { serviceName: 'web', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+  const r = await S.t.client.request('POST', `/apis/apps/v1/namespaces/${S.ns}/statefulsets`, { body: sts });
+  assert.is(r.status, 201, show(r));
+  owner.uid = (JSON.parse(r.text) as { metadata: { uid: string } }).metadata.uid;
+});
 const rev = (name: string, fields: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name, ...meta }, ...fields });
 const post = (b: unknown) => S.post(b);
 
