@@ -14,7 +14,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, sendListStream, sendYamlListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
@@ -217,12 +217,13 @@ export class ResourceHandlers {
         const out = this.output(r, pb);
         checkKey(info);
         // Compact JSON — plain (spliced from stored bytes), a Table or a PartialObjectMetadataList
-        // (converted a batch at a time) — is sent while an unpaged list is read; Protobuf (its
-        // length comes first), YAML and pretty-printed answers need all items first.
-        const streams = out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert));
+        // (converted a batch at a time) — and plain YAML are sent while an unpaged list is read;
+        // Protobuf (its length comes first) and pretty-printed answers need all items first.
+        const streams = (out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert))) || (out.rep === 'yaml' && !out.convert);
         const result = await reader.openList(ns, listQuery(r.query), streams);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
+          if (out.rep === 'yaml') return sendYamlListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
           if (!out.convert) return sendListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
