@@ -11,6 +11,7 @@
  * deep would recurse again). Only bodies that overflowed take this path.
  */
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 
 /** A worker stack for go-yaml's 10,000 levels with room to spare (~1 KiB per level, measured). */
 const WORKER_STACK_MB = 64;
@@ -20,7 +21,7 @@ const PARSE_TIMEOUT_MS = 10_000;
 /** The worker: parse with the options given (go-yaml v2's tags: no timestamps), answer JSON text or the error. */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const YAML = require('yaml');
+const YAML = require(workerData.yaml);
 const port = workerData.port;
 const tags = (all) => all.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME')));
 port.on('message', ({ text, all, signal }) => {
@@ -49,7 +50,7 @@ let port: MessagePort | null = null;
 function workerPort(): MessagePort {
   if (port) return port;
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2 }, transferList: [port2], resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, yaml: createRequire(import.meta.url).resolve('yaml') }, transferList: [port2], resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
   worker.unref();
   port1.unref();
   worker.on('error', () => (port = null));
