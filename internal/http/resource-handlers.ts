@@ -14,9 +14,9 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, sendListStream, sendYamlListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, sendListStream, sendYamlListStream, sendProtobufListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
-import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
+import { PROTOBUF, encodeProtobuf, encodeProtobufList, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
 import { serveWatch } from './watch-handler.ts';
@@ -217,13 +217,15 @@ export class ResourceHandlers {
         const out = this.output(r, pb);
         checkKey(info);
         // Compact JSON — plain (spliced from stored bytes), a Table or a PartialObjectMetadataList
-        // (converted a batch at a time) — and plain YAML are sent while an unpaged list is read;
-        // Protobuf (its length comes first) and pretty-printed answers need all items first.
-        const streams = (out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert))) || (out.rep === 'yaml' && !out.convert);
+        // (converted a batch at a time) —, plain YAML and Protobuf (measured on a first pass: its
+        // length comes first) are sent while an unpaged list is read; pretty-printed answers need all items first.
+        const pbList = out.rep === 'protobuf' && !out.convert && protobufTypeFor(store.apiVersion, kind.listKind) !== undefined;
+        const streams = (out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert))) || (out.rep === 'yaml' && !out.convert) || pbList;
         const result = await reader.openList(ns, listQuery(r.query), streams);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
           if (out.rep === 'yaml') return sendYamlListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
+          if (pbList) return sendProtobufListStream(res, encodeProtobufList(store.apiVersion, kind.listKind, listMeta), result);
           if (!out.convert) return sendListStream(res, kind.listKind, store.apiVersion, listMeta, result.batches, result.close);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { kubeYaml } from './kube-yaml.ts';
 import type { ApiError } from '../api/errors.ts';
-import { PROTOBUF, encodeProtobuf } from './protobuf.ts';
+import { PROTOBUF, encodeProtobuf, type ProtobufListParts } from './protobuf.ts';
 
 export type Res = ServerResponse | Http2ServerResponse;
 
@@ -277,6 +277,40 @@ export async function sendYamlListStream(res: Res, kind: string, apiVersion: str
   const tail = Buffer.from(kubeYaml({ kind, metadata: listMeta }));
   return sendJsonStream(res, head, chunks(), tail, close, headers, 'application/yaml');
 }
+/**
+ * Send an unpaged list as Protobuf while its items are read: the body's Unknown envelope carries
+ * the list message's length before it, so the list is read twice from its one snapshot — once
+ * encoded only to be measured (`reread`), then encoded again and sent (`batches`), a batch at a
+ * time each (memory: about a batch, as sendListStream's; CPU: the encoding twice). A list that
+ * measures under STREAM_AFTER_BYTES is kept from the first pass and sent whole with a
+ * Content-Length. The bytes are encodeProtobuf's of the whole list (encodeProtobufList).
+ */
+export async function sendProtobufListStream(res: Res, parts: ProtobufListParts, stream: { batches: AsyncIterable<Buffer[]>; reread(): AsyncIterable<Buffer[]>; close(): Promise<void> }, headers: Record<string, string | string[]> = {}): Promise<void> {
+  let kept: Buffer[] | null = [];
+  let size = parts.meta.length;
+  try {
+    for await (const batch of stream.reread()) {
+      const b = parts.items(batch.map(untyped));
+      size += b.length;
+      if (kept) {
+        kept.push(b);
+        if (size >= STREAM_AFTER_BYTES) kept = null;
+      }
+    }
+  } catch (e) {
+    await stream.close();
+    throw e;
+  }
+  if (kept) {
+    await stream.close();
+    return send(res, 200, PROTOBUF, [parts.head(size), parts.meta, ...kept, parts.tail], headers);
+  }
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for await (const batch of stream.batches) yield parts.items(batch.map(untyped));
+  }
+  return sendJsonStream(res, Buffer.concat([parts.head(size), parts.meta]), chunks(), parts.tail, stream.close, headers, PROTOBUF);
+}
+
 const YAML_ITEMS = Buffer.from('items:\n');
 const YAML_NO_ITEMS = Buffer.from('items: []\n');
 
