@@ -201,19 +201,25 @@ export function depthExceededAt(text: string): number {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // skip the string: the next quote not escaped by an odd run of backslashes
-      for (;;) {
-        i = text.indexOf('"', i + 1);
-        if (i < 0) return -1;
-        let slashes = 0;
-        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      }
+      i = stringEnd(text, i);
+      if (i < 0) return -1;
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_JSON_DEPTH) return i;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return -1;
+}
+
+/** The closing quote of the string opened at `open`: the next quote not escaped by an odd run of backslashes; -1 if none. */
+function stringEnd(text: string, open: number): number {
+  let i = open;
+  for (;;) {
+    i = text.indexOf('"', i + 1);
+    if (i < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return i;
+  }
 }
 
 /**
@@ -322,13 +328,8 @@ function numbersCanonical(text: string): boolean {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      for (;;) {
-        i = text.indexOf('"', i + 1);
-        if (i < 0) return false;
-        let slashes = 0;
-        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      }
+      i = stringEnd(text, i);
+      if (i < 0) return false;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       while (j < n && /[0-9.eE+-]/.test(text[j])) j++;
