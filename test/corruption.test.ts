@@ -17,11 +17,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { openSync, writeSync, closeSync, readdirSync, statSync, truncateSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, openSync, writeSync, closeSync, readdirSync, statSync, truncateSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { spawnServer, clientFor, tempDir, type ChildServer, type Client } from './harness.ts';
 import { runCommand, type Run } from './kubectl-run.ts';
+import { dataBlocks } from '../internal/storage/verify-tables.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const NS = 'corrupt';
@@ -181,6 +182,36 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   await stop();
   await refusedNaming(dataDir, table);
   await repairedHasEverything(dataDir, acked);
+});
+
+test('64 KiB of zeros in a table under a running server (LevelDB alone reads an empty block): reads refused, readyz fails, file logged', async () => {
+  const { dataDir } = await populated();
+  await start(dataDir);
+  const table = biggestTable(dataDir);
+  const before = await client!.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
+  assert.is(before.status, 200);
+  assert.is(before.json.items.length, COUNT + 1, 'every ConfigMap and kube-root-ca.crt');
+  // Whole data blocks (contents and trailer) zeroed where the current objects are (see the test
+  // above): LevelDB reads each as an empty block, and without the table watch the list answered
+  // a 200 without their objects.
+  const blocks = dataBlocks(readFileSync(table));
+  const first = blocks.findIndex(([offset]) => offset >= (statSync(table).size * 3) / 4);
+  const [from] = blocks[first];
+  const [lastOffset, lastSize] = blocks[first + 3];
+  fill(table, from, lastOffset + lastSize + 5 - from, 0);
+  const list = await client!.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
+  assert.is(list.status, 500, `list: ${list.status} ${list.json?.items?.length ?? ''} ${list.text.slice(0, 200)}`);
+  assert.is(list.json.kind, 'Status');
+  assert.match(list.json.message, /snapshot store is damaged/);
+  assert.ok(list.json.message.includes(table), `the Status names ${table}: ${list.json.message}`);
+  const g = await client!.request('GET', `/api/v1/namespaces/${NS}/configmaps/cm-0300`);
+  assert.is(g.status, 500, `GET: ${g.status} ${g.text.slice(0, 200)}`);
+  const ready = await client!.request('GET', '/readyz?verbose');
+  assert.is(ready.status, 500, ready.text);
+  assert.match(ready.text, /\[-\]etcd failed/);
+  assert.ok(server!.logTail().includes(table), `the log names ${table}`);
+  await stop();
+  await refusedNaming(dataDir, table);
 });
 
 test('a truncated table: refused at start naming the file; repaired with every acknowledged write', async () => {

@@ -119,6 +119,17 @@ test('hundreds of watches resumed from various resourceVersions (after a restart
     total += w.expected.length;
   }
   assert.ok(total > WATCHERS * 5, `the watchers had events to get (${total})`);
+  if (restarted) {
+    // Here: the resumed watchers were served by reads of the log, shared (internal/watch/hub.ts), as /metrics counts them.
+    const metrics = await restarted.client.request('GET', '/metrics', { headers: { accept: 'text/plain' } });
+    const value = (re: RegExp): number => Number(metrics.text.match(re)?.[1] ?? NaN);
+    const shared = value(/^watch_resume_reads_total\{kind="shared"\} (\d+)$/m);
+    const own = value(/^watch_resume_reads_total\{kind="own"\} (\d+)$/m);
+    const events = value(/^watch_resume_read_events_total (\d+)$/m);
+    assert.ok(shared >= 1 && shared < WATCHERS, `shared resume reads: ${shared}`);
+    assert.ok(own >= 0, `own resume reads: ${own}`);
+    assert.ok(events >= WRITES, `events the shared reads went through: ${events}`);
+  }
   await agent.close();
 });
 

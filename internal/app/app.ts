@@ -112,6 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     watchersEnded: () => hub.endedByReason(),
     watchQueued: () => hub.budget.usage(),
     watchEvents: () => hub.events(),
+    watchResumeReads: () => hub.resumeReads(),
   });
   let port = 0;
   const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port });

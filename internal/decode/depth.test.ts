@@ -25,4 +25,19 @@ test('the limit on parsed values, iteratively', () => {
   assert.is(yamlDepthError(`x: ${arrays(10_000)}`, false), '');
 });
 
+test('objects nested deeper than the recursive parser gets: read natively when that gives the same value (no duplicates, canonical numbers)', () => {
+  const deep = (inner: string): string => '{"a":'.repeat(9_999) + inner + '}'.repeat(9_999);
+  let v: any = parseJson(deep('1')).value;
+  let levels = 0;
+  while (typeof v === 'object') {
+    v = v.a;
+    levels++;
+  }
+  assert.is(levels, 9_999);
+  assert.is(v, 1);
+  // A literal JavaScript would write otherwise (1.0), or a duplicate key: only the parser above gives Go's value.
+  assert.throws(() => parseJson(deep('1.0')), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => parseJson(`{"b":1,"b":2,"x":${deep('1')}}`), (e: unknown) => e instanceof RangeError);
+});
+
 test.run();

@@ -201,19 +201,25 @@ export function depthExceededAt(text: string): number {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // skip the string: the next quote not escaped by an odd run of backslashes
-      for (;;) {
-        i = text.indexOf('"', i + 1);
-        if (i < 0) return -1;
-        let slashes = 0;
-        while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      }
+      i = stringEnd(text, i);
+      if (i < 0) return -1;
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_JSON_DEPTH) return i;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return -1;
+}
+
+/** The closing quote of the string opened at `open`: the next quote not escaped by an odd run of backslashes; -1 if none. */
+function stringEnd(text: string, open: number): number {
+  let i = open;
+  for (;;) {
+    i = text.indexOf('"', i + 1);
+    if (i < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return i;
+  }
 }
 
 /**
@@ -265,7 +271,16 @@ export function parseJson(text: string): Parsed {
   const fast = parseCommon(text);
   if (fast) return fast;
   const p = new Parser(text);
-  const value = p.value('');
+  let value: unknown;
+  try {
+    value = p.value('');
+  } catch (e) {
+    // The parser recurses per level: past ~5,000 nested objects (V8's default stack) it overflows
+    // below encoding/json's limit. Such a text is read natively when that gives the same value.
+    const deep = e instanceof RangeError ? parseDeepCanonical(text) : null;
+    if (deep) return deep;
+    throw e;
+  }
   p.ws();
   if (p.i !== text.length) p.fail('after top-level value');
   return { value, duplicates: p.duplicates, literals: p.literals };
@@ -291,14 +306,51 @@ function parseCommon(text: string): Parsed | null {
   return { value, duplicates: [], literals: new Map() };
 }
 
-/** Keys and string values in a parsed value; -1 when it holds a number. Iterative (any depth). */
-function stringsIn(value: unknown): number {
+/**
+ * A text nested too deep for the parser above, read by JSON.parse (iterative) when that gives
+ * what the parser would: valid JSON, no duplicate key (counted as parseCommon does) and every
+ * number written as JavaScript writes it back (no literal to keep: `1`, not `1.0`). Else null.
+ */
+function parseDeepCanonical(text: string): Parsed | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (stringsIn(value, true) !== stringTokens(text) || !numbersCanonical(text)) return null;
+  return { value, duplicates: [], literals: new Map() };
+}
+
+/** Every number of a JSON text (outside strings) is written as String(Number(it)) writes it. */
+function numbersCanonical(text: string): boolean {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(text, i);
+      if (i < 0) return false;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < n && /[0-9.eE+-]/.test(text[j])) j++;
+      const raw = text.slice(i, j);
+      if (String(Number(raw)) !== raw) return false;
+      i = j - 1;
+    }
+  }
+  return true;
+}
+
+/** Keys and string values in a parsed value; -1 when it holds a number (unless `numbers`). Iterative (any depth). */
+function stringsIn(value: unknown, numbers = false): number {
   let n = 0;
   const stack: unknown[] = [value];
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') n++;
-    else if (typeof v === 'number') return -1;
+    else if (typeof v === 'number') {
+      if (!numbers) return -1;
+    }
     else if (Array.isArray(v)) for (const item of v) stack.push(item);
     else if (v !== null && typeof v === 'object') {
       for (const k in v) {

@@ -16,6 +16,7 @@
 import YAML from 'yaml';
 import { notAcceptableRoute, notAcceptableTypes, unsupportedMediaType, unsupportedMediaTypeRoute, badRequest, ApiError, isStackOverflow } from '../api/errors.ts';
 import { PROTOBUF, decodeProtobuf } from './protobuf.ts';
+import { parseDeepYaml } from '../decode/deep-yaml.ts';
 import { parseJson, GoSyntaxError, jsonDepthError, valueDepthError, yamlDepthError, mayNestTooDeep } from '../decode/json-parse.ts';
 import { noteParsed, findKindError, unrecognizedBody, unrecognized } from '../decode/body.ts';
 
@@ -226,12 +227,28 @@ const APPLY_DEPTH_PREFIX = 'error decoding YAML: error unmarshaling JSON: while 
  * the JSON decoder's limit overflows the stack: that is answered as the depth error its JSON gets
  * (`tooDeep` of encoding/json's message), never a 500.
  */
-function yamlWithinDepth<T>(parse: () => T, text: string, tooDeep: (why: string) => Error): T {
+function yamlWithinDepth<T>(parse: () => T, text: string, tooDeep: (why: string) => Error, firstDocument = false): T {
   try {
     return parse();
   } catch (e) {
     if (!isStackOverflow(e)) throw e;
+  }
+  // Deeper than the main thread's stack, maybe within go-yaml's limit: parsed again on a worker
+  // with a stack for it (decode/deep-yaml.ts).
+  let json: string;
+  try {
+    json = parseDeepYaml(text, firstDocument);
+  } catch (e) {
+    if (!isStackOverflow(e)) throw firstDocument ? badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`) : e;
     throw tooDeep(jsonDepthError(text) || "invalid character '[' exceeded max depth");
+  }
+  try {
+    return parseJson(json).value as T;
+  } catch (e) {
+    if (e instanceof GoSyntaxError) throw tooDeep(e.message);
+    // parseJson recurses per object level too (~9,000 objects on V8's default stack)
+    if (isStackOverflow(e)) throw tooDeep(jsonDepthError(text) || "invalid character '{' exceeded max depth");
+    throw e;
   }
 }
 
@@ -258,7 +275,7 @@ export function decodeApplyBody(body: Buffer): Record<string, unknown> {
       const err = doc?.errors[0];
       if (err) throw isStackOverflow(err) ? err : badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message.split('\n')[0]}`);
       return doc ? doc.toJS() : null;
-    }, text, (why) => badRequest(`${APPLY_DEPTH_PREFIX}${why}`));
+    }, text, (why) => badRequest(`${APPLY_DEPTH_PREFIX}${why}`), true);
   }
   // The JSON decoder's depth limit (JSON.parse has none).
   const deep = mayNestTooDeep(text) ? valueDepthError(v) : '';

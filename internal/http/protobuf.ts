@@ -219,6 +219,59 @@ export function encodeProtobuf(obj: unknown, typeName?: string): Buffer {
   return Buffer.concat([MAGIC, envelope]);
 }
 
+/** The parts of a protobuf list body encoded a batch of items at a time (encodeProtobufList). */
+export interface ProtobufListParts {
+  /** The body up to its list message: "k8s\0", the Unknown's typeMeta, raw's tag and `rawLength`. */
+  head(rawLength: number): Buffer;
+  /** The list message's ListMeta field (raw starts with it). */
+  meta: Buffer;
+  /** A batch of items (JSON objects without TypeMeta) as the list message's `items` fields. */
+  items(batch: unknown[]): Buffer;
+  /** The Unknown's fields after raw. */
+  tail: Buffer;
+}
+
+/**
+ * encodeProtobuf of a list, in parts, so that a list can be encoded a batch at a time: the same
+ * bytes as encodeProtobuf({kind, apiVersion, metadata: listMeta, items}) once the raw length is
+ * known (the list message encodes its ListMeta, then each item, in field order, as Go's does).
+ */
+export function encodeProtobufList(apiVersion: string, kind: string, listMeta: Record<string, unknown>): ProtobufListParts {
+  const name = protobufTypeFor(apiVersion, kind);
+  if (!name) throw new Error(`protobuf: no protobuf encoding for ${apiVersion} ${kind}`);
+  const m = message(name);
+  const meta = encodeMessage(m, { metadata: listMeta, items: [] }, kind);
+  const { unknown } = loadSchema();
+  // The envelope around a one-byte raw, cut at that byte: the typeMeta before, the rest after.
+  const marker = Buffer.from([0x12, 0x01, 0xab]);
+  const probe = Buffer.from(unknown.encode({ typeMeta: { apiVersion, kind }, raw: Buffer.from([0xab]), contentEncoding: '', contentType: '' }).finish());
+  const at = probe.lastIndexOf(marker);
+  if (at < 0) throw new Error('protobuf: unexpected Unknown encoding');
+  const typeMeta = probe.subarray(0, at);
+  const tail = Buffer.from(probe.subarray(at + marker.length));
+  return {
+    head: (rawLength) => Buffer.concat([MAGIC, typeMeta, Buffer.from([0x12]), varintBytes(rawLength)]),
+    meta,
+    items(batch) {
+      const whole = encodeMessage(m, { metadata: listMeta, items: batch }, kind);
+      if (!whole.subarray(0, meta.length).equals(meta)) throw new Error('protobuf: a list does not encode its ListMeta first');
+      return whole.subarray(meta.length);
+    },
+    tail,
+  };
+}
+
+/** A protobuf varint. */
+function varintBytes(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n % 128) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
 /**
  * A protobuf watch event: meta/v1 WatchEvent{type, object: RawExtension{raw: the object's full
  * protobuf body, "k8s\0" prefix and Unknown envelope included}}. No prefix on the event itself;

@@ -14,10 +14,10 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, sendListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, sendListStream, sendYamlListStream, sendProtobufListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { kindAt } from '../registry/rest/strategy.ts';
-import { PROTOBUF, encodeProtobuf, protobufTypeFor } from './protobuf.ts';
+import { PROTOBUF, encodeProtobuf, encodeProtobufList, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
 import { serveWatch } from './watch-handler.ts';
@@ -228,13 +228,19 @@ export class ResourceHandlers {
         const out = this.output(r, pb);
         checkKey(info);
         // Compact JSON — plain (spliced from stored bytes), a Table or a PartialObjectMetadataList
-        // (converted a batch at a time) — is sent while an unpaged list is read; Protobuf (its
-        // length comes first), YAML and pretty-printed answers need all items first.
-        const streams = out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert));
+        // (converted a batch at a time) —, plain YAML and Protobuf (measured on a first pass: its
+        // length comes first) are sent while an unpaged list is read; pretty-printed answers, and
+        // YAML of an UnstructuredList (items keep their type), need all items first.
+        const apiVersion = apiVersionOf(kind, info.version);
+        const pbList = out.rep === 'protobuf' && !out.convert && protobufTypeFor(apiVersion, kind.listKind) !== undefined;
+        const yamlStreams = out.rep === 'yaml' && !out.convert && !kind.unstructuredLists;
+        const streams = (out.rep === 'json' && !prettyPrint(res) && (!out.convert || streamsConverted(out.convert))) || yamlStreams || pbList;
         const result = await reader.openList(ns, listQuery(r.query), streams, undefined, info.version);
         if (isStream(result)) {
           const listMeta = { resourceVersion: String(result.rv) };
-          if (!out.convert) return sendListStream(res, kind.listKind, apiVersionOf(kind, info.version), listMeta, result.batches, result.close, {}, kind.unstructuredLists);
+          if (yamlStreams) return sendYamlListStream(res, kind.listKind, apiVersion, listMeta, result.batches, result.close);
+          if (pbList) return sendProtobufListStream(res, encodeProtobufList(apiVersion, kind.listKind, listMeta), result);
+          if (!out.convert) return sendListStream(res, kind.listKind, apiVersion, listMeta, result.batches, result.close, {}, kind.unstructuredLists);
           return sendConvertedListStream(res, kind, out.convert, out.convert.as === 'Table' ? tableOptions(r.query) : { includeObject: 'Metadata' }, listMeta, result.batches, result.close);
         }
         return this.sendObjects(res, served, out, r.query, result.items, listMetaOf(result), 200, {}, info.version);

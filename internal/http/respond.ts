@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 import { kubeYaml } from './kube-yaml.ts';
 import type { ApiError } from '../api/errors.ts';
-import { PROTOBUF, encodeProtobuf } from './protobuf.ts';
+import { PROTOBUF, encodeProtobuf, type ProtobufListParts } from './protobuf.ts';
 
 export type Res = ServerResponse | Http2ServerResponse;
 
@@ -260,11 +260,76 @@ export async function sendListStream(res: Res, kind: string, apiVersion: string,
 }
 
 /**
+ * Send an unpaged list as YAML while its items are read, byte for byte what kubeYaml of the whole
+ * list writes: its keys sorted (`apiVersion`, `items`, `kind`, `metadata`), so the items come
+ * between a head and a tail, and each batch of them is a top-level YAML sequence — which
+ * kubeYaml writes exactly as the sequence under `items:` (not indented under its key, folded at
+ * the same columns). Memory and failures as sendListStream's.
+ */
+export async function sendYamlListStream(res: Res, kind: string, apiVersion: string, listMeta: Record<string, unknown>, batches: AsyncIterable<Buffer[]>, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+  let empty = true;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for await (const batch of batches) {
+      if (!batch.length) continue;
+      if (empty) yield YAML_ITEMS;
+      empty = false;
+      yield Buffer.from(kubeYaml(batch.map(untyped)));
+    }
+    if (empty) yield YAML_NO_ITEMS;
+  }
+  const head = Buffer.from(kubeYaml({ apiVersion }));
+  const tail = Buffer.from(kubeYaml({ kind, metadata: listMeta }));
+  return sendJsonStream(res, head, chunks(), tail, close, headers, 'application/yaml');
+}
+/**
+ * Send an unpaged list as Protobuf while its items are read: the body's Unknown envelope carries
+ * the list message's length before it, so the list is read twice from its one snapshot — once
+ * encoded only to be measured (`reread`), then encoded again and sent (`batches`), a batch at a
+ * time each (memory: about a batch, as sendListStream's; CPU: the encoding twice). A list that
+ * measures under STREAM_AFTER_BYTES is kept from the first pass and sent whole with a
+ * Content-Length. The bytes are encodeProtobuf's of the whole list (encodeProtobufList).
+ */
+export async function sendProtobufListStream(res: Res, parts: ProtobufListParts, stream: { batches: AsyncIterable<Buffer[]>; reread(): AsyncIterable<Buffer[]>; close(): Promise<void> }, headers: Record<string, string | string[]> = {}): Promise<void> {
+  let kept: Buffer[] | null = [];
+  let size = parts.meta.length;
+  try {
+    for await (const batch of stream.reread()) {
+      const b = parts.items(batch.map(untyped));
+      size += b.length;
+      if (kept) {
+        kept.push(b);
+        if (size >= STREAM_AFTER_BYTES) kept = null;
+      }
+    }
+  } catch (e) {
+    await stream.close();
+    throw e;
+  }
+  if (kept) {
+    await stream.close();
+    return send(res, 200, PROTOBUF, [parts.head(size), parts.meta, ...kept, parts.tail], headers);
+  }
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for await (const batch of stream.batches) yield parts.items(batch.map(untyped));
+  }
+  return sendJsonStream(res, Buffer.concat([parts.head(size), parts.meta]), chunks(), parts.tail, stream.close, headers, PROTOBUF);
+}
+
+const YAML_ITEMS = Buffer.from('items:\n');
+const YAML_NO_ITEMS = Buffer.from('items: []\n');
+
+/** A stored object as a list item: without its kind and apiVersion. */
+function untyped(b: Buffer): Record<string, unknown> {
+  const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * Send a JSON body made of `head`, the `chunks` as they come (each already escaped), and `tail`:
  * a body that stays under STREAM_AFTER_BYTES goes out whole with a Content-Length, a larger one
  * chunked, each chunk once the socket has taken the last. Failures as sendListStream's.
  */
-export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterable<Buffer>, tail: Buffer, close: () => Promise<void>, headers: Record<string, string | string[]> = {}): Promise<void> {
+export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterable<Buffer>, tail: Buffer, close: () => Promise<void>, headers: Record<string, string | string[]> = {}, contentType = 'application/json'): Promise<void> {
   const w = res as ServerResponse;
   let gone = false;
   const onClose = (): void => void (gone = true);
@@ -279,7 +344,7 @@ export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterab
         size += chunk.length;
         if (size < STREAM_AFTER_BYTES) continue;
         streaming = true;
-        w.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers } as Record<string, string>);
+        w.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers } as Record<string, string>);
         let ok = true;
         for (const p of parts) ok = w.write(p);
         parts.length = 0;
@@ -296,7 +361,7 @@ export async function sendJsonStream(res: Res, head: Buffer, chunks: AsyncIterab
     await close();
   }
   parts.push(tail);
-  if (!streaming) return send(res, 200, 'application/json', parts, headers);
+  if (!streaming) return send(res, 200, contentType, parts, headers);
   w.end(tail);
 }
 const TAIL_NEWLINE = Buffer.from(']}\n');

@@ -63,6 +63,8 @@ export interface MetricSources {
   watchQueued?(): { bytes: number; peak: number; limit: number };
   /** Watch events serialized (once per change and format) and sent (once per watcher), by format. */
   watchEvents?(): { encoded: Record<string, number>; sent: Record<string, number> };
+  /** Reads of the log for watches resumed below the ring: shared by every watcher waiting (and the events they went through), or for one watcher alone. */
+  watchResumeReads?(): { shared: number; sharedEvents: number; own: number };
 }
 
 export interface ApiMetricsOptions {
@@ -167,6 +169,19 @@ export class ApiMetrics {
       if (!counts) return;
       c.reset();
       for (const [format, n] of Object.entries(counts.encoded)) c.inc({ format }, n);
+    });
+    this.counter({ name: 'watch_resume_reads_total', help: 'Reads of the log for watches resumed from a resourceVersion older than the watch ring, by kind: shared (one read extends the ring down for every watcher waiting below it) or own (for one watcher alone: the ring had no room for its range).', stabilityLevel: 'ALPHA' }, ['kind'], (c) => {
+      const reads = this.sources?.watchResumeReads?.();
+      if (!reads) return;
+      c.reset();
+      c.inc({ kind: 'shared' }, reads.shared);
+      c.inc({ kind: 'own' }, reads.own);
+    });
+    this.counter({ name: 'watch_resume_read_events_total', help: 'Log events the shared resume reads (watch_resume_reads_total{kind="shared"}) went through.', stabilityLevel: 'ALPHA' }, [], (c) => {
+      const reads = this.sources?.watchResumeReads?.();
+      if (!reads) return;
+      c.reset();
+      c.inc(reads.sharedEvents);
     });
     this.counter({ name: 'watch_events_sent_total', help: 'Watch events sent to watchers, by format (json, protobuf, table, metadata).', stabilityLevel: 'ALPHA' }, ['format'], (c) => {
       const counts = this.sources?.watchEvents?.();

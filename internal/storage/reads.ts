@@ -15,6 +15,7 @@ import { damagedTables, repairHint, type StoreRole } from './open-verified.ts';
 import { describeFaults } from './verify-tables.ts';
 import { DAMAGE, isStoreDamage, type StoreHealth } from './store-health.ts';
 import { readAt, readLatest, type Collection, type CollectionRead } from './list.ts';
+import type { TableWatch } from './table-watch.ts';
 
 /** A consistent read view: every read through it sees the state as of `rv`. */
 export interface ReadView {
@@ -34,6 +35,8 @@ export interface SnapshotReadsOptions {
   health: StoreHealth;
   /** What the snapshot store is, in errors and repair hints. */
   role: StoreRole;
+  /** Changes to the store's tables while it runs (table-watch.ts): reads racing one wait for its verification. */
+  tables?: TableWatch;
 }
 
 /** The snapshot store's reads (see the file comment); one per Storage. */
@@ -44,11 +47,12 @@ export class SnapshotReads {
   private readonly atRest: AtRest;
   private readonly health: StoreHealth;
   private readonly role: StoreRole;
+  private readonly tables: TableWatch | undefined;
   /** Set while recovery closes and reopens LevelDB: readers wait for it instead of failing. */
   private reopening: Promise<void> | null = null;
 
   constructor(o: SnapshotReadsOptions) {
-    ({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role: this.role } = o);
+    ({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role: this.role, tables: this.tables } = o);
   }
 
   /**
@@ -81,14 +85,35 @@ export class SnapshotReads {
     if (damage) throw new StorageError('corrupt', `not reading a damaged store: ${damage.reason}`);
   }
 
-  /** One read of LevelDB: after a reopen in progress, its failure passed through `damaged`. */
+  /**
+   * One read of LevelDB: after a reopen in progress, its failure passed through `damaged`, its
+   * result vouched for (a table changed while it read: kept only once the table verifies).
+   */
   private async read<T>(fn: () => Promise<T>): Promise<T> {
     if (this.reopening) await this.reopening;
+    const generation = this.tables?.generation ?? 0;
+    let out: T;
     try {
-      return await fn();
+      out = await fn();
     } catch (e) {
       throw this.damaged(e);
     }
+    const vouched = this.vouch(generation);
+    if (vouched) await vouched;
+    return out;
+  }
+
+  /**
+   * What was read since the table watch was at `generation` may be used: waits for the
+   * verification of tables changed meanwhile (table-watch.ts), then throws if the store was found damaged.
+   */
+  private vouch(generation: number): Promise<void> | undefined {
+    const verified = this.tables?.vouch(generation);
+    if (!verified) {
+      this.checkReadable();
+      return undefined;
+    }
+    return verified.then(() => this.checkReadable());
   }
 
   /** Latest committed value of one object. */
@@ -164,23 +189,31 @@ export class SnapshotReads {
     const db = this.db;
     const atRest = this.atRest;
     const damaged = (e: unknown): unknown => this.damaged(e);
+    const tables = this.tables;
+    const vouch = (generation: number): Promise<void> | undefined => this.vouch(generation);
     return {
       rv,
       get: async (key) => {
+        const generation = tables?.generation ?? 0;
         const v = await db.get(currentKey(key), { snapshot }).catch((e: unknown) => {
           throw damaged(e);
         });
+        await vouch(generation);
         return v === undefined ? v : atRest.decode(key, v);
       },
       async *scan(gte, lt, after) {
         const range = after !== undefined ? { gt: after, lt } : { gte, lt };
+        const generation = tables?.generation ?? 0;
         try {
           for await (const [k, v] of db.iterator({ ...range, snapshot })) {
+            const vouched = vouch(generation);
+            if (vouched) await vouched;
             yield atRest.enabled || isTransformed(v) ? [k, atRest.decode(parseObjectPath(k), v)] : [k, v];
           }
         } catch (e) {
           throw damaged(e);
         }
+        await vouch(generation);
       },
       close: () => snapshot.close(),
     };
@@ -199,10 +232,39 @@ export class SnapshotReads {
       decoder: this.atRest.decoderFor(c.group, c.resource),
       liveUnder: (base: string) => this.materializer.liveUnder(base),
     };
-    if (at === undefined) return readLatest(src, c, withCount);
-    return readAt(src, c, at, () => {
-      if (at < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${at} (${this.compactor.compacted})`);
-    });
+    const read = at === undefined
+      ? readLatest(src, c, withCount)
+      : readAt(src, c, at, () => {
+        if (at < this.compactor.compacted) throw new StorageError('expired', `too old resource version: ${at} (${this.compactor.compacted})`);
+      });
+    return this.tables ? this.vouched(read) : read;
+  }
+
+  /** `read` with every batch and count vouched for (see read): nothing read while a table changed is passed on unverified. */
+  private vouched(read: CollectionRead): CollectionRead {
+    const tables = this.tables!;
+    const vouch = (generation: number): Promise<void> | undefined => this.vouch(generation);
+    return {
+      rv: read.rv,
+      liveCount: read.liveCount,
+      position: (path) => read.position(path),
+      close: () => read.close(),
+      async *objects(after, sizes) {
+        // The generation at the start (not per batch): a batch may have been read ahead of the last one vouched for.
+        const generation = tables.generation;
+        for await (const batch of read.objects(after, sizes)) {
+          await vouch(generation);
+          yield batch;
+        }
+        await vouch(generation);
+      },
+      async countAfter(path) {
+        const generation = tables.generation;
+        const n = await read.countAfter(path);
+        await vouch(generation);
+        return n;
+      },
+    };
   }
 
   /**

@@ -14,6 +14,7 @@ import { damagedTables, repairHint, type StoreRole } from './open-verified.ts';
 import { describeFaults } from './verify-tables.ts';
 import { DAMAGE, describeStoreError, type StoreHealth, type StorageLogger } from './store-health.ts';
 import type { SnapshotReads } from './reads.ts';
+import type { TableWatch } from './table-watch.ts';
 
 /** Tables this recent are left to the next scrub pass (a compaction may be writing them). */
 const SCRUB_SKIP_RECENT_MS = 10_000;
@@ -43,6 +44,8 @@ export interface StoreKeeperOptions {
   /** '' (tests of the storage alone): no free-space check before a reopen. */
   dataDir: string;
   logger?: StorageLogger;
+  /** Changes to the tables while the server runs (table-watch.ts), started with the scrub. */
+  tables?: TableWatch;
 }
 
 /** Recovery and scrubbing of one Storage's stores (see the file comment). */
@@ -157,6 +160,8 @@ export class StoreKeeper {
    * the next pass (a compaction may still be writing them).
    */
   startScrub(intervalMs: number): void {
+    // Changes made through the file system are caught as they happen (table-watch.ts), whatever the interval.
+    void this.o.tables?.start();
     if (intervalMs <= 0 || this.scrubTimer) return;
     const { db, logDb, health } = this.o;
     const pass = async (): Promise<void> => {
@@ -176,6 +181,7 @@ export class StoreKeeper {
   /** Stop both, waiting for a recovery or scrub pass in progress. */
   async stop(): Promise<void> {
     this.closed = true;
+    this.o.tables?.stop();
     if (this.recoverTimer) clearTimeout(this.recoverTimer);
     await this.recovering;
     if (this.scrubTimer) clearInterval(this.scrubTimer);

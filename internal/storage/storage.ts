@@ -27,6 +27,9 @@ import { StoreHealth, DAMAGE, type StorageLogger } from './store-health.ts';
 import { openStores, kafkaLogs } from './open.ts';
 import { SnapshotReads, type ReadView } from './reads.ts';
 import { StoreKeeper } from './recovery.ts';
+import { TableWatch } from './table-watch.ts';
+import type { StoreRole } from './open-verified.ts';
+import { dirname } from 'node:path';
 import type { Collection, CollectionRead } from './list.ts';
 import { systemIntent, type SystemWrite } from './system-write.ts';
 
@@ -146,11 +149,13 @@ export class Storage {
     this.logDb = p.logDb ?? null;
     this.health = p.health;
     this.openCheck = p.openCheck;
-    const role = this.tail ? 'replica snapshot' : 'snapshot';
-    this.reads = new SnapshotReads({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role });
+    const role: StoreRole = this.tail ? 'replica snapshot' : 'snapshot';
+    const watched: Array<{ dir: string; role: StoreRole }> = [{ dir: this.db.location, role }, ...(this.logDb ? [{ dir: this.logDb.location, role: 'log' as const }] : [])];
+    const tables = new TableWatch(watched, this.health, dirname(this.db.location), p.logger);
+    this.reads = new SnapshotReads({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role, tables });
     this.keeper = new StoreKeeper({
       db: this.db, logDb: this.logDb, log: this.log, materializer: this.materializer, compactor: this.compactor,
-      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger,
+      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables,
     });
     const { health, tail, materializer } = this;
     health.onChange(() => {

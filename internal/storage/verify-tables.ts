@@ -172,8 +172,8 @@ function handles(b: Buffer, what: string): Array<[number, number]> {
   return out;
 }
 
-/** Verify every block of one table file's bytes; throws a description of the first damage. */
-export function verifyTable(file: Buffer): number {
+/** The footer's metaindex and index block handles (magic checked). */
+function footer(file: Buffer): { metaOffset: number; metaSize: number; indexOffset: number; indexSize: number } {
   if (file.length < FOOTER_BYTES) throw new Corrupt(`file too short for a table (${file.length} bytes)`);
   const f = file.length - FOOTER_BYTES;
   if (file.readUInt32LE(f + 40) !== MAGIC_LO || file.readUInt32LE(f + 44) !== MAGIC_HI) throw new Corrupt('bad table magic number (truncated or overwritten)');
@@ -183,6 +183,18 @@ export function verifyTable(file: Buffer): number {
   [metaSize, at] = varint(file, at, f + 40);
   [indexOffset, at] = varint(file, at, f + 40);
   [indexSize, at] = varint(file, at, f + 40);
+  return { metaOffset, metaSize, indexOffset, indexSize };
+}
+
+/** The data blocks of a table's bytes, as [offset, size] (size without the 5-byte trailer). */
+export function dataBlocks(file: Buffer): Array<[number, number]> {
+  const { indexOffset, indexSize } = footer(file);
+  return handles(block(file, indexOffset, indexSize, 'index block'), 'index block');
+}
+
+/** Verify every block of one table file's bytes; throws a description of the first damage. */
+export function verifyTable(file: Buffer): number {
+  const { metaOffset, metaSize, indexOffset, indexSize } = footer(file);
   let blocks = 2;
   for (const [o, s] of handles(block(file, metaOffset, metaSize, 'metaindex block'), 'metaindex block')) {
     checkBlock(file, o, s, 'filter block');

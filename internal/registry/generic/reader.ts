@@ -79,6 +79,11 @@ export interface ListStream {
   rv: number;
   /** Item bytes (readable, in this kind's shape) in key order, in batches of up to STREAM_BATCH. */
   batches: AsyncIterable<Buffer[]>;
+  /**
+   * The same items again, from the same snapshot, without closing it (a body whose length comes
+   * first, Protobuf's, is measured on one pass and sent on `batches`). Read before `batches` ends.
+   */
+  reread(): AsyncIterable<Buffer[]>;
   close(): Promise<void>;
 }
 
@@ -322,19 +327,20 @@ export class GenericReader {
    * version) conversion applied per batch; read and conversion errors surface from the iteration
    * as Status errors.
    */
-  private stream(entries: AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead, version: string | undefined): ListStream {
+  private stream(entriesOf: () => AsyncGenerator<ListEntry[]>, page: Page, read: CollectionRead, version: string | undefined): ListStream {
     const codec = this.codec;
     const conversion = version ? this.kind.conversion : undefined;
     const storage = this.storage;
+    const entries = entriesOf();
     // Idempotent, and also right for a stream never iterated (whose generators never started,
     // so their own finally blocks would not run).
     const close = async (): Promise<void> => {
       await entries.return(undefined);
       await read.close();
     };
-    async function* batches(): AsyncGenerator<Buffer[]> {
+    async function* matching(from: AsyncGenerator<ListEntry[]>): AsyncGenerator<Buffer[]> {
       try {
-        for await (const batch of entries) {
+        for await (const batch of from) {
           const out: Buffer[] = [];
           for (const [, v] of batch) if (page.match(v)) out.push(codec.isView ? codec.decode(v) : v);
           if (out.length) yield conversion ? await convertStored(conversion, out, version!) : out;
@@ -342,11 +348,16 @@ export class GenericReader {
       } catch (e) {
         if (e instanceof ApiError) throw e;
         throw storageFailure(storage.damaged(e));
+      }
+    }
+    async function* batches(): AsyncGenerator<Buffer[]> {
+      try {
+        yield* matching(entries);
       } finally {
         await close();
       }
     }
-    return { rv: read.rv, batches: batches(), close };
+    return { rv: read.rv, batches: batches(), reread: () => matching(entriesOf()), close };
   }
 
   /** A list of the latest state (one storage read of the collection). */
@@ -382,12 +393,11 @@ export class GenericReader {
   private async page(read: CollectionRead, start: string | undefined, known: number | undefined, page: Page, streamed: number | false, ahead: boolean, version?: string): Promise<ListResult | ListStream> {
     let owned = false;
     try {
-      const entries = read.objects(start, streamed ? { first: streamed, then: streamed, ahead } : pageSizes(page));
       if (streamed) {
         owned = true;
-        return this.stream(entries, page, read, version);
+        return this.stream(() => read.objects(start, { first: streamed, then: streamed, ahead }), page, read, version);
       }
-      return await finish(read, await fill(entries, page), page, known);
+      return await finish(read, await fill(read.objects(start, pageSizes(page)), page), page, known);
     } finally {
       if (!owned) await read.close();
     }
