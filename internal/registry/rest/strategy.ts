@@ -231,8 +231,10 @@ export interface SubresourceView {
   table: TableConvertor;
   /** The view of a stored parent, for get and for answers. */
   read(parent: KubeObject): KubeObject;
-  /** The view a patch applies to. */
+  /** The view a patch applies to (and mutating admission's old object). */
   current(parent: KubeObject): KubeObject;
+  /** The view of any parent, unchecked: what validating admission sees of the new and the old parent. */
+  of(parent: KubeObject): KubeObject;
   /** A request body (or a patched view) as the view's Go type. */
   decode(body: unknown): KubeObject;
   /** `parent` (a private copy) with `view` written into it, managedFields included. */
