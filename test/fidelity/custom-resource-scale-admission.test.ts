@@ -17,7 +17,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { dropCRD, namespacedCRD, serveCRD, show } from '../crd-target.ts';
+import { dropCRD, scalerCRD, serveCRD, show } from '../crd-target.ts';
 import { startWebhookServer, allow, patch, deny, type WebhookServer } from '../webhook-server.ts';
 import { eventually } from '../harness.ts';
 import { writeFileSync } from 'node:fs';
@@ -31,20 +31,6 @@ let ns: string;
 let run: string;
 const created: string[] = [];
 
-const crd = (g: string) =>
-  namespacedCRD(g, { plural: 'scalers', singular: 'scaler', kind: 'Scaler', listKind: 'ScalerList' }, {
-    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-    schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: { type: 'object', properties: { replicas: { type: 'integer' }, note: { type: 'string' } } },
-          status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
-        },
-      },
-    },
-  });
-
 test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
   run = t.ns('r');
@@ -53,7 +39,7 @@ test.before(async () => {
   ns = await t.createNamespace('scaleadm');
   const r = await t.client.request('PATCH', `/api/v1/namespaces/${ns}`, { raw: JSON.stringify({ metadata: { labels: { 'scaleadm-run': run } } }), contentType: 'application/merge-patch+json' });
   assert.is(r.status, 200, show(r));
-  await serveCRD(t, crd(group));
+  await serveCRD(t, scalerCRD(group));
 });
 
 test.after(async () => {
