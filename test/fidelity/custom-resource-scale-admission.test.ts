@@ -39,7 +39,10 @@ test.before(async () => {
   ns = await t.createNamespace('scaleadm');
   const r = await t.client.request('PATCH', `/api/v1/namespaces/${ns}`, { raw: JSON.stringify({ metadata: { labels: { 'scaleadm-run': run } } }), contentType: 'application/merge-patch+json' });
   assert.is(r.status, 200, show(r));
-  await serveCRD(t, scalerCRD(group));
+  // A second served version (conversion None), for matchPolicy Equivalent.
+  const c = scalerCRD(group);
+  c.spec.versions.push({ ...c.spec.versions[0], name: 'v2', storage: false });
+  await serveCRD(t, c);
 });
 
 test.after(async () => {
@@ -53,7 +56,7 @@ test.after(async () => {
 
 const base = (): string => `/apis/${group}/v1/namespaces/${ns}/scalers`;
 
-function hook(name: string, path: string): Json {
+function hook(name: string, path: string, extra: Json = {}): Json {
   return {
     name: `${name}.scaleadm.example.com`,
     clientConfig: { url: `${wh.url}${path}`, caBundle: wh.caBundle },
@@ -62,13 +65,14 @@ function hook(name: string, path: string): Json {
     admissionReviewVersions: ['v1'],
     namespaceSelector: { matchLabels: { 'scaleadm-run': run } },
     timeoutSeconds: 5,
+    ...extra,
   };
 }
 
-async function configure(type: 'mutating' | 'validating', name: string, path: string): Promise<void> {
+async function configure(type: 'mutating' | 'validating', name: string, path: string, extra: Json = {}): Promise<void> {
   const kind = type === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
   const at = `${AR}/${type}webhookconfigurations`;
-  const r = await t.client.request('POST', at, { body: { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: `${name}-${run}` }, webhooks: [hook(name, path)] } });
+  const r = await t.client.request('POST', at, { body: { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: `${name}-${run}` }, webhooks: [hook(name, path, extra)] } });
   assert.is(r.status, 201, show(r));
   created.push(`${at}/${name}-${run}`);
 }
@@ -169,6 +173,25 @@ test('a validating webhook’s denial of a scale write is the answer; nothing is
   assert.is(r.json.message, 'admission webhook "deny.scaleadm.example.com" denied the request: too many replicas');
   const stored = await t.client.request('GET', `${base()}/s2`);
   assert.equal(stored.json.spec, { replicas: 2, note: 'keep' });
+});
+
+test('matchPolicy Equivalent: a webhook for another version gets that resource and the same Scale', async () => {
+  const o = await createScaler('s3');
+  await configure('validating', 'equiv', '/equiv', { rules: [{ operations: ['UPDATE'], apiGroups: [group], apiVersions: ['v2'], resources: ['scalers/scale'] }], matchPolicy: 'Equivalent' });
+  await active('s3', '/equiv');
+  const before = wh.on('/equiv').length;
+  const r = await t.client.request('PATCH', `${base()}/s3/scale`, { raw: '{"spec":{"replicas":3}}', contentType: 'application/merge-patch+json' });
+  assert.is(r.status, 403, show(r)); // the mutating webhook sets 5, the deny webhook refuses it
+  // Validating webhooks are called in parallel: the denial may answer before this one is received.
+  await eventually('/equiv called', async () => wh.on('/equiv').length > before);
+  const q = wh.on('/equiv')[before].review.request;
+  assert.equal(q.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+  assert.equal(q.resource, { group, version: 'v2', resource: 'scalers' });
+  assert.is(q.subResource, 'scale');
+  assert.equal(q.requestKind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+  assert.equal(q.requestResource, { group, version: 'v1', resource: 'scalers' });
+  assert.equal(q.object, scaleOf(o, 5));
+  assert.equal(q.oldObject, scaleOf(o, 2));
 });
 
 test.run();
