@@ -16,6 +16,8 @@
  *           replicas path away from every manager of the parent and adds none; entries left empty
  *           go, entries of an apiVersion the CRD does not have go. An apply on the scale fails
  *           the same conversion, and is a 500 here too (see `apply`).
+ *   admission  webhooks get autoscaling/v1 Scales (see SubresourceView); the mutating webhooks'
+ *           old Scale carries the parent's owners of the replicas path (ScaleHandler.ToSubresource).
  */
 import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
 import { ApiError, badRequest, failure, internalError } from '../../api/errors.ts';
