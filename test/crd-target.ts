@@ -36,3 +36,18 @@ export function namespacedCRD(group: string, names: { plural: string; singular: 
     spec: { group, scope: 'Namespaced', names, versions: [{ name: 'v1', served: true, storage: true, ...v1 }] },
   };
 }
+
+/** `scalers.<group>` (kind Scaler) with the status and scale subresources at spec/status replicas and status.selector. */
+export const scalerCRD = (group: string) =>
+  namespacedCRD(group, { plural: 'scalers', singular: 'scaler', kind: 'Scaler', listKind: 'ScalerList' }, {
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { replicas: { type: 'integer' }, note: { type: 'string' } } },
+          status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
+        },
+      },
+    },
+  });

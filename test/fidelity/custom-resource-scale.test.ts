@@ -16,31 +16,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
-import { dropCRD, namespacedCRD, serveCRD, show } from '../crd-target.ts';
+import { dropCRD, scalerCRD, serveCRD, show } from '../crd-target.ts';
 
 let t: Target;
 let group: string;
 let ns: string;
 
-const crd = (g: string) =>
-  namespacedCRD(g, { plural: 'scalers', singular: 'scaler', kind: 'Scaler', listKind: 'ScalerList' }, {
-    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-    schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: { type: 'object', properties: { replicas: { type: 'integer' }, note: { type: 'string' } } },
-          status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
-        },
-      },
-    },
-  });
-
 test.before(async () => {
   t = await startTarget({ namespaceDefaults: false });
   group = `${t.ns('scale')}.example.test`;
   ns = await t.createNamespace('scalers');
-  await serveCRD(t, crd(group));
+  await serveCRD(t, scalerCRD(group));
 });
 
 test.after(async () => {

@@ -121,14 +121,15 @@ class Dispatcher {
       // …and before a generateName is turned into a name.
       if (nameIsGenerated(a)) delete copy.metadata.name;
     }
-    const out = sameResource(req, inv.resource) || !this.deps.converter ? copy : this.deps.converter.convert(copy, req, inv.resource);
+    // A view (a scale's Scale) is the same kind in every version of its parent: not converted.
+    const out = sameResource(req, inv.resource) || !this.deps.converter || a.view ? copy : this.deps.converter.convert(copy, req, inv.resource);
     // Sent as Go encodes the versioned object (field order).
     return canonicalObject(out, inv.kind);
   }
 
   fromInvocation(obj: KubeObject, a: AdmissionAttributes, inv: WebhookInvocation): KubeObject {
     const req = requestResource(a);
-    return sameResource(req, inv.resource) || !this.deps.converter ? obj : this.deps.converter.convert(obj, inv.resource, req);
+    return sameResource(req, inv.resource) || !this.deps.converter || a.view ? obj : this.deps.converter.convert(obj, inv.resource, req);
   }
 
   /** ShouldCallHook against the request as it is now (a mutating webhook may have relabelled it). */
@@ -265,7 +266,7 @@ async function callMutating(d: Dispatcher, hook: Webhook, inv: WebhookInvocation
   if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw internalError('the patched object is not an object');
   let decoded: KubeObject;
   try {
-    decoded = decodeRequestBody(patched, { group: inv.kind.group, versions: [inv.kind.version], kind: inv.kind.kind }, 'Ignore').object as KubeObject;
+    decoded = a.view ? a.view.decode(patched) : (decodeRequestBody(patched, { group: inv.kind.group, versions: [inv.kind.version], kind: inv.kind.kind }, 'Ignore').object as KubeObject);
   } catch (e) {
     throw internalError((e as Error).message);
   }

@@ -47,6 +47,11 @@ export function requestResource(a: AdmissionAttributes): GroupVersionResource {
   return { group: a.kind.group, version: a.version ?? a.kind.versions[0], resource: a.kind.resource };
 }
 
+/** The kind of the request's objects: the resource's in the version addressed, or its view's (a scale's Scale). */
+export function requestKind(a: AdmissionAttributes): GroupVersionKind {
+  return a.view ? a.view.kind : { group: a.kind.group, version: a.version ?? a.kind.versions[0], kind: a.kind.kind };
+}
+
 /** rules.Matcher.Matches for one rule and a request addressing `gvr`. */
 export function ruleMatches(rule: RuleWithOperations, a: AdmissionAttributes, gvr: GroupVersionResource): boolean {
   const isNamespace = gvr.group === '' && gvr.version === 'v1' && gvr.resource === 'namespaces';
@@ -111,13 +116,14 @@ export function shouldCallHook(w: Webhook, a: AdmissionAttributes, namespaces: N
   if (obj === false) return null;
   let invocation: WebhookInvocation | null = null;
   if (w.rules.some((r) => ruleMatches(r, a, gvr))) {
-    invocation = { webhook: w, resource: gvr, subresource: a.subresource, kind: { group: a.kind.group, version: gvr.version, kind: a.kind.kind } };
+    invocation = { webhook: w, resource: gvr, subresource: a.subresource, kind: requestKind(a) };
   } else if (w.matchPolicy === 'Equivalent' && equivalents) {
     outer: for (const r of w.rules) {
       for (const eq of equivalents.equivalents(gvr, a.subresource)) {
         if (eq.group === gvr.group && eq.version === gvr.version && eq.resource === gvr.resource) continue;
         if (!ruleMatches(r, a, eq)) continue;
-        const kind = equivalents.kindFor(eq, a.subresource);
+        // A view's kind is the same in every version of its parent (autoscaling/v1 Scale).
+        const kind = a.view ? a.view.kind : equivalents.kindFor(eq, a.subresource);
         if (!kind) throw internalError(`unable to convert to ${eq.group}/${eq.version}, Resource=${eq.resource}: unknown kind`);
         invocation = { webhook: w, resource: eq, subresource: a.subresource, kind };
         break outer;

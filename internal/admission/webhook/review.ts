@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmissionAttributes } from '../chain.ts';
 import type { KubeObject } from '../../api/types.ts';
-import { nameIsGenerated, type WebhookInvocation } from './match.ts';
+import { nameIsGenerated, requestKind, type WebhookInvocation } from './match.ts';
 
 export interface AdmissionResponse {
   allowed: boolean;
@@ -43,7 +43,7 @@ export function createReview(a: AdmissionAttributes, inv: WebhookInvocation, obj
     kind: { group: inv.kind.group, version: inv.kind.version, kind: inv.kind.kind },
     resource: { group: inv.resource.group, version: inv.resource.version, resource: inv.resource.resource },
     ...(inv.subresource ? { subResource: inv.subresource } : {}),
-    requestKind: { group: a.kind.group, version: requestVersion, kind: a.kind.kind },
+    requestKind: requestKind(a),
     requestResource: { group: a.kind.group, version: requestVersion, resource: a.kind.resource },
     ...(a.subresource ? { requestSubResource: a.subresource } : {}),
     ...(a.name && !nameIsGenerated(a) ? { name: a.name } : {}),

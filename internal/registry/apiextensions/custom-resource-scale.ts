@@ -16,8 +16,10 @@
  *           replicas path away from every manager of the parent and adds none; entries left empty
  *           go, entries of an apiVersion the CRD does not have go. An apply on the scale fails
  *           the same conversion, and is a 500 here too (see `apply`).
+ *   admission  webhooks get autoscaling/v1 Scales (see SubresourceView); the mutating webhooks'
+ *           old Scale carries the parent's owners of the replicas path (ScaleHandler.ToSubresource).
  */
-import type { KubeObject } from '../../api/types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
 import { ApiError, badRequest, failure, internalError } from '../../api/errors.ts';
 import { SchemaDecoder, GoDecodeError, type DefinitionLookup } from '../../decode/decode.ts';
 import { generatedSource } from '../../schema/registry.ts';
@@ -27,7 +29,7 @@ import type { OpenApiSchema } from '../../schema/types.ts';
 import { isObj } from '../../gocompat/json.ts';
 import type { ScaleSubresource } from '../../apiextensions/scale.ts';
 import type { SubresourceView, TableConvertor } from '../rest/strategy.ts';
-import { decodeManaged, encodeManaged } from '../generic/managed-fields.ts';
+import { decodeManaged, encodeManaged, type Managed } from '../generic/managed-fields.ts';
 import { NAME_COLUMN, CREATION_TIMESTAMP_DESCRIPTION } from '../rest/table-columns.ts';
 import { humanDuration } from '../rest/human-duration.ts';
 
@@ -124,6 +126,28 @@ function stealReplicas(parent: KubeObject, gvPaths: Map<string, string[] | null>
   else delete parent.metadata.managedFields;
 }
 
+const REPLICAS_IN_SCALE = FieldSet.of([{ field: 'spec' }, { field: 'replicas' }]);
+
+/**
+ * ScaleHandler.ToSubresource: the parent's managers owning its replicas path, as owners of the
+ * Scale's spec.replicas (autoscaling/v1); what a scale write's mutating admission sees on the old
+ * Scale. Undecodable entries give none.
+ */
+function scaleManagedFields(parent: KubeObject, gvPaths: Map<string, string[] | null>): ManagedFieldsEntry[] | undefined {
+  let managed;
+  try {
+    managed = decodeManaged(parent.metadata.managedFields);
+  } catch {
+    return undefined;
+  }
+  const out: Managed = new Map();
+  for (const [id, e] of managed) {
+    const path = gvPaths.get(e.apiVersion);
+    if (path && e.set.has(path.map((field) => ({ field })))) out.set(id, { ...e, apiVersion: 'autoscaling/v1', set: REPLICAS_IN_SCALE });
+  }
+  return encodeManaged(out);
+}
+
 /** The Table of a Scale (kube's scaleTable: Desired, Available, Age). */
 const SCALE_TABLE: TableConvertor = {
   columns: [
@@ -166,7 +190,16 @@ export function customResourceScale(group: string, scaleOfVersion: (version: str
     current(cr) {
       const r = scaleOf(cr, pathsOf(cr));
       if (!r.found) (r.scale as unknown as { spec: { replicas: number } }).spec.replicas = INVALID_SPEC_REPLICAS;
+      const managed = scaleManagedFields(cr, gvPaths);
+      if (managed) r.scale.metadata.managedFields = managed;
       return r.scale;
+    },
+    of(cr) {
+      try {
+        return scaleOf(cr, pathsOf(cr)).scale;
+      } catch (e) {
+        throw internalError((e as Error).message);
+      }
     },
     decode(body) {
       // Whatever does not decode as a Scale (another kind, a field of the wrong type) falls
@@ -180,6 +213,9 @@ export function customResourceScale(group: string, scaleOfVersion: (version: str
         out.kind = 'Scale';
         out.apiVersion = 'autoscaling/v1';
         if (!isObj(out.metadata)) out.metadata = {};
+        // Dropped as kube's field manager drops them when it fails on the Scale (see `fields`),
+        // before mutating admission sees the Scale.
+        delete out.metadata.managedFields;
         return out;
       } catch (e) {
         if (e instanceof GoDecodeError) throw new BodyDecodeError(e.message, NOT_A_SCALE);

@@ -69,7 +69,7 @@ export interface WriteResult {
 }
 
 /** Builds the new object of an update from the current one. */
-export type Mutation = (current: KubeObject) => KubeObject;
+export type Mutation = (current: KubeObject) => KubeObject | Promise<KubeObject>;
 
 /** How one update/patch request reads, changes and guards the object. */
 export interface UpdatePlan {

@@ -182,12 +182,20 @@ export abstract class UpdateStore extends CreateStore {
     const view = sub.view!;
     let preconditionRv: string | undefined;
     let managed: ManagedFieldsEntry[] | undefined;
-    const mutate: Mutation = (current) => {
+    const mutate: Mutation = async (current) => {
       preconditionRv = undefined;
       const wanted = build(view, deepCopy(current));
       const m = wanted.metadata;
       if (m.name && m.name !== name) throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
-      const rv = m.resourceVersion ? objectResourceVersion(m.resourceVersion) : 0;
+      // rest.EnsureObjectNamespaceMatchesRequestNamespace (in Go's field order: after the name).
+      const ns = this.kind.namespaced ? namespace : '';
+      if (m.namespace && ns && m.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (!m.namespace && ns) wanted.metadata = m.name === undefined ? { namespace: ns, ...m } : { name: m.name, namespace: ns, ...m };
+      else if (!ns) delete m.namespace;
+      // Mutating admission sees the view (kube's scaleUpdatedObjectInfo runs the request's
+      // transformers on the Scale): the view asked for, and the view of the stored parent.
+      await this.admission.admit({ ...this.attrs('UPDATE', ctx, namespace, name, wanted, view.current(current), sub.name), view });
+      const rv = wanted.metadata.resourceVersion ? objectResourceVersion(wanted.metadata.resourceVersion) : 0;
       if (rv) preconditionRv = String(rv);
       const next = view.write(wanted, current);
       managed = next.metadata.managedFields;
@@ -244,7 +252,9 @@ export abstract class UpdateStore extends CreateStore {
         }
         throw this.conflictErr(name);
       }
-      const next = mutate(deepCopy(current));
+      const mutated = mutate(deepCopy(current));
+      // Only a view subresource's mutation is asynchronous (it runs admission itself).
+      const next = mutated instanceof Promise ? await mutated : mutated;
       const precondition = wantRv ?? dynamicPrecondition?.();
       if (precondition !== undefined && precondition !== currentRv) throw this.conflictErr(name);
       const now = new Date();
@@ -257,8 +267,9 @@ export abstract class UpdateStore extends CreateStore {
         await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub.name));
         sub.strategy.prepareForUpdate(next, current);
       } else {
-        // The main resource, or a view subresource (scale), which the parent's strategy writes.
-        await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+        // The main resource, or a view subresource (scale), which the parent's strategy writes
+        // (its mutating admission ran on the view, in the mutation).
+        if (!sub?.view) await this.admission.admit(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
         strategy.defaults?.(next);
         // As kube's BeginUpdate: before prepare and validation, undone unless the write is accepted.
         finish = (await this.hooks.beginUpdate?.(next, current, ctx.dryRun)) ?? finishNothing;
@@ -294,7 +305,10 @@ export abstract class UpdateStore extends CreateStore {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     setManagedFields(next, attempt.managedFields);
-    await this.admission.validate(this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
+    const view = sub?.view;
+    // A view subresource is validated as views of the new and the old parent (kube's toScaleUpdateValidation).
+    const viewed = view ? view.of({ ...next, metadata: { ...next.metadata, resourceVersion: currentRv } }) : null;
+    await this.admission.validate(view ? { ...this.attrs('UPDATE', ctx, namespace, name, viewed, view.of(current), sub.name), view } : this.attrs('UPDATE', ctx, namespace, name, next, current, sub?.name));
     const warnings = own ? [] : strategy.warnings?.(next, current) ?? [];
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
     // A value stored with an older encryption provider or key is re-written all the same

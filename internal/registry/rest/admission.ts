@@ -4,7 +4,7 @@
  * (AdmissionChain), so the registry never imports the admission layer.
  */
 import type { KubeObject, UserInfo } from '../../api/types.ts';
-import type { KindDescriptor } from './strategy.ts';
+import type { KindDescriptor, SubresourceView } from './strategy.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -26,6 +26,11 @@ export interface AdmissionAttributes {
   subresource: string;
   namespace: string;
   name: string;
+  /**
+   * A write on a view subresource (a custom resource's scale): `object`/`oldObject` are the view's
+   * objects (kube's admission Kind is the view's, e.g. autoscaling/v1 Scale), decoded by `decode`.
+   */
+  view?: SubresourceView;
   /** The object being written (CREATE/UPDATE); mutating plugins may change it. */
   object: KubeObject | null;
   oldObject: KubeObject | null;

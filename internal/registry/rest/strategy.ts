@@ -223,16 +223,21 @@ export interface SubresourceDescriptor {
  * A subresource whose object is a view of its parent (kube's ScaleREST: autoscaling/v1 Scale of a
  * custom resource). get answers `read(parent)`; update decodes the body (`decode`), patch patches
  * `current(parent)` and decodes the result, then `write` puts it into the stored parent, which is
- * validated and written by the parent's strategy; the answer is `read` of what was written. All
- * functions throw ApiErrors (decode: a BodyDecodeError, whose `why` a patch reports).
+ * validated and written by the parent's strategy; the answer is `read` of what was written.
+ * Admission sees views (AdmissionAttributes.view, kube's admission Kind is the view's): mutating
+ * plugins the view asked for and `current(parent)`, before `write`; validating plugins `of` the
+ * new and the old parent. All functions throw ApiErrors (decode: a BodyDecodeError, whose `why` a
+ * patch reports).
  */
 export interface SubresourceView {
   kind: { group: string; version: string; kind: string };
   table: TableConvertor;
   /** The view of a stored parent, for get and for answers. */
   read(parent: KubeObject): KubeObject;
-  /** The view a patch applies to. */
+  /** The view a patch applies to (and mutating admission's old object). */
   current(parent: KubeObject): KubeObject;
+  /** The view of any parent, unchecked: what validating admission sees of the new and the old parent. */
+  of(parent: KubeObject): KubeObject;
   /** A request body (or a patched view) as the view's Go type. */
   decode(body: unknown): KubeObject;
   /** `parent` (a private copy) with `view` written into it, managedFields included. */
