@@ -57,6 +57,7 @@ export const appsScaleView: SubresourceView = {
   table: SCALE_TABLE,
   read,
   current: read,
+  of: read,
   decode(body) {
     const out = decodeRequestBody(body, { group: SCALE_GVK.group, versions: [SCALE_GVK.version], kind: SCALE_GVK.kind }, 'Ignore').object as KubeObject;
     if (!obj(out.metadata)) out.metadata = {};
