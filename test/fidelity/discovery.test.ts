@@ -29,6 +29,7 @@ const CORE_V1 = [
   { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
   { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
   { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+  { name: 'podtemplates', singularName: '', namespaced: true, kind: 'PodTemplate', verbs: ALL, storageVersionHash: 'LIXB2x4IFpk=' },
   { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ALL, storageVersionHash: 'S6u1pOWzb84=' },
 ];
 

@@ -10,8 +10,9 @@ import { persistentVolumeKind } from './persistentvolume.ts';
 import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
 import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
+import { podTemplateKind } from './podtemplate.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -24,4 +25,5 @@ export const coreKinds: KindDescriptor[] = [
   persistentVolumeClaimKind,
   podKind,
   serviceAccountKind,
+  podTemplateKind,
 ];

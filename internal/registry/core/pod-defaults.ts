@@ -103,7 +103,7 @@ function defaultPodLevel(spec: J): void {
   if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
 }
 
-/** SetDefaults_PodSpec (also used by templates elsewhere in kube; here only Pods). */
+/** SetDefaults_PodSpec (Pods and pod templates). */
 function defaultPodSpec(spec: J): void {
   if (!s(spec.dnsPolicy)) spec.dnsPolicy = 'ClusterFirst';
   if (!s(spec.restartPolicy)) spec.restartPolicy = 'Always';
@@ -128,6 +128,15 @@ export type VolumeDefaulter = (volumes: J[]) => void;
 export function defaultPod(pod: KubeObject, defaultVolumes?: VolumeDefaulter): void {
   const spec = obj(pod.spec) ?? ((pod as J).spec = {});
   defaultPodLevel(spec);
+  defaultPodSpecTree(spec, defaultVolumes);
+}
+
+/**
+ * The defaults a pod template's spec gets inside a workload (SetObjectDefaults_Deployment and the
+ * other apps/v1 kinds): SetDefaults_PodSpec, volumes, containers, overhead — not SetDefaults_Pod
+ * (no requests from limits, no enableServiceLinks), which only Pods run.
+ */
+export function defaultPodSpecTree(spec: J, defaultVolumes?: VolumeDefaulter): void {
   defaultPodSpec(spec);
   if (defaultVolumes) defaultVolumes(list(spec.volumes));
   for (const c of list(spec.initContainers)) defaultContainerTree(c);

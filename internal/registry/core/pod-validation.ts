@@ -419,7 +419,7 @@ function seccompMatch(annotation: string, field: J, p: FieldPath): FieldError | 
 }
 
 /** validateSeccompAnnotationsAndFields (create only). */
-function validateSeccompAnnotationsAndFields(annotations: J, spec: J, p: FieldPath): FieldError[] {
+export function validateSeccompAnnotationsAndFields(annotations: J, spec: J, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const podField = obj(obj(spec.securityContext)?.seccompProfile);
   if (podField && SECCOMP_POD_ANNOTATION in annotations) {
