@@ -26,6 +26,7 @@ const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'up
 /** The core/v1 entries this server serves, exactly as kube-apiserver 1.24 lists them (in its order). */
 const CORE_V1 = [
   { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+  { name: 'limitranges', singularName: '', namespaced: true, kind: 'LimitRange', verbs: ALL, shortNames: ['limits'], storageVersionHash: 'EBKMFVe6cwo=' },
   { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
   { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
   { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },

@@ -11,8 +11,9 @@ import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
 import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
 import { podTemplateKind } from './podtemplate.ts';
+import { limitRangeKind } from './limitrange.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -26,4 +27,5 @@ export const coreKinds: KindDescriptor[] = [
   podKind,
   serviceAccountKind,
   podTemplateKind,
+  limitRangeKind,
 ];
