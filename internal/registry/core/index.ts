@@ -12,8 +12,9 @@ import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
 import { podTemplateKind } from './podtemplate.ts';
 import { limitRangeKind } from './limitrange.ts';
+import { resourceQuotaKind } from './resourcequota.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -28,4 +29,5 @@ export const coreKinds: KindDescriptor[] = [
   serviceAccountKind,
   podTemplateKind,
   limitRangeKind,
+  resourceQuotaKind,
 ];

@@ -25,7 +25,7 @@ const isNative = (name: string): boolean => !name.includes('/') || name.includes
 const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
 const isStandardResource = (name: string): boolean => STANDARD_RESOURCES.has(name) || name.startsWith(HUGEPAGES_PREFIX) || name.startsWith('requests.hugepages-');
 export const isOvercommitAllowed = (name: string): boolean => isNative(name) && !isHugePage(name);
-const isInteger = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtended(name);
+export const isInteger = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtended(name);
 
 /** validateResourceName: a qualified name; without a `/`, a standard resource. */
 export function validateResourceName(name: string, p: FieldPath): FieldError[] {
