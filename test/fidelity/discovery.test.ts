@@ -31,6 +31,8 @@ const CORE_V1 = [
   { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
   { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
   { name: 'podtemplates', singularName: '', namespaced: true, kind: 'PodTemplate', verbs: ALL, storageVersionHash: 'LIXB2x4IFpk=' },
+  { name: 'replicationcontrollers', singularName: '', namespaced: true, kind: 'ReplicationController', verbs: ALL, shortNames: ['rc'], categories: ['all'], storageVersionHash: 'Jond2If31h0=' },
+  { name: 'replicationcontrollers/status', singularName: '', namespaced: true, kind: 'ReplicationController', verbs: ['get', 'patch', 'update'] },
   { name: 'resourcequotas', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ALL, shortNames: ['quota'], storageVersionHash: '8uhSgffRX6w=' },
   { name: 'resourcequotas/status', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ['get', 'patch', 'update'] },
   { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ALL, storageVersionHash: 'S6u1pOWzb84=' },

@@ -13,8 +13,9 @@ import { serviceAccountKind } from './serviceaccount.ts';
 import { podTemplateKind } from './podtemplate.ts';
 import { limitRangeKind } from './limitrange.ts';
 import { resourceQuotaKind } from './resourcequota.ts';
+import { replicationControllerKind } from './replicationcontroller.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -30,4 +31,5 @@ export const coreKinds: KindDescriptor[] = [
   podTemplateKind,
   limitRangeKind,
   resourceQuotaKind,
+  replicationControllerKind,
 ];
