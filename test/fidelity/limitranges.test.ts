@@ -9,44 +9,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
+import { body, invalidStatus, namespacedSuite, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('limitrange');
-  C = `/api/v1/namespaces/${ns}/limitranges`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = namespacedSuite(test, 'limitrange', 'limitranges');
 
 const limitRange = (name: string, limits: unknown[]) => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name }, spec: { limits } });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.t.client.request('POST', S.C, { body: b });
 const q = (value: number, scale: number, s: string, format = 'DecimalSI') =>
   `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"${s}", Format:"${format}"}`;
 
-const invalid = (name: string, causes: Cause[]) => {
-  const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `LimitRange "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
-    reason: 'Invalid',
-    details: { name, kind: 'LimitRange', causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
-    code: 422,
-  };
-};
+const invalid = (name: string, causes: Cause[]) => invalidStatus('LimitRange', name, causes, '');
 
 test('create: a Container item defaulted from max and min, sub-milli rounded up; a Pod item untouched', async () => {
   const r = await post(
@@ -56,9 +29,9 @@ test('create: a Container item defaulted from max and min, sub-milli rounded up;
     ]),
   );
   assert.is(r.status, 201, show(r));
-  const g = await t.client.request('GET', `${C}/ok`);
+  const g = await S.t.client.request('GET', `${S.C}/ok`);
   same(
-    body(g, names),
+    body(g, S.names),
     {
       kind: 'LimitRange',
       apiVersion: 'v1',
@@ -86,7 +59,7 @@ test('create: ValidateLimitRange messages, nothing stored', async () => {
     ]),
   );
   same(
-    body(r, names),
+    body(r, S.names),
     invalid('bad', [
       ['FieldValueInvalid', 'spec.limits[0].min[cpu]', `Invalid value: ${q(2, 0, '2')}: min value 2 is greater than max value 1`],
       ['FieldValueInvalid', 'spec.limits[0].defaultRequest[cpu]', `Invalid value: ${q(1, 0, '1')}: min value 2 is greater than default request value 1`],
@@ -100,12 +73,12 @@ test('create: ValidateLimitRange messages, nothing stored', async () => {
     r,
   );
   const ratio = await post(limitRange('ratio', [{ type: 'Container', min: { cpu: '100m' }, max: { cpu: '1' }, maxLimitRequestRatio: { cpu: '500m' } }]));
-  same(body(ratio, names), invalid('ratio', [['FieldValueInvalid', 'spec.limits[0].maxLimitRequestRatio[cpu]', `Invalid value: ${q(500, -3, '500m')}: ratio 500m is less than 1`]]), 'ratio < 1', ratio);
+  same(body(ratio, S.names), invalid('ratio', [['FieldValueInvalid', 'spec.limits[0].maxLimitRequestRatio[cpu]', `Invalid value: ${q(500, -3, '500m')}: ratio 500m is less than 1`]]), 'ratio < 1', ratio);
   const big = await post(limitRange('big', [{ type: 'Container', min: { cpu: '100m' }, max: { cpu: '1' }, maxLimitRequestRatio: { cpu: '20' } }]));
-  same(body(big, names), invalid('big', [['FieldValueInvalid', 'spec.limits[0].maxLimitRequestRatio[cpu]', `Invalid value: ${q(20, 0, '20')}: ratio 20 is greater than max/min = 10.000000`]]), 'ratio > max/min', big);
+  same(body(big, S.names), invalid('big', [['FieldValueInvalid', 'spec.limits[0].maxLimitRequestRatio[cpu]', `Invalid value: ${q(20, 0, '20')}: ratio 20 is greater than max/min = 10.000000`]]), 'ratio > max/min', big);
   const names2 = await post(limitRange('names', [{ type: 'Container', max: { pods: '1' } }, { type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { bogus: '1' } }]));
   same(
-    body(names2, names),
+    body(names2, S.names),
     invalid('names', [
       ['FieldValueInvalid', 'spec.limits[0].max[pods]', 'Invalid value: "pods": must be a standard resource for containers'],
       // defaulting copied max into default and defaultRequest first
@@ -116,22 +89,22 @@ test('create: ValidateLimitRange messages, nothing stored', async () => {
     'resource names',
     names2,
   );
-  for (const n of ['bad', 'ratio', 'big', 'names']) assert.is((await t.client.request('GET', `${C}/${n}`)).status, 404, `${n}: nothing stored`);
+  for (const n of ['bad', 'ratio', 'big', 'names']) assert.is((await S.t.client.request('GET', `${S.C}/${n}`)).status, 404, `${n}: nothing stored`);
 });
 
 test('PUT creates; delete answers a Status; default Table; short name in discovery; Protobuf', async () => {
-  const c = await t.client.request('PUT', `${C}/put`, { body: limitRange('put', [{ type: 'Pod', max: { cpu: '4' } }]) });
+  const c = await S.t.client.request('PUT', `${S.C}/put`, { body: limitRange('put', [{ type: 'Pod', max: { cpu: '4' } }]) });
   assert.is(c.status, 201, show(c));
-  const tb = await table(t, `${C}/put`);
+  const tb = await table(S.t, `${S.C}/put`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Created At', 'date', '', 0],
   ]);
-  await protobufRoundTrip(t, `${C}/ok`);
-  const d = await t.client.request('DELETE', `${C}/put`);
+  await protobufRoundTrip(S.t, `${S.C}/ok`);
+  const d = await S.t.client.request('DELETE', `${S.C}/put`);
   assert.is(d.status, 200, show(d));
-  same(body(d, names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'put', kind: 'limitranges', uid: '<uid>' } }, 'delete', d);
-  const disc = (await t.client.request('GET', '/api/v1')).json as any;
+  same(body(d, S.names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'put', kind: 'limitranges', uid: '<uid>' } }, 'delete', d);
+  const disc = (await S.t.client.request('GET', '/api/v1')).json as any;
   assert.equal(
     disc.resources.find((x: any) => x.name === 'limitranges'),
     { name: 'limitranges', singularName: '', namespaced: true, kind: 'LimitRange', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['limits'], storageVersionHash: 'EBKMFVe6cwo=' },

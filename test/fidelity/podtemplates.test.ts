@@ -10,25 +10,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
+import { body, invalidStatus, namespacedSuite, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('podtemplate');
-  C = `/api/v1/namespaces/${ns}/podtemplates`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = namespacedSuite(test, 'podtemplate', 'podtemplates');
 
 const podTemplate = (name: string, template: Record<string, unknown>, labels?: Record<string, string>) => ({
   apiVersion: 'v1',
@@ -36,21 +21,9 @@ const podTemplate = (name: string, template: Record<string, unknown>, labels?: R
   metadata: { name, ...(labels ? { labels } : {}) },
   template,
 });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = (b: unknown) => S.t.client.request('POST', S.C, { body: b });
 
-const invalid = (name: string, causes: Cause[]) => {
-  const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `PodTemplate "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
-    reason: 'Invalid',
-    details: { name, kind: 'PodTemplate', causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
-    code: 422,
-  };
-};
+const invalid = (name: string, causes: Cause[]) => invalidStatus('PodTemplate', name, causes, '');
 
 const defaultedContainer = (name: string, image: string, pull: string) => ({
   image,
@@ -64,9 +37,9 @@ const defaultedContainer = (name: string, image: string, pull: string) => ({
 test('create: PodSpec defaults on the template (no Pod-level ones), generation 1, template metadata with creationTimestamp null', async () => {
   const r = await post(podTemplate('full', { metadata: { labels: { b: '2', a: '1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }, { name: 'd', image: 'busybox:1' }] } }));
   assert.is(r.status, 201, show(r));
-  const g = await t.client.request('GET', `${C}/full`);
+  const g = await S.t.client.request('GET', `${S.C}/full`);
   same(
-    body(g, names),
+    body(g, S.names),
     {
       kind: 'PodTemplate',
       apiVersion: 'v1',
@@ -88,13 +61,13 @@ test('create: PodSpec defaults on the template (no Pod-level ones), generation 1
   );
   const e = await post(podTemplate('empty', {}));
   assert.is(e.status, 422, show(e));
-  same(body(e, names), invalid('empty', [['FieldValueRequired', 'template.spec.containers', 'Required value']]), 'empty template', e);
+  same(body(e, S.names), invalid('empty', [['FieldValueRequired', 'template.spec.containers', 'Required value']]), 'empty template', e);
 });
 
 test('create: ValidatePodTemplateSpec rejections under template, nothing stored', async () => {
   const r = await post(podTemplate('bad', { metadata: { labels: { '-x': '1' } }, spec: { restartPolicy: 'Sometimes', containers: [], ephemeralContainers: [{ name: 'e', image: 'x' }] } }));
   same(
-    body(r, names),
+    body(r, S.names),
     invalid('bad', [
       [
         'FieldValueInvalid',
@@ -108,28 +81,28 @@ test('create: ValidatePodTemplateSpec rejections under template, nothing stored'
     'invalid template',
     r,
   );
-  assert.is((await t.client.request('GET', `${C}/bad`)).status, 404, 'nothing stored');
+  assert.is((await S.t.client.request('GET', `${S.C}/bad`)).status, 404, 'nothing stored');
 });
 
 test('update: generation bumps only on a template change; an invalid template is refused', async () => {
   const c = await post(podTemplate('gen', { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } }));
   assert.is(c.status, 201, show(c));
-  const merge = (b: unknown) => t.client.request('PATCH', `${C}/gen`, { body: b, contentType: 'application/merge-patch+json' });
+  const merge = (b: unknown) => S.t.client.request('PATCH', `${S.C}/gen`, { body: b, contentType: 'application/merge-patch+json' });
   const l = await merge({ metadata: { labels: { x: 'y' }, generation: 7 } });
   assert.is(l.status, 200, show(l));
   assert.is((l.json as any).metadata.generation, 1, 'a label change keeps generation');
   const u = await merge({ template: { metadata: { labels: { app: 'a' } } } });
   assert.is(u.status, 200, show(u));
   assert.is((u.json as any).metadata.generation, 2, 'a template change bumps it');
-  const bad = await t.client.request('PATCH', `${C}/gen`, {
+  const bad = await S.t.client.request('PATCH', `${S.C}/gen`, {
     body: [{ op: 'replace', path: '/template/spec/containers/0/image', value: '' }],
     contentType: 'application/json-patch+json',
   });
-  same(body(bad, names), invalid('gen', [['FieldValueRequired', 'template.spec.containers[0].image', 'Required value']]), 'invalid update', bad);
+  same(body(bad, S.names), invalid('gen', [['FieldValueRequired', 'template.spec.containers[0].image', 'Required value']]), 'invalid update', bad);
 });
 
 test('Table as printPodTemplate; delete returns the object; the e2e lifecycle (label patch, list by label, deletecollection)', async () => {
-  const tb = await table(t, `${C}/full`);
+  const tb = await table(S.t, `${S.C}/full`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Containers', 'string', '', 0],
@@ -137,22 +110,22 @@ test('Table as printPodTemplate; delete returns the object; the e2e lifecycle (l
     ['Pod Labels', 'string', '', 0],
   ]);
   assert.equal(tb.rows, [['full', 'c,d', 'nginx,busybox:1', 'a=1,b=2']]);
-  assert.equal((await table(t, `${C}/gen`)).rows, [['gen', 'c', 'nginx:1', 'app=a']]);
+  assert.equal((await table(S.t, `${S.C}/gen`)).rows, [['gen', 'c', 'nginx:1', 'app=a']]);
   for (const n of ['e2e-a', 'e2e-b']) assert.is((await post(podTemplate(n, { spec: { containers: [{ name: 'n', image: 'nginx' }] } }, { 'podtemplate-static': 'true' }))).status, 201);
-  const l = await t.client.request('GET', `${C}?labelSelector=podtemplate-static%3Dtrue`);
+  const l = await S.t.client.request('GET', `${S.C}?labelSelector=podtemplate-static%3Dtrue`);
   assert.equal((l.json as any).items.map((i: any) => i.metadata.name), ['e2e-a', 'e2e-b'], show(l));
   assert.is((l.json as any).kind, 'PodTemplateList');
-  const dc = await t.client.request('DELETE', `${C}?labelSelector=podtemplate-static%3Dtrue`);
+  const dc = await S.t.client.request('DELETE', `${S.C}?labelSelector=podtemplate-static%3Dtrue`);
   assert.is(dc.status, 200, show(dc));
-  assert.is((await t.client.request('GET', `${C}?labelSelector=podtemplate-static%3Dtrue`)).json.items.length, 0);
-  const d = await t.client.request('DELETE', `${C}/gen`);
+  assert.is((await S.t.client.request('GET', `${S.C}?labelSelector=podtemplate-static%3Dtrue`)).json.items.length, 0);
+  const d = await S.t.client.request('DELETE', `${S.C}/gen`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'PodTemplate', show(d));
   assert.is((d.json as any).metadata.name, 'gen');
 });
 
 test('Protobuf round trip', async () => {
-  await protobufRoundTrip(t, `${C}/full`);
+  await protobufRoundTrip(S.t, `${S.C}/full`);
 });
 
 test.run();

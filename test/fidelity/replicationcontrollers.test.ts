@@ -11,51 +11,24 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
+import { body, invalidStatus, namespacedSuite, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
-
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('rc');
-  C = `/api/v1/namespaces/${ns}/replicationcontrollers`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
+const S = namespacedSuite(test, 'rc', 'replicationcontrollers');
 
 const rc = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'ReplicationController', metadata: { name }, spec });
 const template = (labels: Record<string, string>, spec: Record<string, unknown> = {}) => ({ metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec } });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
-const merge = (path: string, b: unknown) => t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
+const post = (b: unknown) => S.t.client.request('POST', S.C, { body: b });
+const merge = (path: string, b: unknown) => S.t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
 
-const invalid = (name: string, causes: Cause[]) => {
-  const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `ReplicationController "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
-    reason: 'Invalid',
-    details: { name, kind: 'ReplicationController', causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
-    code: 422,
-  };
-};
+const invalid = (name: string, causes: Cause[]) => invalidStatus('ReplicationController', name, causes, '');
 
 test('create: selector, labels and replicas from the template; status {replicas: 0}; generation 1', async () => {
   const r = await post(rc('rc1', { template: template({ app: 'a' }), status: { replicas: 5 } }));
   assert.is(r.status, 201, show(r));
-  const g = await t.client.request('GET', `${C}/rc1`);
+  const g = await S.t.client.request('GET', `${S.C}/rc1`);
   same(
-    body(g, names),
+    body(g, S.names),
     {
       kind: 'ReplicationController',
       apiVersion: 'v1',
@@ -85,7 +58,7 @@ test('create: selector, labels and replicas from the template; status {replicas:
 test('create: ValidateReplicationController messages, nothing stored', async () => {
   const r = await post(rc('bad', { replicas: -1, minReadySeconds: -2, selector: { app: 'b' }, template: template({ app: 'a' }, { restartPolicy: 'Never', activeDeadlineSeconds: 5 }) }));
   same(
-    body(r, names),
+    body(r, S.names),
     invalid('bad', [
       ['FieldValueInvalid', 'spec.minReadySeconds', 'Invalid value: -2: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0'],
@@ -98,7 +71,7 @@ test('create: ValidateReplicationController messages, nothing stored', async () 
   );
   const nt = await post(rc('nt', {}));
   same(
-    body(nt, names),
+    body(nt, S.names),
     invalid('nt', [
       ['FieldValueRequired', 'spec.selector', 'Required value'],
       ['FieldValueRequired', 'spec.template', 'Required value'],
@@ -106,19 +79,19 @@ test('create: ValidateReplicationController messages, nothing stored', async () 
     'no template',
     nt,
   );
-  for (const n of ['bad', 'nt']) assert.is((await t.client.request('GET', `${C}/${n}`)).status, 404, `${n}: nothing stored`);
+  for (const n of ['bad', 'nt']) assert.is((await S.t.client.request('GET', `${S.C}/${n}`)).status, 404, `${n}: nothing stored`);
 });
 
 test('update: status kept, generation on spec change, spec errors listed twice; /status writes status only', async () => {
-  const l = await merge(`${C}/rc1`, { metadata: { labels: { x: 'y' } }, status: { replicas: 3 } });
+  const l = await merge(`${S.C}/rc1`, { metadata: { labels: { x: 'y' } }, status: { replicas: 3 } });
   assert.is(l.status, 200, show(l));
   assert.is((l.json as any).metadata.generation, 1, 'metadata change: same generation');
   assert.equal((l.json as any).status, { replicas: 0 }, 'status kept');
-  const u = await merge(`${C}/rc1`, { spec: { replicas: 3 } });
+  const u = await merge(`${S.C}/rc1`, { spec: { replicas: 3 } });
   assert.is((u.json as any).metadata.generation, 2, show(u));
-  const bad = await merge(`${C}/rc1`, { spec: { replicas: -1 } });
+  const bad = await merge(`${S.C}/rc1`, { spec: { replicas: -1 } });
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalid('rc1', [
       ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0'],
       ['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0'],
@@ -126,20 +99,20 @@ test('update: status kept, generation on spec change, spec errors listed twice; 
     'update errors twice',
     bad,
   );
-  const st = await merge(`${C}/rc1/status`, { spec: { replicas: 9 }, status: { replicas: 3, readyReplicas: 2, availableReplicas: 1 } });
+  const st = await merge(`${S.C}/rc1/status`, { spec: { replicas: 9 }, status: { replicas: 3, readyReplicas: 2, availableReplicas: 1 } });
   assert.is(st.status, 200, show(st));
   assert.equal((st.json as any).status, { replicas: 3, readyReplicas: 2, availableReplicas: 1 });
   assert.is((st.json as any).spec.replicas, 3, '/status keeps spec');
-  const sbad = await merge(`${C}/rc1/status`, { status: { replicas: 1, readyReplicas: 2, availableReplicas: 1 } });
-  same(body(sbad, names), invalid('rc1', [['FieldValueInvalid', 'status.readyReplicas', 'Invalid value: 2: cannot be greater than status.replicas']]), 'status validated', sbad);
+  const sbad = await merge(`${S.C}/rc1/status`, { status: { replicas: 1, readyReplicas: 2, availableReplicas: 1 } });
+  same(body(sbad, S.names), invalid('rc1', [['FieldValueInvalid', 'status.readyReplicas', 'Invalid value: 2: cannot be greater than status.replicas']]), 'status validated', sbad);
 });
 
 test('status.replicas field selector; Table as printReplicationController; Protobuf', async () => {
-  const sel = await t.client.request('GET', `${C}?fieldSelector=status.replicas%3D3`);
+  const sel = await S.t.client.request('GET', `${S.C}?fieldSelector=status.replicas%3D3`);
   assert.equal((sel.json as any).items.map((i: any) => i.metadata.name), ['rc1'], show(sel));
-  const none = await t.client.request('GET', `${C}?fieldSelector=status.replicas%3D0`);
+  const none = await S.t.client.request('GET', `${S.C}?fieldSelector=status.replicas%3D0`);
   assert.equal((none.json as any).items, [], show(none));
-  const tb = await table(t, `${C}/rc1`);
+  const tb = await table(S.t, `${S.C}/rc1`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Desired', 'integer', '', 0],
@@ -152,13 +125,13 @@ test('status.replicas field selector; Table as printReplicationController; Proto
   ]);
   assert.is(tb.descriptions[1], 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller');
   assert.equal(tb.rows, [['rc1', 3, 3, 2, 'c', 'nginx', 'app=a']]);
-  await protobufRoundTrip(t, `${C}/rc1`);
+  await protobufRoundTrip(S.t, `${S.C}/rc1`);
 });
 
 test('delete: v1 orphans by default (the orphan finalizer), a Status-less answer of the object', async () => {
   const c = await post(rc('del', { template: template({ app: 'd' }) }));
   assert.is(c.status, 201, show(c));
-  const d = await t.client.request('DELETE', `${C}/del`);
+  const d = await S.t.client.request('DELETE', `${S.C}/del`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'ReplicationController', show(d));
   assert.equal((d.json as any).metadata.finalizers, ['orphan'], show(d));
