@@ -66,6 +66,12 @@ export const SPECS: Spec[] = [
     why: 'Table Accept on a POST to authorization.k8s.io/v1 selfsubjectaccessreviews must be 406 (kinds without metadata cannot be tables)',
   },
   // --- common/node/lease.go
+  // --- common/node/podtemplates.go
+  { name: '[sig-node] PodTemplates should run the lifecycle of PodTemplates [Conformance]', file: 'common/node/podtemplates.go', why: 'podtemplates: create, get, patch labels, list by label, delete' },
+  { name: '[sig-node] PodTemplates should delete a collection of pod templates [Conformance]', file: 'common/node/podtemplates.go', why: 'podtemplates: create several, list by label, deletecollection' },
+  { name: '[sig-node] PodTemplates should replace a pod template [Conformance]', file: 'common/node/podtemplates.go', why: 'podtemplates: create, update (replace) the template, get' },
+  // --- apimachinery/resource_quota.go
+  { name: '[sig-api-machinery] ResourceQuota should be able to update and delete ResourceQuota. [Conformance]', file: 'apimachinery/resource_quota.go', why: 'resourcequotas: create, get, update spec.hard, delete (no quota controller needed)' },
   { name: '[sig-node] Lease lease API should be available [Conformance]', file: 'common/node/lease.go', why: 'leases: create, get, update, strategic merge patch, list, deletecollection by label, delete, all-namespaces list' },
   // --- apimachinery/custom_resource_definition.go, crd_watch.go, crd_publish_openapi.go, discovery.go (issue 26)
   { name: '[sig-api-machinery] CustomResourceDefinition resources [Privileged:ClusterAdmin] Simple CustomResourceDefinition creating/deleting custom resource definition objects works  [Conformance]', file: 'apimachinery/custom_resource_definition.go', why: 'CRD create, wait Established, delete' },

@@ -26,9 +26,15 @@ const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'up
 /** The core/v1 entries this server serves, exactly as kube-apiserver 1.24 lists them (in its order). */
 const CORE_V1 = [
   { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+  { name: 'limitranges', singularName: '', namespaced: true, kind: 'LimitRange', verbs: ALL, shortNames: ['limits'], storageVersionHash: 'EBKMFVe6cwo=' },
   { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
   { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
   { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+  { name: 'podtemplates', singularName: '', namespaced: true, kind: 'PodTemplate', verbs: ALL, storageVersionHash: 'LIXB2x4IFpk=' },
+  { name: 'replicationcontrollers', singularName: '', namespaced: true, kind: 'ReplicationController', verbs: ALL, shortNames: ['rc'], categories: ['all'], storageVersionHash: 'Jond2If31h0=' },
+  { name: 'replicationcontrollers/status', singularName: '', namespaced: true, kind: 'ReplicationController', verbs: ['get', 'patch', 'update'] },
+  { name: 'resourcequotas', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ALL, shortNames: ['quota'], storageVersionHash: '8uhSgffRX6w=' },
+  { name: 'resourcequotas/status', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ['get', 'patch', 'update'] },
   { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ALL, storageVersionHash: 'S6u1pOWzb84=' },
 ];
 

@@ -5,7 +5,7 @@
  */
 import * as assert from 'uvu/assert';
 import { Agent, request as undiciRequest } from 'undici';
-import { normalize, readKubeconfig, type Target } from '../target.ts';
+import { normalize, readKubeconfig, startTarget, type Target } from '../target.ts';
 import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/protobuf.ts';
 import { canonicalObject } from '../../internal/decode/body.ts';
 import { show } from '../assertions.ts';
@@ -38,7 +38,8 @@ export type Cause = [reason: string, field: string, message: string];
 
 /**
  * kube's 422 Invalid body (NewInvalid: the message lists distinct errors once, causes all).
- * `group` defaults to storage.k8s.io; other groups' suites pass theirs.
+ * `group` defaults to storage.k8s.io; other groups' suites pass theirs ('' for core: no group
+ * in the message or the details).
  */
 export function invalidStatus(kind: string, name: string, causes: Cause[], group = GROUP): any {
   const full = [...new Set(causes.map(([, f, m]) => `${f}: ${m}`))];
@@ -47,11 +48,30 @@ export function invalidStatus(kind: string, name: string, causes: Cause[], group
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: `${kind}.${group} "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
+    message: `${group ? `${kind}.${group}` : kind} "${name}" is invalid: ${full.length === 1 ? full[0] : `[${full.join(', ')}]`}`,
     reason: 'Invalid',
-    details: { name, group, kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
+    details: { name, ...(group ? { group } : {}), kind, causes: causes.map(([reason, field, message]) => ({ reason, message, field })) },
     code: 422,
   };
+}
+
+/**
+ * A core/v1 kind's suite: a target and a fresh namespace (`prefix`-…) before the tests, both
+ * gone after; `C` is the kind's collection in it, `names` the placeholders `body` takes.
+ */
+export function namespacedSuite(suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, prefix: string, resource: string) {
+  const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string> };
+  suite.before(async () => {
+    s.t = await startTarget();
+    s.ns = await s.t.createNamespace(prefix);
+    s.C = `/api/v1/namespaces/${s.ns}/${resource}`;
+    s.names = { [s.ns]: '<ns>' };
+  });
+  suite.after(async () => {
+    await s.t.client.request('DELETE', `/api/v1/namespaces/${s.ns}`);
+    await s.t.close();
+  });
+  return s;
 }
 
 /** Deep equality with the whole response in the failure message. */

@@ -10,8 +10,12 @@ import { persistentVolumeKind } from './persistentvolume.ts';
 import { persistentVolumeClaimKind } from './persistentvolumeclaim.ts';
 import { podKind } from './pod.ts';
 import { serviceAccountKind } from './serviceaccount.ts';
+import { podTemplateKind } from './podtemplate.ts';
+import { limitRangeKind } from './limitrange.ts';
+import { resourceQuotaKind } from './resourcequota.ts';
+import { replicationControllerKind } from './replicationcontroller.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -24,4 +28,8 @@ export const coreKinds: KindDescriptor[] = [
   persistentVolumeClaimKind,
   podKind,
   serviceAccountKind,
+  podTemplateKind,
+  limitRangeKind,
+  resourceQuotaKind,
+  replicationControllerKind,
 ];

@@ -24,11 +24,18 @@ const isHugePage = (name: string): boolean => name.startsWith(HUGEPAGES_PREFIX);
 const isNative = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
 const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
 const isStandardResource = (name: string): boolean => STANDARD_RESOURCES.has(name) || name.startsWith(HUGEPAGES_PREFIX) || name.startsWith('requests.hugepages-');
-const isOvercommitAllowed = (name: string): boolean => isNative(name) && !isHugePage(name);
-const isInteger = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtended(name);
+export const isOvercommitAllowed = (name: string): boolean => isNative(name) && !isHugePage(name);
+export const isInteger = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtended(name);
+
+/** validateResourceName: a qualified name; without a `/`, a standard resource. */
+export function validateResourceName(name: string, p: FieldPath): FieldError[] {
+  const errs = isQualifiedName(name).map((m) => invalid(p, name, m));
+  if (errs.length === 0 && !name.includes('/') && !isStandardResource(name)) errs.push(invalid(p, name, 'must be a standard resource type or fully qualified'));
+  return errs;
+}
 
 /** validateResourceName + validateContainerResourceName. */
-function validateContainerResourceName(name: string, p: FieldPath): FieldError[] {
+export function validateContainerResourceName(name: string, p: FieldPath): FieldError[] {
   const errs = isQualifiedName(name).map((m) => invalid(p, name, m));
   if (errs.length) return errs;
   if (!name.includes('/')) {
