@@ -143,6 +143,26 @@ test('/apis/coordination.k8s.io: v1 only (v1beta1 removed in 1.22: 404), leases 
   }
 });
 
+/** kube 1.24's networking.k8s.io/v1 entries, byte for byte (`kubectl get --raw /apis/networking.k8s.io/v1`). */
+const NETWORKING_V1: Record<string, string> = {
+  ingressclasses:
+    '{"name":"ingressclasses","singularName":"","namespaced":false,"kind":"IngressClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"l/iqIbDgFyQ="}',
+};
+
+test('/apis/networking.k8s.io: v1 only (v1beta1 removed in 1.22: 404); each served resource byte for byte as kube lists it', async () => {
+  const r = await t.client.request('GET', '/apis/networking.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  const entries = (r.json as any).resources.map((e: any) => JSON.stringify(e));
+  for (const [name, want] of Object.entries(NETWORKING_V1)) assert.ok(entries.includes(want), `${name}: ${r.text}`);
+  const g = await t.client.request('GET', '/apis/networking.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"networking.k8s.io","versions":[{"groupVersion":"networking.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"networking.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/networking.k8s.io/v1beta1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

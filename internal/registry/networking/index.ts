@@ -1,0 +1,7 @@
+/** The networking.k8s.io group's kinds (v1; 1.22 removed v1beta1). */
+import type { KindDescriptor } from '../rest/strategy.ts';
+import { ingressClassKind } from './ingressclass.ts';
+
+export { ingressClassKind };
+
+export const networkingKinds: KindDescriptor[] = [ingressClassKind];
