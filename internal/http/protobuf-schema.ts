@@ -91,6 +91,7 @@ const INLINE: [string, string][] = [
   [C + 'Volume', 'volumeSource'],
   [C + 'Probe', 'handler'],
   [C + 'EphemeralContainer', 'ephemeralContainerCommon'],
+  ['k8s.io.api.networking.v1.IngressRule', 'ingressRuleValue'],
   ...['SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map(
     (m): [string, string] => [C + m, 'localObjectReference'],
   ),

@@ -147,6 +147,9 @@ test('/apis/coordination.k8s.io: v1 only (v1beta1 removed in 1.22: 404), leases 
 const NETWORKING_V1: Record<string, string> = {
   ingressclasses:
     '{"name":"ingressclasses","singularName":"","namespaced":false,"kind":"IngressClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"l/iqIbDgFyQ="}',
+  ingresses:
+    '{"name":"ingresses","singularName":"","namespaced":true,"kind":"Ingress","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["ing"],"storageVersionHash":"39NQlfNR+bo="}',
+  'ingresses/status': '{"name":"ingresses/status","singularName":"","namespaced":true,"kind":"Ingress","verbs":["get","patch","update"]}',
 };
 
 test('/apis/networking.k8s.io: v1 only (v1beta1 removed in 1.22: 404); each served resource byte for byte as kube lists it', async () => {

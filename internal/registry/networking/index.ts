@@ -1,7 +1,8 @@
 /** The networking.k8s.io group's kinds (v1; 1.22 removed v1beta1). */
 import type { KindDescriptor } from '../rest/strategy.ts';
 import { ingressClassKind } from './ingressclass.ts';
+import { ingressKind } from './ingress.ts';
 
-export { ingressClassKind };
+export { ingressClassKind, ingressKind };
 
-export const networkingKinds: KindDescriptor[] = [ingressClassKind];
+export const networkingKinds: KindDescriptor[] = [ingressClassKind, ingressKind];

@@ -40,7 +40,7 @@ export function isDomainPrefixedPath(path: FieldPath, value: string): FieldError
 }
 
 /** validateIngressTypedLocalObjectReference: apiGroup a subdomain, kind and name path segments. */
-function validateTypedReference(params: Record<string, unknown>, p: FieldPath): FieldError[] {
+export function validateTypedReference(params: Record<string, unknown>, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (typeof params.apiGroup === 'string') for (const m of isDNS1123Subdomain(params.apiGroup)) errs.push(invalid(p.child('apiGroup'), params.apiGroup, m));
   for (const f of ['kind', 'name'] as const) {

@@ -359,6 +359,11 @@ export interface KindDescriptor {
    * cleanup finalizer has no `/`, and custom resources).
    */
   apimachineryFinalizers?: boolean;
+  /**
+   * The group validation's 422 names, when kube's scheme registers the internal kind under another
+   * group first (Ingress: `Ingress.extensions "x" is invalid`). Default: the kind's group.
+   */
+  invalidGroup?: string;
   /** Kinds whose PUT/PATCH bump metadata.generation on spec change. */
   hasGeneration?: boolean;
   /** Bootstrap objects the server creates at first start (e.g. the system namespaces). */
