@@ -2,7 +2,8 @@
 import type { KindDescriptor } from '../rest/strategy.ts';
 import { ingressClassKind } from './ingressclass.ts';
 import { ingressKind } from './ingress.ts';
+import { networkPolicyKind } from './networkpolicy.ts';
 
-export { ingressClassKind, ingressKind };
+export { ingressClassKind, ingressKind, networkPolicyKind };
 
-export const networkingKinds: KindDescriptor[] = [ingressClassKind, ingressKind];
+export const networkingKinds: KindDescriptor[] = [ingressClassKind, ingressKind, networkPolicyKind];
