@@ -168,6 +168,23 @@ test('/apis/networking.k8s.io: v1 only (v1beta1 removed in 1.22: 404); v1 byte f
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/scheduling.k8s.io: v1 only (v1beta1 removed in 1.22: 404), priorityclasses byte for byte as kube lists them', async () => {
+  const r = await t.client.request('GET', '/apis/scheduling.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  assert.is(
+    r.text.trim(),
+    '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"scheduling.k8s.io/v1","resources":[' +
+      '{"name":"priorityclasses","singularName":"","namespaced":false,"kind":"PriorityClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["pc"],"storageVersionHash":"1QwjyaZjj3Y="}]}',
+  );
+  const g = await t.client.request('GET', '/apis/scheduling.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"scheduling.k8s.io","versions":[{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/scheduling.k8s.io/v1beta1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

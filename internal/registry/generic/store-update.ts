@@ -275,7 +275,7 @@ export abstract class UpdateStore extends CreateStore {
     this.validateUpdate(next, current, sub?.strategy);
     const own = sub?.strategy;
     if (!own) strategy.canonicalize?.(next);
-    if (this.kind.hasGeneration && !own && !jsonEqual(specOf(next), specOf(current))) {
+    if (this.kind.hasGeneration === true && !own && !jsonEqual(specOf(next), specOf(current))) {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     setManagedFields(next, attempt.managedFields);
