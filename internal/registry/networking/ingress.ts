@@ -13,6 +13,7 @@ import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '.
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { isObj } from '../../gocompat/json.ts';
+import { str, arr, obj, specOf } from './helpers.ts';
 import { validateTypedReference } from './ingressclass.ts';
 
 const ANNOTATION_INGRESS_CLASS = 'kubernetes.io/ingress.class';
@@ -20,10 +21,6 @@ const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const obj = (v: unknown): Record<string, unknown> => (isObj(v) ? v : {});
-const specOf = (o: KubeObject): Record<string, unknown> => obj(o.spec);
 
 interface Options {
   /** spec.tls[*].secretName values that are not Secret names are kept (an old object had one). */

@@ -12,14 +12,13 @@ import { isDNS1123Subdomain, nameIsPathSegment, regexError, validateNamespaceNam
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { isObj } from '../../gocompat/json.ts';
+import { str, specOf } from './helpers.ts';
 
 const MAX_LEN_CONTROLLER = 250;
 const SCOPES = ['Cluster', 'Namespace'];
 const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 const HTTP_PATH = new RegExp(`^${HTTP_PATH_FMT}$`);
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const specOf = (o: KubeObject): Record<string, unknown> => (isObj(o.spec) ? o.spec : {});
 
 /** SetDefaults_IngressClass: parameters without a scope are Cluster-scoped. */
 export function defaultIngressClass(o: KubeObject): void {

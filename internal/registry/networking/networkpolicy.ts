@@ -12,15 +12,12 @@ import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '.
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { isObj } from '../../gocompat/json.ts';
+import { str, arr, obj, specOf } from './helpers.ts';
 import { goQuote } from '../../gocompat/quote.ts';
 
 const POLICY_TYPES = ['Ingress', 'Egress'];
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const obj = (v: unknown): Record<string, unknown> => (isObj(v) ? v : {});
-const specOf = (o: KubeObject): Record<string, unknown> => obj(o.spec);
 
 /** Every port of every ingress and egress rule. */
 const allPorts = (s: Record<string, unknown>): Record<string, unknown>[] =>
