@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
+import type { HttpResult } from '../harness.ts';
 import { body, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'networking.k8s.io';
@@ -169,6 +170,43 @@ test('list, watch, delete (a Status); Table as printIngress; Protobuf', async ()
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status', show(d));
   assert.equal(await watchEvents(t, C, rv, 'metadata.name=tbl'), [['DELETED', 'tbl']]);
+});
+
+/**
+ * kube's plugin reads IngressClasses from an informer, which sees a new class a moment later: create
+ * the Ingress (deleting it again) until `done` or five seconds.
+ */
+async function createUntil(name: string, done: (r: HttpResult) => boolean): Promise<HttpResult> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const r = await post(ing(name, { defaultBackend: backend() }));
+    if (done(r) || Date.now() > deadline) return r;
+    if (r.status === 201) await t.client.request('DELETE', `${C}/${name}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+test('DefaultIngressClass: a create without a class takes the default one; two defaults refuse it', async () => {
+  const run = ns.split('-').pop()!;
+  const IC = `/apis/${GROUP}/v1/ingressclasses`;
+  const cls = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'IngressClass', metadata: { name, annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'example.com/ingress' } });
+  const [a, b] = [`wtst-def-a-${run}`, `wtst-def-b-${run}`];
+  try {
+    assert.is((await t.client.request('POST', IC, { body: cls(a) })).status, 201);
+    const one = await createUntil('dflt', (r) => r.status === 201 && (r.json as any).spec.ingressClassName !== undefined);
+    assert.is(one.status, 201, show(one));
+    assert.is((one.json as any).spec.ingressClassName, a);
+    const annotated = await post(ing('annotated', { defaultBackend: backend() }, { annotations: { 'kubernetes.io/ingress.class': 'x' } }));
+    assert.is((annotated.json as any).spec.ingressClassName, undefined, show(annotated));
+    assert.is((await t.client.request('POST', IC, { body: cls(b) })).status, 201);
+    const two = await createUntil('two', (r) => r.status !== 201);
+    assert.is(two.status, 403, show(two));
+    assert.is((two.json as any).message, 'ingresses.networking.k8s.io "two" is forbidden: Internal error occurred: 2 default IngressClasses were found, only 1 allowed');
+    const named = await post(ing('named', { ingressClassName: 'mine', defaultBackend: backend() }));
+    assert.is(named.status, 201, show(named));
+  } finally {
+    for (const n of [a, b]) await t.client.request('DELETE', `${IC}/${n}`);
+  }
 });
 
 test.run();
