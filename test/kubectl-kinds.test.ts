@@ -1,7 +1,8 @@
 /**
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
- * CSIDriver, CSINode and CSIStorageCapacity (and coordination.k8s.io Lease), `create -f`, `get` (default and `-o wide` columns),
+ * CSIDriver, CSINode and CSIStorageCapacity (and Lease, IngressClass, Ingress, NetworkPolicy,
+ * PriorityClass, RuntimeClass), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -127,10 +128,38 @@ const CASES: KindCase[] = [
     kind: 'Lease', resource: 'lease', namespaced: true, spec: true,
     object: (name) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: `holder-of-${name}`, leaseDurationSeconds: 15, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:10.500000Z', leaseTransitions: 2 } }),
   },
+  {
+    kind: 'IngressClass', resource: 'ingressclass', namespaced: false, spec: true,
+    object: (name) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name }, spec: { controller: 'example.com/ingress-controller', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external-lb' } } }),
+  },
+  {
+    kind: 'Ingress', resource: 'ingress', namespaced: true, spec: true,
+    object: (name) => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name },
+      spec: { ingressClassName: 'nginx', rules: [{ host: 'foo.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { resource: { apiGroup: 'k8s.example.com', kind: 'StorageBucket', name: 'static-assets' } } }] } }], tls: [{ hosts: ['foo.example.com'], secretName: 'foo-tls' }] },
+    }),
+  },
+  {
+    kind: 'NetworkPolicy', resource: 'networkpolicy', namespaced: true, spec: true,
+    object: (name) => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name },
+      spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }, { namespaceSelector: { matchLabels: { team: 'a' } } }], ports: [{ port: 80 }, { port: 'https', protocol: 'TCP' }] }], egress: [{ ports: [{ port: 53, protocol: 'UDP' }] }] },
+    }),
+  },
+  {
+    kind: 'PriorityClass', resource: 'priorityclass', namespaced: false, spec: false,
+    object: (name) => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value: 1000, description: 'batch work', preemptionPolicy: 'Never' }),
+  },
+  {
+    kind: 'RuntimeClass', resource: 'runtimeclass', namespaced: false, spec: false,
+    object: (name) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler: 'runc', overhead: { podFixed: { cpu: '100m' } }, scheduling: { nodeSelector: { 'kubernetes.io/os': 'linux' } } }),
+  },
 ];
 
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
 const RFC1123ish = /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}/g;
+/** Go's time.Time String() (describe of a NetworkPolicy: `Created on: 2026-01-01 00:00:00 +0000 UTC`). */
+const GO_TIME = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4} UTC/g;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 let target: Target;
@@ -149,6 +178,7 @@ function normalize(s: string): string {
     .replace(/kube-api-access-[a-z0-9]{5}/g, 'kube-api-access-xxxxx')
     .replace(RFC3339, '<time>')
     .replace(RFC1123ish, '<time>')
+    .replace(GO_TIME, '<time>')
     .replace(UUID, '<uid>')
     .replace(/(Resource Version:\s+)\d+/g, '$1<rv>')
     .replace(/("?resourceVersion"?:\s*"?)\d+/g, '$1<rv>');
@@ -285,5 +315,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc' }[c.kind]!;
 }

@@ -25,7 +25,7 @@ export function namespaceLifecycle(storage: Storage): MutatingPlugin & Validatin
     },
     validate(a: AdmissionAttributes) {
       if (a.operation === 'DELETE' && a.kind.undeletable?.includes(a.name) && !a.subresource) {
-        throw forbidden({ group: a.kind.group, resource: a.kind.resource }, a.name, 'this namespace may not be deleted');
+        throw forbidden({ group: a.kind.group, resource: a.kind.resource }, a.name, a.kind.undeletableReason ?? 'this namespace may not be deleted');
       }
     },
   };

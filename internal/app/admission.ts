@@ -16,6 +16,7 @@ import { mutatingWebhooks, validatingWebhooks, type WebhookObservation } from '.
 import { kindConverter } from '../admission/webhook/equivalents.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
+import { defaultIngressClass } from '../admission/default-ingress-class.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
@@ -24,11 +25,13 @@ import type { ApiMetrics } from '../metrics/api-metrics.ts';
 export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[]) {
   const lifecycle = namespaceLifecycle(storage);
   const serviceAccount = serviceAccountAdmission(storage);
+  const priority = priorityAdmission(storage);
+  const runtimeClass = runtimeClassAdmission(storage);
   const webhookSource = new WebhookSource();
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priorityAdmission, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClassAdmission, mutatingWebhooks(webhookDeps)],
-    [lifecycle, serviceAccount, persistentVolumeClaimResize(storage), runtimeClassAdmission, validatingWebhooks(webhookDeps)],
+    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
+    [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps)],
   );
   return { admission, webhookSource };
 }

@@ -38,9 +38,11 @@ const definitionOfMessage = (message: string): string => `io.${message.replace(/
 
 /**
  * JSON names that differ from the protobuf field names (every other field has the same name in
- * both): JSONSchemaProps' `$schema`, `$ref` and `x-kubernetes-*` extensions.
+ * both): JSONSchemaProps' `$schema`, `$ref` and `x-kubernetes-*` extensions, and the Go field
+ * APIGroup of IngressClassParametersReference (go-to-protobuf names it `aPIGroup`).
  */
 const JSON_NAMES = new Map<string, Map<string, string>>([
+  ['k8s.io.api.networking.v1.IngressClassParametersReference', new Map([['aPIGroup', 'apiGroup']])],
   [
     APIEXT + 'JSONSchemaProps',
     new Map([
@@ -89,6 +91,7 @@ const INLINE: [string, string][] = [
   [C + 'Volume', 'volumeSource'],
   [C + 'Probe', 'handler'],
   [C + 'EphemeralContainer', 'ephemeralContainerCommon'],
+  ['k8s.io.api.networking.v1.IngressRule', 'ingressRuleValue'],
   ...['SecretProjection', 'ConfigMapVolumeSource', 'ConfigMapProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource'].map(
     (m): [string, string] => [C + m, 'localObjectReference'],
   ),

@@ -11,7 +11,10 @@ import { authenticationKinds } from './authentication/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
+import { networkingKinds } from './networking/index.ts';
+import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
+import { nodeKinds } from './node/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...coordinationKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];

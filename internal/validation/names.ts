@@ -130,6 +130,19 @@ export function isDNS1123Subdomain(value: string): string[] {
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const dns1035LabelErrMsg =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const wildcardDNS1123SubdomainFmt = `\\*\\.${dns1123SubdomainFmt}`;
+const wildcardDNS1123SubdomainErrMsg =
+  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
+const wildcardDNS1123SubdomainRe = new RegExp(`^${wildcardDNS1123SubdomainFmt}$`);
+
+/** IsWildcardDNS1123Subdomain: `*.` then a DNS subdomain (e.g. `*.example.com`). */
+export function isWildcardDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!wildcardDNS1123SubdomainRe.test(value)) errs.push(regexError(wildcardDNS1123SubdomainErrMsg, wildcardDNS1123SubdomainFmt, '*.example.com'));
+  return errs;
+}
+
 export const DNS1035_LABEL_MAX_LENGTH = 63;
 const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
 

@@ -180,6 +180,67 @@ test('/apis/apps: v1 only (v1beta1/v1beta2 removed in 1.16: 404), the workloads 
   }
 });
 
+/** kube 1.24's networking.k8s.io/v1 entries, byte for byte (`kubectl get --raw /apis/networking.k8s.io/v1`). */
+const NETWORKING_V1: Record<string, string> = {
+  ingressclasses:
+    '{"name":"ingressclasses","singularName":"","namespaced":false,"kind":"IngressClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"l/iqIbDgFyQ="}',
+  ingresses:
+    '{"name":"ingresses","singularName":"","namespaced":true,"kind":"Ingress","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["ing"],"storageVersionHash":"39NQlfNR+bo="}',
+  'ingresses/status': '{"name":"ingresses/status","singularName":"","namespaced":true,"kind":"Ingress","verbs":["get","patch","update"]}',
+  networkpolicies:
+    '{"name":"networkpolicies","singularName":"","namespaced":true,"kind":"NetworkPolicy","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["netpol"],"storageVersionHash":"YpfwF18m1G8="}',
+  'networkpolicies/status': '{"name":"networkpolicies/status","singularName":"","namespaced":true,"kind":"NetworkPolicy","verbs":["get","patch","update"]}',
+};
+
+test('/apis/networking.k8s.io: v1 only (v1beta1 removed in 1.22: 404); v1 byte for byte as kube lists it', async () => {
+  const r = await t.client.request('GET', '/apis/networking.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  assert.is(r.text.trim(), `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"networking.k8s.io/v1","resources":[${Object.values(NETWORKING_V1).join(',')}]}`);
+  const g = await t.client.request('GET', '/apis/networking.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"networking.k8s.io","versions":[{"groupVersion":"networking.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"networking.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/networking.k8s.io/v1beta1');
+  assert.is(gone.status, 404, show(gone));
+});
+
+test('/apis/scheduling.k8s.io: v1 only (v1beta1 removed in 1.22: 404), priorityclasses byte for byte as kube lists them', async () => {
+  const r = await t.client.request('GET', '/apis/scheduling.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  assert.is(
+    r.text.trim(),
+    '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"scheduling.k8s.io/v1","resources":[' +
+      '{"name":"priorityclasses","singularName":"","namespaced":false,"kind":"PriorityClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["pc"],"storageVersionHash":"1QwjyaZjj3Y="}]}',
+  );
+  const g = await t.client.request('GET', '/apis/scheduling.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"scheduling.k8s.io","versions":[{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/scheduling.k8s.io/v1beta1');
+  assert.is(gone.status, 404, show(gone));
+});
+
+test('/apis/node.k8s.io: v1 (preferred) and v1beta1 (same storage version hash), byte for byte as kube lists them', async () => {
+  for (const v of ['v1', 'v1beta1']) {
+    const r = await t.client.request('GET', `/apis/node.k8s.io/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(
+      r.text.trim(),
+      `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"node.k8s.io/${v}","resources":[` +
+        '{"name":"runtimeclasses","singularName":"","namespaced":false,"kind":"RuntimeClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"WQTu1GL3T2Q="}]}',
+    );
+  }
+  const g = await t.client.request('GET', '/apis/node.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"node.k8s.io","versions":[{"groupVersion":"node.k8s.io/v1","version":"v1"},{"groupVersion":"node.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"node.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/node.k8s.io/v1alpha1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

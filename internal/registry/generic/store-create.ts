@@ -128,7 +128,7 @@ export abstract class CreateStore extends StoreBase {
       ...this.kind.strategy.validate(obj),
     ];
     // kube names the stored kind in 422s (a view's errors read `Event "x"`, not `Event.events.k8s.io`).
-    if (errs.length) throw invalid(this.kind.kind, this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.kind.invalidGroup ?? this.codec.group, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
   /**

@@ -301,7 +301,7 @@ export abstract class UpdateStore extends CreateStore {
     this.validateUpdate(next, current, sub?.strategy);
     const own = sub?.strategy;
     if (!own) strategy.canonicalize?.(next);
-    if (this.kind.hasGeneration && !own && !jsonEqual(specOf(next), specOf(current))) {
+    if (this.kind.hasGeneration === true && !own && !jsonEqual(specOf(next), specOf(current))) {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     setManagedFields(next, attempt.managedFields);
@@ -334,7 +334,7 @@ export abstract class UpdateStore extends CreateStore {
   protected validateUpdate(next: KubeObject, current: KubeObject, sub: StatusStrategy | undefined): void {
     const errs: FieldError[] = [...validateObjectMetaUpdate(next.metadata, current.metadata, undefined, { kubeFinalizers: !this.kind.apimachineryFinalizers })];
     errs.push(...(sub ? sub.validateUpdate(next, current) : this.kind.strategy.validateUpdate(next, current)));
-    if (errs.length) throw invalid(this.kind.kind, this.codec.group, next.metadata.name ?? '', errs);
+    if (errs.length) throw invalid(this.kind.kind, this.kind.invalidGroup ?? this.codec.group, next.metadata.name ?? '', errs);
   }
 
   /** Fields clients cannot change through update: identity, timestamps, deletion state. */

@@ -379,12 +379,22 @@ export interface KindDescriptor {
    * cleanup finalizer has no `/`, and custom resources).
    */
   apimachineryFinalizers?: boolean;
-  /** Kinds whose PUT/PATCH bump metadata.generation on spec change. */
-  hasGeneration?: boolean;
+  /**
+   * The group validation's 422 names, when kube's scheme registers the internal kind under another
+   * group first (Ingress: `Ingress.extensions "x" is invalid`). Default: the kind's group.
+   */
+  invalidGroup?: string;
+  /**
+   * Kinds whose PUT/PATCH bump metadata.generation on spec change; 'create': generation 1 on
+   * create, never bumped (PriorityClass, whose strategy sets it in PrepareForCreate only).
+   */
+  hasGeneration?: boolean | 'create';
   /** Bootstrap objects the server creates at first start (e.g. the system namespaces). */
   bootstrap?: KubeObject[];
   /** Names that can never be deleted (e.g. namespace `default`). */
   undeletable?: string[];
+  /** The 403's reason for them (default: the Namespace's `this namespace may not be deleted`). */
+  undeletableReason?: string;
   /** Serve another kind's stored objects through a conversion (see StorageView). */
   storedAs?: StorageView;
   /**
