@@ -8,7 +8,6 @@
 import type { KubeObject } from '../../api/types.ts';
 import type { StatusStrategy } from '../rest/strategy.ts';
 import { type FieldError, FieldPath, GoValue, invalid, required } from '../../api/field-errors.ts';
-import { IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { type LabelSelector, type LabelSelectorObject, labelSelectorFromObject } from '../../selectors/label-selector.ts';
 import { defaultPodTemplateSpec, dropDisabledTemplateFields, layoutContainerCells, readOnlyPersistentDisks, templateRestartRules, validatePodTemplateSpec } from '../core/podtemplate.ts';
@@ -17,11 +16,11 @@ import { goLabelSelector, goStringMap } from '../storage/helpers.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 
 export { type J, list, obj, s };
+export { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from '../core/replicas.ts';
+import { nonNegative, num, statusOf } from '../core/replicas.ts';
 export { formatLabels, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from '../core/podtemplate.ts';
 
 export const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
-export const statusOf = (o: KubeObject): J => obj(o.status) ?? {};
-export const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
 /** The spec.template.spec defaults every apps/v1 workload runs (no SetDefaults_Pod). */
 export function defaultTemplate(spec: J): void {
@@ -35,12 +34,6 @@ export function defaultTemplate(spec: J): void {
 export function dropDisabledSpecTemplateFields(spec: J, oldSpec?: J): void {
   dropDisabledTemplateFields(obj(spec.template) ?? (spec.template = {}), oldSpec ? (obj(oldSpec.template) ?? {}) : undefined);
 }
-
-/** ValidateNonnegativeField. */
-export const nonNegative = (v: unknown, p: FieldPath): FieldError[] => (num(v) < 0 ? [invalid(p, num(v), IS_NEGATIVE_ERROR_MSG)] : []);
-
-/** ValidateNonnegativeField on each of a status's `fields` (absent: 0), under `status`. */
-export const nonNegativeStatus = (o: KubeObject, fields: string[]): FieldError[] => fields.flatMap((f) => nonNegative(statusOf(o)[f], new FieldPath('status').child(f)));
 
 /** A workload's `/status` strategy: spec is the stored one (`keep`: what else, e.g. a Deployment's labels). */
 export function statusKeepingSpec(validateUpdate: StatusStrategy['validateUpdate'], keep?: (o: KubeObject, old: KubeObject) => void): StatusStrategy {
@@ -142,15 +135,6 @@ export function collisionCountDecremented(next: KubeObject, old: KubeObject): Fi
   const has = (v: unknown): v is number => typeof v === 'number';
   if (!has(o) || (has(n) && n >= o)) return [];
   return [invalid(new FieldPath('status').child('collisionCount'), has(n) ? n : 0, 'cannot be decremented')];
-}
-
-/** Status counters that must not exceed status.replicas (and available ≤ ready where checked). */
-export function replicaCounterErrors(status: J, p: FieldPath, counters: string[], availableVsReady: boolean): FieldError[] {
-  const errs: FieldError[] = [];
-  const msg = 'cannot be greater than status.replicas';
-  for (const c of counters) if (num(status[c]) > num(status.replicas)) errs.push(invalid(p.child(c), num(status[c]), msg));
-  if (availableVsReady && num(status.availableReplicas) > num(status.readyReplicas)) errs.push(invalid(p.child('availableReplicas'), num(status.availableReplicas), 'cannot be greater than readyReplicas'));
-  return errs;
 }
 
 /** layoutContainerCells of spec.template's containers. */

@@ -10,18 +10,16 @@
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, invalid, required } from '../../api/field-errors.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
-import { IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 import { goStringMap } from '../storage/helpers.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
 import { defaultPodTemplateSpec, dropDisabledTemplateFields, formatLabels, layoutContainerCells, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from './podtemplate.ts';
 import { type J, list, obj, s } from './pod-util.ts';
+import { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from './replicas.ts';
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.core.v1.${type}`]?.[field] ?? '';
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
-const statusOf = (o: KubeObject): J => obj(o.status) ?? {};
 
 /** SetObjectDefaults_ReplicationController. */
 function defaultReplicationController(o: KubeObject): void {
@@ -35,8 +33,6 @@ function defaultReplicationController(o: KubeObject): void {
   if (typeof spec.replicas !== 'number') spec.replicas = 1;
   if (template) defaultPodTemplateSpec(template);
 }
-
-const nonNegative = (v: unknown, p: FieldPath): FieldError[] => (num(v) < 0 ? [invalid(p, num(v), IS_NEGATIVE_ERROR_MSG)] : []);
 
 const matches = (selector: J, labels: J): boolean => Object.entries(selector).every(([k, v]) => k in labels && s(labels[k]) === s(v));
 
@@ -70,13 +66,10 @@ function validateSpec(o: KubeObject): FieldError[] {
 
 /** ValidateReplicationControllerStatus. */
 function validateStatus(o: KubeObject): FieldError[] {
-  const st = statusOf(o);
-  const p = new FieldPath('status');
-  const errs = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'].flatMap((f) => nonNegative(st[f], p.child(f)));
-  const msg = 'cannot be greater than status.replicas';
-  for (const f of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (num(st[f]) > num(st.replicas)) errs.push(invalid(p.child(f), num(st[f]), msg));
-  if (num(st.availableReplicas) > num(st.readyReplicas)) errs.push(invalid(p.child('availableReplicas'), num(st.availableReplicas), 'cannot be greater than readyReplicas'));
-  return errs;
+  return [
+    ...nonNegativeStatus(o, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']),
+    ...replicaCounterErrors(statusOf(o), new FieldPath('status'), ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], true),
+  ];
 }
 
 const dropTemplateFields = (o: KubeObject, old?: KubeObject): void => {
