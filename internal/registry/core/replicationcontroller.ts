@@ -16,6 +16,7 @@ import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-co
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
 import { defaultPodTemplateSpec, dropDisabledTemplateFields, formatLabels, layoutContainerCells, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from './podtemplate.ts';
 import { type J, list, obj, s } from './pod-util.ts';
+import { scaleSubresource, scaleView, setSelectorText } from './scale.ts';
 import { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from './replicas.ts';
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.core.v1.${type}`]?.[field] ?? '';
@@ -135,7 +136,7 @@ export const replicationControllerKind: KindDescriptor = {
   shortNames: ['rc'],
   categories: ['all'],
   strategy: replicationControllerStrategy,
-  subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy }],
+  subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy }, scaleSubresource(scaleView((o) => setSelectorText(specOf(o).selector), 'autoscaling'))],
   table: replicationControllerTable,
   fieldSelectors: { 'status.replicas': (o) => String(num(statusOf(o).replicas)) },
   deleteReturns: 'Status',
