@@ -373,7 +373,7 @@ export class ResourceHandlers {
     return {
       served: { ...served, kind: { ...served.kind, table: view.table } },
       answer: (b) => Buffer.from(JSON.stringify(view.read(parseObject(b)))),
-      notFound: own ? (name) => notFound({ group: served.kind.group, resource: own(served.kind.resource) }, name) : undefined,
+      notFound: own ? (name) => notFound(own({ group: served.kind.group, resource: served.kind.resource }), name) : undefined,
     };
   }
 

@@ -3,7 +3,8 @@
  * defaulted from the template, the template's PodSpec defaults, status reset on create and kept
  * on update, generation bumped on spec changes, `/status` keeping spec, ValidateReplicationController's
  * messages (each spec error twice on update, as kube), the `status.replicas` field selector,
- * v1 deletes orphaning by default, the Table (printReplicationController), Protobuf.
+ * v1 deletes orphaning by default, the Table (printReplicationController), Protobuf, `/scale`
+ * (autoscaling/v1 Scale, the selector as labels.SelectorFromSet's text) and its discovery entry.
  * No controller runs here: nothing creates Pods.
  *
  *   node --import tsx test/run.ts test/fidelity/replicationcontrollers.test.ts
@@ -135,6 +136,39 @@ test('delete: v1 orphans by default (the orphan finalizer), a Status-less answer
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'ReplicationController', show(d));
   assert.equal((d.json as any).metadata.finalizers, ['orphan'], show(d));
+});
+
+test('/scale: autoscaling/v1 Scale get, update, merge patch, ValidateScale, stale resourceVersion; the RC follows; discovery', async () => {
+  const c = await post(rc('sc', { replicas: 2, selector: { tier: 'x', app: 's' }, template: template({ app: 's', tier: 'x' }) }));
+  assert.is(c.status, 201, show(c));
+  const scale = (replicas: number | undefined) => ({
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: 'sc', namespace: '<ns>', uid: '<uid>', resourceVersion: '<rv>', creationTimestamp: '<time>' },
+    spec: replicas ? { replicas } : {},
+    status: { replicas: 0, selector: 'app=s,tier=x' },
+  });
+  const g = await S.t.client.request('GET', `${S.C}/sc/scale`);
+  same(body(g, S.names), scale(2), 'get scale', g);
+  const cur = g.json as any;
+  const u = await S.t.client.request('PUT', `${S.C}/sc/scale`, { body: { ...cur, spec: { replicas: 3 } } });
+  same(body(u, S.names), scale(3), 'put scale', u);
+  const r = await S.t.client.request('GET', `${S.C}/sc`);
+  assert.is((r.json as any).spec.replicas, 3, show(r));
+  assert.is((r.json as any).metadata.generation, 2, 'a scale bumps generation');
+  const p = await merge(`${S.C}/sc/scale`, { spec: { replicas: 0 } });
+  same(body(p, S.names), scale(undefined), 'patch to 0', p);
+  const neg = await merge(`${S.C}/sc/scale`, { spec: { replicas: -1 } });
+  same(body(neg, S.names), invalidStatus('Scale', 'sc', [['FieldValueInvalid', 'spec.replicas', 'Invalid value: -1: must be greater than or equal to 0']], 'autoscaling'), 'negative', neg);
+  const stale = await S.t.client.request('PUT', `${S.C}/sc/scale`, { body: { ...cur, spec: { replicas: 4 } } });
+  assert.is(stale.status, 409, show(stale));
+  assert.is((stale.json as any).message, 'Operation cannot be fulfilled on replicationcontrollers "sc": the object has been modified; please apply your changes to the latest version and try again');
+  const missing = await S.t.client.request('GET', `${S.C}/nope/scale`);
+  assert.is(missing.status, 404, show(missing));
+  assert.is((missing.json as any).message, 'replicationcontrollers/scale.autoscaling "nope" not found');
+  const disc = await S.t.client.request('GET', '/api/v1');
+  const entry = (disc.json as any).resources.find((x: any) => x.name === 'replicationcontrollers/scale');
+  assert.equal(entry, { name: 'replicationcontrollers/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] }, show(disc));
 });
 
 test.run();

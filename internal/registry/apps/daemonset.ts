@@ -17,13 +17,13 @@ import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { GO_POINTER } from '../storage/helpers.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 import {
-  IMAGES_COLUMN_DESCRIPTION,
-  NAMES_COLUMN_DESCRIPTION,
   type J,
   collisionCountDecremented,
   containerCells,
+  formatLabels,
+  templateContainerColumns,
   defaultTemplate,
-  dropDisabledTemplateFields,
+  dropDisabledSpecTemplateFields,
   formatLabelSelector,
   goIntOrString,
   goSelector,
@@ -142,10 +142,10 @@ export const daemonSetStrategy: Strategy = {
   prepareForCreate(o) {
     o.status = {};
     setTemplateGeneration(o, Math.max(templateGeneration(o), 1));
-    dropDisabledTemplateFields(specOf(o));
+    dropDisabledSpecTemplateFields(specOf(o));
   },
   prepareForUpdate(o, old) {
-    dropDisabledTemplateFields(specOf(o), obj(old.spec));
+    dropDisabledSpecTemplateFields(specOf(o), obj(old.spec));
     o.status = structuredClone(old.status);
     const oldGeneration = templateGeneration(old);
     // The stored generation, one more when the template changed (the store bumps metadata.generation on any spec change).
@@ -157,13 +157,6 @@ export const daemonSetStrategy: Strategy = {
 
 /** daemonSetStatusStrategy: spec is the stored one (its templateGeneration, the annotation, included). */
 const daemonSetStatusStrategy = statusKeepingSpec(validateDaemonSetStatus, (o, old) => setTemplateGeneration(o, templateGeneration(old)));
-
-/** labels.FormatLabels: sorted k=v pairs, `<none>` when empty. */
-function formatLabels(m: unknown): string {
-  const o = obj(m) ?? {};
-  const keys = Object.keys(o).sort();
-  return keys.length ? keys.map((k) => `${k}=${s(o[k])}`).join(',') : '<none>';
-}
 
 const more = 'More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/';
 
@@ -183,8 +176,7 @@ export const daemonSetTable: TableConvertor = {
       priority: 0,
     },
     AGE_COLUMN,
-    { name: 'Containers', type: 'string', description: NAMES_COLUMN_DESCRIPTION, priority: 1 },
-    { name: 'Images', type: 'string', description: IMAGES_COLUMN_DESCRIPTION, priority: 1 },
+    ...templateContainerColumns(1),
     {
       name: 'Selector',
       type: 'string',

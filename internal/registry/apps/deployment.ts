@@ -13,13 +13,12 @@ import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-co
 import { semanticEqual } from '../../gocompat/equal.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
-  IMAGES_COLUMN_DESCRIPTION,
-  NAMES_COLUMN_DESCRIPTION,
   type J,
   collisionCountDecremented,
   containerCells,
+  templateContainerColumns,
   defaultTemplate,
-  dropDisabledTemplateFields,
+  dropDisabledSpecTemplateFields,
   goIntOrString,
   goSelector,
   immutableSelector,
@@ -112,11 +111,11 @@ export const deploymentStrategy: Strategy = {
   defaults: defaultDeployment,
   prepareForCreate(o) {
     o.status = {};
-    dropDisabledTemplateFields(specOf(o));
+    dropDisabledSpecTemplateFields(specOf(o));
   },
   prepareForUpdate(o, old) {
     o.status = structuredClone(old.status);
-    dropDisabledTemplateFields(specOf(o), obj(old.spec));
+    dropDisabledSpecTemplateFields(specOf(o), obj(old.spec));
     // The store bumps generation on a spec change; a Deployment's annotations count too.
     if (!semanticEqual(o.metadata.annotations ?? null, old.metadata.annotations ?? null)) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
   },
@@ -141,8 +140,7 @@ export const deploymentTable: TableConvertor = {
     { name: 'Up-to-date', type: 'string', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', priority: 0 },
     { name: 'Available', type: 'string', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', priority: 0 },
     AGE_COLUMN,
-    { name: 'Containers', type: 'string', description: NAMES_COLUMN_DESCRIPTION, priority: 1 },
-    { name: 'Images', type: 'string', description: IMAGES_COLUMN_DESCRIPTION, priority: 1 },
+    ...templateContainerColumns(1),
     { name: 'Selector', type: 'string', description: 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.', priority: 1 },
   ],
   cells(o) {

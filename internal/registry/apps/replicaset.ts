@@ -12,11 +12,10 @@ import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
-  IMAGES_COLUMN_DESCRIPTION,
-  NAMES_COLUMN_DESCRIPTION,
   containerCells,
+  templateContainerColumns,
   defaultTemplate,
-  dropDisabledTemplateFields,
+  dropDisabledSpecTemplateFields,
   formatLabelSelector,
   goSelector,
   immutableSelector,
@@ -68,11 +67,11 @@ export const replicaSetStrategy: Strategy = {
   defaults: defaultReplicaSet,
   prepareForCreate(o) {
     o.status = { replicas: 0 };
-    dropDisabledTemplateFields(specOf(o));
+    dropDisabledSpecTemplateFields(specOf(o));
   },
   prepareForUpdate(o, old) {
     o.status = structuredClone(old.status);
-    dropDisabledTemplateFields(specOf(o), obj(old.spec));
+    dropDisabledSpecTemplateFields(specOf(o), obj(old.spec));
   },
   validate: validateReplicaSetSpec,
   validateUpdate: (o, old) => [...validateReplicaSetSpec(o), ...validateReplicaSetSpec(o), ...immutableSelector(o, old)],
@@ -95,8 +94,7 @@ export const replicaSetTable: TableConvertor = {
     { name: 'Current', type: 'integer', description: 'Replicas is the most recently oberved number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller', priority: 0 },
     { name: 'Ready', type: 'integer', description: 'The number of ready replicas for this replica set.', priority: 0 },
     AGE_COLUMN,
-    { name: 'Containers', type: 'string', description: NAMES_COLUMN_DESCRIPTION, priority: 1 },
-    { name: 'Images', type: 'string', description: IMAGES_COLUMN_DESCRIPTION, priority: 1 },
+    ...templateContainerColumns(1),
     {
       name: 'Selector',
       type: 'string',

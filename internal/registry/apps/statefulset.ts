@@ -19,13 +19,12 @@ import { GO_POINTER } from '../storage/helpers.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 import { appsScaleSubresource } from './scale.ts';
 import {
-  IMAGES_COLUMN_DESCRIPTION,
-  NAMES_COLUMN_DESCRIPTION,
   type J,
   collisionCountDecremented,
   containerCells,
+  templateContainerColumns,
   defaultTemplate,
-  dropDisabledTemplateFields,
+  dropDisabledSpecTemplateFields,
   goSelector,
   list,
   nonNegative,
@@ -166,12 +165,12 @@ export const statefulSetStrategy: Strategy = {
   prepareForCreate(o) {
     o.status = {};
     dropDisabledFields(specOf(o));
-    dropDisabledTemplateFields(specOf(o));
+    dropDisabledSpecTemplateFields(specOf(o));
   },
   prepareForUpdate(o, old) {
     o.status = structuredClone(old.status);
     dropDisabledFields(specOf(o), obj(old.spec));
-    dropDisabledTemplateFields(specOf(o), obj(old.spec));
+    dropDisabledSpecTemplateFields(specOf(o), obj(old.spec));
   },
   validate: validateStatefulSetSpec,
   validateUpdate: (o, old) => [...validateStatefulSetSpec(o), ...validateStatefulSetUpdate(o, old)],
@@ -194,8 +193,7 @@ export const statefulSetTable: TableConvertor = {
     NAME_COLUMN,
     { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', priority: 0 },
     AGE_COLUMN,
-    { name: 'Containers', type: 'string', description: NAMES_COLUMN_DESCRIPTION, priority: 1 },
-    { name: 'Images', type: 'string', description: IMAGES_COLUMN_DESCRIPTION, priority: 1 },
+    ...templateContainerColumns(1),
   ],
   cells(o) {
     const [names, images] = containerCells(o);

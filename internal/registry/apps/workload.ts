@@ -7,44 +7,33 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { StatusStrategy } from '../rest/strategy.ts';
-import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
-import { IS_NEGATIVE_ERROR_MSG, validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
+import { type FieldError, FieldPath, GoValue, invalid, required } from '../../api/field-errors.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { type LabelSelector, type LabelSelectorObject, labelSelectorFromObject } from '../../selectors/label-selector.ts';
-import { defaultPodSpecTree } from '../core/pod-defaults.ts';
-import { defaultVolumes } from '../core/volumes/index.ts';
-import { dropDisabledPodFields } from '../core/pod.ts';
-import { DEFAULT_POD_VALIDATION_OPTIONS, podVolumes, validatePodAnnotations, validatePodSpec, validateSeccompAnnotationsAndFields } from '../core/pod-validation.ts';
+import { defaultPodTemplateSpec, dropDisabledTemplateFields, layoutContainerCells, readOnlyPersistentDisks, templateRestartRules, validatePodTemplateSpec } from '../core/podtemplate.ts';
 import { type J, list, obj, s } from '../core/pod-util.ts';
 import { goLabelSelector, goStringMap } from '../storage/helpers.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 
 export { type J, list, obj, s };
+export { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from '../core/replicas.ts';
+import { nonNegative, num, statusOf } from '../core/replicas.ts';
+export { formatLabels, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from '../core/podtemplate.ts';
 
 export const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
-export const statusOf = (o: KubeObject): J => obj(o.status) ?? {};
-export const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
 /** The spec.template.spec defaults every apps/v1 workload runs (no SetDefaults_Pod). */
 export function defaultTemplate(spec: J): void {
-  const template = obj(spec.template) ?? (spec.template = {});
-  defaultPodSpecTree(obj(template.spec) ?? (template.spec = {}), defaultVolumes);
+  defaultPodTemplateSpec(obj(spec.template) ?? (spec.template = {}));
 }
 
-/** pod.DropDisabledTemplateFields: the Pod's gated-field drops, on the template. */
-export function dropDisabledTemplateFields(spec: J, oldSpec?: J): void {
-  const asPod = (s: J | undefined): KubeObject | undefined => (s ? ({ metadata: {}, spec: obj(obj(s.template)?.spec) ?? {} } as unknown as KubeObject) : undefined);
-  const pod = asPod(spec)!;
-  dropDisabledPodFields(pod, asPod(oldSpec));
-  const template = obj(spec.template) ?? (spec.template = {});
-  template.spec = pod.spec;
+/**
+ * pod.DropDisabledTemplateFields(&spec.Template, &oldSpec.Template): an apps/v1 template is a
+ * struct, not a pointer, so an update's old template is never nil (an absent one is empty).
+ */
+export function dropDisabledSpecTemplateFields(spec: J, oldSpec?: J): void {
+  dropDisabledTemplateFields(obj(spec.template) ?? (spec.template = {}), oldSpec ? (obj(oldSpec.template) ?? {}) : undefined);
 }
-
-/** ValidateNonnegativeField. */
-export const nonNegative = (v: unknown, p: FieldPath): FieldError[] => (num(v) < 0 ? [invalid(p, num(v), IS_NEGATIVE_ERROR_MSG)] : []);
-
-/** ValidateNonnegativeField on each of a status's `fields` (absent: 0), under `status`. */
-export const nonNegativeStatus = (o: KubeObject, fields: string[]): FieldError[] => fields.flatMap((f) => nonNegative(statusOf(o)[f], new FieldPath('status').child(f)));
 
 /** A workload's `/status` strategy: spec is the stored one (`keep`: what else, e.g. a Deployment's labels). */
 export function statusKeepingSpec(validateUpdate: StatusStrategy['validateUpdate'], keep?: (o: KubeObject, old: KubeObject) => void): StatusStrategy {
@@ -120,41 +109,6 @@ export function selectorMatchErrors(selector: LabelSelector, template: J, p: Fie
   return [invalid(p.child('metadata').child('labels'), new GoValue(goStringMap(labels)), '`selector` does not match template `labels`')];
 }
 
-/** apivalidation.ValidatePodTemplateSpec. */
-export function validatePodTemplateSpec(template: J, p: FieldPath): FieldError[] {
-  const meta = obj(template.metadata) ?? {};
-  const spec = obj(template.spec) ?? {};
-  const annotations = obj(meta.annotations) ?? {};
-  const opts = DEFAULT_POD_VALIDATION_OPTIONS;
-  const errs = [
-    ...validateLabels(meta.labels, p.child('labels')),
-    ...validateAnnotations(meta.annotations, p.child('annotations')),
-    ...validatePodAnnotations(annotations, spec, p.child('annotations'), opts),
-    ...validatePodSpec(spec, undefined, p.child('spec'), opts, podVolumes),
-    ...validateSeccompAnnotationsAndFields(annotations, spec, p.child('spec')),
-  ];
-  if (list(spec.ephemeralContainers).length) errs.push(forbidden(p.child('spec').child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
-  return errs;
-}
-
-/** ValidateReadOnlyPersistentDisks. */
-export function readOnlyPersistentDisks(volumes: J[], p: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  volumes.forEach((v, i) => {
-    const gce = obj(v.gcePersistentDisk);
-    if (gce && gce.readOnly !== true) errs.push(invalid(p.index(i).child('gcePersistentDisk').child('readOnly'), false, 'must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only'));
-  });
-  return errs;
-}
-
-/** restartPolicy Always and no activeDeadlineSeconds: the template rules of every workload. */
-export function templateRestartRules(spec: J, p: FieldPath, kindName: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (s(spec.restartPolicy) !== 'Always') errs.push(notSupported(p.child('restartPolicy'), s(spec.restartPolicy), ['Always']));
-  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) errs.push(forbidden(p.child('activeDeadlineSeconds'), `activeDeadlineSeconds in ${kindName} is not Supported`));
-  return errs;
-}
-
 /** ValidatePodTemplateSpecForReplicaSet (Deployment and ReplicaSet). */
 export function validateTemplateForReplicaSet(template: unknown, selector: LabelSelector, replicas: number, p: FieldPath): FieldError[] {
   const t = obj(template) ?? {};
@@ -183,19 +137,9 @@ export function collisionCountDecremented(next: KubeObject, old: KubeObject): Fi
   return [invalid(new FieldPath('status').child('collisionCount'), has(n) ? n : 0, 'cannot be decremented')];
 }
 
-/** Status counters that must not exceed status.replicas (and available ≤ ready where checked). */
-export function replicaCounterErrors(status: J, p: FieldPath, counters: string[], availableVsReady: boolean): FieldError[] {
-  const errs: FieldError[] = [];
-  const msg = 'cannot be greater than status.replicas';
-  for (const c of counters) if (num(status[c]) > num(status.replicas)) errs.push(invalid(p.child(c), num(status[c]), msg));
-  if (availableVsReady && num(status.availableReplicas) > num(status.readyReplicas)) errs.push(invalid(p.child('availableReplicas'), num(status.availableReplicas), 'cannot be greater than readyReplicas'));
-  return errs;
-}
-
-/** layoutContainerCells: container names and images, comma-separated. */
+/** layoutContainerCells of spec.template's containers. */
 export function containerCells(o: KubeObject): [string, string] {
-  const containers = list(obj(obj(specOf(o).template)?.spec)?.containers);
-  return [containers.map((c) => s(c.name)).join(','), containers.map((c) => s(c.image)).join(',')];
+  return layoutContainerCells(list(obj(obj(specOf(o).template)?.spec)?.containers));
 }
 
 /** metav1.FormatLabelSelector: `<none>` for empty, `<error>` for invalid. */
@@ -206,6 +150,3 @@ export function formatLabelSelector(sel: unknown): string {
   const text = o ? parsed.toString() : '';
   return text === '' ? '<none>' : text;
 }
-
-export const NAMES_COLUMN_DESCRIPTION = 'Names of each container in the template.';
-export const IMAGES_COLUMN_DESCRIPTION = 'Images referenced by each container in the template.';

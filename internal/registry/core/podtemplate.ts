@@ -7,7 +7,7 @@
  * template (apps/v1, ReplicationController) runs it.
  */
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, FieldPath, forbidden } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, forbidden, invalid, notSupported } from '../../api/field-errors.ts';
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
@@ -48,6 +48,24 @@ export function dropDisabledTemplateFields(template: J, oldTemplate?: J): void {
   template.spec = pod.spec;
 }
 
+/** ValidateReadOnlyPersistentDisks (the template of a workload with more than one replica). */
+export function readOnlyPersistentDisks(volumes: J[], p: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  volumes.forEach((v, i) => {
+    const gce = obj(v.gcePersistentDisk);
+    if (gce && gce.readOnly !== true) errs.push(invalid(p.index(i).child('gcePersistentDisk').child('readOnly'), false, 'must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only'));
+  });
+  return errs;
+}
+
+/** restartPolicy Always and no activeDeadlineSeconds: the template rules of every replicated workload. */
+export function templateRestartRules(spec: J, p: FieldPath, kindName: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (s(spec.restartPolicy) !== 'Always') errs.push(notSupported(p.child('restartPolicy'), s(spec.restartPolicy), ['Always']));
+  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) errs.push(forbidden(p.child('activeDeadlineSeconds'), `activeDeadlineSeconds in ${kindName} is not Supported`));
+  return errs;
+}
+
 const templateOf = (o: KubeObject): J => obj((o as J).template) ?? ((o as J).template = {});
 const templatePath = new FieldPath('template');
 
@@ -80,11 +98,18 @@ export function formatLabels(labels: unknown): string {
   return keys.length ? keys.map((k) => `${k}=${s(m[k])}`).join(',') : '<none>';
 }
 
+/** The Containers and Images columns of every printer of a pod template (wide-only: priority 1). */
+export function templateContainerColumns(priority: number): TableConvertor['columns'] {
+  return [
+    { name: 'Containers', type: 'string', description: 'Names of each container in the template.', priority },
+    { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', priority },
+  ];
+}
+
 export const podTemplateTable: TableConvertor = {
   columns: [
     NAME_COLUMN,
-    { name: 'Containers', type: 'string', description: 'Names of each container in the template.', priority: 0 },
-    { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', priority: 0 },
+    ...templateContainerColumns(0),
     { name: 'Pod Labels', type: 'string', description: 'The labels for the pod template.', priority: 0 },
   ],
   cells: (o) => {

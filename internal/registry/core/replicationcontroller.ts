@@ -8,20 +8,19 @@
  * apps/v1 kinds' scale view is the one to reuse).
  */
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, GoValue, invalid, required } from '../../api/field-errors.ts';
 import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
-import { IS_NEGATIVE_ERROR_MSG } from '../../validation/objectmeta.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
 import { goStringMap } from '../storage/helpers.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
-import { defaultPodTemplateSpec, dropDisabledTemplateFields, formatLabels, layoutContainerCells, validatePodTemplateSpec } from './podtemplate.ts';
+import { defaultPodTemplateSpec, dropDisabledTemplateFields, formatLabels, layoutContainerCells, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from './podtemplate.ts';
 import { type J, list, obj, s } from './pod-util.ts';
+import { scaleSubresource, scaleView, setSelectorText } from './scale.ts';
+import { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from './replicas.ts';
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.core.v1.${type}`]?.[field] ?? '';
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
-const statusOf = (o: KubeObject): J => obj(o.status) ?? {};
 
 /** SetObjectDefaults_ReplicationController. */
 function defaultReplicationController(o: KubeObject): void {
@@ -36,8 +35,6 @@ function defaultReplicationController(o: KubeObject): void {
   if (template) defaultPodTemplateSpec(template);
 }
 
-const nonNegative = (v: unknown, p: FieldPath): FieldError[] => (num(v) < 0 ? [invalid(p, num(v), IS_NEGATIVE_ERROR_MSG)] : []);
-
 const matches = (selector: J, labels: J): boolean => Object.entries(selector).every(([k, v]) => k in labels && s(labels[k]) === s(v));
 
 /** ValidatePodTemplateSpecForRC. */
@@ -50,18 +47,8 @@ function validateTemplateForRC(template: J | undefined, selector: J, replicas: n
   }
   errs.push(...validatePodTemplateSpec(template, p));
   const spec = obj(template.spec) ?? {};
-  if (replicas > 1) {
-    list(spec.volumes).forEach((v, i) => {
-      const gce = obj(v.gcePersistentDisk);
-      if (gce && gce.readOnly !== true) {
-        errs.push(invalid(p.child('spec').child('volumes').index(i).child('gcePersistentDisk').child('readOnly'), false, 'must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only'));
-      }
-    });
-  }
-  if (s(spec.restartPolicy) !== 'Always') errs.push(notSupported(p.child('spec').child('restartPolicy'), s(spec.restartPolicy), ['Always']));
-  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
-    errs.push(forbidden(p.child('spec').child('activeDeadlineSeconds'), 'activeDeadlineSeconds in ReplicationController is not Supported'));
-  }
+  if (replicas > 1) errs.push(...readOnlyPersistentDisks(list(spec.volumes), p.child('spec').child('volumes')));
+  errs.push(...templateRestartRules(spec, p.child('spec'), 'ReplicationController'));
   return errs;
 }
 
@@ -80,13 +67,10 @@ function validateSpec(o: KubeObject): FieldError[] {
 
 /** ValidateReplicationControllerStatus. */
 function validateStatus(o: KubeObject): FieldError[] {
-  const st = statusOf(o);
-  const p = new FieldPath('status');
-  const errs = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'].flatMap((f) => nonNegative(st[f], p.child(f)));
-  const msg = 'cannot be greater than status.replicas';
-  for (const f of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (num(st[f]) > num(st.replicas)) errs.push(invalid(p.child(f), num(st[f]), msg));
-  if (num(st.availableReplicas) > num(st.readyReplicas)) errs.push(invalid(p.child('availableReplicas'), num(st.availableReplicas), 'cannot be greater than readyReplicas'));
-  return errs;
+  return [
+    ...nonNegativeStatus(o, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']),
+    ...replicaCounterErrors(statusOf(o), new FieldPath('status'), ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], true),
+  ];
 }
 
 const dropTemplateFields = (o: KubeObject, old?: KubeObject): void => {
@@ -132,8 +116,7 @@ export const replicationControllerTable: TableConvertor = {
     { name: 'Current', type: 'integer', description: doc('ReplicationControllerStatus', 'replicas'), priority: 0 },
     { name: 'Ready', type: 'integer', description: doc('ReplicationControllerStatus', 'readyReplicas'), priority: 0 },
     AGE_COLUMN,
-    { name: 'Containers', type: 'string', description: 'Names of each container in the template.', priority: 1 },
-    { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', priority: 1 },
+    ...templateContainerColumns(1),
     { name: 'Selector', type: 'string', description: doc('ReplicationControllerSpec', 'selector'), priority: 1 },
   ],
   cells(o) {
@@ -153,7 +136,7 @@ export const replicationControllerKind: KindDescriptor = {
   shortNames: ['rc'],
   categories: ['all'],
   strategy: replicationControllerStrategy,
-  subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy }],
+  subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy }, scaleSubresource(scaleView((o) => setSelectorText(specOf(o).selector), 'autoscaling'))],
   table: replicationControllerTable,
   fieldSelectors: { 'status.replicas': (o) => String(num(statusOf(o).replicas)) },
   deleteReturns: 'Status',

@@ -204,7 +204,7 @@ export abstract class UpdateStore extends CreateStore {
     const managedFields = view.fieldsByParent ? undefined : () => managed;
     const own = view.notFoundResource;
     return this.guaranteedUpdate(ctx, namespace, name, { sub, wantRv: undefined, mutate, verb, createInstead: null, dynamicPrecondition: () => preconditionRv, managedFields }).catch((e) => {
-      throw own && e instanceof ApiError && e.status.code === 404 ? notFound({ group: this.gr.group, resource: own(this.gr.resource) }, name) : e;
+      throw own && e instanceof ApiError && e.status.code === 404 ? notFound(own(this.gr), name) : e;
     });
   }
 

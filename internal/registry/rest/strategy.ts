@@ -257,8 +257,11 @@ export interface SubresourceView {
    * Update owners with the view's apiVersion, as the view's converted entries carry it.
    */
   applyToParent?(patch: Record<string, unknown>, parent: { apiVersion: string; kind: string }): Record<string, unknown>;
-  /** The resource a missing parent's 404 names (kube's built-in ScaleREST: `deployments/scale`); absent: the parent's. */
-  notFoundResource?: (parentResource: string) => string;
+  /**
+   * The group and resource a missing parent's 404 names (kube's built-in ScaleREST: `deployments/scale`
+   * of apps, `replicationcontrollers/scale` of autoscaling); absent: the parent's.
+   */
+  notFoundResource?: (parent: { group: string; resource: string }) => { group: string; resource: string };
 }
 
 /**
