@@ -104,6 +104,14 @@ export const SPECS: Spec[] = [
   { name: '[sig-cli] Kubectl client Kubectl cluster-info should check if Kubernetes control plane services is included in cluster-info  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl cluster-info: lists services in kube-system with label kubernetes.io/cluster-service=true' },
   { name: '[sig-cli] Kubectl client Proxy server should support proxy with --port 0  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl proxy, then GET /api through it' },
   { name: '[sig-cli] Kubectl client Proxy server should support --unix-socket=/path  [Conformance]', file: 'kubectl/kubectl.go', why: 'kubectl proxy on a unix socket, then GET /api' },
+  { name: '[sig-network] IngressClass API  should support creating IngressClass API operations [Conformance]', file: 'network/ingressclass.go', why: 'IngressClass create, get, list, watch, patch, update, delete, deletecollection' },
+  { name: '[sig-network] IngressClass [Feature:Ingress] should set default value on new IngressClass [Serial]', file: 'network/ingressclass.go', why: 'DefaultIngressClass admission sets the class of a new Ingress' },
+  { name: '[sig-network] IngressClass [Feature:Ingress] should not set default value if no default IngressClass [Serial]', file: 'network/ingressclass.go', why: 'DefaultIngressClass admission without a default class' },
+  { name: '[sig-network] IngressClass [Feature:Ingress] should prevent Ingress creation if more than 1 IngressClass marked as default [Serial]', file: 'network/ingressclass.go', why: 'DefaultIngressClass admission refuses with two default classes' },
+  { name: '[sig-network] IngressClass [Feature:Ingress] should allow IngressClass to have Namespace-scoped parameters [Serial]', file: 'network/ingressclass.go', why: 'IngressClass parameters with scope Namespace' },
+  { name: '[sig-network] Ingress API should support creating Ingress API operations [Conformance]', file: 'network/ingress.go', why: 'Ingress verbs and /status' },
+  { name: '[sig-node] RuntimeClass  should support RuntimeClasses API operations [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass verbs (node.k8s.io/v1)' },
+  { name: '[sig-node] RuntimeClass should reject a Pod requesting a non-existent RuntimeClass [NodeConformance] [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass admission refuses a Pod naming a missing class' },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
