@@ -4,38 +4,12 @@
  * (SetDefaults_PodSpec and the container defaults; no SetDefaults_Pod).
  */
 import { test } from 'uvu';
-import { startTarget, type Target } from '../target.ts';
-import type { HttpResult } from '../harness.ts';
-import { invalidStatus, type Cause } from './storage-helpers.ts';
+import { invalidStatus, namespacedSuite, type Cause } from './storage-helpers.ts';
 
 export const MERGE = 'application/merge-patch+json';
 
-export interface AppsSuite {
-  t: Target;
-  ns: string;
-  /** The collection path in the suite's namespace. */
-  C: string;
-  /** Placeholders for body(): the namespace. */
-  names: Record<string, string>;
-  post(body: unknown): Promise<HttpResult>;
-}
-
-/** Registers the suite's hooks: a target, a namespace named after `prefix`, the `resource` collection in it. */
-export function appsSuite(resource: string, prefix: string): AppsSuite {
-  const s = {} as AppsSuite;
-  test.before(async () => {
-    s.t = await startTarget();
-    s.ns = await s.t.createNamespace(prefix);
-    s.C = `/apis/apps/v1/namespaces/${s.ns}/${resource}`;
-    s.names = { [s.ns]: '<ns>' };
-    s.post = (body) => s.t.client.request('POST', s.C, { body });
-  });
-  test.after(async () => {
-    await s.t.client.request('DELETE', `/api/v1/namespaces/${s.ns}`);
-    await s.t.close();
-  });
-  return s;
-}
+/** The suite's hooks: a target, a namespace named after `prefix`, the apps/v1 `resource` collection in it. */
+export const appsSuite = (resource: string, prefix: string) => namespacedSuite(test, prefix, resource, 'apps/v1');
 
 /** kube's 422 for an apps/v1 kind. */
 export const invalidApps = (kind: string, name: string, causes: Cause[]): unknown => invalidStatus(kind, name, causes, 'apps');

@@ -8,32 +8,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, invalidStatus, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { body, namespacedSuite, invalidStatus, item, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 import { PROTOBUF, encodeProtobuf } from '../../internal/http/protobuf.ts';
 
 const GROUP = 'coordination.k8s.io';
 const APPLY = 'application/apply-patch+yaml';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
+const S = namespacedSuite(test, 'lease', 'leases', `${GROUP}/v1`);
 
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('lease');
-  C = `/apis/${GROUP}/v1/namespaces/${ns}/leases`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
 
 const lease = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'Lease', metadata: { name }, spec });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = S.post;
 
 /** A Lease as the servers return it (metadata placeholders). */
 const stored = (name: string, spec: Record<string, unknown>) => ({
@@ -52,17 +38,17 @@ test('create: every spec field, MicroTimes re-encoded in UTC with six digits; an
   );
   assert.is(r.status, 201, show(r));
   assert.is(JSON.stringify((r.json as any).spec), '{"holderIdentity":"node-a_1234","leaseDurationSeconds":15,"acquireTime":"2026-01-01T00:00:00.123456Z","renewTime":"2026-01-01T00:00:01.500000Z","leaseTransitions":3}');
-  const g = await t.client.request('GET', `${C}/full`);
-  same(body(g, names), stored('full', { holderIdentity: 'node-a_1234', leaseDurationSeconds: 15, acquireTime: '<time>', renewTime: '<time>', leaseTransitions: 3 }), 'get', g);
+  const g = await S.t.client.request('GET', `${S.C}/full`);
+  same(body(g, S.names), stored('full', { holderIdentity: 'node-a_1234', leaseDurationSeconds: 15, acquireTime: '<time>', renewTime: '<time>', leaseTransitions: 3 }), 'get', g);
   const e = await post(lease('empty'));
   assert.is(e.status, 201, show(e));
-  same(body(e, names), stored('empty', {}), 'empty spec', e);
+  same(body(e, S.names), stored('empty', {}), 'empty spec', e);
 });
 
 test('create: rejections with kube field paths and messages; a MicroTime needs six digits (400)', async () => {
   const r = await post(lease('bad', { holderIdentity: '', leaseDurationSeconds: -1, leaseTransitions: -2 }));
   same(
-    body(r, names),
+    body(r, S.names),
     invalidLease('bad', [
       ['FieldValueInvalid', 'spec.leaseDurationSeconds', 'Invalid value: -1: must be greater than 0'],
       ['FieldValueInvalid', 'spec.leaseTransitions', 'Invalid value: -2: must be greater than or equal to 0'],
@@ -71,7 +57,7 @@ test('create: rejections with kube field paths and messages; a MicroTime needs s
     r,
   );
   const z = await post(lease('zero', { leaseDurationSeconds: 0, leaseTransitions: 0 }));
-  same(body(z, names), invalidLease('zero', [['FieldValueInvalid', 'spec.leaseDurationSeconds', 'Invalid value: 0: must be greater than 0']]), 'zero duration', z);
+  same(body(z, S.names), invalidLease('zero', [['FieldValueInvalid', 'spec.leaseDurationSeconds', 'Invalid value: 0: must be greater than 0']]), 'zero duration', z);
   const n = await post(lease('Bad_Name'));
   assert.is(n.status, 422, show(n));
   assert.is((n.json as any).details.causes[0].field, 'metadata.name', show(n));
@@ -87,22 +73,22 @@ test('create: rejections with kube field paths and messages; a MicroTime needs s
   const big = await post(lease('type', { leaseTransitions: 3000000000 }));
   assert.is(big.status, 400, show(big));
   assert.is((big.json as any).message, 'Lease in version "v1" cannot be handled as a Lease: json: cannot unmarshal number 3000000000 into Go struct field LeaseSpec.spec.leaseTransitions of type int32');
-  for (const name of ['bad', 'zero', 'Bad_Name', 'time', 'type']) assert.is((await t.client.request('GET', `${C}/${name}`)).status, 404, `${name}: nothing stored`);
+  for (const name of ['bad', 'zero', 'Bad_Name', 'time', 'type']) assert.is((await S.t.client.request('GET', `${S.C}/${name}`)).status, 404, `${name}: nothing stored`);
 });
 
 test('PUT creates a missing Lease; an update needs metadata.resourceVersion and is validated', async () => {
-  const c = await t.client.request('PUT', `${C}/put`, { body: lease('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }) });
+  const c = await S.t.client.request('PUT', `${S.C}/put`, { body: lease('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }) });
   assert.is(c.status, 201, show(c));
-  same(body(c, names), stored('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }), 'created by PUT', c);
-  const norv = await t.client.request('PUT', `${C}/put`, { body: lease('put', { holderIdentity: 'b' }) });
-  same(body(norv, names), invalidLease('put', [['FieldValueInvalid', 'metadata.resourceVersion', 'Invalid value: 0x0: must be specified for an update']], 'leases'), 'no resourceVersion', norv);
+  same(body(c, S.names), stored('put', { holderIdentity: 'a', leaseDurationSeconds: 10 }), 'created by PUT', c);
+  const norv = await S.t.client.request('PUT', `${S.C}/put`, { body: lease('put', { holderIdentity: 'b' }) });
+  same(body(norv, S.names), invalidLease('put', [['FieldValueInvalid', 'metadata.resourceVersion', 'Invalid value: 0x0: must be specified for an update']], 'leases'), 'no resourceVersion', norv);
   const cur = c.json as any;
-  const bad = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: -1 } } });
-  same(body(bad, names), invalidLease('put', [['FieldValueInvalid', 'spec.leaseTransitions', 'Invalid value: -1: must be greater than or equal to 0']]), 'invalid update', bad);
-  const u = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: 1 } } });
+  const bad = await S.t.client.request('PUT', `${S.C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: -1 } } });
+  same(body(bad, S.names), invalidLease('put', [['FieldValueInvalid', 'spec.leaseTransitions', 'Invalid value: -1: must be greater than or equal to 0']]), 'invalid update', bad);
+  const u = await S.t.client.request('PUT', `${S.C}/put`, { body: { ...cur, spec: { holderIdentity: 'b', leaseTransitions: 1 } } });
   assert.is(u.status, 200, show(u));
-  same(body(u, names), stored('put', { holderIdentity: 'b', leaseTransitions: 1 }), 'updated', u);
-  const stale = await t.client.request('PUT', `${C}/put`, { body: { ...cur, spec: { holderIdentity: 'c' } } });
+  same(body(u, S.names), stored('put', { holderIdentity: 'b', leaseTransitions: 1 }), 'updated', u);
+  const stale = await S.t.client.request('PUT', `${S.C}/put`, { body: { ...cur, spec: { holderIdentity: 'c' } } });
   assert.is(stale.status, 409, show(stale));
   assert.is((stale.json as any).message, `Operation cannot be fulfilled on leases.${GROUP} "put": the object has been modified; please apply your changes to the latest version and try again`);
 });
@@ -111,12 +97,12 @@ test('list, watch, delete (a Status); Table as printLease', async () => {
   const c = await post(lease('w', { holderIdentity: 'me', leaseDurationSeconds: 2 }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
-  const l = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3Dw`);
+  const l = await S.t.client.request('GET', `${S.C}?fieldSelector=metadata.name%3Dw`);
   assert.is((l.json as any).kind, 'LeaseList', show(l));
-  same(body(l, names).items, [item(stored('w', { holderIdentity: 'me', leaseDurationSeconds: 2 }))], 'list', l);
-  const u = await t.client.request('PATCH', `${C}/w`, { body: { spec: { renewTime: '2026-01-01T00:00:02.000000Z' } }, contentType: 'application/merge-patch+json' });
+  same(body(l, S.names).items, [item(stored('w', { holderIdentity: 'me', leaseDurationSeconds: 2 }))], 'list', l);
+  const u = await S.t.client.request('PATCH', `${S.C}/w`, { body: { spec: { renewTime: '2026-01-01T00:00:02.000000Z' } }, contentType: 'application/merge-patch+json' });
   assert.is(u.status, 200, show(u));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dw`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dw`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Holder', 'string', '', 0],
@@ -124,25 +110,25 @@ test('list, watch, delete (a Status); Table as printLease', async () => {
   ]);
   assert.is(tb.descriptions[1], 'holderIdentity contains the identity of the holder of a current lease.');
   assert.equal(tb.rows, [['w', 'me']]);
-  assert.equal((await table(t, `${C}/empty`)).rows, [['empty', '']], 'no holder: an empty cell');
-  const d = await t.client.request('DELETE', `${C}/w`);
+  assert.equal((await table(S.t, `${S.C}/empty`)).rows, [['empty', '']], 'no holder: an empty cell');
+  const d = await S.t.client.request('DELETE', `${S.C}/w`);
   assert.is(d.status, 200, show(d));
-  same(body(d, names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w', group: GROUP, kind: 'leases', uid: '<uid>' } }, 'delete', d);
-  assert.equal(await watchEvents(t, C, rv, 'metadata.name=w'), [
+  same(body(d, S.names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w', group: GROUP, kind: 'leases', uid: '<uid>' } }, 'delete', d);
+  assert.equal(await watchEvents(S.t, S.C, rv, 'metadata.name=w'), [
     ['MODIFIED', 'w'],
     ['DELETED', 'w'],
   ]);
 });
 
 test('Protobuf round trip', async () => {
-  await protobufRoundTrip(t, `${C}/full`);
-  await protobufRoundTrip(t, `${C}/empty`);
+  await protobufRoundTrip(S.t, `${S.C}/full`);
+  await protobufRoundTrip(S.t, `${S.C}/empty`);
 });
 
 test('server-side apply: creates, a second manager conflicts on holderIdentity, force takes it over', async () => {
-  const path = (mgr: string, force = false) => `${C}/ssa?fieldManager=${mgr}${force ? '&force=true' : ''}`;
+  const path = (mgr: string, force = false) => `${S.C}/ssa?fieldManager=${mgr}${force ? '&force=true' : ''}`;
   const apply = (mgr: string, spec: Record<string, unknown>, force = false) =>
-    t.client.request('PATCH', path(mgr, force), { raw: JSON.stringify(lease('ssa', spec)), contentType: APPLY });
+    S.t.client.request('PATCH', path(mgr, force), { raw: JSON.stringify(lease('ssa', spec)), contentType: APPLY });
   const a = await apply('alpha', { holderIdentity: 'alpha', leaseDurationSeconds: 5 });
   assert.is(a.status, 201, show(a));
   assert.equal((a.json as any).metadata.managedFields.map((f: any) => [f.manager, f.operation, f.fieldsV1]), [
@@ -162,42 +148,42 @@ test('server-side apply: creates, a second manager conflicts on holderIdentity, 
 });
 
 test('the e2e "lease API" lifecycle: year-1 MicroTimes in a Protobuf create, strategic merge patch, deletecollection by label, all-namespaces list', async () => {
-  const ns2 = await t.createNamespace('lease-e2e');
+  const ns2 = await S.t.createNamespace('lease-e2e');
   const L = `/apis/${GROUP}/v1/namespaces/${ns2}/leases`;
   try {
     // time.Time{}.Add(2 * time.Second), as the e2e spec writes it.
     const spec = { holderIdentity: 'holder', leaseDurationSeconds: 30, acquireTime: '0001-01-01T00:00:02.000000Z', renewTime: '0001-01-01T00:00:05.000000Z', leaseTransitions: 0 };
-    const c = await t.client.request('POST', L, { raw: encodeProtobuf(lease('lease', spec)), contentType: PROTOBUF });
+    const c = await S.t.client.request('POST', L, { raw: encodeProtobuf(lease('lease', spec)), contentType: PROTOBUF });
     assert.is(c.status, 201, show(c));
     assert.equal((c.json as any).spec, spec);
-    await protobufRoundTrip(t, `${L}/lease`);
+    await protobufRoundTrip(S.t, `${L}/lease`);
     const patched = { holderIdentity: 'holder3', leaseDurationSeconds: 60, acquireTime: '0001-01-01T00:00:50.000000Z', renewTime: '0001-01-01T00:01:10.000000Z', leaseTransitions: 2 };
-    const p = await t.client.request('PATCH', `${L}/lease`, { body: { spec: patched }, contentType: 'application/strategic-merge-patch+json' });
+    const p = await S.t.client.request('PATCH', `${L}/lease`, { body: { spec: patched }, contentType: 'application/strategic-merge-patch+json' });
     assert.is(p.status, 200, show(p));
     assert.equal((p.json as any).spec, patched);
     const c2 = await post({ ...lease('lease2', spec), metadata: { name: 'lease2', namespace: ns2, labels: { deletecollection: 'true' } } });
     assert.is(c2.status, 400, show(c2));
     assert.is((c2.json as any).message, 'the namespace of the provided object does not match the namespace sent on the request', 'the body names another namespace than the URL');
-    assert.is((await t.client.request('POST', L, { body: { ...lease('lease2', spec), metadata: { name: 'lease2', labels: { deletecollection: 'true' } } } })).status, 201);
-    const names = async () => ((await t.client.request('GET', L)).json as any).items.map((i: any) => i.metadata.name);
+    assert.is((await S.t.client.request('POST', L, { body: { ...lease('lease2', spec), metadata: { name: 'lease2', labels: { deletecollection: 'true' } } } })).status, 201);
+    const names = async () => ((await S.t.client.request('GET', L)).json as any).items.map((i: any) => i.metadata.name);
     assert.equal(await names(), ['lease', 'lease2']);
-    const dc = await t.client.request('DELETE', `${L}?labelSelector=deletecollection%3Dtrue`);
+    const dc = await S.t.client.request('DELETE', `${L}?labelSelector=deletecollection%3Dtrue`);
     assert.is(dc.status, 200, show(dc));
     assert.is((dc.json as any).kind, 'LeaseList');
     assert.equal(await names(), ['lease']);
-    assert.is((await t.client.request('DELETE', `${L}/lease`)).status, 200);
-    assert.is((await t.client.request('GET', `${L}/lease`)).status, 404);
-    const all = await t.client.request('GET', `/apis/${GROUP}/v1/leases`);
+    assert.is((await S.t.client.request('DELETE', `${L}/lease`)).status, 200);
+    assert.is((await S.t.client.request('GET', `${L}/lease`)).status, 404);
+    const all = await S.t.client.request('GET', `/apis/${GROUP}/v1/leases`);
     assert.is(all.status, 200, show(all));
-    assert.ok((all.json as any).items.some((i: any) => i.metadata.namespace === ns), 'all namespaces: this suite\'s leases are listed');
+    assert.ok((all.json as any).items.some((i: any) => i.metadata.namespace === S.ns), 'all namespaces: this suite\'s leases are listed');
   } finally {
-    await t.client.request('DELETE', `/api/v1/namespaces/${ns2}`);
+    await S.t.client.request('DELETE', `/api/v1/namespaces/${ns2}`);
   }
 });
 
 test('RBAC bootstrap: the scheduler may get/update only its own lock in kube-system, a node any lease (SubjectAccessReview)', async () => {
   const can = async (user: string, groups: string[], verb: string, namespace: string, name = ''): Promise<boolean> => {
-    const r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource: 'leases', verb, namespace, name } } },
     });
     assert.is(r.status, 201, show(r));

@@ -8,34 +8,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
-import { body, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { body, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'networking.k8s.io';
 /** kube's 422s for an Ingress name the group its scheme registered the internal kind under first. */
 const SUBDOMAIN = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
+const S = namespacedSuite(test, 'ing', 'ingresses', `${GROUP}/v1`);
 
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('ing');
-  C = `/apis/${GROUP}/v1/namespaces/${ns}/ingresses`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
 
 const backend = (name = 'svc', port: Record<string, unknown> = { number: 80 }) => ({ service: { name, port } });
 const ing = (name: string, spec?: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'Ingress', metadata: { name, ...meta }, ...(spec ? { spec } : {}) });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = S.post;
 const stored = (name: string, spec: Record<string, unknown>, status: Record<string, unknown> = { loadBalancer: {} }, meta: Record<string, unknown> = {}) => ({
   kind: 'Ingress',
   apiVersion: `${GROUP}/v1`,
@@ -49,9 +35,9 @@ test('create: generation 1, status reset to an empty loadBalancer', async () => 
   const spec = { ingressClassName: 'nginx', defaultBackend: backend('def', { name: 'http' }), rules: RULES, tls: [{ hosts: ['foo.example.com'], secretName: 'tls' }] };
   const r = await post({ ...ing('full', spec), status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } });
   assert.is(r.status, 201, show(r));
-  same(body(r, names), stored('full', spec), 'full', r);
-  const g = await t.client.request('GET', `${C}/full`);
-  same(body(g, names), stored('full', spec), 'get', g);
+  same(body(r, S.names), stored('full', spec), 'full', r);
+  const g = await S.t.client.request('GET', `${S.C}/full`);
+  same(body(g, S.names), stored('full', spec), 'get', g);
 });
 
 test('create: rejections with kube messages', async () => {
@@ -106,32 +92,32 @@ test('create: rejections with kube messages', async () => {
   ];
   for (const [spec, causes, meta] of cases) {
     const r = await post(ing('bad', spec, meta));
-    same(body(r, names), invalidStatus('Ingress', 'bad', causes, 'extensions'), JSON.stringify(spec), r);
+    same(body(r, S.names), invalidStatus('Ingress', 'bad', causes, 'extensions'), JSON.stringify(spec), r);
   }
 });
 
 test('update: status kept, generation counts spec changes; /status keeps the spec and checks addresses', async () => {
   const c = await post(ing('upd', { defaultBackend: backend() }));
   assert.is(c.status, 201, show(c));
-  const merge = (path: string, b: unknown) => t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
-  const s1 = await merge(`${C}/upd`, { metadata: { labels: { a: 'b' } }, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } });
+  const merge = (path: string, b: unknown) => S.t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
+  const s1 = await merge(`${S.C}/upd`, { metadata: { labels: { a: 'b' } }, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } });
   assert.is(s1.status, 200, show(s1));
-  same(body(s1, names), stored('upd', { defaultBackend: backend() }, { loadBalancer: {} }, { labels: { a: 'b' } }), 'status ignored', s1);
-  const s2 = await merge(`${C}/upd`, { spec: { rules: RULES } });
+  same(body(s1, S.names), stored('upd', { defaultBackend: backend() }, { loadBalancer: {} }, { labels: { a: 'b' } }), 'status ignored', s1);
+  const s2 = await merge(`${S.C}/upd`, { spec: { rules: RULES } });
   assert.is((s2.json as any).metadata.generation, 2, show(s2));
-  const st = await merge(`${C}/upd/status`, { spec: { rules: null }, status: { loadBalancer: { ingress: [{ ip: '10.0.0.2' }, { hostname: 'lb.example.com' }, { ip: '10.0.0.1' }] } } });
+  const st = await merge(`${S.C}/upd/status`, { spec: { rules: null }, status: { loadBalancer: { ingress: [{ ip: '10.0.0.2' }, { hostname: 'lb.example.com' }, { ip: '10.0.0.1' }] } } });
   assert.is(st.status, 200, show(st));
   same(
-    body(st, names),
+    body(st, S.names),
     stored('upd', { defaultBackend: backend(), rules: RULES }, { loadBalancer: { ingress: [{ ip: '10.0.0.2' }, { hostname: 'lb.example.com' }, { ip: '10.0.0.1' }] } }, { generation: 2, labels: { a: 'b' } }),
     'status written, spec kept',
     st,
   );
-  const tb = await table(t, `${C}/upd`);
+  const tb = await table(S.t, `${S.C}/upd`);
   assert.equal(tb.rows, [['upd', '<none>', 'foo.example.com', '10.0.0.1,10.0.0.2,lb.example.com', '80']]);
-  const bad = await merge(`${C}/upd/status`, { status: { loadBalancer: { ingress: [{ ip: 'nope', hostname: '1.2.3.4' }] } } });
+  const bad = await merge(`${S.C}/upd/status`, { status: { loadBalancer: { ingress: [{ ip: 'nope', hostname: '1.2.3.4' }] } } });
   same(
-    body(bad, names),
+    body(bad, S.names),
     invalidStatus('Ingress', 'upd', [
       ['FieldValueInvalid', 'status.loadBalancer.ingress[0].ip', 'Invalid value: "nope": must be a valid IP address'],
       ['FieldValueInvalid', 'status.loadBalancer.ingress[0].hostname', 'Invalid value: "1.2.3.4": must be a DNS name, not an IP address'],
@@ -146,9 +132,9 @@ test('list, watch, delete (a Status); Table as printIngress; Protobuf', async ()
   const c = await post(ing('tbl', { ingressClassName: 'nginx', rules: many, tls: [{}] }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
-  const l = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3Dtbl`);
+  const l = await S.t.client.request('GET', `${S.C}?fieldSelector=metadata.name%3Dtbl`);
   assert.is((l.json as any).kind, 'IngressList', show(l));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtbl`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dtbl`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Class', 'string', '', 0],
@@ -164,12 +150,12 @@ test('list, watch, delete (a Status); Table as printIngress; Protobuf', async ()
     'Ports of TLS configurations that open',
   ]);
   assert.equal(tb.rows, [['tbl', 'nginx', 'h1.example.com,h2.example.com,h3.example.com + 1 more...', '', '80, 443']]);
-  await protobufRoundTrip(t, `${C}/tbl`);
-  await protobufRoundTrip(t, `${C}/upd`);
-  const d = await t.client.request('DELETE', `${C}/tbl`);
+  await protobufRoundTrip(S.t, `${S.C}/tbl`);
+  await protobufRoundTrip(S.t, `${S.C}/upd`);
+  const d = await S.t.client.request('DELETE', `${S.C}/tbl`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status', show(d));
-  assert.equal(await watchEvents(t, C, rv, 'metadata.name=tbl'), [['DELETED', 'tbl']]);
+  assert.equal(await watchEvents(S.t, S.C, rv, 'metadata.name=tbl'), [['DELETED', 'tbl']]);
 });
 
 /**
@@ -181,31 +167,31 @@ async function createUntil(name: string, done: (r: HttpResult) => boolean): Prom
   for (;;) {
     const r = await post(ing(name, { defaultBackend: backend() }));
     if (done(r) || Date.now() > deadline) return r;
-    if (r.status === 201) await t.client.request('DELETE', `${C}/${name}`);
+    if (r.status === 201) await S.t.client.request('DELETE', `${S.C}/${name}`);
     await new Promise((res) => setTimeout(res, 200));
   }
 }
 
 test('DefaultIngressClass: a create without a class takes the default one; two defaults refuse it', async () => {
-  const run = ns.split('-').pop()!;
+  const run = S.ns.split('-').pop()!;
   const IC = `/apis/${GROUP}/v1/ingressclasses`;
   const cls = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'IngressClass', metadata: { name, annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'example.com/ingress' } });
   const [a, b] = [`wtst-def-a-${run}`, `wtst-def-b-${run}`];
   try {
-    assert.is((await t.client.request('POST', IC, { body: cls(a) })).status, 201);
+    assert.is((await S.t.client.request('POST', IC, { body: cls(a) })).status, 201);
     const one = await createUntil('dflt', (r) => r.status === 201 && (r.json as any).spec.ingressClassName !== undefined);
     assert.is(one.status, 201, show(one));
     assert.is((one.json as any).spec.ingressClassName, a);
     const annotated = await post(ing('annotated', { defaultBackend: backend() }, { annotations: { 'kubernetes.io/ingress.class': 'x' } }));
     assert.is((annotated.json as any).spec.ingressClassName, undefined, show(annotated));
-    assert.is((await t.client.request('POST', IC, { body: cls(b) })).status, 201);
+    assert.is((await S.t.client.request('POST', IC, { body: cls(b) })).status, 201);
     const two = await createUntil('two', (r) => r.status !== 201);
     assert.is(two.status, 403, show(two));
     assert.is((two.json as any).message, 'ingresses.networking.k8s.io "two" is forbidden: Internal error occurred: 2 default IngressClasses were found, only 1 allowed');
     const named = await post(ing('named', { ingressClassName: 'mine', defaultBackend: backend() }));
     assert.is(named.status, 201, show(named));
   } finally {
-    for (const n of [a, b]) await t.client.request('DELETE', `${IC}/${n}`);
+    for (const n of [a, b]) await S.t.client.request('DELETE', `${IC}/${n}`);
   }
 });
 

@@ -8,30 +8,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, invalidStatus, item, protobufRoundTrip, same, table, watchEvents } from './storage-helpers.ts';
+import { body, clusterSuite, invalidStatus, item, protobufRoundTrip, same, table, watchEvents } from './storage-helpers.ts';
 
 const GROUP = 'networking.k8s.io';
 const C = `/apis/${GROUP}/v1/ingressclasses`;
 
-let t: Target;
-let n: (s: string) => string;
-let names: Record<string, string>;
+const S = clusterSuite(test, C, ['d', 'p', 'bad', 'imm', 'w']);
 
-test.before(async () => {
-  t = await startTarget();
-  const run = t.ns('x').slice(2);
-  n = (s) => `wtst-${s}-${run}`;
-  names = { [`-${run}`]: '' };
-});
-test.after(async () => {
-  for (const s of ['d', 'p', 'bad', 'imm', 'w']) await t.client.request('DELETE', `${C}/${n(s)}`);
-  await t.close();
-});
 
 const ic = (name: string, spec?: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'IngressClass', metadata: { name }, ...(spec ? { spec } : {}) });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = S.post;
 const stored = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({
   kind: 'IngressClass',
   apiVersion: `${GROUP}/v1`,
@@ -40,12 +27,12 @@ const stored = (name: string, spec: Record<string, unknown>, meta: Record<string
 });
 
 test('create: generation 1; parameters without a scope default to Cluster', async () => {
-  const r = await post(ic(n('d'), { controller: 'example.com/ingress' }));
+  const r = await post(ic(S.n('d'), { controller: 'example.com/ingress' }));
   assert.is(r.status, 201, show(r));
-  same(body(r, names), stored('wtst-d', { controller: 'example.com/ingress' }), 'plain', r);
-  const p = await post(ic(n('p'), { controller: 'example.com/ingress', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external-lb' } }));
+  same(body(r, S.names), stored('wtst-d', { controller: 'example.com/ingress' }), 'plain', r);
+  const p = await post(ic(S.n('p'), { controller: 'example.com/ingress', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external-lb' } }));
   assert.is(p.status, 201, show(p));
-  same(body(p, names), stored('wtst-p', { controller: 'example.com/ingress', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external-lb', scope: 'Cluster' } }), 'defaulted scope', p);
+  same(body(p, S.names), stored('wtst-p', { controller: 'example.com/ingress', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external-lb', scope: 'Cluster' } }), 'defaulted scope', p);
 });
 
 test('create: rejections with kube messages', async () => {
@@ -83,37 +70,37 @@ test('create: rejections with kube messages', async () => {
     [{ controller: 'a.io/b', parameters: { kind: 'K', name: 'n', scope: 'World' } }, [['FieldValueNotSupported', 'spec.parameters.scope', 'Unsupported value: "World": supported values: "Cluster", "Namespace"']]],
   ];
   for (const [spec, causes] of cases) {
-    const r = await post(ic(n('bad'), spec));
-    same(body(r, names), invalidStatus('IngressClass', 'wtst-bad', causes, GROUP), JSON.stringify(spec), r);
+    const r = await post(ic(S.n('bad'), spec));
+    same(body(r, S.names), invalidStatus('IngressClass', 'wtst-bad', causes, GROUP), JSON.stringify(spec), r);
   }
 });
 
 test('update: controller immutable; generation counts spec changes only', async () => {
-  const c = await post(ic(n('imm'), { controller: 'a.io/b' }));
+  const c = await post(ic(S.n('imm'), { controller: 'a.io/b' }));
   assert.is(c.status, 201, show(c));
   const cur = c.json as any;
-  const r = await t.client.request('PUT', `${C}/${n('imm')}`, { body: { ...cur, spec: { controller: 'a.io/c' } } });
-  same(body(r, names), invalidStatus('IngressClass', 'wtst-imm', [['FieldValueInvalid', 'spec.controller', 'Invalid value: "a.io/c": field is immutable']], GROUP), 'immutable', r);
-  const merge = (b: unknown) => t.client.request('PATCH', `${C}/${n('imm')}`, { body: b, contentType: 'application/merge-patch+json' });
+  const r = await S.t.client.request('PUT', `${C}/${S.n('imm')}`, { body: { ...cur, spec: { controller: 'a.io/c' } } });
+  same(body(r, S.names), invalidStatus('IngressClass', 'wtst-imm', [['FieldValueInvalid', 'spec.controller', 'Invalid value: "a.io/c": field is immutable']], GROUP), 'immutable', r);
+  const merge = (b: unknown) => S.t.client.request('PATCH', `${C}/${S.n('imm')}`, { body: b, contentType: 'application/merge-patch+json' });
   const l = await merge({ metadata: { labels: { a: 'b' } } });
   assert.is((l.json as any).metadata.generation, 1, show(l));
   const p = await merge({ spec: { parameters: { kind: 'K', name: 'n' } } });
   assert.is(p.status, 200, show(p));
-  same(body(p, names), stored('wtst-imm', { controller: 'a.io/b', parameters: { kind: 'K', name: 'n', scope: 'Cluster' } }, { generation: 2, labels: { a: 'b' } }), 'after updates', p);
+  same(body(p, S.names), stored('wtst-imm', { controller: 'a.io/b', parameters: { kind: 'K', name: 'n', scope: 'Cluster' } }, { generation: 2, labels: { a: 'b' } }), 'after updates', p);
   // An update without a resourceVersion is accepted.
   const { resourceVersion: _rv, ...meta } = (p.json as any).metadata;
-  const u = await t.client.request('PUT', `${C}/${n('imm')}`, { body: { ...(p.json as any), metadata: meta } });
+  const u = await S.t.client.request('PUT', `${C}/${S.n('imm')}`, { body: { ...(p.json as any), metadata: meta } });
   assert.is(u.status, 200, show(u));
 });
 
 test('list, watch, delete (a Status); Table as printIngressClass; Protobuf', async () => {
-  const c = await post(ic(n('w'), { controller: 'a.io/w', parameters: { apiGroup: 'g.io', kind: 'P', name: 'x', scope: 'Namespace', namespace: 'ns' } }));
+  const c = await post(ic(S.n('w'), { controller: 'a.io/w', parameters: { apiGroup: 'g.io', kind: 'P', name: 'x', scope: 'Namespace', namespace: 'ns' } }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
-  const l = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3D${n('w')}`);
+  const l = await S.t.client.request('GET', `${C}?fieldSelector=metadata.name%3D${S.n('w')}`);
   assert.is((l.json as any).kind, 'IngressClassList', show(l));
-  assert.equal(body(l, names).items.map(item), [item(stored('wtst-w', (c.json as any).spec))]);
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3D${n('w')}`);
+  assert.equal(body(l, S.names).items.map(item), [item(stored('wtst-w', (c.json as any).spec))]);
+  const tb = await table(S.t, `${C}?fieldSelector=metadata.name%3D${S.n('w')}`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Controller', 'string', '', 0],
@@ -121,13 +108,13 @@ test('list, watch, delete (a Status); Table as printIngressClass; Protobuf', asy
     ['Age', 'string', '', 0],
   ]);
   assert.equal(tb.descriptions.slice(1, 3), ['Controller that is responsible for handling this class', 'A reference to a resource with additional parameters']);
-  assert.equal(tb.rows, [[n('w'), 'a.io/w', 'P.g.io/x']]);
-  assert.equal((await table(t, `${C}/${n('d')}`)).rows, [[n('d'), 'example.com/ingress', '<none>']]);
-  await protobufRoundTrip(t, `${C}/${n('w')}`);
-  const d = await t.client.request('DELETE', `${C}/${n('w')}`);
+  assert.equal(tb.rows, [[S.n('w'), 'a.io/w', 'P.g.io/x']]);
+  assert.equal((await table(S.t, `${C}/${S.n('d')}`)).rows, [[S.n('d'), 'example.com/ingress', '<none>']]);
+  await protobufRoundTrip(S.t, `${C}/${S.n('w')}`);
+  const d = await S.t.client.request('DELETE', `${C}/${S.n('w')}`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status', show(d));
-  assert.equal(await watchEvents(t, C, rv, `metadata.name=${n('w')}`), [['DELETED', n('w')]]);
+  assert.equal(await watchEvents(S.t, C, rv, `metadata.name=${S.n('w')}`), [['DELETED', S.n('w')]]);
 });
 
 test.run();

@@ -9,32 +9,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { body, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'networking.k8s.io';
 /** kube's 422s for a NetworkPolicy name the group its scheme registered the internal kind under first. */
 const ERR_GROUP = 'extensions';
 
-let t: Target;
-let ns: string;
-let C: string;
-let names: Record<string, string>;
+const S = namespacedSuite(test, 'netpol', 'networkpolicies', `${GROUP}/v1`);
 
-test.before(async () => {
-  t = await startTarget();
-  ns = await t.createNamespace('netpol');
-  C = `/apis/${GROUP}/v1/namespaces/${ns}/networkpolicies`;
-  names = { [ns]: '<ns>' };
-});
-test.after(async () => {
-  await t.client.request('DELETE', `/api/v1/namespaces/${ns}`);
-  await t.close();
-});
 
 const np = (name: string, spec?: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'NetworkPolicy', metadata: { name }, ...(spec ? { spec } : {}) });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = S.post;
 const stored = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}, rest: Record<string, unknown> = {}) => ({
   kind: 'NetworkPolicy',
   apiVersion: `${GROUP}/v1`,
@@ -47,7 +33,7 @@ const stored = (name: string, spec: Record<string, unknown>, meta: Record<string
 test('create: policyTypes from the rules, protocol TCP, an empty podSelector kept', async () => {
   const a = await post(np('a'));
   assert.is(a.status, 201, show(a));
-  same(body(a, names), stored('a', { podSelector: {}, policyTypes: ['Ingress'] }), 'no spec', a);
+  same(body(a, S.names), stored('a', { podSelector: {}, policyTypes: ['Ingress'] }), 'no spec', a);
   const b = await post(
     np('b', {
       podSelector: { matchLabels: { app: 'web' } },
@@ -57,7 +43,7 @@ test('create: policyTypes from the rules, protocol TCP, an empty podSelector kep
   );
   assert.is(b.status, 201, show(b));
   same(
-    body(b, names),
+    body(b, S.names),
     stored('b', {
       podSelector: { matchLabels: { app: 'web' } },
       ingress: [{ ports: [{ protocol: 'TCP', port: 80 }, { protocol: 'UDP', port: 'http' }], from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }, { podSelector: {}, namespaceSelector: { matchLabels: { a: 'b' } } }] }],
@@ -100,10 +86,10 @@ const BAD_CAUSES: Cause[] = [
 
 test('create: rejections with kube messages; too many policyTypes', async () => {
   const r = await post(np('bad', BAD_SPEC));
-  same(body(r, names), invalidStatus('NetworkPolicy', 'bad', BAD_CAUSES, ERR_GROUP), 'bad', r);
+  same(body(r, S.names), invalidStatus('NetworkPolicy', 'bad', BAD_CAUSES, ERR_GROUP), 'bad', r);
   const many = await post(np('bad', { podSelector: {}, policyTypes: ['Ingress', 'Egress', 'Ingress'] }));
   same(
-    body(many, names),
+    body(many, S.names),
     invalidStatus('NetworkPolicy', 'bad', [['FieldValueInvalid', 'spec.policyTypes', 'Invalid value: []networking.PolicyType{"Ingress", "Egress", "Ingress"}: may not specify more than two policyTypes']], ERR_GROUP),
     'too many',
     many,
@@ -114,27 +100,27 @@ test('update: spec errors reported twice; generation counts spec changes; /statu
   const c = await post(np('upd', { podSelector: {} }));
   assert.is(c.status, 201, show(c));
   const cur = c.json as any;
-  const r = await t.client.request('PUT', `${C}/upd`, { body: { ...cur, spec: { ...cur.spec, policyTypes: ['Up'] } } });
+  const r = await S.t.client.request('PUT', `${S.C}/upd`, { body: { ...cur, spec: { ...cur.spec, policyTypes: ['Up'] } } });
   const cause: Cause = ['FieldValueNotSupported', 'spec.policyTypes[0]', 'Unsupported value: "Up": supported values: "Ingress", "Egress"'];
-  same(body(r, names), invalidStatus('NetworkPolicy', 'upd', [cause, cause], ERR_GROUP), 'twice', r);
-  const merge = (path: string, b: unknown) => t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
-  const l = await merge(`${C}/upd`, { metadata: { labels: { a: 'b' } } });
+  same(body(r, S.names), invalidStatus('NetworkPolicy', 'upd', [cause, cause], ERR_GROUP), 'twice', r);
+  const merge = (path: string, b: unknown) => S.t.client.request('PATCH', path, { body: b, contentType: 'application/merge-patch+json' });
+  const l = await merge(`${S.C}/upd`, { metadata: { labels: { a: 'b' } } });
   assert.is((l.json as any).metadata.generation, 1, show(l));
-  const s = await merge(`${C}/upd`, { spec: { podSelector: { matchLabels: { x: 'y' } } } });
+  const s = await merge(`${S.C}/upd`, { spec: { podSelector: { matchLabels: { x: 'y' } } } });
   assert.is((s.json as any).metadata.generation, 2, show(s));
   const cond = { type: 'Ready', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' };
-  const st = await merge(`${C}/upd/status`, { spec: { podSelector: null }, status: { conditions: [cond] } });
+  const st = await merge(`${S.C}/upd/status`, { spec: { podSelector: null }, status: { conditions: [cond] } });
   assert.is(st.status, 200, show(st));
-  same(body(st, names), stored('upd', { podSelector: { matchLabels: { x: 'y' } }, policyTypes: ['Ingress'] }, { generation: 2, labels: { a: 'b' } }), 'status dropped, spec kept', st);
+  same(body(st, S.names), stored('upd', { podSelector: { matchLabels: { x: 'y' } }, policyTypes: ['Ingress'] }, { generation: 2, labels: { a: 'b' } }), 'status dropped, spec kept', st);
 });
 
 test('list, watch, delete (a Status); Table as printNetworkPolicy; Protobuf', async () => {
   const c = await post(np('tbl', { podSelector: { matchLabels: { b: '2', a: '1' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['y', 'x'] }, { key: 'aa', operator: 'DoesNotExist' }, { key: 'd', operator: 'Exists' }, { key: 'e', operator: 'NotIn', values: ['z'] }] } }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
-  const l = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3Dtbl`);
+  const l = await S.t.client.request('GET', `${S.C}?fieldSelector=metadata.name%3Dtbl`);
   assert.is((l.json as any).kind, 'NetworkPolicyList', show(l));
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3Dtbl`);
+  const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dtbl`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Pod-Selector', 'string', '', 0],
@@ -142,13 +128,13 @@ test('list, watch, delete (a Status); Table as printNetworkPolicy; Protobuf', as
   ]);
   assert.ok(tb.descriptions[1]!.startsWith('Selects the pods to which this NetworkPolicy object applies.'), tb.descriptions[1]);
   assert.equal(tb.rows, [['tbl', 'a=1,!aa,b=2,c in (x,y),d,e notin (z)']]);
-  assert.equal((await table(t, `${C}/a`)).rows, [['a', '<none>']]);
-  await protobufRoundTrip(t, `${C}/tbl`);
-  await protobufRoundTrip(t, `${C}/b`);
-  const d = await t.client.request('DELETE', `${C}/tbl`);
+  assert.equal((await table(S.t, `${S.C}/a`)).rows, [['a', '<none>']]);
+  await protobufRoundTrip(S.t, `${S.C}/tbl`);
+  await protobufRoundTrip(S.t, `${S.C}/b`);
+  const d = await S.t.client.request('DELETE', `${S.C}/tbl`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status', show(d));
-  assert.equal(await watchEvents(t, C, rv, 'metadata.name=tbl'), [['DELETED', 'tbl']]);
+  assert.equal(await watchEvents(S.t, S.C, rv, 'metadata.name=tbl'), [['DELETED', 'tbl']]);
 });
 
 test.run();

@@ -9,30 +9,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTarget, type Target } from '../target.ts';
 import { show } from '../assertions.ts';
-import { body, invalidStatus, protobufRoundTrip, same, table, watchEvents } from './storage-helpers.ts';
+import { body, clusterSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents } from './storage-helpers.ts';
 
 const GROUP = 'scheduling.k8s.io';
 const C = `/apis/${GROUP}/v1/priorityclasses`;
 
-let t: Target;
-let n: (s: string) => string;
-let names: Record<string, string>;
+const S = clusterSuite(test, C, ['d', 'imm', 'w']);
 
-test.before(async () => {
-  t = await startTarget();
-  const run = t.ns('x').slice(2);
-  n = (s) => `wtst-${s}-${run}`;
-  names = { [`-${run}`]: '' };
-});
-test.after(async () => {
-  for (const s of ['d', 'imm', 'w']) await t.client.request('DELETE', `${C}/${n(s)}`);
-  await t.close();
-});
 
 const pc = (name: string, fields: Record<string, unknown> = {}) => ({ apiVersion: `${GROUP}/v1`, kind: 'PriorityClass', metadata: { name }, ...fields });
-const post = (b: unknown) => t.client.request('POST', C, { body: b });
+const post = S.post;
 const stored = (name: string, fields: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({
   kind: 'PriorityClass',
   apiVersion: `${GROUP}/v1`,
@@ -46,11 +33,11 @@ const SYSTEM = [
 
 test('the system classes exist from the start and cannot be deleted', async () => {
   for (const [name, value, description] of SYSTEM) {
-    const g = await t.client.request('GET', `${C}/${name}`);
-    same(body(g, names), stored(name, { value, description, preemptionPolicy: 'PreemptLowerPriority' }), name, g);
-    const d = await t.client.request('DELETE', `${C}/${name}`);
+    const g = await S.t.client.request('GET', `${C}/${name}`);
+    same(body(g, S.names), stored(name, { value, description, preemptionPolicy: 'PreemptLowerPriority' }), name, g);
+    const d = await S.t.client.request('DELETE', `${C}/${name}`);
     same(
-      body(d, names),
+      body(d, S.names),
       { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `priorityclasses.scheduling.k8s.io "${name}" is forbidden: this is a system priority class and cannot be deleted`, reason: 'Forbidden', details: { name, group: GROUP, kind: 'priorityclasses' }, code: 403 },
       `delete ${name}`,
       d,
@@ -59,34 +46,34 @@ test('the system classes exist from the start and cannot be deleted', async () =
 });
 
 test('create: preemptionPolicy default, generation 1; rejections with kube messages', async () => {
-  const r = await post(pc(n('d'), { value: 1000, globalDefault: false, description: 'd' }));
+  const r = await post(pc(S.n('d'), { value: 1000, globalDefault: false, description: 'd' }));
   assert.is(r.status, 201, show(r));
-  same(body(r, names), stored('wtst-d', { value: 1000, description: 'd', preemptionPolicy: 'PreemptLowerPriority' }), 'defaults', r);
+  same(body(r, S.names), stored('wtst-d', { value: 1000, description: 'd', preemptionPolicy: 'PreemptLowerPriority' }), 'defaults', r);
   const cases: [string, Record<string, unknown>, [string, string, string][]][] = [
     ['system-x', { value: 1 }, [['FieldValueForbidden', 'metadata.name', "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-x is not a known system priority class"]]],
     ['system-node-critical', { value: 5 }, [['FieldValueForbidden', 'metadata.name', "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: value of system-node-critical PriorityClass must be 2000001000"]]],
     ['system-cluster-critical', { value: 2000000000, globalDefault: true }, [['FieldValueForbidden', 'metadata.name', "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: globalDefault of system-cluster-critical PriorityClass must be false"]]],
-    [n('bad'), { value: 1000000001, preemptionPolicy: 'Sometimes' }, [
+    [S.n('bad'), { value: 1000000001, preemptionPolicy: 'Sometimes' }, [
       ['FieldValueForbidden', 'value', 'Forbidden: maximum allowed value of a user defined priority is 1000000000'],
       ['FieldValueNotSupported', 'preemptionPolicy', 'Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"'],
     ]],
-    [n('bad'), { value: 1, preemptionPolicy: '' }, [['FieldValueRequired', 'preemptionPolicy', 'Required value']]],
+    [S.n('bad'), { value: 1, preemptionPolicy: '' }, [['FieldValueRequired', 'preemptionPolicy', 'Required value']]],
   ];
   for (const [name, fields, causes] of cases) {
     const b = await post(pc(name, fields));
-    same(body(b, names), invalidStatus('PriorityClass', name.replace(/-[0-9a-f]+$/, ''), causes, GROUP), name, b);
+    same(body(b, S.names), invalidStatus('PriorityClass', name.replace(/-[0-9a-f]+$/, ''), causes, GROUP), name, b);
   }
   const exists = await post(pc('system-node-critical', { value: 2000001000 }));
   assert.is(exists.status, 409, show(exists));
 });
 
 test('update: value and preemptionPolicy immutable; description and globalDefault change without a generation bump', async () => {
-  const c = await post(pc(n('imm'), { value: 7 }));
+  const c = await post(pc(S.n('imm'), { value: 7 }));
   assert.is(c.status, 201, show(c));
   const cur = c.json as any;
-  const r = await t.client.request('PUT', `${C}/${n('imm')}`, { body: { ...cur, value: 8, preemptionPolicy: 'Never' } });
+  const r = await S.t.client.request('PUT', `${C}/${S.n('imm')}`, { body: { ...cur, value: 8, preemptionPolicy: 'Never' } });
   same(
-    body(r, names),
+    body(r, S.names),
     invalidStatus('PriorityClass', 'wtst-imm', [
       ['FieldValueForbidden', 'Value', 'Forbidden: may not be changed in an update.'],
       ['FieldValueInvalid', 'preemptionPolicy', 'Invalid value: "Never": field is immutable'],
@@ -94,41 +81,41 @@ test('update: value and preemptionPolicy immutable; description and globalDefaul
     'immutable',
     r,
   );
-  const p = await t.client.request('PATCH', `${C}/${n('imm')}`, { body: { description: 'x', globalDefault: true }, contentType: 'application/merge-patch+json' });
+  const p = await S.t.client.request('PATCH', `${C}/${S.n('imm')}`, { body: { description: 'x', globalDefault: true }, contentType: 'application/merge-patch+json' });
   assert.is(p.status, 200, show(p));
-  same(body(p, names), stored('wtst-imm', { value: 7, globalDefault: true, description: 'x', preemptionPolicy: 'PreemptLowerPriority' }), 'patched', p);
+  same(body(p, S.names), stored('wtst-imm', { value: 7, globalDefault: true, description: 'x', preemptionPolicy: 'PreemptLowerPriority' }), 'patched', p);
 });
 
 test('list, watch, delete (a Status); Table as printPriorityClass; Protobuf', async () => {
-  const c = await post(pc(n('w'), { value: -5, preemptionPolicy: 'Never' }));
+  const c = await post(pc(S.n('w'), { value: -5, preemptionPolicy: 'Never' }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
-  const l = await t.client.request('GET', C);
+  const l = await S.t.client.request('GET', C);
   assert.is((l.json as any).kind, 'PriorityClassList', show(l));
   const all = (l.json as any).items.map((i: any) => i.metadata.name);
   for (const [name] of SYSTEM) assert.ok(all.includes(name), name);
-  const tb = await table(t, `${C}?fieldSelector=metadata.name%3D${n('w')}`);
+  const tb = await table(S.t, `${C}?fieldSelector=metadata.name%3D${S.n('w')}`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
     ['Value', 'integer', '', 0],
     ['Global-Default', 'boolean', '', 0],
     ['Age', 'string', '', 0],
   ]);
-  const ref = await t.client.request('GET', `${C}?fieldSelector=metadata.name%3D${n('w')}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  const ref = await S.t.client.request('GET', `${C}?fieldSelector=metadata.name%3D${S.n('w')}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.equal((ref.json as any).columnDefinitions.map((d: any) => d.description.slice(0, 40)), [
     'Name must be unique within a namespace. ',
     'The value of this priority class. This i',
     'globalDefault specifies whether this Pri',
     'CreationTimestamp is a timestamp represe',
   ]);
-  assert.equal(tb.rows, [[n('w'), -5, false]]);
-  assert.equal((await table(t, `${C}/system-node-critical`)).rows, [['system-node-critical', 2000001000, false]]);
-  await protobufRoundTrip(t, `${C}/${n('w')}`);
-  await protobufRoundTrip(t, `${C}/system-cluster-critical`);
-  const d = await t.client.request('DELETE', `${C}/${n('w')}`);
+  assert.equal(tb.rows, [[S.n('w'), -5, false]]);
+  assert.equal((await table(S.t, `${C}/system-node-critical`)).rows, [['system-node-critical', 2000001000, false]]);
+  await protobufRoundTrip(S.t, `${C}/${S.n('w')}`);
+  await protobufRoundTrip(S.t, `${C}/system-cluster-critical`);
+  const d = await S.t.client.request('DELETE', `${C}/${S.n('w')}`);
   assert.is(d.status, 200, show(d));
   assert.is((d.json as any).kind, 'Status', show(d));
-  assert.equal(await watchEvents(t, C, rv, `metadata.name=${n('w')}`), [['DELETED', n('w')]]);
+  assert.equal(await watchEvents(S.t, C, rv, `metadata.name=${S.n('w')}`), [['DELETED', S.n('w')]]);
 });
 
 test.run();

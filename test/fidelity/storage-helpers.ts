@@ -55,20 +55,43 @@ export function invalidStatus(kind: string, name: string, causes: Cause[], group
   };
 }
 
+type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void };
+
 /**
- * A core/v1 kind's suite: a target and a fresh namespace (`prefix`-…) before the tests, both
- * gone after; `C` is the kind's collection in it, `names` the placeholders `body` takes.
+ * A namespaced kind's suite: a target and a fresh namespace (`prefix`-…) before the tests, both
+ * gone after; `C` is the kind's collection in it (`groupVersion` 'v1' is core's /api/v1, else
+ * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`.
  */
-export function namespacedSuite(suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, prefix: string, resource: string) {
-  const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string> };
+export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1') {
+  const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string>, post: (b: unknown) => s.t.client.request('POST', s.C, { body: b }) };
   suite.before(async () => {
     s.t = await startTarget();
     s.ns = await s.t.createNamespace(prefix);
-    s.C = `/api/v1/namespaces/${s.ns}/${resource}`;
+    s.C = `${groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`}/namespaces/${s.ns}/${resource}`;
     s.names = { [s.ns]: '<ns>' };
   });
   suite.after(async () => {
     await s.t.client.request('DELETE', `/api/v1/namespaces/${s.ns}`);
+    await s.t.close();
+  });
+  return s;
+}
+
+/**
+ * A cluster-scoped kind's suite at collection `C`: a target before the tests; `n(s)` names an
+ * object `wtst-<s>-<run>` unique to this run, `names` maps the run suffix away for `body`; after
+ * the tests the objects named by `leftovers` are deleted and the target closed.
+ */
+export function clusterSuite(suite: Hooks, C: string, leftovers: string[]) {
+  const s = { t: undefined as unknown as Target, n: (_: string) => '', names: {} as Record<string, string>, post: (b: unknown) => s.t.client.request('POST', C, { body: b }) };
+  suite.before(async () => {
+    s.t = await startTarget();
+    const run = s.t.ns('x').slice(2);
+    s.n = (x) => `wtst-${x}-${run}`;
+    s.names = { [`-${run}`]: '' };
+  });
+  suite.after(async () => {
+    for (const x of leftovers) await s.t.client.request('DELETE', `${C}/${s.n(x)}`);
     await s.t.close();
   });
   return s;
