@@ -14,6 +14,7 @@
  * This server's internals only (files on disk, the repair tool): it runs here, not against the
  * reference.
  */
+import { eventually } from './harness.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -199,6 +200,10 @@ test('64 KiB of zeros in a table under a running server (LevelDB alone reads an 
   const [from] = blocks[first];
   const [lastOffset, lastSize] = blocks[first + 3];
   fill(table, from, lastOffset + lastSize + 5 - from, 0);
+  // The file-change notification comes asynchronously (inotify): a read that starts before it
+  // arrives is not held (this is the window the issue's closing note states). Once it has come,
+  // the check runs and every read waits for it; readyz fails when it has found the damage.
+  await eventually('the table watch finds the damage', async () => (await client!.request('GET', '/readyz')).status === 500, 10_000);
   const list = await client!.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
   assert.is(list.status, 500, `list: ${list.status} ${list.json?.items?.length ?? ''} ${list.text.slice(0, 200)}`);
   assert.is(list.json.kind, 'Status');

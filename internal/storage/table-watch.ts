@@ -122,16 +122,22 @@ export class TableWatch {
     this.verifying.add(check);
   }
 
-  /** Check `name` once it has been quiet for SETTLE_MS: complete if it verifies (a compaction's table is written). */
-  private settle(s: WatchedStore, name: string): void {
+  /**
+   * Check `name` once it has been quiet for SETTLE_MS: complete if it verifies (a compaction's
+   * table is written). One that fails is checked again after another quiet SETTLE_MS (a table
+   * LevelDB still writes slowly); failing a second time with no change in between, it is damage
+   * (a table damaged while LevelDB had just written it, before it counted as complete).
+   */
+  private settle(s: WatchedStore, name: string, failedOnce = false): void {
     clearTimeout(s.pending.get(name));
     const timer = setTimeout(() => {
       s.pending.delete(name);
       void verifyTables(s.dir, [name]).then((r) => {
         if (this.closed || s.pending.has(name)) return;
         if (r.tables === 1 && !r.faults.length) s.complete.add(name);
-        // Still failing after SETTLE_MS of quiet: either a table still written slowly or damage;
-        // the next change notification checks it again, the scrub names it if it stays so.
+        else if (r.tables === 0 && !r.faults.length) return; // deleted by a compaction
+        else if (!failedOnce) this.settle(s, name, true);
+        else this.health.damaged(`the ${s.role} store is damaged: ${describeFaults(r.faults)}${repairHint(s.role, this.dataDir)}`);
       }, () => undefined);
     }, SETTLE_MS);
     timer.unref();
