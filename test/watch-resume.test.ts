@@ -128,7 +128,8 @@ test('hundreds of watches resumed from various resourceVersions (after a restart
     const events = value(/^watch_resume_read_events_total (\d+)$/m);
     assert.ok(shared >= 1 && shared < WATCHERS, `shared resume reads: ${shared}`);
     assert.ok(own >= 0, `own resume reads: ${own}`);
-    assert.ok(events >= WRITES, `events the shared reads went through: ${events}`);
+    // How many depends on what the ring already holds after the start-up fold: only what lies below it is read.
+    assert.ok(events >= 1, `events the shared reads went through: ${events}`);
   }
   await agent.close();
 });
