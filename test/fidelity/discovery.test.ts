@@ -241,6 +241,25 @@ test('/apis/node.k8s.io: v1 (preferred) and v1beta1 (same storage version hash),
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/discovery.k8s.io: v1 (preferred) and v1beta1 (same storage version hash), byte for byte as kube lists them', async () => {
+  for (const v of ['v1', 'v1beta1']) {
+    const r = await t.client.request('GET', `/apis/discovery.k8s.io/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(
+      r.text.trim(),
+      `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"discovery.k8s.io/${v}","resources":[` +
+        '{"name":"endpointslices","singularName":"","namespaced":true,"kind":"EndpointSlice","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"Nx3SIv6I0mE="}]}',
+    );
+  }
+  const g = await t.client.request('GET', '/apis/discovery.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"discovery.k8s.io","versions":[{"groupVersion":"discovery.k8s.io/v1","version":"v1"},{"groupVersion":"discovery.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"discovery.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/discovery.k8s.io/v1alpha1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

@@ -5,7 +5,8 @@
  * create and +1 on any non-metadata or label change; dropTopologyOnV1; unconditional updates
  * allowed, PUT never creates), printEndpointSlice (pkg/printers/internalversion) and the v1beta1
  * conversion (pkg/apis/discovery/v1beta1/conversion.go: `topology` ⇄ `nodeName`, `zone`,
- * `deprecatedTopology`). v1 is the storage version; v1beta1 is a view of the same objects.
+ * `deprecatedTopology`). Objects are kept in their v1 form (kube 1.24 encodes them as v1beta1:
+ * discovery's hash names it); v1beta1 is a view of the same objects.
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, duplicate, invalid, notSupported, required, tooMany } from '../../api/field-errors.ts';
@@ -212,6 +213,8 @@ export const endpointSliceTable: TableConvertor = {
 export const endpointSliceKind: KindDescriptor = {
   group: 'discovery.k8s.io',
   versions: ['v1'],
+  // 1.24 still encodes EndpointSlices in etcd as v1beta1 (discovery's storageVersionHash says so).
+  storageVersion: 'v1beta1',
   resource: 'endpointslices',
   singular: 'endpointslice',
   kind: 'EndpointSlice',

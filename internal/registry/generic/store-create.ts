@@ -91,7 +91,7 @@ export abstract class CreateStore extends StoreBase {
     const finish = (noHooks ? undefined : await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
     let accepted = false;
     try {
-      strategy.prepareForCreate?.(obj);
+      strategy.prepareForCreate?.(obj, ctx.user);
       this.validateCreate(obj);
       strategy.canonicalize?.(obj);
       await this.admission.validate(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));

@@ -39,9 +39,10 @@ export interface Strategy {
 
   /**
    * Create-time normalization: drop status a client may not set, set generation, phases.
-   * Runs after defaults, before validate.
+   * Runs after defaults, before validate. `user` is the requester (kube's UserFrom(ctx): a
+   * CertificateSigningRequest records who asked).
    */
-  prepareForCreate?(obj: KubeObject): void;
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
 
   /**
    * Update-time normalization: e.g. keep status from `oldObj` on a main-resource update, bump
