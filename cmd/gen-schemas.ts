@@ -131,7 +131,12 @@ interface GoEnum {
 interface GoPackage {
   structs: Map<string, Map<string, GoField>>;
   enums: Map<string, GoEnum>;
+  /** Every string constant of the package: name → value. */
+  consts: Map<string, string>;
 }
+
+/** The value of another package's string constant (import path, constant name), if known. */
+type ConstResolver = (importPath: string, name: string) => string | undefined;
 
 /** `//` comment text as go/ast's CommentGroup.Text returns a line: marker and one space removed. */
 const commentText = (line: string): string => line.trim().replace(/^\/\/ ?/, '').trimEnd();
@@ -142,10 +147,13 @@ const commentText = (line: string): string => line.trim().replace(/^\/\/ ?/, '')
  * `type X string` holds a `+enum` line; its values are the constants declared with type X
  * (`Name X = "value"`), each with the comment block right above it.
  */
-function goEnums(sources: string[]): Map<string, GoEnum> {
+function goEnums(sources: string[], resolveConst?: ConstResolver): { enums: Map<string, GoEnum>; values: Map<string, string> } {
   const enums = new Map<string, GoEnum>();
   const consts: { type: string; name: string; value: string; comment: string }[] = [];
+  const values = new Map<string, string>();
   for (const src of sources) {
+    const imports = new Map<string, string>();
+    for (const m of src.matchAll(/^\s*(\w+)\s+"([^"]+)"/gm)) imports.set(m[1]!, m[2]!);
     const lines = src.split('\n');
     let block: string[] = [];
     let inConst = false;
@@ -160,11 +168,20 @@ function goEnums(sources: string[]): Map<string, GoEnum> {
       if (tm && block.some((c) => /^\+enum\s*$/.test(c))) enums.set(tm[1]!, { values: [] });
       const cm = line.match(inConst ? /^\s+(\w+)\s+(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"/ : /^const\s+(\w+)\s+(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"/);
       if (cm) consts.push({ name: cm[1]!, type: cm[2]!, value: JSON.parse(`"${cm[3]}"`) as string, comment: block.join(' ') });
+      // `Name = Type("value")` and `Name = Type(pkg.Const)` (discovery's AddressType(v1.IPv4Protocol)).
+      const conv = inConst ? line.match(/^\s+(\w+)\s*=\s*(\w+)\((?:"((?:[^"\\]|\\.)*)"|(\w+)\.(\w+))\)/) : null;
+      if (conv) {
+        const value = conv[3] !== undefined ? (JSON.parse(`"${conv[3]}"`) as string) : resolveConst?.(imports.get(conv[4]!) ?? '', conv[5]!);
+        if (value !== undefined) consts.push({ name: conv[1]!, type: conv[2]!, value, comment: block.join(' ') });
+      }
       block = [];
     }
   }
-  for (const c of consts) enums.get(c.type)?.values.push({ name: c.name, value: c.value, comment: c.comment });
-  return enums;
+  for (const c of consts) {
+    values.set(c.name, c.value);
+    enums.get(c.type)?.values.push({ name: c.name, value: c.value, comment: c.comment });
+  }
+  return { enums, values };
 }
 
 /**
@@ -234,10 +251,10 @@ type GoDecl = { json: string; field: GoField } | { inline: string; importPath?: 
  * order encoding/json writes fields; inline structs expanded where they are declared,
  * `resolveForeign` finding one of another package such as metav1.TypeMeta) and enums.
  */
-function goPackage(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined): GoPackage {
+function goPackage(dir: string, resolveForeign?: (qualified: string, importPath: string) => Map<string, GoField> | undefined, resolveConst?: ConstResolver): GoPackage {
   const out = new Map<string, Map<string, GoField>>();
   const decls = new Map<string, GoDecl[]>();
-  if (!existsSync(dir)) return { structs: out, enums: new Map() };
+  if (!existsSync(dir)) return { structs: out, enums: new Map(), consts: new Map() };
   const sources: string[] = [];
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.go') || f.endsWith('_test.go') || f.startsWith('zz_generated') || f === 'generated.pb.go') continue;
@@ -286,7 +303,8 @@ function goPackage(dir: string, resolveForeign?: (qualified: string, importPath:
     return fields;
   };
   for (const name of decls.keys()) out.set(name, expand(name, new Set([name])));
-  return { structs: out, enums: goEnums(sources) };
+  const { enums, values } = goEnums(sources, resolveConst);
+  return { structs: out, enums, consts: values };
 }
 
 /**
@@ -395,17 +413,20 @@ async function main(): Promise<void> {
   // Go field types, to mark non-pointer struct fields (see the header comment).
   const goCache = new Map<string, GoPackage>();
   // An inline struct of another package (k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta).
-  const foreign = (qualified: string, importPath: string): Map<string, GoField> | undefined => {
+  const stagingPackage = (importPath: string): GoPackage | undefined => {
     const m = importPath.match(/^k8s\.io\/(api|apimachinery)\/(.+)$/);
     if (!m) return undefined;
     const dir = join(modRoot, 'k8s.io', `${m[1]}@${STAGING_VERSION}`, ...m[2]!.split('/'));
-    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
-    return goCache.get(dir)!.structs.get(qualified.slice(qualified.indexOf('.') + 1));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign, constant));
+    return goCache.get(dir)!;
   };
+  const foreign = (qualified: string, importPath: string): Map<string, GoField> | undefined => stagingPackage(importPath)?.structs.get(qualified.slice(qualified.indexOf('.') + 1));
+  // A constant of another package an enum constant is converted from (core/v1 IPv4Protocol).
+  const constant: ConstResolver = (importPath, name) => stagingPackage(importPath)?.consts.get(name);
   const goPkg = (defName: string): GoPackage | undefined => {
     const dir = goPackageDir(modRoot, defName);
     if (!dir) return undefined;
-    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign));
+    if (!goCache.has(dir)) goCache.set(dir, goPackage(dir, foreign, constant));
     return goCache.get(dir)!;
   };
   const goFields = (defName: string): Map<string, GoField> | undefined => goPkg(defName)?.structs.get(defName.slice(defName.lastIndexOf('.') + 1));

@@ -251,4 +251,24 @@ test('kubectl certificate approve, get csr', async () => {
   assert.equal(out.trim().split(/\s+/).filter((_, i) => i !== 1), [S.n('kctl'), SIGNER, (c.json as any).spec.username, '24h', 'Approved']);
 });
 
+test('RBAC bootstrap: the certificate controller approves and signs for the kubernetes.io signers (SubjectAccessReview)', async () => {
+  const can = async (user: string, groups: string[], verb: string, resource: string, namespace = '', name = ''): Promise<boolean> => {
+    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource, verb, namespace, name } } },
+    });
+    assert.is(r.status, 201, show(r));
+    return (r.json as any).status.allowed === true;
+  };
+  const cases: [string, string[], string, string, string, string, boolean][] = [
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'list', 'certificatesigningrequests', '', '', true],
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'update', 'certificatesigningrequests/status', '', 'x', true],
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'update', 'certificatesigningrequests/approval', '', 'x', true],
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'sign', 'signers', '', 'kubernetes.io/kube-apiserver-client', true],
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'approve', 'signers', '', 'kubernetes.io/kube-apiserver-client-kubelet', true],
+    ['system:serviceaccount:kube-system:certificate-controller', [], 'approve', 'signers', '', 'example.com/x', false],
+    ['nobody', ['system:authenticated'], 'approve', 'signers', '', 'example.com/x', false],
+  ];
+  for (const [user, groups, verb, resource, namespace, name, want] of cases) assert.is(await can(user, groups, verb, resource, namespace, name), want, `${user} ${verb} ${resource} ${name}`);
+});
+
 test.run();

@@ -185,4 +185,23 @@ test('list, watch, delete (a Status); Table as printEndpointSlice; Protobuf', as
   assert.equal(await watchEvents(S.t, S.C, rv, 'metadata.name=w'), [['DELETED', 'w']]);
 });
 
+test('RBAC bootstrap: kube-proxy reads EndpointSlices, the endpointslice controllers write them (SubjectAccessReview)', async () => {
+  const can = async (user: string, groups: string[], verb: string, resource: string, namespace = '', name = ''): Promise<boolean> => {
+    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource, verb, namespace, name } } },
+    });
+    assert.is(r.status, 201, show(r));
+    return (r.json as any).status.allowed === true;
+  };
+  const cases: [string, string[], string, string, string, string, boolean][] = [
+    ['system:kube-proxy', [], 'list', 'endpointslices', '', '', true],
+    ['system:kube-proxy', [], 'watch', 'endpointslices', 'default', '', true],
+    ['system:kube-proxy', [], 'create', 'endpointslices', 'default', '', false],
+    ['system:serviceaccount:kube-system:endpointslice-controller', [], 'create', 'endpointslices', 'default', '', true],
+    ['system:serviceaccount:kube-system:endpointslicemirroring-controller', [], 'delete', 'endpointslices', 'default', '', true],
+    ['nobody', ['system:authenticated'], 'list', 'endpointslices', 'default', '', false],
+  ];
+  for (const [user, groups, verb, resource, namespace, name, want] of cases) assert.is(await can(user, groups, verb, resource, namespace, name), want, `${user} ${verb} ${resource} ${name}`);
+});
+
 test.run();

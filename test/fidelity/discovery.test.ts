@@ -241,6 +241,25 @@ test('/apis/node.k8s.io: v1 (preferred) and v1beta1 (same storage version hash),
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/certificates.k8s.io: v1 with /approval and /status, byte for byte as kube lists them (v1beta1 left in 1.22)', async () => {
+  const r = await t.client.request('GET', '/apis/certificates.k8s.io/v1');
+  assert.is(r.status, 200, show(r));
+  assert.is(
+    r.text.trim(),
+    '{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"certificates.k8s.io/v1","resources":[' +
+      '{"name":"certificatesigningrequests","singularName":"","namespaced":false,"kind":"CertificateSigningRequest","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["csr"],"storageVersionHash":"95fRKMXA+00="},' +
+      '{"name":"certificatesigningrequests/approval","singularName":"","namespaced":false,"kind":"CertificateSigningRequest","verbs":["get","patch","update"]},' +
+      '{"name":"certificatesigningrequests/status","singularName":"","namespaced":false,"kind":"CertificateSigningRequest","verbs":["get","patch","update"]}]}',
+  );
+  const g = await t.client.request('GET', '/apis/certificates.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"certificates.k8s.io","versions":[{"groupVersion":"certificates.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"certificates.k8s.io/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/certificates.k8s.io/v1beta1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/discovery.k8s.io: v1 (preferred) and v1beta1 (same storage version hash), byte for byte as kube lists them', async () => {
   for (const v of ['v1', 'v1beta1']) {
     const r = await t.client.request('GET', `/apis/discovery.k8s.io/${v}`);
