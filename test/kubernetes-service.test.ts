@@ -68,9 +68,23 @@ test('the kubernetes Endpoints: the advertise address and the secure port', asyn
   assert.equal(e.metadata.labels, { 'endpointslice.kubernetes.io/skip-mirror': 'true' });
 });
 
+test('the kubernetes EndpointSlice mirrors the Endpoints (kube-apiserver 1.24 EndpointsAdapter; shape from the reference)', async () => {
+  const es = await ok(main.client.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes'), 200, 'get');
+  assert.equal(
+    [es.metadata.labels, es.metadata.generation, es.addressType, es.endpoints, es.ports],
+    [{ 'kubernetes.io/service-name': 'kubernetes' }, 1, 'IPv4', [{ addresses: [ADVERTISE], conditions: { ready: true } }], [{ name: 'https', protocol: 'TCP', port: portOf(main) }]],
+  );
+  assert.is(es.metadata.managedFields[0].manager, 'kube-apiserver');
+  // What the e2e spec "should have Endpoints and EndpointSlices pointing to API Server" lists.
+  const l = await ok(main.client.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes'), 200, 'list');
+  assert.equal(l.items.map((i: any) => i.metadata.name), ['kubernetes']);
+});
+
 test('a loopback advertise address is not published (Endpoints validation refuses it, as in kube)', async () => {
   const r = await small.client.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes');
   assert.is(r.status, 404, show(r));
+  const es = await small.client.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+  assert.is(es.status, 404, show(es));
   await ok(small.client.request('GET', '/api/v1/namespaces/default/services/kubernetes'), 200, 'the Service exists anyway');
 });
 
@@ -100,7 +114,8 @@ test('kubectl cluster-info, get svc,ep, describe svc', async () => {
     /^IP:\s+10\.0\.0\.1$/m,
     /^Port:\s+https\s+443\/TCP$/m,
     new RegExp(`^TargetPort:\\s+${portOf(main)}/TCP$`, 'm'),
-    // kubectl 1.32 fills "Endpoints:" from discovery.k8s.io EndpointSlices, not served here.
+    // kubectl fills "Endpoints:" from the discovery.k8s.io EndpointSlices.
+    new RegExp(`^Endpoints:\\s+${ADVERTISE.replace(/\./g, '\\.')}:${portOf(main)}$`, 'm'),
   ]) {
     assert.match(d, line);
   }
@@ -175,6 +190,8 @@ test('restart: the Service keeps its identity and follows the new port; a clean 
   const e = await ok(main.client.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes'), 200, 'endpoints');
   // The first server removed its lease when it stopped, so only this one is listed.
   assert.equal(e.subsets, [{ addresses: [{ ip: '192.0.2.20' }], ports: [{ name: 'https', port: portOf(main), protocol: 'TCP' }] }]);
+  const es = await ok(main.client.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes'), 200, 'endpointslice');
+  assert.equal([es.endpoints, es.ports[0].port], [[{ addresses: ['192.0.2.20'], conditions: { ready: true } }], portOf(main)]);
 });
 
 test.run();

@@ -11,6 +11,11 @@
  *   port. On a clean stop a replica removes its lease and rewrites the Endpoints without itself
  *   (the last one leaves them as they are: kube refuses to erase every address).
  *
+ * - EndpointSlice: the EndpointsAdapter's mirror (reconcilers/endpointsadapter.go), written after
+ *   every pass over the Endpoints when discovery.k8s.io is served: named `kubernetes`, labelled
+ *   kubernetes.io/service-name=kubernetes, the first subset's addresses (ready) and ports;
+ *   recreated when its addressType must change, rewritten when endpoints, ports or labels drift.
+ *
  * Like kube, an advertise address that Endpoints validation refuses (loopback, link-local) means
  * no Endpoints for this replica (kube's write fails that validation every pass); the Service
  * still exists. Such a replica takes no lease and leaves the Endpoints alone.
@@ -25,6 +30,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import { ApiError } from '../api/errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import { parseIP, specialIPErrors } from '../validation/network.ts';
+import { semanticEqual } from '../gocompat/equal.ts';
 import { kubernetesServiceIP } from '../registry/core/service.ts';
 import { ServiceAllocationRepair } from './service-allocation-repair.ts';
 
@@ -37,6 +43,8 @@ const NAME = 'kubernetes';
 /** endpointslice.kubernetes.io/skip-mirror: the EndpointSlice mirroring controller leaves it alone. */
 const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 const NAMESPACE = 'default';
+/** discovery.LabelServiceName. */
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 export interface KubernetesServiceOptions {
   /** The Service's ClusterIP: the first address of --service-cluster-ip-range. */
@@ -54,6 +62,7 @@ export class KubernetesServiceController {
   private readonly ctx = systemContext('kube-apiserver');
   private readonly services: ServedKind;
   private readonly endpoints: ServedKind;
+  private readonly endpointSlices: ServedKind | undefined;
   private lastError = '';
   /** Why this replica's address cannot be published (loopback, link-local…), or '' when it can. */
   private readonly unpublishable: string;
@@ -64,6 +73,7 @@ export class KubernetesServiceController {
     if (!svc || !ep) throw new Error('kubernetes service controller: services and endpoints must be registered');
     this.services = svc;
     this.endpoints = ep;
+    this.endpointSlices = registry.lookup('discovery.k8s.io', 'v1', 'endpointslices');
     const ip = parseIP(opts.advertiseAddress);
     this.unpublishable = !ip ? 'it is not an IP address' : specialIPErrors(opts.advertiseAddress, ip).join('; ');
   }
@@ -194,11 +204,46 @@ export class KubernetesServiceController {
     const current = await this.endpoints.store.getLatest(NAMESPACE, NAME).then(parseObject, () => undefined);
     const subsets = [{ addresses: ips.map((ip) => ({ ip })), ports: [{ name: 'https', port: this.opts.securePort, protocol: 'TCP' }] }];
     const labels = current?.metadata.labels ?? {};
-    if (current && labels[SKIP_MIRROR_LABEL] === 'true' && JSON.stringify(current.subsets) === JSON.stringify(subsets)) return;
-    // Unconditional (no resourceVersion): the reconciler's view wins, as kube's Update does.
-    const { resourceVersion: _rv, ...meta } = current?.metadata ?? { name: NAME, namespace: NAMESPACE };
-    const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { ...meta, labels: { ...labels, [SKIP_MIRROR_LABEL]: 'true' } }, subsets };
-    await this.endpoints.store.update(this.ctx, NAMESPACE, NAME, body);
+    if (!current || labels[SKIP_MIRROR_LABEL] !== 'true' || JSON.stringify(current.subsets) !== JSON.stringify(subsets)) {
+      // Unconditional (no resourceVersion): the reconciler's view wins, as kube's Update does.
+      const { resourceVersion: _rv, ...meta } = current?.metadata ?? { name: NAME, namespace: NAMESPACE };
+      const body: KubeObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: { ...meta, labels: { ...labels, [SKIP_MIRROR_LABEL]: 'true' } }, subsets };
+      await this.endpoints.store.update(this.ctx, NAMESPACE, NAME, body);
+    }
+    await this.ensureEndpointSlice(subsets[0]!);
+  }
+
+  /** EnsureEndpointSliceFromEndpoints for the Endpoints' one subset. */
+  private async ensureEndpointSlice(subset: { addresses: { ip: string }[]; ports: { name: string; port: number; protocol: string }[] }): Promise<void> {
+    const slices = this.endpointSlices;
+    if (!slices) return;
+    const v6 = (ip: string): boolean => parseIP(ip)?.family === 'IPv6';
+    const addressType = subset.addresses.every((a) => v6(a.ip)) ? 'IPv6' : 'IPv4';
+    const want = {
+      labels: { [SERVICE_NAME_LABEL]: NAME },
+      endpoints: subset.addresses.filter((a) => v6(a.ip) === (addressType === 'IPv6')).map((a) => ({ addresses: [a.ip], conditions: { ready: true } })),
+      ports: subset.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port })),
+    };
+    const body: KubeObject = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: NAME, namespace: NAMESPACE, labels: want.labels }, addressType, endpoints: want.endpoints, ports: want.ports };
+    const current = await slices.store.getLatest(NAMESPACE, NAME).then(parseObject, (e: unknown) => {
+      if (e instanceof ApiError && e.code === 404) return undefined;
+      throw e;
+    });
+    const ignoreExists = (e: unknown) => {
+      if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+    };
+    if (!current) {
+      await slices.store.create(this.ctx, NAMESPACE, body).catch(ignoreExists);
+      return;
+    }
+    if (current.addressType !== addressType) {
+      await slices.store.delete(this.ctx, NAMESPACE, NAME, {});
+      await slices.store.create(this.ctx, NAMESPACE, body);
+      return;
+    }
+    if (semanticEqual(current.endpoints ?? null, want.endpoints) && semanticEqual(current.ports ?? null, want.ports) && semanticEqual(current.metadata.labels ?? null, want.labels)) return;
+    // kube's Update replaces the slice with the mirror (its metadata too, resourceVersion aside).
+    await slices.store.update(this.ctx, NAMESPACE, NAME, { ...body, metadata: { ...body.metadata, uid: current.metadata.uid } });
   }
 }
 
