@@ -119,7 +119,7 @@ export const SPECS: Spec[] = [
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
 export const EXCLUDED: Spec[] = [
-  { name: '[sig-network] EndpointSlice should have Endpoints and EndpointSlices pointing to API Server [Conformance]', file: 'network/endpointslice.go', why: 'the kubernetes Endpoints need a publishable advertise address; the test servers (and the reference) advertise 127.0.0.1, which Endpoints validation refuses (test/kubernetes-endpointslice.test.ts covers it with a routable address)' },
+  { name: '[sig-network] EndpointSlice should have Endpoints and EndpointSlices pointing to API Server [Conformance]', file: 'network/endpointslice.go', why: 'the kubernetes Endpoints need a publishable advertise address; the test servers (and the reference) advertise 127.0.0.1, which Endpoints validation refuses (test/kubernetes-service.test.ts checks both with a routable address)' },
   { name: '[sig-network] EndpointSlice should create and delete / create Endpoints and EndpointSlices for Pods matching a Service [Conformance]', file: 'network/endpointslice.go', why: 'need the endpoints and endpointslice controllers and running pods' },
   { name: '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support building a client with a CSR', file: 'auth/certificates.go', why: 'waits for a signer (kube-controller-manager) to issue the certificate' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
