@@ -2,7 +2,7 @@
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
  * CSIDriver, CSINode and CSIStorageCapacity (and Lease, IngressClass, Ingress, NetworkPolicy,
- * PriorityClass, RuntimeClass), `create -f`, `get` (default and `-o wide` columns),
+ * PriorityClass, RuntimeClass, EndpointSlice, CertificateSigningRequest), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -24,6 +24,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { webcrypto } from 'node:crypto';
+import { x509 } from '../internal/auth/certificates.ts';
 import { startTarget, type Target } from './target.ts';
 import { kubectlFor, kubectlSuite, type Kubectl, type Run } from './kubectl-run.ts';
 const GOLDEN = join(import.meta.dirname, 'golden', 'kubectl-kinds.json');
@@ -41,6 +43,14 @@ interface KindCase {
   spec: boolean;
   object(name: string): Record<string, unknown>;
 }
+
+/** A PKCS#10 request (ECDSA P-256) for the CertificateSigningRequest case; its subject is what describe shows. */
+const CSR_REQUEST = await (async () => {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await (webcrypto as unknown as Crypto).subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const req = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=alice, O=dev', keys, signingAlgorithm: alg });
+  return Buffer.from(req.toString('pem')).toString('base64');
+})();
 
 const busybox = { name: 'main', image: 'busybox:1.36', command: ['sleep', '3600'] };
 
@@ -153,6 +163,18 @@ const CASES: KindCase[] = [
   {
     kind: 'RuntimeClass', resource: 'runtimeclass', namespaced: false, spec: false,
     object: (name) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler: 'runc', overhead: { podFixed: { cpu: '100m' } }, scheduling: { nodeSelector: { 'kubernetes.io/os': 'linux' } } }),
+  },
+  {
+    kind: 'EndpointSlice', resource: 'endpointslice', namespaced: true, spec: false,
+    object: (name) => ({
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name, labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.1.0.1'], conditions: { ready: true }, nodeName: 'node-a', zone: 'z1', targetRef: { kind: 'Pod', name: 'web-1' } }, { addresses: ['10.1.0.2'], conditions: { ready: false } }],
+      ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+    }),
+  },
+  {
+    kind: 'CertificateSigningRequest', resource: 'csr', namespaced: false, spec: true,
+    object: (name) => ({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: CSR_REQUEST, signerName: 'example.com/signer', expirationSeconds: 86400, usages: ['digital signature', 'client auth'] } }),
   },
 ];
 
@@ -315,5 +337,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc', EndpointSlice: 'eps', CertificateSigningRequest: 'csr' }[c.kind]!;
 }

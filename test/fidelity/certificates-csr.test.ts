@@ -16,7 +16,7 @@ import { webcrypto } from 'node:crypto';
 import { show } from '../assertions.ts';
 import { x509, createCertificateAuthority, issueCertificate } from '../../internal/auth/certificates.ts';
 import { kubectlFor } from '../kubectl-run.ts';
-import { body, clusterSuite, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
+import { body, checkAccess, clusterSuite, invalidStatus, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'certificates.k8s.io';
 const C = `/apis/${GROUP}/v1/certificatesigningrequests`;
@@ -252,14 +252,7 @@ test('kubectl certificate approve, get csr', async () => {
 });
 
 test('RBAC bootstrap: the certificate controller approves and signs for the kubernetes.io signers (SubjectAccessReview)', async () => {
-  const can = async (user: string, groups: string[], verb: string, resource: string, namespace = '', name = ''): Promise<boolean> => {
-    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource, verb, namespace, name } } },
-    });
-    assert.is(r.status, 201, show(r));
-    return (r.json as any).status.allowed === true;
-  };
-  const cases: [string, string[], string, string, string, string, boolean][] = [
+  await checkAccess(S.t, GROUP, [
     ['system:serviceaccount:kube-system:certificate-controller', [], 'list', 'certificatesigningrequests', '', '', true],
     ['system:serviceaccount:kube-system:certificate-controller', [], 'update', 'certificatesigningrequests/status', '', 'x', true],
     ['system:serviceaccount:kube-system:certificate-controller', [], 'update', 'certificatesigningrequests/approval', '', 'x', true],
@@ -267,8 +260,7 @@ test('RBAC bootstrap: the certificate controller approves and signs for the kube
     ['system:serviceaccount:kube-system:certificate-controller', [], 'approve', 'signers', '', 'kubernetes.io/kube-apiserver-client-kubelet', true],
     ['system:serviceaccount:kube-system:certificate-controller', [], 'approve', 'signers', '', 'example.com/x', false],
     ['nobody', ['system:authenticated'], 'approve', 'signers', '', 'example.com/x', false],
-  ];
-  for (const [user, groups, verb, resource, namespace, name, want] of cases) assert.is(await can(user, groups, verb, resource, namespace, name), want, `${user} ${verb} ${resource} ${name}`);
+  ]);
 });
 
 test.run();

@@ -11,7 +11,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
-import { body, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
+import { body, checkAccess, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'discovery.k8s.io';
 const WARNING = '299 - "discovery.k8s.io/v1beta1 EndpointSlice is deprecated in v1.21+, unavailable in v1.25+; use discovery.k8s.io/v1 EndpointSlice"';
@@ -186,22 +186,14 @@ test('list, watch, delete (a Status); Table as printEndpointSlice; Protobuf', as
 });
 
 test('RBAC bootstrap: kube-proxy reads EndpointSlices, the endpointslice controllers write them (SubjectAccessReview)', async () => {
-  const can = async (user: string, groups: string[], verb: string, resource: string, namespace = '', name = ''): Promise<boolean> => {
-    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: GROUP, resource, verb, namespace, name } } },
-    });
-    assert.is(r.status, 201, show(r));
-    return (r.json as any).status.allowed === true;
-  };
-  const cases: [string, string[], string, string, string, string, boolean][] = [
+  await checkAccess(S.t, GROUP, [
     ['system:kube-proxy', [], 'list', 'endpointslices', '', '', true],
     ['system:kube-proxy', [], 'watch', 'endpointslices', 'default', '', true],
     ['system:kube-proxy', [], 'create', 'endpointslices', 'default', '', false],
     ['system:serviceaccount:kube-system:endpointslice-controller', [], 'create', 'endpointslices', 'default', '', true],
     ['system:serviceaccount:kube-system:endpointslicemirroring-controller', [], 'delete', 'endpointslices', 'default', '', true],
     ['nobody', ['system:authenticated'], 'list', 'endpointslices', 'default', '', false],
-  ];
-  for (const [user, groups, verb, resource, namespace, name, want] of cases) assert.is(await can(user, groups, verb, resource, namespace, name), want, `${user} ${verb} ${resource} ${name}`);
+  ]);
 });
 
 test.run();

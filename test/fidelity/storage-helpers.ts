@@ -153,3 +153,18 @@ export async function watchEvents(t: Target, collection: string, rv: string, fie
     .map((l) => JSON.parse(l))
     .map((e: any) => [e.type, e.object.metadata.name]);
 }
+
+/** One SubjectAccessReview and its expected verdict; `resource` may name a subresource (`a/status`). */
+export type AccessCase = [user: string, groups: string[], verb: string, resource: string, namespace: string, name: string, allowed: boolean];
+
+/** Ask a SubjectAccessReview for each case (resources of `group`) and check the verdict. */
+export async function checkAccess(t: Target, group: string, cases: AccessCase[]): Promise<void> {
+  for (const [user, groups, verb, res, namespace, name, want] of cases) {
+    const [resource, subresource = ''] = res.split('/');
+    const r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group, resource, subresource, verb, namespace, name } } },
+    });
+    assert.is(r.status, 201, show(r));
+    assert.is((r.json as any).status.allowed === true, want, `${user} ${verb} ${res} ${namespace}/${name}`);
+  }
+}
