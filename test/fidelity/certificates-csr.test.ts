@@ -233,6 +233,8 @@ test('Table columns, spec.signerName field selector, Protobuf, delete (a Status)
   const bad = await S.t.client.request('GET', `${C}?fieldSelector=spec.usages%3Dx`);
   assert.is(bad.status, 400, show(bad));
   assert.is((bad.json as any).message, 'field label not supported: spec.usages');
+  const ns = await S.t.client.request('GET', `${C}?fieldSelector=metadata.namespace%3Ddefault`);
+  assert.is((ns.json as any).message, 'field label not supported: metadata.namespace', show(ns));
   await protobufRoundTrip(S.t, `${C}/${S.n('w')}`);
   const d = await S.t.client.request('DELETE', `${C}/${S.n('w')}`);
   assert.is(d.status, 200, show(d));

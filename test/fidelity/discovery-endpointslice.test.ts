@@ -11,6 +11,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
+import { startTestServer } from '../harness.ts';
 import { body, checkAccess, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'discovery.k8s.io';
@@ -156,12 +157,28 @@ test('v1beta1: topology becomes nodeName, zone and deprecatedTopology; back agai
   );
 });
 
+test('the deprecated-API metric counts v1beta1 requests; this server: --runtime-config=discovery.k8s.io/v1beta1=false removes the version', async () => {
+  const m = await S.t.client.request('GET', '/metrics');
+  assert.match(m.text, /^apiserver_requested_deprecated_apis\{group="discovery\.k8s\.io",removed_release="1\.25",resource="endpointslices",subresource="",version="v1beta1"\} [1-9]/m);
+  if (S.t.reference) return; // the shared reference runs with its own flags
+  const s = await startTestServer({ runtimeConfig: 'discovery.k8s.io/v1beta1=false' });
+  try {
+    assert.is((await s.client.request('GET', '/apis/discovery.k8s.io/v1beta1/endpointslices')).status, 404);
+    assert.is((await s.client.request('GET', '/apis/discovery.k8s.io/v1/endpointslices')).status, 200);
+  } finally {
+    await s.close();
+  }
+});
+
 test('list, watch, delete (a Status); Table as printEndpointSlice; Protobuf', async () => {
   const c = await S.post(es('w', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1', '10.0.0.2'] }, { addresses: ['10.0.0.3', '10.0.0.4'] }], ports: [{ port: 80 }, { name: 'x' }, { name: 'y' }, { name: 'z', port: 9 }] }));
   assert.is(c.status, 201, show(c));
   const rv = (c.json as any).metadata.resourceVersion;
   const l = await S.t.client.request('GET', `${S.C}?fieldSelector=metadata.name%3Dw`);
   assert.is((l.json as any).kind, 'EndpointSliceList', show(l));
+  const unknown = await S.t.client.request('GET', `${S.C}?fieldSelector=addressType%3DIPv4`);
+  assert.is(unknown.status, 400, show(unknown));
+  assert.is((unknown.json as any).message, '"addressType" is not a known field selector: only "metadata.name", "metadata.namespace"');
   const tb = await table(S.t, `${S.C}?fieldSelector=metadata.name%3Dw`);
   assert.equal(tb.columns, [
     ['Name', 'string', 'name', 0],
