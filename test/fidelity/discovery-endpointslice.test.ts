@@ -157,6 +157,18 @@ test('v1beta1: topology becomes nodeName, zone and deprecatedTopology; back agai
   );
 });
 
+test('server-side apply through v1beta1: topology kept as applied, managedFields in v1beta1 terms', async () => {
+  const patch = { apiVersion: `${GROUP}/v1beta1`, kind: 'EndpointSlice', metadata: { name: 'ssa' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.9'], topology: { [ZONE]: 'z9', rack: 'r9' } }] };
+  const a = await S.t.client.request('PATCH', `${beta()}/ssa?fieldManager=tool`, { raw: JSON.stringify(patch), contentType: 'application/apply-patch+yaml' });
+  assert.is(a.status, 201, show(a));
+  assert.equal((a.json as any).endpoints, [{ addresses: ['10.0.0.9'], conditions: {}, topology: { [ZONE]: 'z9', rack: 'r9' } }], show(a));
+  const mf = (a.json as any).metadata.managedFields.map((m: any) => [m.manager, m.operation, m.apiVersion, m.fieldsV1]);
+  assert.equal(mf, [['tool', 'Apply', `${GROUP}/v1beta1`, { 'f:addressType': {}, 'f:endpoints': {} }]], show(a));
+  const g = await S.t.client.request('GET', `${S.C}/ssa`);
+  assert.equal((g.json as any).endpoints, [{ addresses: ['10.0.0.9'], conditions: {}, zone: 'z9', deprecatedTopology: { rack: 'r9' } }], show(g));
+  assert.equal((g.json as any).metadata.managedFields.map((m: any) => m.apiVersion), [`${GROUP}/v1beta1`]);
+});
+
 test('the deprecated-API metric counts v1beta1 requests; this server: --runtime-config=discovery.k8s.io/v1beta1=false removes the version', async () => {
   const m = await S.t.client.request('GET', '/metrics');
   assert.match(m.text, /^apiserver_requested_deprecated_apis\{group="discovery\.k8s\.io",removed_release="1\.25",resource="endpointslices",subresource="",version="v1beta1"\} [1-9]/m);
