@@ -16,5 +16,6 @@ import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
+import { autoscalingKinds } from './autoscaling/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];

@@ -268,12 +268,26 @@ export class FieldManager {
     const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
     const former = managed.get(id)?.set;
     const out: Managed = new Map();
-    // Every other manager loses what this write changed or removed (Update always "forces").
+    // Every other manager loses what this write changed or removed (Update always "forces"),
+    // compared in the manager's version when the kind's versions differ in shape.
     const changed = cmp.modified.union(cmp.added);
+    const inVersion = new Map<string, { changed: FieldSet; removed: FieldSet }>([[this.preferred, { changed, removed: cmp.removed }]]);
+    const convert = this.kind.convertVersion;
+    const changesIn = (apiVersion: string): { changed: FieldSet; removed: FieldSet } => {
+      let c = inVersion.get(apiVersion);
+      const vType = convert && !c ? this.typeOf({ group: this.kind.group, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), kind: this.kind.kind }) : undefined;
+      if (!c && convert && vType) {
+        const v = excludeFields(compare(convert(live, apiVersion), convert(next, apiVersion), vType), ignored);
+        c = { changed: v.modified.union(v.added), removed: v.removed };
+        inVersion.set(apiVersion, c);
+      }
+      return c ?? inVersion.get(this.preferred)!;
+    };
     for (const [k, e] of managed) {
       // A manager of a version this server cannot convert to is dropped (SMD: missing version).
       if (!this.convertible(e.apiVersion)) continue;
-      const set = e.set.difference(e.set.intersection(changed)).difference(cmp.removed);
+      const c = changesIn(e.apiVersion);
+      const set = e.set.difference(e.set.intersection(c.changed)).difference(c.removed);
       if (!set.isEmpty()) out.set(k, { ...e, set });
     }
     let mine = changed.difference(cmp.removed);
