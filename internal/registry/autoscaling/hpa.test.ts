@@ -76,7 +76,7 @@ test('status: current metrics and conditions through v1 annotations, CPU utiliza
   const v1 = internalToV1(i);
   assert.is((v1.status as any).currentCPUUtilizationPercentage, 40);
   assert.is(v1.metadata.annotations![CONDITIONS_ANNOTATION], '[{"type":"AbleToScale","status":"True","lastTransitionTime":null,"reason":"r"}]');
-  assert.equal((convertTo(v1, 'v2').status as any).currentMetrics, i.status.currentMetrics);
+  assert.equal((convertTo(v1, 'v2').status as any).currentMetrics, (i.status as any).currentMetrics);
 });
 
 test('conversions round-trip through storage for every version', () => {
