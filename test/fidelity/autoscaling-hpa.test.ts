@@ -276,6 +276,16 @@ test('validation: kube messages (internal field paths whatever the version)', as
   }
 });
 
+test('server-side apply in v2 and v1: ownership and conflicts across versions', async () => {
+  const apply = (v: string, manager: string, body: Record<string, unknown>, force = false) =>
+    t.client.request('PATCH', `${path(v, 'ssa')}?fieldManager=${manager}${force ? '&force=true' : ''}`, { body: hpa(v, { metadata: { name: 'ssa' }, ...body }), contentType: 'application/apply-patch+yaml' });
+  record('ssa v2 create', await apply('v2', 'alpha', { spec: { scaleTargetRef: ref, maxReplicas: 4, metrics: [MANIFESTS.v2('x').spec && (MANIFESTS.v2('x').spec as any).metrics[1]] } }));
+  record('ssa v1 conflict', await apply('v1', 'beta', { spec: { scaleTargetRef: ref, maxReplicas: 6 } }));
+  record('ssa v1 force', await apply('v1', 'beta', { spec: { scaleTargetRef: ref, maxReplicas: 6, targetCPUUtilizationPercentage: 40 } }, true));
+  record('ssa as v2', await t.client.request('GET', path('v2', 'ssa')));
+  record('ssa v2 again', await apply('v2', 'alpha', { spec: { scaleTargetRef: ref, maxReplicas: 4, minReplicas: 2 } }));
+});
+
 test('list in every version, Table, Protobuf, watch, delete', async () => {
   for (const v of VERSIONS) record(`list ${v}`, await t.client.request('GET', `${path(v)}?labelSelector=app%3Dweb`));
   for (const v of VERSIONS) record(`table ${v}`, await t.client.request('GET', path(v), { headers: { accept: TABLE } }));
