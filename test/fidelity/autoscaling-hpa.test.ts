@@ -170,6 +170,9 @@ test('create in each version (rich and bare), read in every version', async () =
     assert.is(b.status, 201, show(b));
   }
   for (const v of VERSIONS) for (const kind of ['rich', 'bare']) for (const rv of VERSIONS) record(`get ${v}-${kind} as ${rv}`, await t.client.request('GET', path(rv, `${v}-${kind}`)));
+  // A dry run answers what the write would store, read back (kube's dry-run storage encodes it).
+  for (const v of VERSIONS) record(`dry-run create ${v}`, await t.client.request('POST', `${path(v)}?dryRun=All`, { body: hpa(v, MANIFESTS[v]('dry')) }));
+  record('dry-run update v2', await t.client.request('PATCH', `${path('v2', 'v2-rich')}?dryRun=All`, { body: { spec: { minReplicas: 3 } }, contentType: 'application/merge-patch+json' }));
 });
 
 test('status through /status in v2 and v2beta1, read in every version', async () => {
@@ -299,8 +302,11 @@ test('list in every version, Table, Protobuf, watch, delete', async () => {
   assert.is(c.status, 201, show(c));
   const d = record('delete v2beta2', await t.client.request('DELETE', path('v2beta2', 'watched')));
   assert.is(d.status, 200, show(d));
-  const events = await watchEvents(t, path('v1'), (c.json as any).metadata.resourceVersion);
+  const rv = (c.json as any).metadata.resourceVersion;
+  const events = await watchEvents(t, path('v1'), rv);
   assert.equal(events, [['DELETED', 'watched']]);
+  // The event's object in the watch's version.
+  for (const v of ['v2beta1', 'v1']) record(`watch ${v}`, await t.client.request('GET', `${path(v)}?watch=true&resourceVersion=${rv}&timeoutSeconds=1`));
   record('get deleted', await t.client.request('GET', path('v2', 'watched')));
 });
 
