@@ -229,6 +229,41 @@ test('updates: v1 keeps what only v2 holds; a v2 object updated in v2beta1 and v
   record('v2 update minReplicas 0', await t.client.request('PATCH', path('v2', 'v2beta2-rich'), { body: { spec: { minReplicas: 0 } }, contentType: 'application/merge-patch+json' }));
 });
 
+test('edge cases: unparsable annotations, ContainerResource (gate off), selectors, external and container statuses', async () => {
+  const v1 = (name: string, annotations: Record<string, string>) =>
+    t.client.request('POST', path('v1'), { body: hpa('v1', { metadata: { name, annotations }, spec: { scaleTargetRef: ref, maxReplicas: 3 } }) });
+  record('v1 unparsable annotations', await v1('unparsable', {
+    'autoscaling.alpha.kubernetes.io/metrics': '{"type":"Pods"}',
+    'autoscaling.alpha.kubernetes.io/behavior': '[1]',
+    'autoscaling.alpha.kubernetes.io/current-metrics': 'null',
+  }));
+  record('v1 unparsable as v2', await t.client.request('GET', path('v2', 'unparsable')));
+  record('v1 empty metrics annotation', await v1('emptymetrics', { 'autoscaling.alpha.kubernetes.io/metrics': '[]', 'autoscaling.alpha.kubernetes.io/behavior': '{"ScaleUp":null}' }));
+  record(
+    'v2beta1 container resource',
+    await t.client.request('POST', path('v2beta1'), {
+      body: hpa('v2beta1', { metadata: { name: 'container' }, spec: { scaleTargetRef: ref, maxReplicas: 3, metrics: [{ type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', targetAverageUtilization: 50 } }] } }),
+    }),
+  );
+  const ext = {
+    type: 'External',
+    external: { metric: { name: 'queue', selector: { matchExpressions: [{ key: 'q', operator: 'In', values: ['a', 'b'] }] } }, target: { type: 'Value', value: '5' } },
+  };
+  const c = await t.client.request('POST', path('v2'), { body: hpa('v2', { metadata: { name: 'ext' }, spec: { scaleTargetRef: ref, maxReplicas: 3, metrics: [ext] } }) });
+  record('v2 external selector', c);
+  const status = {
+    currentReplicas: 1,
+    desiredReplicas: 1,
+    currentMetrics: [
+      { type: 'External', external: { metric: { name: 'queue' }, current: { averageValue: '2' } } },
+      { type: 'ContainerResource', containerResource: { name: 'memory', container: 'app', current: { averageValue: '10Mi' } } },
+      { type: 'Resource', resource: { name: 'cpu', current: { averageValue: '1' } } },
+    ],
+  };
+  record('v2 status external and container', await t.client.request('PUT', path('v2', 'ext', 'status'), { body: { ...c.json, status } }));
+  for (const rv of ['v1', 'v2beta1']) record(`ext as ${rv}`, await t.client.request('GET', path(rv, 'ext')));
+});
+
 test('validation: kube messages (internal field paths whatever the version)', async () => {
   const cases: [string, Version, Record<string, unknown>][] = [
     ['empty', 'v2', { spec: {} }],
