@@ -13,13 +13,13 @@
  *
  *   UPDATE_GOLDEN=1 TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/autoscaling-hpa.test.ts
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 import { startTarget, type Target } from '../target.ts';
 import { getProtobuf, protobufRoundTrip, watchEvents } from './storage-helpers.ts';
+import { checkGolden, masked } from './autoscaling-helpers.ts';
 
 const GOLDEN = new URL('./golden/autoscaling-hpa.json', import.meta.url);
 const VERSIONS = ['v1', 'v2', 'v2beta1', 'v2beta2'] as const;
@@ -32,58 +32,9 @@ const got: Record<string, string> = {};
 
 const path = (v: string, name = '', sub = ''): string => `/apis/autoscaling/${v}/namespaces/${ns}/horizontalpodautoscalers${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
 
-/** An answer as bytes with what differs between runs and servers masked. */
-function masked(r: HttpResult): string {
-  const warning = r.headers.warning ? ` warning=${String(r.headers.warning)}` : '';
-  const text = r.text
-    .split(ns)
-    .join('<ns>')
-    .replace(/"uid":"[^"]*"/g, '"uid":"<uid>"')
-    .replace(/"resourceVersion":"[^"]*"/g, '"resourceVersion":"<rv>"')
-    .replace(/"(creationTimestamp|time|lastTransitionTime|lastScaleTime)":"[^"]*"/g, '"$1":"<time>"')
-    .replace(/\\"lastTransitionTime\\":\\"[^\\]*\\"/g, '\\"lastTransitionTime\\":\\"<time>\\"')
-    .replace(/"(?:\d+[smhd])+"\]/g, '"<age>"]');
-  return `${r.status}${warning} ${sortedManagedFields(text.trim())}`;
-}
-
-/**
- * The text with each managedFields list's entries in one order: kube sorts them by operation,
- * then by the second they were written, so two entries written in the same second or not change
- * places between runs.
- */
-function sortedManagedFields(text: string): string {
-  const key = '"managedFields":[';
-  let out = '';
-  let from = 0;
-  for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, from)) {
-    const start = at + key.length;
-    const entries: string[] = [];
-    let depth = 0;
-    let inString = false;
-    let entryStart = start;
-    let i = start;
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        if (depth === 0) break;
-        depth--;
-        if (depth === 0) entries.push(text.slice(entryStart, i + 1));
-      } else if (c === ',' && depth === 0) entryStart = i + 1;
-    }
-    out += text.slice(from, start) + entries.sort().join(',');
-    from = i;
-  }
-  return out + text.slice(from);
-}
-
 function record(label: string, r: HttpResult): HttpResult {
   assert.not.ok(label in got, `duplicate label ${label}`);
-  got[label] = masked(r);
+  got[label] = masked(r, ns);
   return r;
 }
 
@@ -345,13 +296,6 @@ test('list in every version, Table, Protobuf, watch, delete', async () => {
   record('get deleted', await t.client.request('GET', path('v2', 'watched')));
 });
 
-test('every answer equals the reference\'s (golden file)', () => {
-  if (process.env.UPDATE_GOLDEN && t.reference) writeFileSync(GOLDEN, `${JSON.stringify(got, null, 1)}\n`);
-  if (process.env.HPA_DUMP) writeFileSync(process.env.HPA_DUMP, JSON.stringify(got, null, 1));
-  const want = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, string>;
-  assert.equal(Object.keys(got), Object.keys(want), 'the same cases');
-  const differ = Object.keys(want).filter((label) => got[label] !== want[label]);
-  if (differ.length) assert.fixture(got[differ[0]!]!, want[differ[0]!]!, `${differ.length} differ: ${differ.join(' | ')}`);
-});
+test('every answer equals the reference\'s (golden file)', () => checkGolden(GOLDEN, got, t.reference));
 
 test.run();

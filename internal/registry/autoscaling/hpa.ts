@@ -3,9 +3,10 @@
  * 1.24.17: each version's SetDefaults_HorizontalPodAutoscaler, ValidateHorizontalPodAutoscaler /
  * Update / StatusUpdate (pkg/apis/autoscaling/validation, run on the internal object: messages
  * name v2's fields whatever the request's version), pkg/registry/autoscaling/horizontalpodautoscaler
- * (status reset on create and kept on update, `/status` keeps spec, no generation; the
- * HPAContainerMetrics and HPAScaleToZero gates are off in 1.24, so a ContainerResource source is
- * dropped and minReplicas is at least 1) and printHorizontalPodAutoscaler.
+ * (status reset on create and kept on update, `/status` keeps spec, no generation; with the
+ * HPAContainerMetrics and HPAScaleToZero gates off, as 1.24 has them, a ContainerResource source is
+ * dropped and minReplicas is at least 1; `--feature-gates` turns them on) and
+ * printHorizontalPodAutoscaler.
  *
  * Objects are stored once, as autoscaling/v1 (1.24's storage version for the group, see
  * hpa-convert.ts); v2, v2beta1 and v2beta2 are views of them converted through the internal form,
@@ -13,12 +14,15 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
-import type { KindDescriptor, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, KindOptions, StatusStrategy, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { nameIsPathSegment } from '../../validation/names.ts';
 import { quantitySign } from '../core/volumes/quantity.ts';
 import { goQuantity } from '../core/volumes/go-print.ts';
 import { isObj } from '../../gocompat/json.ts';
+import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
+import { validateContainerResourceName } from '../core/pod-resources.ts';
+import { isDNS1123Label } from '../../validation/names.ts';
 import descriptions from '../../schema/generated/descriptions/autoscaling_v2beta1.json' with { type: 'json' };
 import { DEFAULT_CPU_UTILIZATION, FROM_INTERNAL, GROUP, convertTo, internalToV1, toInternal } from './hpa-convert.ts';
 
@@ -111,15 +115,25 @@ function validateMetricIdentifier(id: J, p: FieldPath): FieldError[] {
   return nameIsPathSegment(name, false).map((m) => invalid(p.child('name'), name, m));
 }
 
-/** validateObjectSource, validateExternalSource, validatePodsSource, validateResourceSource. */
+/**
+ * validateObjectSource, validateExternalSource, validatePodsSource, validateResourceSource,
+ * validateContainerResourceSource.
+ */
 function validateSource(kind: string, src: J, p: FieldPath): FieldError[] {
   const t = obj(src.target) ?? {};
   const tp = p.child('target');
   const errs: FieldError[] = [];
   if (kind === 'object') errs.push(...validateReference(obj(src.describedObject) ?? {}, p.child('describedObject')));
-  if (kind === 'resource') {
-    if (!str(src.name)) errs.push(required(p.child('name'), 'must specify a resource name'));
+  if (kind === 'resource' || kind === 'containerResource') {
+    const name = str(src.name);
+    if (!name) errs.push(required(p.child('name'), 'must specify a resource name'));
+    else if (kind === 'containerResource') errs.push(...validateContainerResourceName(name, p.child('name')));
   } else errs.push(...validateMetricIdentifier(obj(src.metric) ?? {}, p.child('metric')));
+  if (kind === 'containerResource') {
+    const container = str(src.container);
+    if (!container) errs.push(required(p.child('container'), 'must specify a container'));
+    else errs.push(...isDNS1123Label(container).map((m) => invalid(p.child('container'), container, m)));
+  }
   errs.push(...validateMetricTarget(t, tp));
   if (kind === 'object' && !has(t.value) && !has(t.averageValue)) errs.push(required(tp.child('averageValue'), 'must set either a target value or averageValue'));
   if (kind === 'external') {
@@ -127,29 +141,27 @@ function validateSource(kind: string, src: J, p: FieldPath): FieldError[] {
     if (has(t.value) && has(t.averageValue)) errs.push(forbidden(tp.child('value'), 'may not set both a target value for metric and a per-pod target'));
   }
   if (kind === 'pods' && !has(t.averageValue)) errs.push(required(tp.child('averageValue'), 'must specify a positive target averageValue'));
-  if (kind === 'resource') {
+  if (kind === 'resource' || kind === 'containerResource') {
     if (!has(t.averageUtilization) && !has(t.averageValue)) errs.push(required(tp.child('averageUtilization'), 'must set either a target raw value or a target utilization'));
     if (has(t.averageUtilization) && has(t.averageValue)) errs.push(forbidden(tp.child('averageValue'), 'may not set both a target raw value and a target utilization'));
   }
   return errs;
 }
 
-/**
- * validateMetricSpec. A containerResource never reaches it (dropped while HPAContainerMetrics
- * is off), so only its type's missing-source message applies.
- */
-function validateMetricSpec(m: J, p: FieldPath): FieldError[] {
+/** validateMetricSpec (`containerMetrics`: the HPAContainerMetrics gate, for a missing source's message). */
+function validateMetricSpec(m: J, p: FieldPath, containerMetrics: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const type = str(m.type);
   if (!type) errs.push(required(p.child('type'), 'must specify a metric source type'));
   if (!METRIC_SOURCE_TYPES.includes(type)) errs.push(notSupported(p.child('type'), type, METRIC_SOURCE_TYPES));
   const present = SOURCE_FIELDS.filter((f) => obj(m[f]));
   // Only the first source present (in kube's order) is validated.
-  if (present.length && present[0] !== 'containerResource') errs.push(...validateSource(present[0]!, obj(m[present[0]!])!, p.child(present[0]!)));
+  if (present.length) errs.push(...validateSource(present[0]!, obj(m[present[0]!])!, p.child(present[0]!)));
   const expected = FIELD_OF_TYPE[type];
   if (expected) {
     if (!obj(m[expected])) {
-      const detail = expected === 'containerResource' ? 'must populate information for the given metric source (only allowed when HPAContainerMetrics feature is enabled)' : 'must populate information for the given metric source';
+      const gated = expected === 'containerResource' && !containerMetrics;
+      const detail = `must populate information for the given metric source${gated ? ' (only allowed when HPAContainerMetrics feature is enabled)' : ''}`;
       errs.push(required(p.child(expected), detail));
     }
   } else errs.push(notSupported(p.child('type'), type, METRIC_SOURCE_TYPES));
@@ -181,7 +193,7 @@ function validateScalingRules(rules: unknown, p: FieldPath): FieldError[] {
 }
 
 /** validateHorizontalPodAutoscalerSpec of an internal object. */
-export function validateHPASpec(o: KubeObject, minReplicasLowerBound: number): FieldError[] {
+export function validateHPASpec(o: KubeObject, minReplicasLowerBound: number, gates: FeatureGates = DEFAULT_GATES): FieldError[] {
   const spec = obj(o.spec) ?? {};
   const p = new FieldPath('spec');
   const errs: FieldError[] = [];
@@ -192,7 +204,8 @@ export function validateHPASpec(o: KubeObject, minReplicasLowerBound: number): F
   if (has(min) && max < num(min)) errs.push(invalid(p.child('maxReplicas'), max, 'must be greater than or equal to `minReplicas`'));
   errs.push(...validateReference(obj(spec.scaleTargetRef) ?? {}, p.child('scaleTargetRef')));
   const metrics = list(spec.metrics);
-  metrics.forEach((m, i) => errs.push(...validateMetricSpec(m, p.child('metrics').index(i))));
+  const containerMetrics = gates.enabled('HPAContainerMetrics');
+  metrics.forEach((m, i) => errs.push(...validateMetricSpec(m, p.child('metrics').index(i), containerMetrics)));
   if (has(min) && num(min) === 0 && !metrics.some((m) => m.type === 'Object' || m.type === 'External')) {
     errs.push(forbidden(p.child('metrics'), 'must specify at least one Object or External metric to support scaling to zero replicas'));
   }
@@ -227,8 +240,11 @@ const hasContainerMetricSources = (i: KubeObject): boolean => list(obj(i.spec)?.
  * internal object converted back to `version` (for v1 this also reads and rewrites the round-trip
  * annotations, as the request's conversion to internal and the storage's to v1 do).
  */
-function hpaStrategy(version: string): Strategy {
+function hpaStrategy(version: string, gates: FeatureGates): Strategy {
   const back = FROM_INTERNAL[version]!;
+  const containerMetrics = gates.enabled('HPAContainerMetrics');
+  const scaleToZero = gates.enabled('HPAScaleToZero');
+  const oldMin = (old: KubeObject): unknown => obj(toInternal(old).spec)?.minReplicas;
   return {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -241,18 +257,18 @@ function hpaStrategy(version: string): Strategy {
     prepareForCreate(o) {
       const i = toInternal(o);
       i.status = { currentReplicas: 0, desiredReplicas: 0 };
-      dropContainerMetricSources(i);
+      if (!containerMetrics) dropContainerMetricSources(i);
       replaceWith(o, back(i));
     },
     prepareForUpdate(o, old) {
       const i = toInternal(o);
       const oi = toInternal(old);
-      if (!hasContainerMetricSources(oi)) dropContainerMetricSources(i);
+      if (!containerMetrics && !hasContainerMetricSources(oi)) dropContainerMetricSources(i);
       i.status = oi.status;
       replaceWith(o, back(i));
     },
-    validate: (o) => validateHPASpec(toInternal(o), 1),
-    validateUpdate: (o, old) => validateHPASpec(toInternal(o), num(obj(toInternal(old).spec)?.minReplicas ?? 1) === 0 && has(obj(toInternal(old).spec)?.minReplicas) ? 0 : 1),
+    validate: (o) => validateHPASpec(toInternal(o), scaleToZero ? 0 : 1, gates),
+    validateUpdate: (o, old) => validateHPASpec(toInternal(o), scaleToZero || (has(oldMin(old)) && num(oldMin(old)) === 0) ? 0 : 1, gates),
   };
 }
 
@@ -341,31 +357,33 @@ export const hpaTable: TableConvertor = {
 
 const STATUS_VERBS = ['get', 'patch', 'update'];
 
-/** autoscaling/v1 horizontalpodautoscalers: the stored form of every version. */
-export const hpaKind: KindDescriptor = {
-  group: GROUP,
-  versions: ['v1'],
-  resource: 'horizontalpodautoscalers',
-  singular: 'horizontalpodautoscaler',
-  kind: 'HorizontalPodAutoscaler',
-  listKind: 'HorizontalPodAutoscalerList',
-  namespaced: true,
-  shortNames: ['hpa'],
-  categories: ['all'],
-  strategy: hpaStrategy('v1'),
-  subresources: [{ name: 'status', verbs: STATUS_VERBS, strategy: hpaStatusStrategy('v1') }],
-  table: hpaTable,
-  deleteReturns: 'Status',
-  internalForm: toInternal,
-  convertVersion: (o, apiVersion) => convertTo(o, apiVersion.slice(GROUP.length + 1)),
-};
-
-/** A version served as a view of the v1 objects, converted through the internal form both ways. */
-function hpaView(version: string, deprecated?: { since: string; removed: string }): KindDescriptor {
-  return {
-    ...hpaKind,
+/** The HPA descriptors under `gates`: autoscaling/v1 (the stored form) and the views of it. */
+function hpaKindsFor(gates: FeatureGates): { v1: KindDescriptor; v2: KindDescriptor; v2beta1: KindDescriptor; v2beta2: KindDescriptor } {
+  const rebuilt = (pick: 'v1' | 'v2' | 'v2beta1' | 'v2beta2') => (options: KindOptions): KindDescriptor => hpaKindsFor(options.featureGates ?? DEFAULT_GATES)[pick];
+  /** autoscaling/v1 horizontalpodautoscalers: the stored form of every version. */
+  const v1: KindDescriptor = {
+    group: GROUP,
+    versions: ['v1'],
+    resource: 'horizontalpodautoscalers',
+    singular: 'horizontalpodautoscaler',
+    kind: 'HorizontalPodAutoscaler',
+    listKind: 'HorizontalPodAutoscalerList',
+    namespaced: true,
+    shortNames: ['hpa'],
+    categories: ['all'],
+    strategy: hpaStrategy('v1', gates),
+    subresources: [{ name: 'status', verbs: STATUS_VERBS, strategy: hpaStatusStrategy('v1') }],
+    table: hpaTable,
+    deleteReturns: 'Status',
+    internalForm: toInternal,
+    convertVersion: (o, apiVersion) => convertTo(o, apiVersion.slice(GROUP.length + 1)),
+    forOptions: rebuilt('v1'),
+  };
+  /** A version served as a view of the v1 objects, converted through the internal form both ways. */
+  const view = (version: 'v2' | 'v2beta1' | 'v2beta2', deprecated?: { since: string; removed: string }): KindDescriptor => ({
+    ...v1,
     versions: [version],
-    strategy: hpaStrategy(version),
+    strategy: hpaStrategy(version, gates),
     subresources: [{ name: 'status', verbs: STATUS_VERBS, strategy: hpaStatusStrategy(version) }],
     ...(deprecated && {
       deprecationWarning: `autoscaling/${version} HorizontalPodAutoscaler is deprecated in v${deprecated.since}+, unavailable in v${deprecated.removed}+; use autoscaling/v2 HorizontalPodAutoscaler`,
@@ -379,12 +397,17 @@ function hpaView(version: string, deprecated?: { since: string; removed: string 
       fromStorage: (stored) => convertTo(stored, version),
       toStorage: (served) => internalToV1(toInternal(served)),
     },
-  };
+    forOptions: rebuilt(version),
+  });
+  return { v1, v2: view('v2'), v2beta1: view('v2beta1', { since: '1.22', removed: '1.25' }), v2beta2: view('v2beta2', { since: '1.23', removed: '1.26' }) };
 }
 
+const DEFAULT_KINDS = hpaKindsFor(DEFAULT_GATES);
+/** autoscaling/v1 (the stored form). */
+export const hpaKind = DEFAULT_KINDS.v1;
 /** autoscaling/v2 (1.24's preferred version). */
-export const hpaV2Kind = hpaView('v2');
+export const hpaV2Kind = DEFAULT_KINDS.v2;
 /** autoscaling/v2beta1: deprecated in 1.22, removed in 1.25. */
-export const hpaV2beta1Kind = hpaView('v2beta1', { since: '1.22', removed: '1.25' });
+export const hpaV2beta1Kind = DEFAULT_KINDS.v2beta1;
 /** autoscaling/v2beta2: deprecated in 1.23, removed in 1.26. */
-export const hpaV2beta2Kind = hpaView('v2beta2', { since: '1.23', removed: '1.26' });
+export const hpaV2beta2Kind = DEFAULT_KINDS.v2beta2;
