@@ -2,7 +2,7 @@
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
  * CSIDriver, CSINode and CSIStorageCapacity (and Lease, IngressClass, Ingress, NetworkPolicy,
- * PriorityClass, RuntimeClass, EndpointSlice, CertificateSigningRequest), `create -f`, `get` (default and `-o wide` columns),
+ * PriorityClass, RuntimeClass, EndpointSlice, CertificateSigningRequest, HorizontalPodAutoscaler), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -176,6 +176,20 @@ const CASES: KindCase[] = [
     kind: 'CertificateSigningRequest', resource: 'csr', namespaced: false, spec: true,
     object: (name) => ({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: CSR_REQUEST, signerName: 'example.com/signer', expirationSeconds: 86400, usages: ['digital signature', 'client auth'] } }),
   },
+  {
+    kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscaler', namespaced: true, spec: true,
+    object: (name) => ({
+      apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 2, maxReplicas: 10,
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+          { type: 'Pods', pods: { metric: { name: 'packets' }, target: { type: 'AverageValue', averageValue: '1k' } } },
+        ],
+        behavior: { scaleDown: { stabilizationWindowSeconds: 120 } },
+      },
+    }),
+  },
 ];
 
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
@@ -337,5 +351,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc', EndpointSlice: 'eps', CertificateSigningRequest: 'csr' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc', EndpointSlice: 'eps', CertificateSigningRequest: 'csr', HorizontalPodAutoscaler: 'hpa' }[c.kind]!;
 }

@@ -33,6 +33,8 @@ test('merge rules: defaults, api/<stability>, versions, resources, core keys', (
     ['api/alpha=true', [['storage.k8s.io', 'v1alpha1', 'csistoragecapacities', true]]],
     // A version switch set after a resource preference wins over the default resource override.
     ['storage.k8s.io/v1beta1=false', [['storage.k8s.io', 'v1beta1', 'csistoragecapacities', false]]],
+    ['autoscaling/v2beta1=false', [['autoscaling', 'v2beta1', 'horizontalpodautoscalers', false], ['autoscaling', 'v2beta2', 'horizontalpodautoscalers', true], ['autoscaling', 'v2', 'horizontalpodautoscalers', true]]],
+    ['api/beta=false', [['autoscaling', 'v2beta2', 'horizontalpodautoscalers', false], ['autoscaling', 'v1', 'horizontalpodautoscalers', true]]],
   ];
   cases.forEach(([flag, checks], i) => {
     const c = runtimeConfig(flag);
@@ -96,6 +98,21 @@ test('a disabled version: 404, gone from discovery and OpenAPI, kubectl refuses 
   s = await startTestServer({ dataDir: dir });
   try {
     assert.is((await s.client.request('GET', `${BETA_EVENTS}/e1`)).status, 200, 'served again once enabled');
+  } finally {
+    await s.close();
+  }
+});
+
+test('--runtime-config autoscaling/v2beta1=false: the other HPA versions still serve the same objects', async () => {
+  const s = await startTestServer({ dataDir: tempDir(), runtimeConfig: 'autoscaling/v2beta1=false' });
+  try {
+    const group = (await s.client.request('GET', '/apis/autoscaling')).json;
+    assert.equal(group.versions.map((v: { version: string }) => v.version), ['v2', 'v1', 'v2beta2']);
+    assert.is((await s.client.request('GET', '/apis/autoscaling/v2beta1/namespaces/default/horizontalpodautoscalers')).status, 404);
+    const hpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3 } };
+    assert.is((await s.client.request('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', { body: hpa })).status, 201);
+    const v1 = (await s.client.request('GET', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/h')).json;
+    assert.is(v1.spec.targetCPUUtilizationPercentage, 80);
   } finally {
     await s.close();
   }

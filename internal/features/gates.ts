@@ -41,6 +41,8 @@ export const KNOWN_GATES = {
   ServiceIPStaticSubrange: { default: false, stage: 'ALPHA' },
   ProbeTerminationGracePeriod: { default: false, stage: 'BETA' },
   LegacyServiceAccountTokenNoAutoGeneration: { default: true, stage: 'BETA' },
+  HPAContainerMetrics: { default: false, stage: 'ALPHA' },
+  HPAScaleToZero: { default: false, stage: 'ALPHA' },
 } as const satisfies Record<string, FeatureSpec>;
 
 /** A gate name. */

@@ -69,9 +69,10 @@ export function orderedMetadata(meta: ObjectMeta): ObjectMeta {
   return out as ObjectMeta;
 }
 
-/** meta.AsPartialObjectMetadata: the object's metadata under meta.k8s.io/<version>. */
-export function partialObjectMetadata(obj: KubeObject, version: Conversion['version']): KubeObject {
-  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: orderedMetadata(obj.metadata ?? {}) };
+/** meta.AsPartialObjectMetadata: the (internal) object's metadata under meta.k8s.io/<version>. */
+export function partialObjectMetadata(obj: KubeObject, version: Conversion['version'], kind?: KindDescriptor): KubeObject {
+  const internal = kind?.internalForm ? kind.internalForm(obj) : obj;
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: orderedMetadata(internal.metadata ?? {}) };
 }
 
 /**
@@ -100,7 +101,7 @@ export function toTable(
         cells: cells(o).map((v, i) => (isAge(columns[i]) ? age(v) : v)),
         // TableRow.conditions is omitempty, between cells and object.
         ...(conditions?.length ? { conditions } : {}),
-        object: opts.includeObject === 'Object' ? o : opts.includeObject === 'None' ? null : partialObjectMetadata(o, version),
+        object: opts.includeObject === 'Object' ? o : opts.includeObject === 'None' ? null : partialObjectMetadata(o, version, kind),
       };
     }),
   };
@@ -133,9 +134,9 @@ export function convertObjects(kind: KindDescriptor, convert: Conversion, object
       return toTable(kind, objects, listMeta ?? objectTableMeta(objects[0]), table, convert.version);
     case 'PartialObjectMetadata':
       if (isList) throw partialMetadataMismatch('PartialObjectMetadata', true, goTypeName(kind, true));
-      return partialObjectMetadata(objects[0], convert.version);
+      return partialObjectMetadata(objects[0], convert.version, kind);
     case 'PartialObjectMetadataList':
       if (!isList) throw partialMetadataMismatch('PartialObjectMetadataList', false, goTypeName(kind, false));
-      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${convert.version}`, metadata: listMeta, items: objects.map((o) => partialObjectMetadata(o, convert.version)) };
+      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${convert.version}`, metadata: listMeta, items: objects.map((o) => partialObjectMetadata(o, convert.version, kind)) };
   }
 }

@@ -158,7 +158,7 @@ export async function serveWatch(w: WatchRequest, anyRes: Res): Promise<void> {
     if (convert?.as === 'Table' && table) return toTable(kind, [o], objectTableMeta(o), { ...table, noHeaders: !headers }, convert.version);
     // PartialObjectMetadataList of a single event object fails kube's transform, which then
     // sends the object unconverted.
-    if (convert?.as === 'PartialObjectMetadata') return partialObjectMetadata(o, convert.version);
+    if (convert?.as === 'PartialObjectMetadata') return partialObjectMetadata(o, convert.version, kind);
     return o;
   };
   const format = protobuf ? 'protobuf' : convert?.as === 'Table' ? 'table' : convert?.as === 'PartialObjectMetadata' ? 'metadata' : convert ? 'metadata-list' : 'json';

@@ -18,5 +18,6 @@ import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { discoveryKinds } from './discovery/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
+import { autoscalingKinds } from './autoscaling/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...certificatesKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...certificatesKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];

@@ -279,6 +279,26 @@ test('/apis/discovery.k8s.io: v1 (preferred) and v1beta1 (same storage version h
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/autoscaling: v2 (preferred), v1, v2beta1, v2beta2 with v1\'s storage version hash, byte for byte as kube lists them', async () => {
+  for (const v of ['v2', 'v1', 'v2beta1', 'v2beta2']) {
+    const r = await t.client.request('GET', `/apis/autoscaling/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(
+      r.text.trim(),
+      `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"autoscaling/${v}","resources":[` +
+        '{"name":"horizontalpodautoscalers","singularName":"","namespaced":true,"kind":"HorizontalPodAutoscaler","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["hpa"],"categories":["all"],"storageVersionHash":"oQlkt7f5j/A="},' +
+        '{"name":"horizontalpodautoscalers/status","singularName":"","namespaced":true,"kind":"HorizontalPodAutoscaler","verbs":["get","patch","update"]}]}',
+    );
+  }
+  const g = await t.client.request('GET', '/apis/autoscaling');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"autoscaling","versions":[{"groupVersion":"autoscaling/v2","version":"v2"},{"groupVersion":"autoscaling/v1","version":"v1"},{"groupVersion":"autoscaling/v2beta1","version":"v2beta1"},{"groupVersion":"autoscaling/v2beta2","version":"v2beta2"}],"preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/autoscaling/v3');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

@@ -198,7 +198,8 @@ function structuredApply(
 
     // Updater.update with the applier's force: conflicts, then others lose what changed.
     const cmp = excludeFields(compare(live, merged, type), ignored);
-    const changed = cmp.modified.union(cmp.added);
+    // Each manager's conflicts and removals are compared in its own version.
+    const changesIn = fm.changesByVersion(live, merged, ignored, { changed: cmp.modified.union(cmp.added), removed: cmp.removed });
     const conflicts: Array<{ id: string; set: FieldSet }> = [];
     for (const [k, e] of managers) {
       if (k === applier.id) continue;
@@ -206,7 +207,7 @@ function structuredApply(
         managers.delete(k);
         continue;
       }
-      const c = e.set.intersection(changed);
+      const c = e.set.intersection(changesIn(e.apiVersion).changed);
       if (!c.isEmpty()) conflicts.push({ id: k, set: c });
     }
     if (!force && conflicts.length) {
@@ -216,8 +217,9 @@ function structuredApply(
       const e = managers.get(c.id)!;
       managers.set(c.id, { ...e, set: e.set.difference(c.set) });
     }
-    if (!cmp.removed.isEmpty()) {
-      for (const [k, e] of managers) if (k !== applier.id) managers.set(k, { ...e, set: e.set.difference(cmp.removed) });
+    for (const [k, e] of managers) {
+      const removed = k === applier.id ? undefined : changesIn(e.apiVersion).removed;
+      if (removed && !removed.isEmpty()) managers.set(k, { ...e, set: e.set.difference(removed) });
     }
     for (const [k, e] of managers) if (e.set.isEmpty()) managers.delete(k);
     return { object: isSame(cmp) ? null : merged, managed: managers };

@@ -59,6 +59,12 @@ export interface ResetFieldsStrategy {
   readonly resetFields?: readonly string[];
 }
 
+/** What a write changed (modified or added fields) and removed, in one version's field paths. */
+export interface Changes {
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
 /** One manager's entry, decoded: identity, its field set, version, Apply or Update, time. */
 export interface ManagedEntry {
   /** Identity (fieldmanager BuildManagerIdentifier): entries with equal ids are one entry. */
@@ -261,6 +267,26 @@ export class FieldManager {
     return encodeManaged(managed);
   }
 
+  /**
+   * What a write from `live` to `next` changed (modified or added) and removed, as a manager of
+   * `apiVersion` sees it: `own` in the writer's version; in another one, compared after the kind's
+   * `convertVersion` (SMD's Updater converts to each manager's version); as `own` without it.
+   */
+  changesByVersion(live: KubeObject, next: KubeObject, ignored: FieldSet | undefined, own: Changes): (apiVersion: string) => Changes {
+    const inVersion = new Map<string, Changes>([[this.preferred, own]]);
+    const convert = this.kind.convertVersion;
+    return (apiVersion) => {
+      let c = inVersion.get(apiVersion);
+      const vType = convert && !c ? this.typeOf({ group: this.kind.group, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), kind: this.kind.kind }) : undefined;
+      if (!c && convert && vType) {
+        const v = excludeFields(compare(convert(live, apiVersion), convert(next, apiVersion), vType), ignored);
+        c = { changed: v.modified.union(v.added), removed: v.removed };
+        inVersion.set(apiVersion, c);
+      }
+      return c ?? own;
+    };
+  }
+
   /** The Update step on decoded entries (see `update`); server-side apply reuses it. */
   updateManaged(type: TypeRef, managed: Managed, live: KubeObject, next: KubeObject, managerName: string, now: Date, subresource: string | undefined): Managed {
     const ignored = this.resetFields(subresource);
@@ -268,12 +294,15 @@ export class FieldManager {
     const id = managerId({ manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, subresource });
     const former = managed.get(id)?.set;
     const out: Managed = new Map();
-    // Every other manager loses what this write changed or removed (Update always "forces").
+    // Every other manager loses what this write changed or removed (Update always "forces"),
+    // compared in the manager's version when the kind's versions differ in shape.
     const changed = cmp.modified.union(cmp.added);
+    const changesIn = this.changesByVersion(live, next, ignored, { changed, removed: cmp.removed });
     for (const [k, e] of managed) {
       // A manager of a version this server cannot convert to is dropped (SMD: missing version).
       if (!this.convertible(e.apiVersion)) continue;
-      const set = e.set.difference(e.set.intersection(changed)).difference(cmp.removed);
+      const c = changesIn(e.apiVersion);
+      const set = e.set.difference(e.set.intersection(c.changed)).difference(c.removed);
       if (!set.isEmpty()) out.set(k, { ...e, set });
     }
     let mine = changed.difference(cmp.removed);

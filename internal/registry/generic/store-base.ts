@@ -284,11 +284,13 @@ export abstract class StoreBase {
    */
   protected async dryRunBody(ctx: RequestContext, obj: KubeObject, rv: string | undefined): Promise<Buffer> {
     const conversion = this.kind.conversion;
-    if (!conversion || !ctx.apiVersion) return Buffer.from(goJson(withResourceVersion(this.canonical(obj), rv)));
+    // A view answers its stored form read back, as a real write's answer is.
+    const stored = (o: KubeObject): KubeObject => (this.codec.isView ? this.codec.view(this.canonical(this.codec.encode(o))) : this.canonical(o));
+    if (!conversion || !ctx.apiVersion) return Buffer.from(goJson(withResourceVersion(stored(obj), rv)));
     const storedAt = `${this.kind.group}/${conversion.storageVersion}`;
-    const stored = obj.apiVersion === storedAt ? obj : await conversion.toStorage(structuredClone(obj));
-    const bytes = Buffer.from(goJson(withResourceVersion(this.canonical(stored), rv)));
-    return stored.apiVersion === `${this.kind.group}/${ctx.apiVersion}` ? bytes : (await convertStored(conversion, [bytes], ctx.apiVersion))[0];
+    const inStorage = obj.apiVersion === storedAt ? obj : await conversion.toStorage(structuredClone(obj));
+    const bytes = Buffer.from(goJson(withResourceVersion(this.canonical(inStorage), rv)));
+    return inStorage.apiVersion === `${this.kind.group}/${ctx.apiVersion}` ? bytes : (await convertStored(conversion, [bytes], ctx.apiVersion))[0];
   }
 
   /**

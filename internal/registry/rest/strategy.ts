@@ -479,6 +479,18 @@ export interface KindDescriptor {
   fieldTypes?: { typeOf(gvk: GroupVersionKind): TypeRef | undefined };
   /** Objects stored in one version and served in several, converted on the way (see VersionConversion). */
   conversion?: VersionConversion;
+  /**
+   * The object as kube's internal type holds it, when a served version carries more (an
+   * autoscaling/v1 HPA's round-trip annotations): PartialObjectMetadata, alone or in a Table row,
+   * shows its metadata, as kube builds them from the internal object.
+   */
+  internalForm?(obj: KubeObject): KubeObject;
+  /**
+   * The object (of any served version) as the group's version `apiVersion` serves it, for kinds
+   * whose versions differ in shape (HPA): an update takes the fields it changed from every other
+   * manager, compared in that manager's version, as kube's field manager converts to it.
+   */
+  convertVersion?(obj: KubeObject, apiVersion: string): KubeObject;
 }
 
 /** What a CRD says of its served versions that OpenAPI publishes. */
