@@ -77,7 +77,7 @@ function validateNodeResources(o: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   for (const field of ['capacity', 'allocatable']) {
     const m = obj(status[field]) ?? {};
-    for (const k of Object.keys(m)) errs.push(...validateQuantityValue(k, String(m[k]), new FieldPath('status').child(field).key(k)));
+    for (const k of Object.keys(m)) errs.push(...validateQuantityValue(k, String(m[k]), new FieldPath('status').child(field).child(k)));
   }
   return errs;
 }
@@ -363,7 +363,8 @@ export const nodeKind: KindDescriptor = {
   subresources: [nodeProxySubresource, { name: 'status', verbs: ['get', 'patch', 'update'], strategy: nodeStatusStrategy }],
   table: nodeTable,
   fieldSelectors: { 'spec.unschedulable': (o) => String(obj(o.spec)?.unschedulable === true) },
-  deleteReturns: 'Object',
+  // The node store does not return the deleted object (a Status, as kube answers).
+  deleteReturns: 'Status',
 };
 
 /** Whether two taints match (Taint.MatchTaint: same key and effect). */
