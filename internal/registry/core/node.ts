@@ -286,6 +286,7 @@ export const nodeProxySubresource: SubresourceDescriptor = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   kind: { group: '', version: 'v1', kind: 'NodeProxyOptions', generated: false },
   connect: (ctx) => nodeProxyLocation(ctx.name, ctx.get, ctx.resolve),
+  connectPathDoc: 'Path is the URL path to use for the current proxy request to node.',
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -222,6 +222,8 @@ export interface SubresourceDescriptor {
    * `<resource>/<name>/<sub>[/<path>]` is proxied to the location this answers (or its ApiError).
    */
   connect?(ctx: SubresourceConnectContext): Promise<ProxyLocation>;
+  /** OpenAPI: the description of a connect subresource's `path` query parameter (its options kind's field doc). */
+  connectPathDoc?: string;
 }
 
 /** What a connect subresource's `connect` is given. */
