@@ -234,4 +234,24 @@ test('nodes/proxy without a kubelet: kube\'s 404, 500, 400 and 503', async () =>
   } else console.warn('no non-loopback IPv4 address: the 503 case is not checked');
 });
 
+test('RBAC bootstrap: the scheduler binds Pods and reads Nodes, the controller-manager updates Node status (SubjectAccessReview)', async () => {
+  const allowed = async (user: string, verb: string, resource: string, subresource = ''): Promise<boolean> => {
+    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: { verb, resource, subresource, namespace: resource === 'pods' ? 'default' : '' } } },
+    });
+    assert.is(r.status, 201, show(r));
+    return r.json.status.allowed === true;
+  };
+  const cases: [string, string, string, string, boolean][] = [
+    ['system:kube-scheduler', 'create', 'pods', 'binding', true],
+    ['system:kube-scheduler', 'watch', 'nodes', '', true],
+    ['system:kube-scheduler', 'patch', 'nodes', 'status', false],
+    ['system:kube-controller-manager', 'list', 'nodes', '', true],
+    ['system:anonymous', 'get', 'nodes', 'proxy', false],
+  ];
+  const got = [];
+  for (const [user, verb, resource, sub] of cases) got.push([user, verb, resource, sub, await allowed(user, verb, resource, sub)]);
+  assert.equal(got, cases);
+});
+
 test.run();
