@@ -2,7 +2,7 @@
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
  * CSIDriver, CSINode and CSIStorageCapacity (and Lease, IngressClass, Ingress, NetworkPolicy,
- * PriorityClass, RuntimeClass), `create -f`, `get` (default and `-o wide` columns),
+ * PriorityClass, RuntimeClass, Node), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -153,6 +153,14 @@ const CASES: KindCase[] = [
   {
     kind: 'RuntimeClass', resource: 'runtimeclass', namespaced: false, spec: false,
     object: (name) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler: 'runc', overhead: { podFixed: { cpu: '100m' } }, scheduling: { nodeSelector: { 'kubernetes.io/os': 'linux' } } }),
+  },
+  {
+    kind: 'Node', resource: 'node', namespaced: false, spec: true,
+    object: (name) => ({
+      apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node-role.kubernetes.io/worker': '' } },
+      spec: { podCIDR: '10.244.0.0/24', taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }] },
+      status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, addresses: [{ type: 'InternalIP', address: '10.1.2.3' }] },
+    }),
   },
 ];
 
@@ -315,5 +323,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc' }[c.kind]!;
+  return { Node: 'no', PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc' }[c.kind]!;
 }
