@@ -5,7 +5,8 @@
  * lifts TaintNodesByCondition's not-ready taint); `kubectl create deployment` → KCM's deployment
  * controller makes a ReplicaSet → its replicaset controller makes Pods → the scheduler binds them
  * (pods/binding, a Protobuf v1 Binding) onto the kwok node → kwok makes them Running and Ready →
- * the Deployment is Available. The same assertions pass against the reference
+ * the Deployment is Available; deleting the namespace, KCM's namespace controller and garbage
+ * collector (ours are off) empty and remove it. The same assertions pass against the reference
  * (TEST_KUBECONFIG=/tmp/ref/kubeconfig; its pki/ beside the kubeconfig gives KCM the
  * service-account key, as start.sh lays it out).
  *
@@ -64,6 +65,7 @@ const logs = (): string => procs.map((p) => `--- ${p.name} (${p.proc.exitCode ==
 
 await kubectlSuite(() => {
   let node = '';
+  let created = '';
 
   test.before(async () => {
     const bins = await controlPlaneBinaries();
@@ -171,5 +173,22 @@ await kubectlSuite(() => {
     }
     const out = await kubectl.ok('-n', ns, 'get', 'deployment', 'web', '--no-headers');
     assert.match(out, /^web\s+2\/2\s+2\s+2\s+\S+\n$/);
+    created = ns;
+  });
+
+  test('kubectl delete namespace: KCM\'s namespace controller and garbage collector empty it (kwok ends the Pods) and remove it', async () => {
+    assert.ok(created, 'the deployment test ran');
+    await kubectlFor(t.kubeconfig).ok('delete', 'namespace', created, '--wait=false');
+    let left: unknown;
+    await eventually(
+      `namespace ${created} removed`,
+      async () => {
+        const r = await t.client.request('GET', `/api/v1/namespaces/${created}`);
+        left = r.status === 404 ? undefined : [r.json?.status, (await t.client.request('GET', `/api/v1/namespaces/${created}/pods`)).json?.items?.map((p: any) => [p.metadata.name, p.metadata.deletionTimestamp])];
+        return r.status === 404;
+      },
+      120_000,
+      () => console.error(JSON.stringify(left), logs()),
+    );
   });
 });
