@@ -70,7 +70,7 @@ test('proxy location: SplitSchemeNamePort, preferred address types, port choice,
   const fails = async (id: string, status: Record<string, unknown>): Promise<[number, string]> => {
     const e = (await nodeProxyLocation(id, stored(status), resolve).then(() => undefined, (x) => x)) as ApiError;
     assert.ok(e instanceof ApiError, String(e));
-    return [e.status.code, e.status.message];
+    return [e.status.code, e.status.message ?? ''];
   };
   assert.equal(await fails('n', { addresses: [{ type: 'Weird', address: '1.1.1.1' }] }), [500, 'no preferred addresses found; known addresses: [{Weird 1.1.1.1}]']);
   for (const ip of ['127.0.0.1', '169.254.1.1', '0.0.0.0', '224.0.0.1', '::1', 'fe80::1', '::ffff:127.0.0.1']) assert.equal(await fails('n', { addresses: [{ type: 'InternalIP', address: ip }] }), [400, 'address not allowed'], ip);
