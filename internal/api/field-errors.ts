@@ -93,10 +93,11 @@ export function fieldErrorBody(e: FieldError): string {
       return `Required value${e.detail ? `: ${e.detail}` : ''}`;
     case 'FieldValueForbidden':
       return `Forbidden: ${e.detail}`;
+    // Go appends a detail to every type's body (validateNodeTaints' Duplicate has one).
     case 'FieldValueDuplicate':
-      return `Duplicate value: ${fmt(e.value)}`;
+      return `Duplicate value: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
     case 'FieldValueNotFound':
-      return `Not found: ${fmt(e.value)}`;
+      return `Not found: ${fmt(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
     case 'InternalError':
       return `Internal error: ${e.detail}`;
     case 'FieldValueNotSupported':

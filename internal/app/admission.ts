@@ -1,7 +1,7 @@
 /**
  * Start-up step: the admission chains, in kube-apiserver 1.24's default plugin order
  * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, ServiceAccount,
- * Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval, CertificateSigning,
+ * TaintNodesByCondition, Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval, CertificateSigning,
  * CertificateSubjectRestriction, …. The dynamic admission webhooks come
  * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook); their configurations
  * are read from a cache that follows the fold (started with the RBAC cache).
@@ -19,6 +19,7 @@ import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from '../admission/storage.ts';
 import { defaultIngressClass } from '../admission/default-ingress-class.ts';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from '../admission/certificates.ts';
+import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
@@ -32,7 +33,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookSource = new WebhookSource();
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
+    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
     [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps)],
   );
   return { admission, webhookSource };

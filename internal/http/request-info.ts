@@ -16,6 +16,8 @@ export interface RequestInfo {
   resource: string;
   name: string;
   subresource: string;
+  /** Segments after the subresource (kube keeps only parts[2] as the subresource): a connect subresource's path (nodes/x/proxy/<path>), else no route. */
+  subpath: string[];
   /** Path segments after /api or /apis (for discovery routes). */
   parts: string[];
   /**
@@ -54,7 +56,7 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   const trimmed = path.replace(/^\/+/, '');
   const segs = trimmed ? trimmed.split('/') : [];
   const info: RequestInfo = {
-    isResourceRequest: false, method: method.toUpperCase(), path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', parts: [], legacyWatch: false,
+    isResourceRequest: false, method: method.toUpperCase(), path, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', namespace: '', resource: '', name: '', subresource: '', subpath: [], parts: [], legacyWatch: false,
   };
   if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
   info.apiPrefix = segs[0];
@@ -83,7 +85,8 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
   }
   info.resource = rest[0] ?? '';
   info.name = rest[1] ?? '';
-  info.subresource = rest.slice(2).join('/');
+  info.subresource = rest[2] ?? '';
+  info.subpath = rest.slice(3);
   if (info.resource === 'namespaces' && rest.length > 1) info.namespace = '';
   // `?watch=` turns a collection GET into a watch; on an item path it is a plain get (kube's
   // RequestInfoFactory only looks at it when no name was found).

@@ -19,6 +19,7 @@ import { convertObjects, tableOptions } from './table.ts';
 import { kindAt } from '../registry/rest/strategy.ts';
 import { PROTOBUF, encodeProtobuf, encodeProtobufList, protobufTypeFor } from './protobuf.ts';
 import { checkRoute } from './routes.ts';
+import { serveConnect } from './connect-proxy.ts';
 import { invalidPathName, invalidKeyNamespace, invalidCreateNamespace } from './path-names.ts';
 import { serveWatch } from './watch-handler.ts';
 import { sendConvertedListStream, streamsConverted } from './converted-list-stream.ts';
@@ -206,6 +207,11 @@ export class ResourceHandlers {
     // The kind at the request's version (a custom resource's subresources and columns are per version).
     const kind = kindAt(served.kind, info.version);
     checkRoute(kind, info);
+    const connect = info.subresource ? kind.subresources?.find((s) => s.name === info.subresource && s.connect) : undefined;
+    if (connect) {
+      const get = async (name: string): Promise<KubeObject> => parseObject(await reader.get(ns, name, undefined, info.version));
+      return serveConnect(connect, { method: info.method, name: info.name, subpath: info.subpath, query: r.query, headers: r.headers, body: r.body, get }, res);
+    }
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     // Every kube endpoint converts to PartialObjectMetadata; Table needs a TableConvertor, which
     // the storage-less (virtual) kinds lack, so they answer a Table Accept with 406.

@@ -17,12 +17,17 @@ import { FULL_VERBS } from './discovery.ts';
 
 const METHOD_OF_VERB: Record<string, string> = { get: 'GET', update: 'PUT', patch: 'PATCH', create: 'POST', delete: 'DELETE' };
 
+const CONNECT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
 /** The methods routed for this request's path on `kind` (empty: the path has no route). */
 export function routedMethods(kind: KindDescriptor, info: RequestInfo): string[] {
   const verbs = kind.verbs ?? FULL_VERBS;
   if (info.legacyWatch) return !info.subresource && verbs.includes('watch') ? ['GET'] : [];
   if (info.subresource) {
     const sub = kind.subresources?.find((s) => s.name === info.subresource);
+    // A connect subresource takes every method (kube's connect routes) and any path below it.
+    if (sub?.connect) return CONNECT_METHODS;
+    if (info.subpath.length) return [];
     return sub ? sub.verbs.map((v) => METHOD_OF_VERB[v]).filter((m): m is string => Boolean(m)) : [];
   }
   const out: string[] = [];

@@ -32,7 +32,13 @@ export interface BodyParameter {
 export type Parameter = QueryParameter | BodyParameter;
 
 /** HTTP methods of resource routes (path-item keys). */
-export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+export type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch';
+
+/** Path-item key order (kube-openapi's): the connect routes add options and head. */
+export const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+/** A response whose schema is `{type: string}` (a connect route's proxied answer), not a definition. */
+export const STRING_RESPONSE = '<string>';
 
 /** One route: the input of the OpenAPI builder (definition names are bare, not `#/definitions/…`). */
 export interface Route {
@@ -140,6 +146,22 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
   for (const sub of kind.subresources ?? []) {
     const p = `${item}/${sub.name}`;
     const Sub = upperFirst(sub.name);
+    // A connect subresource (nodes/proxy): every method, on the path and on `<path>/{path}`.
+    if (sub.connect) {
+      const connectName = pathParam('name', `name of the ${sub.kind?.kind ?? K}`);
+      const pathQuery: QueryParameter = { uniqueItems: true, type: 'string', description: sub.connectPathDoc ?? '', name: 'path', in: 'query' };
+      const connectGvk = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : gvk;
+      for (const [path, suffix, params] of [
+        [p, '', [connectName, ...nsParams, pathQuery]],
+        [`${p}/{path}`, 'WithPath', [connectName, ...nsParams, pathParam('path', 'path to the resource'), pathQuery]],
+      ] as const) {
+        for (const m of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const) {
+          const M = m.toUpperCase();
+          routes.push({ path, method: m, verbPrefix: 'connect', opRest: `${upperFirst(m)}${scoped}${K}${Sub}${suffix}`, description: `connect ${M} requests to ${sub.name} of ${K}`, consumes: ANY, produces: ANY, parameters: [...params], responses: [[200, 'OK', STRING_RESPONSE]], action: 'connect', tagPath, gvk: connectGvk });
+        }
+      }
+      continue;
+    }
     const sv = new Set(sub.verbs);
     // A view subresource (a built-in kind's scale) reads and writes its own kind (autoscaling/v1 Scale).
     const viewGvk = sub.view ? { group: sub.view.kind.group, version: sub.view.kind.version, kind: sub.view.kind.kind } : undefined;

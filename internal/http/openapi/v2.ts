@@ -6,7 +6,7 @@
  */
 import type { Registry } from '../../registry/registry.ts';
 import type { GroupVersionKind, OpenApiSchema } from '../../schema/types.ts';
-import { type Route, type Parameter, type Method, type DefinitionOf, kindRoutes, discoveryRoutes, operationIdAndTags } from './routes.ts';
+import { type Route, type Parameter, type DefinitionOf, METHOD_ORDER, STRING_RESPONSE, kindRoutes, discoveryRoutes, operationIdAndTags } from './routes.ts';
 import { customResourceDefinitions, customResourceRoutes, isCustomResource } from './custom-resource.ts';
 
 /** Where definitions come from (the generated schemas, later a CRD's). */
@@ -91,11 +91,10 @@ function renderParam(p: Parameter): Json {
 function routeRefs(r: Route): string[] {
   const out: string[] = [];
   for (const p of r.parameters) if (p.in === 'body') out.push(p.schema.$ref);
-  for (const [, , def] of r.responses) if (def) out.push(def);
+  for (const [, , def] of r.responses) if (def && def !== STRING_RESPONSE) out.push(def);
   return out;
 }
 
-const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'patch'];
 
 /** Path items keyed by path (sorted), as kube-openapi's buildPaths groups routes. */
 /**
@@ -127,7 +126,7 @@ export function buildPaths(routes: Route[]): Json {
       const own = r.parameters.filter((p) => !common.has(paramKey(p))).sort(byNameIn);
       if (own.length) op.parameters = own.map(renderParam);
       const responses: Json = {};
-      for (const [code, desc, def] of r.responses) responses[String(code)] = def ? { description: desc, schema: { $ref: REF_PREFIX + def } } : { description: desc };
+      for (const [code, desc, def] of r.responses) responses[String(code)] = def ? { description: desc, schema: def === STRING_RESPONSE ? { type: 'string' } : { $ref: REF_PREFIX + def } } : { description: desc };
       responses['401'] = { description: 'Unauthorized' };
       op.responses = responses;
       if (r.action) op['x-kubernetes-action'] = r.action;

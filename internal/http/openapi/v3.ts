@@ -6,14 +6,13 @@
  * `version`) and exactly the schemas they reach.
  */
 import type { Registry } from '../../registry/registry.ts';
-import type { Route, Parameter, Method } from './routes.ts';
+import { type Route, type Parameter, METHOD_ORDER, STRING_RESPONSE } from './routes.ts';
 import { operationIdAndTags } from './routes.ts';
 import { servedRoutes, pathGroups, paramKey, byNameIn, customResourceParts, type DefinitionProvider, type Json } from './v2.ts';
 import { CRD_V3_INFO, customResourceGroupVersions } from './custom-resource.ts';
 import { renderV3Definition } from './v3schema.ts';
 
 const REF_PREFIX = '#/components/schemas/';
-const METHOD_ORDER: Method[] = ['get', 'put', 'post', 'delete', 'patch'];
 
 
 function renderParam(p: Parameter): Json {
@@ -26,7 +25,7 @@ function renderParam(p: Parameter): Json {
 
 const content = (mimes: string[], def: string): Json => {
   const c: Json = {};
-  for (const m of [...mimes].sort()) c[m] = { schema: { $ref: REF_PREFIX + def } };
+  for (const m of [...mimes].sort()) c[m] = { schema: def === STRING_RESPONSE ? { type: 'string' } : { $ref: REF_PREFIX + def } };
   return c;
 };
 
@@ -49,7 +48,7 @@ function buildPathsV3(routes: Route[], refs: Set<string>): Json {
       }
       const responses: Json = {};
       for (const [code, desc, def] of r.responses) {
-        if (def) refs.add(def);
+        if (def && def !== STRING_RESPONSE) refs.add(def);
         responses[String(code)] = def ? { description: desc, content: content(r.produces, def) } : { description: desc };
       }
       responses['401'] = { description: 'Unauthorized' };

@@ -65,6 +65,6 @@ async function bind(ctx: SubresourceCreateContext, binding: KubeObject): Promise
 export const bindingSubresource: SubresourceDescriptor = {
   name: 'binding',
   verbs: ['create'],
-  kind: { group: '', version: 'v1', kind: 'Binding', generated: false },
+  kind: { group: '', version: 'v1', kind: 'Binding' },
   create: bind,
 };

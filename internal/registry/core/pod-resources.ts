@@ -50,7 +50,7 @@ export function validateContainerResourceName(name: string, p: FieldPath): Field
 }
 
 /** ValidateResourceQuantityValue: non-negative; integer resources whole. */
-function validateQuantityValue(name: string, q: string, p: FieldPath): FieldError[] {
+export function validateQuantityValue(name: string, q: string, p: FieldPath): FieldError[] {
   const v = nanoValue(q) ?? 0n;
   const errs: FieldError[] = [];
   if (v < 0n) errs.push(invalid(p, q, IS_NEGATIVE_ERROR_MSG));

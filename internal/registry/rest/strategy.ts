@@ -218,6 +218,30 @@ export interface SubresourceDescriptor {
    * `scale` of a custom resource). Its writes run the parent's own strategy (no `strategy` here).
    */
   view?: SubresourceView;
+  /**
+   * A connect subresource (kube's rest.Connecter, nodes/proxy): every method on
+   * `<resource>/<name>/<sub>[/<path>]` is proxied to the location this answers (or its ApiError).
+   */
+  connect?(ctx: SubresourceConnectContext): Promise<ProxyLocation>;
+  /** OpenAPI: the description of a connect subresource's `path` query parameter (its options kind's field doc). */
+  connectPathDoc?: string;
+}
+
+/** What a connect subresource's `connect` is given. */
+export interface SubresourceConnectContext {
+  /** The URL's name segment (nodes/proxy: `[scheme:]name[:port]`). */
+  name: string;
+  /** A stored object of the kind by name, or its 404. */
+  get(name: string): Promise<KubeObject>;
+  /** The addresses a hostname resolves to. */
+  resolve(host: string): Promise<string[]>;
+}
+
+/** Where a connect subresource's request goes (kube's ResourceLocation). */
+export interface ProxyLocation {
+  scheme: string;
+  host: string;
+  port: number;
 }
 
 /**
