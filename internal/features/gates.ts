@@ -41,6 +41,9 @@ export const KNOWN_GATES = {
   ServiceIPStaticSubrange: { default: false, stage: 'ALPHA' },
   ProbeTerminationGracePeriod: { default: false, stage: 'BETA' },
   LegacyServiceAccountTokenNoAutoGeneration: { default: true, stage: 'BETA' },
+  JobTrackingWithFinalizers: { default: false, stage: 'BETA' },
+  JobMutableNodeSchedulingDirectives: { default: true, stage: 'BETA' },
+  CronJobTimeZone: { default: false, stage: 'ALPHA' },
 } as const satisfies Record<string, FeatureSpec>;
 
 /** A gate name. */

@@ -8,6 +8,7 @@ import { eventsKinds } from './events/index.ts';
 import { appsKinds } from './apps/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
 import { authenticationKinds } from './authentication/index.ts';
+import { batchKinds } from './batch/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
@@ -17,4 +18,4 @@ import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...batchKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];

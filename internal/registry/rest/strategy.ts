@@ -377,6 +377,11 @@ export interface KindDescriptor {
   /** Delete success body: 'Status' (ConfigMap, Secret) or 'Object' (most other kinds). */
   deleteReturns: 'Status' | 'Object';
   /**
+   * A Warning for a DELETE or deletecollection given these options, added before the delete runs
+   * (also on a failed one), as kube's batch/v1 Job REST does when no propagation policy is given.
+   */
+  deleteWarning?: (opts: { propagationPolicy?: string; orphanDependents?: boolean }) => string | undefined;
+  /**
    * metadata.finalizers checked by apimachinery's rule only (a qualified name; no "standard or
    * fully qualified" rule of the core API): the kinds apiextensions-apiserver serves (CRDs, whose
    * cleanup finalizer has no `/`, and custom resources).
