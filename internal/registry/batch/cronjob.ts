@@ -19,6 +19,7 @@ import { nonNegative, statusOf } from '../core/replicas.ts';
 import { formatLabelSelector, goSelector } from '../apps/workload.ts';
 import { specOf, templateOf, validateJobSpecFields } from './job.ts';
 import { cronScheduleError, loadLocationError } from './cron-schedule.ts';
+import { goQuote } from '../../gocompat/quote.ts';
 
 const has = (v: unknown): boolean => v !== undefined && v !== null;
 const jobTemplateOf = (o: KubeObject): J => {
@@ -174,6 +175,10 @@ function cronJobKindFor(gates: FeatureGates, beta: boolean): KindDescriptor {
   return {
     ...v1,
     versions: ['v1beta1'],
+    // batch/v1beta1's field-label conversion lets status.successful through (a CronJob has no
+    // such field: it is empty) and names the kind quoted for any other field.
+    fieldSelectors: { 'status.successful': () => '' },
+    fieldLabelError: (field) => `field label ${goQuote(field)} not supported for "CronJob"`,
     deprecationWarning: 'batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob',
     removedRelease: '1.25',
     storedAs: { group: 'batch', version: 'v1', kind: 'CronJob', resource: 'cronjobs', fromStorage: withApiVersion('batch/v1beta1'), toStorage: withApiVersion('batch/v1') },

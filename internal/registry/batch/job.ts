@@ -41,11 +41,19 @@ export function defaultJob(o: KubeObject): void {
   }
   if (!has(spec.parallelism)) spec.parallelism = 1;
   if (!has(spec.backoffLimit)) spec.backoffLimit = 6;
-  const labels = labelsOf(templateOf(spec));
-  if (labels && Object.keys(o.metadata.labels ?? {}).length === 0) o.metadata.labels = { ...labels };
+  copyTemplateLabels(o);
   if (!has(spec.completionMode)) spec.completionMode = 'NonIndexed';
   if (!has(spec.suspend)) spec.suspend = false;
   defaultPodTemplateSpec(templateOf(spec));
+}
+
+/**
+ * SetDefaults_Job's labels: the template's, when the Job has none. Go assigns the map itself, so
+ * the labels generateSelector adds to the template later show on the Job too: kept shared here.
+ */
+function copyTemplateLabels(o: KubeObject): void {
+  const labels = labelsOf(templateOf(specOf(o)));
+  if (labels && Object.keys(o.metadata.labels ?? {}).length === 0) o.metadata.labels = labels;
 }
 
 /**
@@ -114,7 +122,8 @@ function validateJobSpec(spec: J): FieldError[] {
   const errs = validateJobSpecFields(spec, p);
   if (!has(spec.selector)) errs.push(required(p.child('selector')));
   else errs.push(...validateLabelSelector(spec.selector, p.child('selector')));
-  const selector = selectorOf(spec.selector);
+  // LabelSelectorAsSelector: a nil selector is labels.Nothing(), which matches no labels.
+  const selector = has(spec.selector) ? selectorOf(spec.selector) : { matches: () => false };
   const labels = labelsOf(templateOf(spec));
   if (selector && !selector.matches(labels)) errs.push(invalid(p.child('template').child('metadata').child('labels'), new GoValue(goStringMap(labels)), '`selector` does not match template `labels`'));
   return errs;
@@ -231,7 +240,12 @@ function jobStrategy(gates: FeatureGates): Strategy {
       dropDisabledTemplateFields(templateOf(specOf(o)), obj(obj(old.spec)?.template) ?? {});
     },
     validate(o) {
-      if (specOf(o).manualSelector !== true) generateSelector(o);
+      if (specOf(o).manualSelector !== true) {
+        generateSelector(o);
+        // kube stores the Job as it was before generateSelector, whose every read defaults it
+        // again (SetDefaults_Job): labels still empty are the template's, generated ones included.
+        copyTemplateLabels(o);
+      }
       return validateJob(o, tracking);
     },
     validateUpdate(o, old) {

@@ -374,6 +374,12 @@ export interface KindDescriptor {
    * Each returns the field's value as a string.
    */
   fieldSelectors?: Record<string, (obj: KubeObject) => string>;
+  /**
+   * The 400's message for a field selector naming another field, when the kind's version registers
+   * its own field-label conversion that kube's selectors table (selectors/field-selector.ts) does
+   * not give by kind: batch/v1beta1 CronJob's `field label "x" not supported for "CronJob"`.
+   */
+  fieldLabelError?: (field: string) => string;
   /** Delete success body: 'Status' (ConfigMap, Secret) or 'Object' (most other kinds). */
   deleteReturns: 'Status' | 'Object';
   /**
