@@ -219,4 +219,24 @@ test('DELETE: v1 removes (a Status); v1beta1 orphans by default (the orphan fina
   assert.equal((d2.json as any).metadata.finalizers, ['orphan']);
 });
 
+test('RBAC bootstrap: the cronjob and job controllers, admin/edit/view (SubjectAccessReview)', async () => {
+  const can = async (user: string, groups: string[], verb: string, resource: string, subresource = ''): Promise<boolean> => {
+    const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: 'batch', resource, subresource, verb, namespace: S.ns } } },
+    });
+    assert.is(r.status, 201, show(r));
+    return (r.json as any).status.allowed === true;
+  };
+  const sa = (name: string) => `system:serviceaccount:kube-system:${name}`;
+  const cases: [string, string, string, string, boolean][] = [
+    [sa('cronjob-controller'), 'create', 'jobs', '', true],
+    [sa('cronjob-controller'), 'update', 'cronjobs', 'status', true],
+    [sa('cronjob-controller'), 'delete', 'cronjobs', '', false],
+    [sa('job-controller'), 'update', 'jobs', 'status', true],
+    [sa('job-controller'), 'create', 'cronjobs', '', false],
+    ['somebody', 'list', 'cronjobs', '', false],
+  ];
+  for (const [user, verb, resource, sub, want] of cases) assert.is(await can(user, ['system:serviceaccounts', 'system:authenticated'], verb, resource, sub), want, `${user} ${verb} ${resource}/${sub}`);
+});
+
 test.run();
