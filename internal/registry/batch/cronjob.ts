@@ -13,11 +13,11 @@ import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { humanDuration } from '../rest/human-duration.ts';
 import { DEFAULT_GATES, type FeatureGates } from '../../features/gates.ts';
-import { defaultPodTemplateSpec, dropDisabledTemplateFields, layoutContainerCells, templateContainerColumns } from '../core/podtemplate.ts';
+import { defaultPodTemplateSpec, dropDisabledTemplateFields, layoutContainerCells } from '../core/podtemplate.ts';
 import { type J, list, obj, s } from '../core/pod-util.ts';
 import { nonNegative, statusOf } from '../core/replicas.ts';
 import { formatLabelSelector, goSelector } from '../apps/workload.ts';
-import { specOf, templateOf, validateJobSpecFields } from './job.ts';
+import { JOB_WIDE_COLUMNS, specOf, templateOf, validateJobSpecFields } from './job.ts';
 import { cronScheduleError, loadLocationError } from './cron-schedule.ts';
 import { goQuote } from '../../gocompat/quote.ts';
 
@@ -128,8 +128,7 @@ export const cronJobTable: TableConvertor = {
     { name: 'Active', type: 'integer', description: 'A list of pointers to currently running jobs.', priority: 0 },
     { name: 'Last Schedule', type: 'string', description: 'Information when was the last time the job was successfully scheduled.', priority: 0 },
     AGE_COLUMN,
-    ...templateContainerColumns(1),
-    { name: 'Selector', type: 'string', description: 'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors', priority: 1 },
+    ...JOB_WIDE_COLUMNS,
   ],
   cells(o) {
     const spec = specOf(o);

@@ -9,7 +9,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError, FieldPath, GoValue, duplicate, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
-import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
+import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
 import { humanDuration } from '../rest/human-duration.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
@@ -259,6 +259,12 @@ function jobStrategy(gates: FeatureGates): Strategy {
 /** The DELETE Warning of a batch/v1 Job deleted without a propagation policy (kube's job REST). */
 export const JOB_DELETE_WARNING = 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning';
 
+/** The wide columns printJob and printCronJob end with: the template's containers and the Job's selector (JobSpec's doc). */
+export const JOB_WIDE_COLUMNS: TableColumn[] = [
+  ...templateContainerColumns(1),
+  { name: 'Selector', type: 'string', description: 'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors', priority: 1 },
+];
+
 /** printJob. */
 export const jobTable: TableConvertor = {
   columns: [
@@ -266,8 +272,7 @@ export const jobTable: TableConvertor = {
     { name: 'Completions', type: 'string', description: 'The number of pods which reached phase Succeeded.', priority: 0 },
     { name: 'Duration', type: 'string', description: 'Time required to complete the job.', priority: 0 },
     AGE_COLUMN,
-    ...templateContainerColumns(1),
-    { name: 'Selector', type: 'string', description: 'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors', priority: 1 },
+    ...JOB_WIDE_COLUMNS,
   ],
   cells(o) {
     const spec = specOf(o);
