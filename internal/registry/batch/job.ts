@@ -21,6 +21,7 @@ import { type J, list, obj, s } from '../core/pod-util.ts';
 import { nonNegative, num, statusOf } from '../core/replicas.ts';
 import { goStringMap } from '../storage/helpers.ts';
 import { formatLabelSelector, goSelector, selectorOf } from '../apps/workload.ts';
+import { goSharpVPodTemplateSpec } from '../core/go-sharpv.ts';
 
 export const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
 export const templateOf = (spec: J): J => obj(spec.template) ?? (spec.template = {});
@@ -180,8 +181,8 @@ function validatePodTemplateUpdate(spec: J, oldSpec: J, mutableScheduling: boole
       else delete oldMeta[f];
     }
   }
-  // kube echoes the whole core.PodTemplateSpec (%#v); this server names it without its fields.
-  return immutable(template, old, new FieldPath('spec').child('template'), new GoValue('core.PodTemplateSpec{...}'));
+  if (semanticEqual(template, old)) return [];
+  return [invalid(new FieldPath('spec').child('template'), new GoValue(goSharpVPodTemplateSpec(template)), 'field is immutable')];
 }
 
 /** ValidateJobSpecUpdate minus ValidateJobSpec (the caller's). */
