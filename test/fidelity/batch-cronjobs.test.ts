@@ -222,6 +222,26 @@ test('DELETE: v1 removes (a Status); v1beta1 orphans by default (the orphan fina
   assert.equal((d2.json as any).metadata.finalizers, ['orphan']);
 });
 
+test('server-side apply: a v1beta1 apply keeps its version in managedFields read through v1; a Job\'s status applied through /status only', async () => {
+  const APPLY = 'application/apply-patch+yaml';
+  const tmpl = { spec: { template: { spec: { containers: [{ name: 'c', image: 'b' }], restartPolicy: 'Never' } } } };
+  const a = await S.t.client.request('PATCH', `${beta()}/cssa?fieldManager=me`, { body: { apiVersion: 'batch/v1beta1', kind: 'CronJob', metadata: { name: 'cssa' }, spec: { schedule: '@daily', jobTemplate: tmpl } }, contentType: APPLY });
+  assert.is(a.status, 201, show(a));
+  assert.is(a.headers.warning, WARNING);
+  const g = await S.t.client.request('GET', `${S.C}/cssa`);
+  const fields = { 'f:spec': { 'f:jobTemplate': { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } }, 'f:restartPolicy': {} } } } }, 'f:schedule': {} } };
+  assert.equal((g.json as any).metadata.managedFields.map((m: any) => [m.manager, m.operation, m.apiVersion, m.fieldsV1, m.subresource]), [['me', 'Apply', 'batch/v1beta1', fields, undefined]], show(g));
+  const jobs = S.C.replace('/cronjobs', '/jobs');
+  const j = await S.t.client.request('PATCH', `${jobs}/ssa?fieldManager=me`, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'ssa' }, ...tmpl, status: { succeeded: 2 } }, contentType: APPLY });
+  assert.is(j.status, 201, show(j));
+  assert.equal((j.json as any).status, {}, 'status is not applied through the main resource');
+  const st = await S.t.client.request('PATCH', `${jobs}/ssa/status?fieldManager=ctl`, { body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'ssa' }, spec: { parallelism: 9 }, status: { succeeded: 2 } }, contentType: APPLY });
+  assert.is(st.status, 200, show(st));
+  assert.is((st.json as any).spec.parallelism, 1, 'spec is not applied through /status');
+  assert.is((st.json as any).status.succeeded, 2);
+  assert.equal((st.json as any).metadata.managedFields.map((m: any) => [m.manager, m.operation, m.subresource, Object.keys(m.fieldsV1)]), [['ctl', 'Apply', 'status', ['f:status']], ['me', 'Apply', undefined, ['f:spec']]]);
+});
+
 test('RBAC bootstrap: the cronjob and job controllers, admin/edit/view (SubjectAccessReview)', async () => {
   const can = async (user: string, groups: string[], verb: string, resource: string, subresource = ''): Promise<boolean> => {
     const r = await S.t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
