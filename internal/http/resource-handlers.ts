@@ -346,7 +346,7 @@ export class ResourceHandlers {
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, {}, info.version);
+        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, answerWarnings(served, r.warnings ?? [], [], info.version), info.version);
       }
       case 'watch':
         return serveWatch({ served, namespace: ns, name: info.name, version: info.version, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);

@@ -220,6 +220,9 @@ test('DELETE: v1 removes (a Status); v1beta1 orphans by default (the orphan fina
   assert.is(d2.headers.warning, WARNING, show(d2));
   assert.is((d2.json as any).apiVersion, 'batch/v1beta1', show(d2));
   assert.equal((d2.json as any).metadata.finalizers, ['orphan']);
+  const coll = await S.t.client.request('DELETE', `${beta()}?labelSelector=none%3Dselected`);
+  assert.is(coll.status, 200, show(coll));
+  assert.is(coll.headers.warning, WARNING, 'deletecollection: the deprecation Warning once');
 });
 
 test('server-side apply: a v1beta1 apply keeps its version in managedFields read through v1; a Job\'s status applied through /status only', async () => {

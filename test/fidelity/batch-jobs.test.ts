@@ -282,6 +282,13 @@ test('DELETE: orphans by default with a Warning (the orphan finalizer); Backgrou
   const missing = await S.t.client.request('DELETE', `${S.C}/nope`);
   assert.is(missing.status, 404, show(missing));
   assert.is(missing.headers.warning, DELETE_WARNING, show(missing));
+  // deletecollection too (none selected here), unless a policy is given.
+  const coll = await S.t.client.request('DELETE', `${S.C}?labelSelector=none%3Dselected`);
+  assert.is(coll.status, 200, show(coll));
+  assert.is(coll.headers.warning, DELETE_WARNING, show(coll));
+  const collBg = await S.t.client.request('DELETE', `${S.C}?labelSelector=none%3Dselected&propagationPolicy=Orphan`);
+  assert.is(collBg.status, 200, show(collBg));
+  assert.is(collBg.headers.warning, undefined, show(collBg));
 });
 
 test.run();
