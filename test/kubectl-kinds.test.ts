@@ -2,7 +2,7 @@
  * kubectl (the one on PATH, 1.32) on the kinds of issue 10, as a user drives them: for each of
  * PersistentVolume, PersistentVolumeClaim, Pod, ServiceAccount, StorageClass, VolumeAttachment,
  * CSIDriver, CSINode and CSIStorageCapacity (and Lease, IngressClass, Ingress, NetworkPolicy,
- * PriorityClass, RuntimeClass, EndpointSlice, CertificateSigningRequest, HorizontalPodAutoscaler, Node), `create -f`, `get` (default and `-o wide` columns),
+ * PriorityClass, RuntimeClass, EndpointSlice, CertificateSigningRequest, HorizontalPodAutoscaler, Node, Job, CronJob), `create -f`, `get` (default and `-o wide` columns),
  * `describe`, `apply -f` of a second object three times (created, configured with a change,
  * unchanged), `get -o jsonpath` of the change, and `explain <kind>` / `explain <kind>.spec`.
  *
@@ -198,6 +198,14 @@ const CASES: KindCase[] = [
       status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, addresses: [{ type: 'InternalIP', address: '10.1.2.3' }] },
     }),
   },
+  {
+    kind: 'Job', resource: 'job', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { suspend: true, completions: 3, parallelism: 2, backoffLimit: 2, template: { spec: { restartPolicy: 'Never', containers: [{ ...busybox, command: ['true'] }] } } } }),
+  },
+  {
+    kind: 'CronJob', resource: 'cronjob', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '30 2 * * 1-5', suspend: true, concurrencyPolicy: 'Forbid', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ ...busybox, command: ['date'] }] } } } } } }),
+  },
 ];
 
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
@@ -359,5 +367,5 @@ function defineTests(): void {
 
 /** A short, kind-specific prefix for object names (`pv`, `pvc`, …). */
 function short(c: KindCase): string {
-  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc', EndpointSlice: 'eps', CertificateSigningRequest: 'csr', HorizontalPodAutoscaler: 'hpa', Node: 'no' }[c.kind]!;
+  return { PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', Pod: 'po', ServiceAccount: 'sa', StorageClass: 'sc', VolumeAttachment: 'va', CSIDriver: 'csid', CSINode: 'csin', CSIStorageCapacity: 'csisc', Lease: 'lease', Deployment: 'deploy', ReplicaSet: 'rs', StatefulSet: 'sts', DaemonSet: 'ds', ControllerRevision: 'cr', IngressClass: 'ingc', Ingress: 'ing', NetworkPolicy: 'netpol', PriorityClass: 'pc', RuntimeClass: 'rtc', EndpointSlice: 'eps', CertificateSigningRequest: 'csr', HorizontalPodAutoscaler: 'hpa', Node: 'no', Job: 'job', CronJob: 'cj' }[c.kind]!;
 }

@@ -43,6 +43,9 @@ export const KNOWN_GATES = {
   LegacyServiceAccountTokenNoAutoGeneration: { default: true, stage: 'BETA' },
   HPAContainerMetrics: { default: false, stage: 'ALPHA' },
   HPAScaleToZero: { default: false, stage: 'ALPHA' },
+  JobTrackingWithFinalizers: { default: false, stage: 'BETA' },
+  JobMutableNodeSchedulingDirectives: { default: true, stage: 'BETA' },
+  CronJobTimeZone: { default: false, stage: 'ALPHA' },
 } as const satisfies Record<string, FeatureSpec>;
 
 /** A gate name. */

@@ -253,7 +253,7 @@ function quantityStruct(v: unknown): J | undefined {
 }
 
 /** ParseQuantity's int64 fast path: value, scale, format, and whether it caches the string. */
-function int64Quantity(str: string): { value: bigint; scale: number; format: string; cached: boolean } | undefined {
+export function int64Quantity(str: string): { value: bigint; scale: number; format: string; cached: boolean } | undefined {
   const m = /^([+-]?)0*(\d*)(?:\.(\d*))?(.*)$/.exec(str);
   if (!m) return undefined;
   const positive = m[1] !== '-';

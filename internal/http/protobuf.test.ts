@@ -258,7 +258,7 @@ test('IntOrString and Quantity helpers through the table', () => {
   assert.is(protobufTypeFor('v1', 'ConfigMap'), 'k8s.io.api.core.v1.ConfigMap');
   assert.is(protobufTypeFor('storage.k8s.io/v1', 'CSINode'), 'k8s.io.api.storage.v1.CSINode');
   assert.is(protobufTypeFor('apps/v1', 'Status'), 'k8s.io.apimachinery.pkg.apis.meta.v1.Status');
-  assert.is(protobufTypeFor('batch/v1', 'Job'), undefined);
+  assert.is(protobufTypeFor('example.com/v1', 'Widget'), undefined);
   assert.is(PROTOBUF, 'application/vnd.kubernetes.protobuf');
 });
 
@@ -298,7 +298,7 @@ test('errors: bad prefix, garbage, unknown kind', () => {
   assert.throws(() => decodeProtobuf(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), Buffer.from([0x0a, 0x50, 0x01])])), /cannot decode/);
   const good = encodeProtobuf(configMap);
   assert.throws(() => decodeProtobuf(good.subarray(0, good.length - 20)), /cannot decode/);
-  assert.throws(() => encodeProtobuf({ kind: 'Job', apiVersion: 'batch/v1', metadata: {} }), /no protobuf encoding/);
+  assert.throws(() => encodeProtobuf({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: {} }), /no protobuf encoding/);
   const unknownKind = Buffer.from(good);
   unknownKind.write('Configmap', good.indexOf('ConfigMap'), 'latin1');
   assert.throws(() => decodeProtobuf(unknownKind), /no protobuf decoding for v1 Configmap/);

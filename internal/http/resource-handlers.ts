@@ -6,7 +6,7 @@ import type { KubeObject } from '../api/types.ts';
 import { ApiError, badRequest, notFound, pathNotFound, methodNotAllowed, methodNotSupported, unsupportedPatchType } from '../api/errors.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/generic/context.ts';
-import type { WriteResult } from '../registry/generic/store.ts';
+import type { DeleteOptions, WriteResult } from '../registry/generic/store.ts';
 import { validateListOptions, isStream, type ListQuery, type ListResult } from '../registry/generic/reader.ts';
 import { PATCH_MEDIA_TYPES, patchTypeOf } from '../patch/patch.ts';
 import { defaultManager } from '../registry/generic/managed-fields.ts';
@@ -105,6 +105,12 @@ function intParam(q: URLSearchParams, name: string): number | undefined {
   if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   if (BigInt(v) > 2n ** 63n - 1n || BigInt(v) < -(2n ** 63n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return Number(v);
+}
+
+/** The kind's Warning for a delete with these options (kube's Job REST), added to the request's. */
+function deleteWarning(served: ServedKind, opts: DeleteOptions, warnings: string[] | undefined): void {
+  const w = served.kind.deleteWarning?.(opts);
+  if (w) warnings?.push(w);
 }
 
 /** The ListOptions of a list or deletecollection request. */
@@ -318,6 +324,7 @@ export class ResourceHandlers {
         const out = rep();
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         checkKey(info);
+        deleteWarning(served, opts.options, r.warnings);
         // kube has no fieldManager on delete; the log's audit history still records the one given.
         const result = await store.delete(context(r, opts.dryRun, first(r.query, 'fieldManager')), ns, info.name, opts.options);
         // 202 for orphanDependents=false on a delete that only started: decided by the store.
@@ -332,6 +339,7 @@ export class ResourceHandlers {
         const opts = deleteOptions(r.query, header(r.headers, 'content-type'), await r.body());
         const ctx = context(r, opts.dryRun, first(r.query, 'fieldManager'));
         checkKey(info);
+        deleteWarning(served, opts.options, r.warnings);
         // kube's DeleteCollection lists with the request's ListOptions, deletes each item and
         // answers the list as it was listed.
         const list = await reader.list(ns, lq, info.version);
@@ -344,7 +352,7 @@ export class ResourceHandlers {
             if ((e as ApiError).code !== 404) throw e;
           }
         }
-        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, {}, info.version);
+        return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, answerWarnings(served, r.warnings ?? [], [], info.version), info.version);
       }
       case 'watch':
         return serveWatch({ served, namespace: ns, name: info.name, version: info.version, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);

@@ -8,6 +8,7 @@ import { eventsKinds } from './events/index.ts';
 import { appsKinds } from './apps/index.ts';
 import { authorizationKinds } from './authorization/index.ts';
 import { authenticationKinds } from './authentication/index.ts';
+import { batchKinds } from './batch/index.ts';
 import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
@@ -20,4 +21,4 @@ import { discoveryKinds } from './discovery/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 import { autoscalingKinds } from './autoscaling/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...certificatesKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...batchKinds, ...certificatesKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];

@@ -145,7 +145,7 @@ const validation: [string, string[], string, boolean, string | undefined][] = [
   ['spec.foo=n1', [...META, 'spec.nodeName'], 'Pod', false, 'field label not supported: spec.foo'],
   ['metadata.namespace=x', ['metadata.name', 'spec.unschedulable'], 'Node', false, 'field label not supported: metadata.namespace'],
   ['type!=Opaque,foo=1', [...META, 'type'], 'Secret', false, 'field label not supported: foo'],
-  ['spec.x=1', [...META, 'status.successful'], 'Job', false, 'field label "spec.x" not supported for batchv1.Job'],
+  ['spec.x=1', [...META, 'status.successful'], 'Job', false, 'field label "spec.x" not supported for Job'],
   ['spec.x=1', META, 'Widget', true, 'field label not supported: spec.x'],
   ['metadata.namespace=x', ['metadata.name'], 'Pod', true, 'field label not supported: metadata.namespace'],
   ['metadata.name=x', ['metadata.name'], 'Widget', true, undefined],

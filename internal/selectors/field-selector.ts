@@ -150,17 +150,20 @@ const registeredConversions: Record<string, (field: string) => string> = {
   Secret: (f) => `field label not supported: ${f}`,
   Service: (f) => `field label not supported: ${f}`,
   CertificateSigningRequest: (f) => `field label not supported: ${f}`,
-  Job: (f) => `field label ${goQuote(f)} not supported for batchv1.Job`,
+  Job: (f) => `field label ${goQuote(f)} not supported for Job`,
 };
 
 export interface ValidateFieldSelectorOptions {
   /** The kind is a custom resource: its converter answers `field label not supported: <name>`. */
   customResource?: boolean;
+  /** The served version's own field-label conversion message (batch/v1beta1 CronJob's), if any. */
+  message?: (field: string) => string;
 }
 
 /** The message kube-apiserver 1.24 gives on a list/watch whose field selector names `field`. */
 export function unsupportedFieldMessage(field: string, kind: string, opts: ValidateFieldSelectorOptions = {}): string {
   if (opts.customResource) return `field label not supported: ${field}`;
+  if (opts.message) return opts.message(field);
   const custom = Object.prototype.hasOwnProperty.call(registeredConversions, kind) ? registeredConversions[kind] : undefined;
   if (custom) return custom(field);
   return `${goQuote(field)} is not a known field selector: only ${goQuote('metadata.name')}, ${goQuote('metadata.namespace')}`;
@@ -172,7 +175,7 @@ export function unsupportedFieldMessage(field: string, kind: string, opts: Valid
  * Built-in kinds without a registered conversion say
  * `"foo" is not a known field selector: only "metadata.name", "metadata.namespace"`; Pods,
  * Nodes, Secrets, Services, Events, Namespaces, ReplicationControllers, CSRs and custom resources
- * say `field label not supported: foo`; Jobs say `field label "foo" not supported for batchv1.Job`.
+ * say `field label not supported: foo`; Jobs say `field label "foo" not supported for Job`.
  */
 export function validateFieldSelector(
   sel: FieldSelector,

@@ -115,6 +115,9 @@ export const SPECS: Spec[] = [
   // --- network/endpointslice.go, auth/certificates.go
   { name: '[sig-network] EndpointSlice should support creating EndpointSlice API operations [Conformance]', file: 'network/endpointslice.go', why: 'EndpointSlice verbs (discovery.k8s.io/v1), label-selector watch and deletecollection' },
   { name: '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support CSR API operations [Conformance]', file: 'auth/certificates.go', why: 'CertificateSigningRequest verbs, /approval and /status (get, update, patch), deletecollection' },
+  // --- apps/cronjob.go, apimachinery/generated_clientset.go (batch: the specs that need no cronjob/job controller)
+  { name: '[sig-apps] CronJob should support CronJob API operations [Conformance]', file: 'apps/cronjob.go', why: 'CronJob create, get, list, watch (namespaced and cluster-wide), patch, update, /status patch/update/get, delete, deletecollection (no Job is ever run)' },
+  { name: '[sig-api-machinery] Generated clientset should create v1 cronJobs, delete cronJobs, watch cronJobs', file: 'apimachinery/generated_clientset.go', why: 'batch/v1 CronJob list, watch from a resourceVersion, create, background delete' },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
@@ -122,6 +125,8 @@ export const EXCLUDED: Spec[] = [
   { name: '[sig-network] EndpointSlice should have Endpoints and EndpointSlices pointing to API Server [Conformance]', file: 'network/endpointslice.go', why: 'the kubernetes Endpoints need a publishable advertise address; the test servers (and the reference) advertise 127.0.0.1, which Endpoints validation refuses (test/kubernetes-service.test.ts checks both with a routable address)' },
   { name: '[sig-network] EndpointSlice should create and delete / create Endpoints and EndpointSlices for Pods matching a Service [Conformance]', file: 'network/endpointslice.go', why: 'need the endpoints and endpointslice controllers and running pods' },
   { name: '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support building a client with a CSR', file: 'auth/certificates.go', why: 'waits for a signer (kube-controller-manager) to issue the certificate' },
+  { name: '[sig-apps] CronJob * (every other spec)', file: 'apps/cronjob.go', why: 'wait for the cronjob controller to run Jobs, and for their pods' },
+  { name: '[sig-apps] Job *', file: 'apps/job.go', why: 'every spec waits for the job controller\'s pods to run or complete (needs nodes)' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
   { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
   { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },
@@ -141,7 +146,7 @@ export const EXCLUDED: Spec[] = [
   { name: '[sig-api-machinery] CustomResourceValidationRules [Privileged:ClusterAdmin][Alpha][Feature:CustomResourceValidationExpressions] *', file: 'apimachinery/crd_validation_rules.go', why: 'alpha feature gate, off in 1.24 (and on the reference)' },
   { name: '[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a custom resource.', file: 'apimachinery/resource_quota.go', why: 'needs the resource quota controller and ResourceQuota (not served)' },
   { name: '[sig-api-machinery] Garbage collector * (replication controllers, deployments, cronjobs)', file: 'apimachinery/garbage_collector.go', why: 'kinds not served, and pods' },
-  { name: '[sig-api-machinery] Generated clientset *', file: 'apimachinery/generated_clientset.go', why: 'pods and cronjobs' },
+  { name: '[sig-api-machinery] Generated clientset should create pods, set the deletionTimestamp and deletionGracePeriodSeconds of the pod', file: 'apimachinery/generated_clientset.go', why: 'pods' },
   { name: '[sig-cli] Kubectl client Kubectl get componentstatuses should get componentstatuses', file: 'kubectl/kubectl.go', why: 'componentstatuses (not served)' },
   { name: '[sig-cli] Kubectl client Kubectl cluster-info dump should check if cluster-info dump succeeds', file: 'kubectl/kubectl.go', why: 'dumps nodes, pods, events, deployments… (not served)' },
   { name: '[sig-cli] Kubectl client kubectl wait should ignore not found error with --for=delete', file: 'kubectl/kubectl.go', why: 'resolves the resource "pod" through discovery (not served)' },

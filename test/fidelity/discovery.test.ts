@@ -299,6 +299,28 @@ test('/apis/autoscaling: v2 (preferred), v1, v2beta1, v2beta2 with v1\'s storage
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/batch: v1 (Job, CronJob) and v1beta1 (CronJob, the same storage version hash), byte for byte as kube lists them', async () => {
+  const ALL_VERBS = '["create","delete","deletecollection","get","list","patch","update","watch"]';
+  const cronjobs =
+    `{"name":"cronjobs","singularName":"","namespaced":true,"kind":"CronJob","verbs":${ALL_VERBS},"shortNames":["cj"],"categories":["all"],"storageVersionHash":"sd5LIXh4Fjs="},` +
+    '{"name":"cronjobs/status","singularName":"","namespaced":true,"kind":"CronJob","verbs":["get","patch","update"]}';
+  const jobs =
+    `{"name":"jobs","singularName":"","namespaced":true,"kind":"Job","verbs":${ALL_VERBS},"categories":["all"],"storageVersionHash":"mudhfqk/qZY="},` +
+    '{"name":"jobs/status","singularName":"","namespaced":true,"kind":"Job","verbs":["get","patch","update"]}';
+  for (const [v, resources] of [['v1', `${cronjobs},${jobs}`], ['v1beta1', cronjobs]]) {
+    const r = await t.client.request('GET', `/apis/batch/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(r.text.trim(), `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"batch/${v}","resources":[${resources}]}`);
+  }
+  const g = await t.client.request('GET', '/apis/batch');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"},{"groupVersion":"batch/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"batch/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/batch/v2alpha1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

@@ -55,7 +55,7 @@ const EMBEDDED: Record<string, [string, string, string[], boolean?][]> = {
 const INTERNAL_NOT_POINTER = new Set(['ServiceAccountTokenProjection.expirationSeconds']);
 
 /** The internal core type behind a v1 definition (same fields, Go order), with the known differences. */
-function structType(def: string): GoType {
+export function structType(def: string): GoType {
   const hit = memo.get(def);
   if (hit) return hit;
   const short = def.slice(DEF.length);
@@ -146,7 +146,7 @@ function propType(p: Prop): GoType {
 }
 
 /** A v1 PodSpec in the internal shape: the host namespaces move into the security context. */
-function internalPodSpec(spec: J): J {
+export function internalPodSpec(spec: J): J {
   const { hostNetwork, hostPID, hostIPC, shareProcessNamespace, ...rest } = withoutServiceAccountAlias(spec);
   const sc = { ...(obj(spec.securityContext) ?? {}) };
   Object.assign(sc, { hostNetwork, hostPID, hostIPC, shareProcessNamespace });

@@ -185,7 +185,7 @@ export class GenericReader {
     const field = q.fieldSelector ? parseFieldSelector(q.fieldSelector) : null;
     if (field) {
       const allowed = ['metadata.name', ...(this.kind.namespaced ? ['metadata.namespace'] : []), ...Object.keys(this.kind.fieldSelectors ?? {})];
-      validateFieldSelector(field, allowed, this.kind.kind, { customResource: this.kind.customResource });
+      validateFieldSelector(field, allowed, this.kind.kind, { customResource: this.kind.customResource, message: this.kind.fieldLabelError });
     }
     return { label: label && !label.empty() ? label : null, field: field && !field.empty() ? field : null };
   }

@@ -399,8 +399,19 @@ export interface KindDescriptor {
    * Each returns the field's value as a string.
    */
   fieldSelectors?: Record<string, (obj: KubeObject) => string>;
+  /**
+   * The 400's message for a field selector naming another field, when the kind's version registers
+   * its own field-label conversion that kube's selectors table (selectors/field-selector.ts) does
+   * not give by kind: batch/v1beta1 CronJob's `field label "x" not supported for "CronJob"`.
+   */
+  fieldLabelError?: (field: string) => string;
   /** Delete success body: 'Status' (ConfigMap, Secret) or 'Object' (most other kinds). */
   deleteReturns: 'Status' | 'Object';
+  /**
+   * A Warning for a DELETE or deletecollection given these options, added before the delete runs
+   * (also on a failed one), as kube's batch/v1 Job REST does when no propagation policy is given.
+   */
+  deleteWarning?: (opts: { propagationPolicy?: string; orphanDependents?: boolean }) => string | undefined;
   /**
    * metadata.finalizers checked by apimachinery's rule only (a qualified name; no "standard or
    * fully qualified" rule of the core API): the kinds apiextensions-apiserver serves (CRDs, whose
