@@ -12,9 +12,10 @@ import { storageKinds } from './storage/index.ts';
 import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 import { networkingKinds } from './networking/index.ts';
+import { policyKinds } from './policy/index.ts';
 import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...policyKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...apiextensionsKinds];
