@@ -89,7 +89,7 @@ export class Registry {
     for (const p of paths) if (this.byPath.has(p)) throw new Error(`resource ${p} registered twice`);
     const hooks = d.hooks?.({ storage: this.storage, options: this.options });
     const virtual = d.virtual?.(this.virtualDeps);
-    const served: ServedKind = { kind: d, store: new GenericStore(d, this.storage, this.admission, hooks, virtual, this.options.featureGates), reader: new GenericReader(d, this.storage), virtual };
+    const served: ServedKind = { kind: d, store: new GenericStore(d, this.storage, this.admission, hooks, virtual, this.options.featureGates, (g, v, r) => this.lookup(g, v, r)), reader: new GenericReader(d, this.storage), virtual };
     for (const p of paths) this.byPath.set(p, served);
     this.all = [...this.all, served];
     this.changed({ type: 'added', served });

@@ -172,6 +172,24 @@ export interface SubresourceCreateContext {
    * conflicts unless a precondition was given; a failed precondition is the storage's 409.
    */
   update(mutate: (current: KubeObject) => KubeObject, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void>;
+  /**
+   * Another served kind at `version`, as kube's loopback clients reach it (the eviction REST's
+   * PodDisruptionBudgets client); undefined when this server does not serve it.
+   */
+  peer(group: string, version: string, resource: string): PeerResource | undefined;
+}
+
+/** What a subresource may do with another kind's objects (SubresourceCreateContext.peer). */
+export interface PeerResource {
+  /** Every object of the namespace, at the latest version. */
+  list(namespace: string): Promise<KubeObject[]>;
+  /** The object, or its 404. */
+  get(namespace: string, name: string): Promise<KubeObject>;
+  /**
+   * PUT `<name>/status` as kube-apiserver's loopback client (manager `kube-apiserver`, the status
+   * strategy, admission): the object's resourceVersion is a precondition (the store's 409).
+   */
+  updateStatus(obj: KubeObject): Promise<void>;
 }
 
 /** The DeleteOptions fields a subresource may pass to its parent's delete. */
