@@ -241,6 +241,28 @@ test('/apis/node.k8s.io: v1 (preferred) and v1beta1 (same storage version hash),
   assert.is(gone.status, 404, show(gone));
 });
 
+/** kube 1.24's policy entries, byte for byte (`kubectl get --raw /apis/policy/<version>`). */
+const PDB_ENTRIES =
+  '{"name":"poddisruptionbudgets","singularName":"","namespaced":true,"kind":"PodDisruptionBudget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["pdb"],"storageVersionHash":"6BGBu0kpHtk="},' +
+  '{"name":"poddisruptionbudgets/status","singularName":"","namespaced":true,"kind":"PodDisruptionBudget","verbs":["get","patch","update"]}';
+const PSP_ENTRY =
+  '{"name":"podsecuritypolicies","singularName":"","namespaced":false,"kind":"PodSecurityPolicy","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["psp"],"storageVersionHash":"khBLobUXkqA="}';
+
+test('/apis/policy: v1 (preferred) and v1beta1 (PodDisruptionBudget with v1\'s storage version hash, PodSecurityPolicy), byte for byte as kube lists them', async () => {
+  for (const [v, entries] of [['v1', PDB_ENTRIES], ['v1beta1', `${PDB_ENTRIES},${PSP_ENTRY}`]]) {
+    const r = await t.client.request('GET', `/apis/policy/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(r.text.trim(), `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"policy/${v}","resources":[${entries}]}`);
+  }
+  const g = await t.client.request('GET', '/apis/policy');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"},{"groupVersion":"policy/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"policy/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/policy/v1alpha1');
+  assert.is(gone.status, 404, show(gone));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

@@ -163,6 +163,10 @@ export const podDisruptionBudgetKind: KindDescriptor = {
   table: podDisruptionBudgetTable,
   deleteReturns: 'Status',
   hasGeneration: true,
+  // kube 1.24 encodes PodDisruptionBudgets in etcd as policy/v1beta1 (the group's storage version
+  // priority): discovery's storageVersionHash names it. Stored here in the v1 form, which reads
+  // back the same through both versions.
+  storageVersion: 'v1beta1',
 };
 
 /** policy/v1beta1 PodDisruptionBudget: deprecated (removed in 1.25), the v1 objects converted both ways. */
