@@ -154,6 +154,10 @@ const CASES: KindCase[] = [
     kind: 'RuntimeClass', resource: 'runtimeclass', namespaced: false, spec: false,
     object: (name) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler: 'runc', overhead: { podFixed: { cpu: '100m' } }, scheduling: { nodeSelector: { 'kubernetes.io/os': 'linux' } } }),
   },
+  {
+    kind: 'PodDisruptionBudget', resource: 'poddisruptionbudget', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: '50%', selector: { matchLabels: { app: name } } } }),
+  },
 ];
 
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
