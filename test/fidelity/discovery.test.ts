@@ -25,6 +25,7 @@ const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'up
 
 /** The core/v1 entries this server serves, exactly as kube-apiserver 1.24 lists them (in its order). */
 const CORE_V1 = [
+  { name: 'componentstatuses', singularName: '', namespaced: false, kind: 'ComponentStatus', verbs: ['get', 'list'], shortNames: ['cs'] },
   { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
   { name: 'limitranges', singularName: '', namespaced: true, kind: 'LimitRange', verbs: ALL, shortNames: ['limits'], storageVersionHash: 'EBKMFVe6cwo=' },
   { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },

@@ -14,8 +14,9 @@ import { podTemplateKind } from './podtemplate.ts';
 import { limitRangeKind } from './limitrange.ts';
 import { resourceQuotaKind } from './resourcequota.ts';
 import { replicationControllerKind } from './replicationcontroller.ts';
+import { componentStatusKind } from './componentstatus.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind };
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind, componentStatusKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -32,4 +33,5 @@ export const coreKinds: KindDescriptor[] = [
   limitRangeKind,
   resourceQuotaKind,
   replicationControllerKind,
+  componentStatusKind,
 ];

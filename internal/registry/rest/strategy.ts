@@ -343,6 +343,18 @@ export interface VirtualKind {
   create(ctx: VirtualCreateContext, obj: KubeObject): Promise<KubeObject>;
 }
 
+/**
+ * A read-only kind computed on each read instead of stored (kube's ComponentStatus REST: rest.Getter
+ * and rest.Lister without a Store). get and list answer these objects (list filtered by the
+ * request's selectors, with no resourceVersion); it has no watch, no writes and no storage version.
+ */
+export interface ComputedKind {
+  /** Every object, in the order lists answer them. */
+  list(): Promise<KubeObject[]>;
+  /** One object, or throws the kind's ApiError for an unknown name. */
+  get(name: string): Promise<KubeObject>;
+}
+
 /** What a virtual kind is built from, once per server, when the registry is built. */
 export interface VirtualDeps {
   /** The server's authorizer (the one the authorization filter uses). */
@@ -433,6 +445,8 @@ export interface KindDescriptor {
    * ['create'] and it has no list kind, table, watch or storage version.
    */
   virtual?: (deps: VirtualDeps) => VirtualKind;
+  /** A read-only kind answered by code on each get and list (see ComputedKind); verbs get and list. */
+  computed?: (deps: HookDeps) => ComputedKind;
   /**
    * The descriptor this server serves given its options, for kinds whose strategy depends on
    * them (feature gates: e.g. CSIDriver drops gated fields, as kube's strategies read
