@@ -21,7 +21,8 @@ let P = '';
 let B = '';
 
 test.before(async () => {
-  t = await startTarget();
+  // Without the disruption controller here: the reference runs no kube-controller-manager either.
+  t = await startTarget({ controllers: ['*', '-disruption'] });
   ns = await t.createNamespace('evict');
   P = `/api/v1/namespaces/${ns}/pods`;
   B = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;

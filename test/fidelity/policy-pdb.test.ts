@@ -14,7 +14,8 @@ import { show } from '../assertions.ts';
 import { body, namespacedSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents, type Cause } from './storage-helpers.ts';
 
 const GROUP = 'policy';
-const S = namespacedSuite(test, 'pdb', 'poddisruptionbudgets', `${GROUP}/v1`);
+// Without the disruption controller here: the reference runs no kube-controller-manager either.
+const S = namespacedSuite(test, 'pdb', 'poddisruptionbudgets', `${GROUP}/v1`, { controllers: ['*', '-disruption'] });
 const beta = () => S.C.replace('/policy/v1/', '/policy/v1beta1/');
 const WARNING = '299 - "policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; use policy/v1 PodDisruptionBudget"';
 const LABEL = 'pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match';
