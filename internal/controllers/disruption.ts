@@ -26,6 +26,8 @@ import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/label-selector.ts';
 import { semanticEqual } from '../gocompat/equal.ts';
+import { isPodReady } from '../registry/core/pod-util.ts';
+import { setDisruptionAllowedCondition } from '../registry/policy/poddisruptionbudget.ts';
 import { QueueController } from './controller.ts';
 import { listAll } from './list-all.ts';
 
@@ -39,7 +41,6 @@ const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d
 
 /** The owner reference with controller: true (metav1.GetControllerOf). */
 const controllerOf = (o: KubeObject): J | undefined => (Array.isArray(o.metadata.ownerReferences) ? o.metadata.ownerReferences.find((r) => obj(r).controller === true) : undefined);
-const isReady = (pod: KubeObject): boolean => (Array.isArray(obj(pod.status).conditions) ? obj(pod.status).conditions : []).some((c: J) => c.type === 'Ready' && c.status === 'True');
 
 /** intstr.GetScaledValueFromIntOrPercent(v, total, roundUp=true). */
 export function scaledValue(v: unknown, total: number): number {
@@ -84,19 +85,6 @@ function expectedPodCount({ pdb, pods, scaleOf }: BudgetInputs): { expectedCount
   return { expectedCount: 0, desiredHealthy: 0 };
 }
 
-/** SetStatusCondition of DisruptionAllowed (pdbhelper.UpdateDisruptionAllowedCondition, or failSafe's SyncFailed). */
-function setCondition(status: J, want: { status: string; reason: string; message: string }, now: number): void {
-  const conditions: J[] = Array.isArray(status.conditions) ? status.conditions : [];
-  const c = conditions.find((x) => x.type === 'DisruptionAllowed');
-  const next = { ...want, observedGeneration: num(status.observedGeneration) };
-  if (!c) conditions.push({ type: 'DisruptionAllowed', ...next, lastTransitionTime: rfc3339(now) });
-  else {
-    if (c.status !== want.status) c.lastTransitionTime = rfc3339(now);
-    Object.assign(c, next);
-  }
-  status.conditions = conditions;
-}
-
 /**
  * trySync + updatePdbStatus, or failSafe when the inputs do not compute: the status to write, or
  * undefined when the stored one is current; `recheckAt` when a disrupted Pod's timeout is pending.
@@ -110,7 +98,7 @@ export function budgetStatus(inputs: BudgetInputs): { status?: J; recheckAt?: nu
   } catch (e) {
     const status = structuredClone(old);
     status.disruptionsAllowed = 0;
-    setCondition(status, { status: 'False', reason: 'SyncFailed', message: (e as Error).message }, now);
+    setDisruptionAllowedCondition(status, rfc3339(now), { status: 'False', reason: 'SyncFailed', message: (e as Error).message });
     return { status: semanticEqual(status, old) ? undefined : status };
   }
   // buildDisruptedPodMap: evictions still expected to complete.
@@ -125,7 +113,7 @@ export function budgetStatus(inputs: BudgetInputs): { status?: J; recheckAt?: nu
     disrupted[pod.metadata.name ?? ''] = at;
     recheckAt = recheckAt === undefined ? expected : Math.min(recheckAt, expected);
   }
-  const currentHealthy = pods.filter((p) => !p.metadata.deletionTimestamp && !(p.metadata.name! in disrupted) && isReady(p)).length;
+  const currentHealthy = pods.filter((p) => !p.metadata.deletionTimestamp && !(p.metadata.name! in disrupted) && isPodReady(p)).length;
   let disruptionsAllowed = currentHealthy - counts.desiredHealthy;
   if (counts.expectedCount <= 0 || disruptionsAllowed <= 0) disruptionsAllowed = 0;
   const generation = pdb.metadata.generation ?? 0;
@@ -143,8 +131,7 @@ export function budgetStatus(inputs: BudgetInputs): { status?: J; recheckAt?: nu
   if (same) return { recheckAt };
   const status: J = { observedGeneration: generation, disruptionsAllowed, currentHealthy, desiredHealthy: counts.desiredHealthy, expectedPods: counts.expectedCount, conditions: structuredClone(old.conditions ?? []) };
   if (Object.keys(disrupted).length) status.disruptedPods = disrupted;
-  const allowed = disruptionsAllowed > 0;
-  setCondition(status, { status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '' }, now);
+  setDisruptionAllowedCondition(status, rfc3339(now));
   return { status, recheckAt };
 }
 

@@ -26,6 +26,9 @@ export interface Spec {
 /** Why the garbage-collection specs are skipped on the reference. */
 const NO_GC = 'needs the garbage collector (kube-controller-manager), which the reference does not run';
 
+/** Why the PodDisruptionBudget specs are skipped on the reference. */
+const NO_DISRUPTION = 'waits for the disruption controller (kube-controller-manager) to set status.observedGeneration, and the reference runs none';
+
 /** Specs run by `npm run conformance`. */
 export const SPECS: Spec[] = [
   // --- common/node/configmap.go, common/storage/configmap_volume.go
@@ -112,10 +115,17 @@ export const SPECS: Spec[] = [
   { name: '[sig-network] Ingress API should support creating Ingress API operations [Conformance]', file: 'network/ingress.go', why: 'Ingress verbs and /status' },
   { name: '[sig-node] RuntimeClass  should support RuntimeClasses API operations [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass verbs (node.k8s.io/v1)' },
   { name: '[sig-node] RuntimeClass should reject a Pod requesting a non-existent RuntimeClass [NodeConformance] [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass admission refuses a Pod naming a missing class' },
+  // --- apps/disruption.go: every spec waits for the disruption controller to observe its budget
+  { name: '[sig-apps] DisruptionController Listing PodDisruptionBudgets for all namespaces should list and delete a collection of PodDisruptionBudgets [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, all-namespaces list with a label selector, deletecollection; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
+  { name: '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, update, merge patch, delete; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
 export const EXCLUDED: Spec[] = [
+  { name: '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]', file: 'apps/disruption.go', why: 'waits for 3 Running pods (needs a node)' },
+  { name: '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]', file: 'apps/disruption.go', why: 'locates a Running pod (needs a node)' },
+  { name: '[sig-apps] DisruptionController should observe that the PodDisruptionBudget status is not updated for unmanaged pods', file: 'apps/disruption.go', why: 'waits for Running pods (needs a node)' },
+  { name: '[sig-apps] DisruptionController evictions: * / should block an eviction until the PDB is updated to allow it [Conformance]', file: 'apps/disruption.go', why: 'evict Running pods (needs a node); the eviction answers are checked against the reference by test/fidelity/policy-eviction.test.ts' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
   { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
   { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },

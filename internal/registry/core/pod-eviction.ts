@@ -26,7 +26,8 @@ import { ApiError, badRequest, forbidden, timeout, tooManyRequests } from '../..
 import type { PeerResource, SubresourceCreateContext, SubresourceDeleteOptions, SubresourceDescriptor } from '../rest/strategy.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../selectors/label-selector.ts';
-import { type J, list, n, obj, s } from './pod-util.ts';
+import { type J, isPodReady, list, n, obj, s } from './pod-util.ts';
+import { setDisruptionAllowedCondition } from '../policy/poddisruptionbudget.ts';
 
 /** MaxDisruptedPodSize. */
 const MAX_DISRUPTED_POD_SIZE = 2000;
@@ -75,8 +76,6 @@ const terminal = (pod: KubeObject): boolean => ['Succeeded', 'Failed'].includes(
 const canIgnorePDB = (pod: KubeObject): boolean => terminal(pod) || phaseOf(pod) === 'Pending' || Boolean(pod.metadata.deletionTimestamp);
 /** shouldEnforceResourceVersion: not for terminal or deleting Pods. */
 const shouldEnforceResourceVersion = (pod: KubeObject): boolean => !(terminal(pod) || pod.metadata.deletionTimestamp);
-/** podutil.IsPodReady. */
-const isPodReady = (pod: KubeObject): boolean => list(obj(pod.status)?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
 
 const withResourceVersion = (opts: SubresourceDeleteOptions, rv: string | undefined): SubresourceDeleteOptions => ({ ...opts, preconditions: { ...opts.preconditions, resourceVersion: rv } });
 
@@ -97,20 +96,6 @@ function matchingBudgets(budgets: KubeObject[], pod: KubeObject): KubeObject[] {
   });
 }
 
-/** apimeta.SetStatusCondition of DisruptionAllowed, as pdbhelper.UpdateDisruptionAllowedCondition does. */
-function updateDisruptionAllowedCondition(status: J, now: string): void {
-  const allowed = n(status.disruptionsAllowed) > 0;
-  const want = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: n(status.observedGeneration) };
-  const conditions = list(status.conditions);
-  const existing = conditions.find((c) => c.type === want.type);
-  if (!existing) conditions.push({ ...want, lastTransitionTime: now });
-  else {
-    if (existing.status !== want.status) existing.lastTransitionTime = now;
-    Object.assign(existing, { status: want.status, reason: want.reason, message: want.message, observedGeneration: want.observedGeneration });
-  }
-  status.conditions = conditions;
-}
-
 /** checkAndDecrement: refuse, or take one disruption from the budget (written unless dry run). */
 async function checkAndDecrement(budgets: PeerResource, podName: string, pdb: KubeObject, dryRun: boolean): Promise<void> {
   const name = pdb.metadata.name ?? '';
@@ -124,7 +109,7 @@ async function checkAndDecrement(budgets: PeerResource, podName: string, pdb: Ku
   }
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   status.disruptionsAllowed = n(status.disruptionsAllowed) - 1;
-  if (status.disruptionsAllowed === 0) updateDisruptionAllowedCondition(status, now);
+  if (status.disruptionsAllowed === 0) setDisruptionAllowedCondition(status, now);
   if (dryRun) return;
   status.disruptedPods = { ...obj(status.disruptedPods), [podName]: now };
   await budgets.updateStatus(pdb);

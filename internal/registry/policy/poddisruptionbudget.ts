@@ -130,6 +130,25 @@ function statusStrategyFor(counters: boolean): StatusStrategy {
   };
 }
 
+/**
+ * apimeta.SetStatusCondition of the DisruptionAllowed condition on a budget's status (observed
+ * generation: the status's). Without `want`: pdbhelper.UpdateDisruptionAllowedCondition (True /
+ * SufficientPods while disruptionsAllowed > 0, else False / InsufficientPods). `now` is RFC 3339.
+ */
+export function setDisruptionAllowedCondition(status: J, now: string, want?: { status: string; reason: string; message: string }): void {
+  const allowed = num(status.disruptionsAllowed) > 0;
+  const w = want ?? { status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '' };
+  const next = { ...w, observedGeneration: num(status.observedGeneration) };
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as J[];
+  const existing = conditions.find((c) => c.type === 'DisruptionAllowed');
+  if (!existing) conditions.push({ type: 'DisruptionAllowed', ...next, lastTransitionTime: now });
+  else {
+    if (existing.status !== w.status) existing.lastTransitionTime = now;
+    Object.assign(existing, next);
+  }
+  status.conditions = conditions;
+}
+
 /** IntOrString.String(), or N/A. */
 const intOrString = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : 'N/A');
 

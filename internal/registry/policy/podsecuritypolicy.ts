@@ -14,7 +14,7 @@ import { NAME_COLUMN } from '../rest/table-columns.ts';
 import { nameIsDNSSubdomain } from '../../validation/names.ts';
 import { isObj } from '../../gocompat/json.ts';
 import { validateCSIDriverName } from '../storage/helpers.ts';
-import { validateLocalDescendingPath } from '../core/pod-validation-containers.ts';
+import { validateSeccompAnnotationValue } from '../core/pod-validation.ts';
 
 type J = Record<string, unknown>;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -54,13 +54,6 @@ function dropDisabledFields(spec: J, old?: J): void {
 const appArmorError = (p: string): string | undefined =>
   p === '' || p === 'runtime/default' || p === 'unconfined' || p.startsWith('localhost/') ? undefined : `invalid AppArmor profile name: ${JSON.stringify(p)}`;
 
-/** apivalidation.ValidateSeccompProfile. */
-function validateSeccompProfile(p: string, path: FieldPath): FieldError[] {
-  if (p === 'runtime/default' || p === 'docker/default' || p === 'unconfined') return [];
-  if (p.startsWith('localhost/')) return validateLocalDescendingPath(p.slice('localhost/'.length), path);
-  return [invalid(path, p, 'must be a valid seccomp profile')];
-}
-
 /** ValidatePodSecurityPolicySpecificAnnotations. */
 function validateAnnotations(annotations: J, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
@@ -73,9 +66,9 @@ function validateAnnotations(annotations: J, p: FieldPath): FieldError[] {
     if (e) errs.push(invalid(p.key(APPARMOR_ALLOWED), allowed, e));
   }
   const sd = str(annotations[SECCOMP_DEFAULT]);
-  if (sd) errs.push(...validateSeccompProfile(sd, p.key(SECCOMP_DEFAULT)));
+  if (sd) errs.push(...validateSeccompAnnotationValue(sd, p.key(SECCOMP_DEFAULT)));
   const sa = str(annotations[SECCOMP_ALLOWED]);
-  if (sa) for (const x of sa.split(',')) if (x !== '*') errs.push(...validateSeccompProfile(x, p.key(SECCOMP_ALLOWED)));
+  if (sa) for (const x of sa.split(',')) if (x !== '*') errs.push(...validateSeccompAnnotationValue(x, p.key(SECCOMP_ALLOWED)));
   return errs;
 }
 
