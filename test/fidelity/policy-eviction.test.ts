@@ -157,4 +157,24 @@ test('empty and missing selectors match no Pod; two matching budgets: 500; a neg
   assert.not.ok(await exists('x1'));
 });
 
+test("RBAC bootstrap: edit's rules (system:aggregate-to-edit: the reference runs no aggregation controller) create budgets and evictions; the disruption controller's role updates budget status", async () => {
+  const rb = await t.client.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:aggregate-to-edit' }, subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }] },
+  });
+  assert.is(rb.status, 201, show(rb));
+  const can = async (user: string, attrs: Record<string, unknown>) => {
+    const r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: { namespace: ns, ...attrs } } } });
+    assert.is(r.status, 201, show(r));
+    return (r.json as any).status.allowed === true;
+  };
+  // The binding reaches the authorizer's cache asynchronously on both servers.
+  const deadline = Date.now() + 5000;
+  while (!(await can('alice', { verb: 'create', group: 'policy', resource: 'poddisruptionbudgets' })) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(await can('alice', { verb: 'create', group: 'policy', resource: 'poddisruptionbudgets' }));
+  assert.ok(await can('alice', { verb: 'create', group: '', resource: 'pods', subresource: 'eviction' }));
+  assert.not.ok(await can('alice', { verb: 'update', group: 'policy', resource: 'poddisruptionbudgets', subresource: 'status' }));
+  assert.ok(await can('system:serviceaccount:kube-system:disruption-controller', { verb: 'update', group: 'policy', resource: 'poddisruptionbudgets', subresource: 'status' }));
+  assert.not.ok(await can('alice', { verb: 'use', group: 'policy', resource: 'podsecuritypolicies', name: 'any' }));
+});
+
 test.run();
