@@ -87,6 +87,12 @@ test('v1beta1: Warning; the empty selector selects nothing there and is stored a
   assert.is(v1.headers.warning, undefined);
   same(body(v1, S.names), stored('b-empty', { minAvailable: 1, selector: { matchExpressions: [{ key: LABEL, operator: 'Exists' }] } }), 'v1 read of a v1beta1 {}', v1);
 
+  // An empty matchLabels is the empty selector too (Semantic.DeepEqual: empty map = nil).
+  const ml = await S.t.client.request('POST', beta(), { body: pdb('b-ml', { selector: { matchLabels: {} } }, 'v1beta1') });
+  assert.is(ml.status, 201, show(ml));
+  const mlv1 = await S.t.client.request('GET', `${S.C}/b-ml`);
+  assert.equal((mlv1.json as any).spec, { selector: { matchExpressions: [{ key: LABEL, operator: 'Exists' }] } }, show(mlv1));
+
   // v1's {} selects every Pod: v1beta1 shows it as the label DoesNotExist, and writes it back as {}.
   const a = await S.post(pdb('v1-all', { selector: {} }));
   assert.is(a.status, 201, show(a));

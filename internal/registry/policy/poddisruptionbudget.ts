@@ -35,6 +35,21 @@ type J = Record<string, unknown>;
 const specOf = (o: KubeObject): J => (isObj(o.spec) ? o.spec : {});
 const has = (v: unknown): boolean => v !== undefined && v !== null;
 
+/**
+ * apiequality.Semantic.DeepEqual of a selector with one of the special selectors: a nil and an
+ * empty map or list are equal there (`{matchLabels: {}}` is the empty selector).
+ */
+function sameSelector(sel: unknown, special: J): boolean {
+  if (!isObj(sel)) return false;
+  const norm = (x: J): J => {
+    const out: J = {};
+    if (isObj(x.matchLabels) && Object.keys(x.matchLabels).length) out.matchLabels = x.matchLabels;
+    if (Array.isArray(x.matchExpressions) && x.matchExpressions.length) out.matchExpressions = x.matchExpressions;
+    return out;
+  };
+  return semanticEqual(norm(sel), norm(special));
+}
+
 /** policy.StripPDBV1beta1Label: the label's expressions never mix with a user's selector. */
 function stripLabel(spec: J): void {
   const sel = spec.selector;
@@ -48,7 +63,7 @@ function stripLabel(spec: J): void {
 /** Convert_v1_PodDisruptionBudget_To_policy_PodDisruptionBudget: the two special selectors kept, the label stripped from others. */
 function fromV1(o: KubeObject): void {
   const spec = specOf(o);
-  if (semanticEqual(spec.selector, MATCH_NONE_STORED) || semanticEqual(spec.selector, {})) return;
+  if (sameSelector(spec.selector, MATCH_NONE_STORED) || sameSelector(spec.selector, {})) return;
   stripLabel(spec);
 }
 
@@ -57,8 +72,8 @@ export function toV1beta1(stored: KubeObject): KubeObject {
   const out = structuredClone(stored);
   out.apiVersion = 'policy/v1beta1';
   const spec = specOf(out);
-  if (semanticEqual(spec.selector, MATCH_NONE_STORED)) spec.selector = {};
-  else if (isObj(spec.selector) && semanticEqual(spec.selector, {})) spec.selector = structuredClone(MATCH_ALL_V1BETA1);
+  if (sameSelector(spec.selector, MATCH_NONE_STORED)) spec.selector = {};
+  else if (sameSelector(spec.selector, {})) spec.selector = structuredClone(MATCH_ALL_V1BETA1);
   return out;
 }
 
@@ -67,8 +82,8 @@ export function fromV1beta1(served: KubeObject): KubeObject {
   const out = structuredClone(served);
   out.apiVersion = 'policy/v1';
   const spec = specOf(out);
-  if (isObj(spec.selector) && semanticEqual(spec.selector, {})) spec.selector = structuredClone(MATCH_NONE_STORED);
-  else if (semanticEqual(spec.selector, MATCH_ALL_V1BETA1)) spec.selector = {};
+  if (sameSelector(spec.selector, {})) spec.selector = structuredClone(MATCH_NONE_STORED);
+  else if (sameSelector(spec.selector, MATCH_ALL_V1BETA1)) spec.selector = {};
   else stripLabel(spec);
   return out;
 }
