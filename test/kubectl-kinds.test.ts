@@ -206,6 +206,10 @@ const CASES: KindCase[] = [
     kind: 'CronJob', resource: 'cronjob', namespaced: true, spec: true,
     object: (name) => ({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '30 2 * * 1-5', suspend: true, concurrencyPolicy: 'Forbid', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ ...busybox, command: ['date'] }] } } } } } }),
   },
+  {
+    kind: 'PodDisruptionBudget', resource: 'poddisruptionbudget', namespaced: true, spec: true,
+    object: (name) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: '50%', selector: { matchLabels: { app: name } } } }),
+  },
 ];
 
 const RFC3339 = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;

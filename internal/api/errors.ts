@@ -278,6 +278,15 @@ export const serviceUnavailable = (message: string, retryAfterSeconds?: number):
   return new ApiError(failure(503, 'ServiceUnavailable', message, { retryAfterSeconds }), { 'Retry-After': String(retryAfterSeconds) });
 };
 
+/**
+ * errors.NewTooManyRequests: 429 TooManyRequests with `causes`; a `retryAfterSeconds` above 0 is
+ * StatusDetails.retryAfterSeconds and a Retry-After header (kube's response writer adds it).
+ */
+export const tooManyRequests = (message: string, retryAfterSeconds: number, causes: StatusCause[] = []): ApiError => {
+  const details: StatusDetails = { causes, retryAfterSeconds };
+  return new ApiError(failure(429, 'TooManyRequests', message, details), retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : {});
+};
+
 /** client-go keeps at most this much of an unexpected body in an error (maxUnstructuredResponseTextBytes). */
 const MAX_UNSTRUCTURED_TEXT = 2048;
 

@@ -23,6 +23,7 @@ import { StorageProtectionController } from '../controllers/storage-protection.t
 import { CRDController } from '../controllers/crd-controller.ts';
 import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
+import { DisruptionController } from '../controllers/disruption.ts';
 import { ServiceAccountsController } from '../controllers/service-accounts.ts';
 import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
@@ -107,6 +108,16 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
         const events = registry.lookup('', 'v1', 'events');
         const ttlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
         return events && ttlMs > 0 ? new EventTtlController(storage, events, ttlMs, log) : null;
+      },
+    })
+    .add({
+      name: 'disruption',
+      runBy: 'kube-controller-manager',
+      stage: 'serving',
+      make: () => {
+        const budgets = registry.lookup('policy', 'v1', 'poddisruptionbudgets');
+        const pods = registry.lookup('', 'v1', 'pods');
+        return budgets && pods ? new DisruptionController(storage, registry, budgets, pods, log) : null;
       },
     })
     .add({ name: 'serviceaccount', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('serviceaccounts') ? new ServiceAccountsController(storage, registry, log) : null) })

@@ -42,10 +42,11 @@ function resourcesOf(kinds: readonly ServedKind[], version: string) {
     if (kind.shortNames.length) r.shortNames = kind.shortNames;
     if (kind.categories?.length) r.categories = kind.categories;
     // The hash names the version objects are stored in: a view (events.k8s.io Events) shares its
-    // storage kind's; a virtual kind (access reviews) stores nothing and has none.
+    // storage kind's; a virtual kind (access reviews) or a computed one (ComponentStatus) stores
+    // nothing and has none.
     // An explicit storageVersion (kube's encoding version) wins over the form we store in.
     const stored = kind.storageVersion ? { group: kind.group, version: kind.storageVersion, kind: kind.kind } : (kind.storedAs ?? { group: kind.group, version: kind.versions[0], kind: kind.kind });
-    if (!kind.virtual) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
+    if (!kind.virtual && !kind.computed) r.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
     out.push(r);
     for (const sub of kind.subresources ?? []) {
       // APIResource.group/version name a subresource's kind only when its group differs (pods/eviction: policy/v1).

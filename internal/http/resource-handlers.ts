@@ -127,7 +127,7 @@ function listQuery(q: URLSearchParams): ListQuery {
 
 /** ListMeta of a list result. */
 function listMetaOf(result: ListResult): Record<string, unknown> {
-  const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
+  const meta: Record<string, unknown> = result.unversioned ? {} : { resourceVersion: String(result.rv) };
   if (result.continue) meta.continue = result.continue;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
   return meta;
@@ -355,6 +355,8 @@ export class ResourceHandlers {
         return this.sendObjects(res, served, out, r.query, list.items, listMetaOf(list), 200, answerWarnings(served, r.warnings ?? [], [], info.version), info.version);
       }
       case 'watch':
+        // A kind without watch (a computed kind: ComponentStatus) is kube's 405 for it.
+        if (kind.verbs && !kind.verbs.includes('watch')) throw methodNotSupported(store.gr, 'watch');
         return serveWatch({ served, namespace: ns, name: info.name, version: info.version, query: r.query, out: this.output(r, pb), hub: this.hub, folded: this.folded, minRequestTimeoutS: this.minRequestTimeoutS, untilRemoved: this.untilRemoved(served) }, res);
       default:
         throw methodNotSupported(store.gr, info.verb);

@@ -14,6 +14,7 @@ import { rbacKinds } from './rbac/index.ts';
 import { admissionRegistrationKinds } from './admissionregistration/index.ts';
 import { networkingKinds } from './networking/index.ts';
 import { certificatesKinds } from './certificates/index.ts';
+import { policyKinds } from './policy/index.ts';
 import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
@@ -21,4 +22,4 @@ import { discoveryKinds } from './discovery/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 import { autoscalingKinds } from './autoscaling/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...batchKinds, ...certificatesKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...batchKinds, ...certificatesKinds, ...networkingKinds, ...policyKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];

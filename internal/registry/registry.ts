@@ -89,7 +89,7 @@ export class Registry {
     for (const p of paths) if (this.byPath.has(p)) throw new Error(`resource ${p} registered twice`);
     const hooks = d.hooks?.({ storage: this.storage, options: this.options });
     const virtual = d.virtual?.(this.virtualDeps);
-    const served: ServedKind = { kind: d, store: new GenericStore(d, this.storage, this.admission, hooks, virtual, this.options.featureGates), reader: new GenericReader(d, this.storage), virtual };
+    const served: ServedKind = { kind: d, store: new GenericStore(d, this.storage, this.admission, hooks, virtual, this.options.featureGates, (g, v, r) => this.lookup(g, v, r)), reader: new GenericReader(d, this.storage, d.computed?.({ storage: this.storage, options: this.options })), virtual };
     for (const p of paths) this.byPath.set(p, served);
     this.all = [...this.all, served];
     this.changed({ type: 'added', served });
@@ -122,12 +122,12 @@ export class Registry {
   }
 
   /**
-   * The kinds that own their storage (views of another kind's storage and virtual kinds left
-   * out), so a walk over every stored object (namespace cleanup, garbage-collector scan) meets
+   * The kinds that own their storage (views of another kind's storage, virtual and computed kinds
+   * left out), so a walk over every stored object (namespace cleanup, garbage-collector scan) meets
    * each object once.
    */
   storageKinds(): readonly ServedKind[] {
-    return (this.cache.storage ??= this.all.filter((k) => !k.kind.storedAs && !k.virtual));
+    return (this.cache.storage ??= this.all.filter((k) => !k.kind.storedAs && !k.virtual && !k.kind.computed));
   }
 
   /** group → versions served (preferred first), for discovery. Do not mutate. */

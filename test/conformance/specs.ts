@@ -26,6 +26,9 @@ export interface Spec {
 /** Why the garbage-collection specs are skipped on the reference. */
 const NO_GC = 'needs the garbage collector (kube-controller-manager), which the reference does not run';
 
+/** Why the PodDisruptionBudget specs are skipped on the reference. */
+const NO_DISRUPTION = 'waits for the disruption controller (kube-controller-manager) to set status.observedGeneration, and the reference runs none';
+
 /** Specs run by `npm run conformance`. */
 export const SPECS: Spec[] = [
   // --- common/node/configmap.go, common/storage/configmap_volume.go
@@ -118,6 +121,9 @@ export const SPECS: Spec[] = [
   // --- apps/cronjob.go, apimachinery/generated_clientset.go (batch: the specs that need no cronjob/job controller)
   { name: '[sig-apps] CronJob should support CronJob API operations [Conformance]', file: 'apps/cronjob.go', why: 'CronJob create, get, list, watch (namespaced and cluster-wide), patch, update, /status patch/update/get, delete, deletecollection (no Job is ever run)' },
   { name: '[sig-api-machinery] Generated clientset should create v1 cronJobs, delete cronJobs, watch cronJobs', file: 'apimachinery/generated_clientset.go', why: 'batch/v1 CronJob list, watch from a resourceVersion, create, background delete' },
+  // --- apps/disruption.go: every spec waits for the disruption controller to observe its budget
+  { name: '[sig-apps] DisruptionController Listing PodDisruptionBudgets for all namespaces should list and delete a collection of PodDisruptionBudgets [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, all-namespaces list with a label selector, deletecollection; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
+  { name: '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, update, merge patch, delete; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
@@ -127,6 +133,10 @@ export const EXCLUDED: Spec[] = [
   { name: '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support building a client with a CSR', file: 'auth/certificates.go', why: 'waits for a signer (kube-controller-manager) to issue the certificate' },
   { name: '[sig-apps] CronJob * (every other spec)', file: 'apps/cronjob.go', why: 'wait for the cronjob controller to run Jobs, and for their pods' },
   { name: '[sig-apps] Job *', file: 'apps/job.go', why: 'every spec waits for the job controller\'s pods to run or complete (needs nodes)' },
+  { name: '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]', file: 'apps/disruption.go', why: 'waits for 3 Running pods (needs a node)' },
+  { name: '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]', file: 'apps/disruption.go', why: 'locates a Running pod (needs a node)' },
+  { name: '[sig-apps] DisruptionController should observe that the PodDisruptionBudget status is not updated for unmanaged pods', file: 'apps/disruption.go', why: 'waits for Running pods (needs a node)' },
+  { name: '[sig-apps] DisruptionController evictions: * / should block an eviction until the PDB is updated to allow it [Conformance]', file: 'apps/disruption.go', why: 'evict Running pods (needs a node); the eviction answers are checked against the reference by test/fidelity/policy-eviction.test.ts' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
   { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
   { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },

@@ -25,6 +25,7 @@ const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'up
 
 /** The core/v1 entries this server serves, exactly as kube-apiserver 1.24 lists them (in its order). */
 const CORE_V1 = [
+  { name: 'componentstatuses', singularName: '', namespaced: false, kind: 'ComponentStatus', verbs: ['get', 'list'], shortNames: ['cs'] },
   { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
   { name: 'limitranges', singularName: '', namespaced: true, kind: 'LimitRange', verbs: ALL, shortNames: ['limits'], storageVersionHash: 'EBKMFVe6cwo=' },
   { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
@@ -318,6 +319,28 @@ test('/apis/batch: v1 (Job, CronJob) and v1beta1 (CronJob, the same storage vers
     '{"kind":"APIGroup","apiVersion":"v1","name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"},{"groupVersion":"batch/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"batch/v1","version":"v1"}}',
   );
   const gone = await t.client.request('GET', '/apis/batch/v2alpha1');
+  assert.is(gone.status, 404, show(gone));
+});
+
+/** kube 1.24's policy entries, byte for byte (`kubectl get --raw /apis/policy/<version>`). */
+const PDB_ENTRIES =
+  '{"name":"poddisruptionbudgets","singularName":"","namespaced":true,"kind":"PodDisruptionBudget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["pdb"],"storageVersionHash":"6BGBu0kpHtk="},' +
+  '{"name":"poddisruptionbudgets/status","singularName":"","namespaced":true,"kind":"PodDisruptionBudget","verbs":["get","patch","update"]}';
+const PSP_ENTRY =
+  '{"name":"podsecuritypolicies","singularName":"","namespaced":false,"kind":"PodSecurityPolicy","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["psp"],"storageVersionHash":"khBLobUXkqA="}';
+
+test('/apis/policy: v1 (preferred) and v1beta1 (PodDisruptionBudget with v1\'s storage version hash, PodSecurityPolicy), byte for byte as kube lists them', async () => {
+  for (const [v, entries] of [['v1', PDB_ENTRIES], ['v1beta1', `${PDB_ENTRIES},${PSP_ENTRY}`]]) {
+    const r = await t.client.request('GET', `/apis/policy/${v}`);
+    assert.is(r.status, 200, show(r));
+    assert.is(r.text.trim(), `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"policy/${v}","resources":[${entries}]}`);
+  }
+  const g = await t.client.request('GET', '/apis/policy');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"},{"groupVersion":"policy/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"policy/v1","version":"v1"}}',
+  );
+  const gone = await t.client.request('GET', '/apis/policy/v1alpha1');
   assert.is(gone.status, 404, show(gone));
 });
 

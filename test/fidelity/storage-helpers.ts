@@ -62,10 +62,10 @@ type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<vo
  * gone after; `C` is the kind's collection in it (`groupVersion` 'v1' is core's /api/v1, else
  * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`.
  */
-export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1') {
+export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1', opts: Parameters<typeof startTarget>[0] = {}) {
   const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string>, post: (b: unknown) => s.t.client.request('POST', s.C, { body: b }) };
   suite.before(async () => {
-    s.t = await startTarget();
+    s.t = await startTarget(opts);
     s.ns = await s.t.createNamespace(prefix);
     s.C = `${groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`}/namespaces/${s.ns}/${resource}`;
     s.names = { [s.ns]: '<ns>' };

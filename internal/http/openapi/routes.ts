@@ -110,7 +110,7 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
   const collection = `${root}${ns}/${kind.resource}`;
   const item = `${collection}/{name}`;
   if (verbs.has('list')) {
-    add({ path: collection, method: 'get', verbPrefix: 'list', opRest: `${scoped}${K}`, description: `list or watch objects of kind ${K}`, consumes: ANY, produces: PRODUCES_STREAM, parameters: [...nsParams, PRETTY, ...LIST_PARAMS], responses: [[200, 'OK', listDef]], action: 'list' });
+    add({ path: collection, method: 'get', verbPrefix: 'list', opRest: `${scoped}${K}`, description: `list ${verbs.has('watch') ? 'or watch ' : ''}objects of kind ${K}`, consumes: ANY, produces: PRODUCES_STREAM, parameters: [...nsParams, PRETTY, ...LIST_PARAMS], responses: [[200, 'OK', listDef]], action: 'list' });
   }
   if (verbs.has('create')) {
     add({ path: collection, method: 'post', verbPrefix: 'create', opRest: `${scoped}${K}`, description: `create${articleFor(K)}${K}`, consumes: ANY, produces: PRODUCES, parameters: [body(def, true), ...nsParams, PRETTY, ...CREATE_PARAMS], responses: [[200, 'OK', def], [201, 'Created', def], [202, 'Accepted', def]], action: 'post' });

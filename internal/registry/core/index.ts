@@ -16,7 +16,9 @@ import { resourceQuotaKind } from './resourcequota.ts';
 import { replicationControllerKind } from './replicationcontroller.ts';
 import { nodeKind } from './node.ts';
 
-export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind, nodeKind };
+import { componentStatusKind } from './componentstatus.ts';
+
+export { namespaceKind, configMapKind, secretKind, serviceKind, endpointsKind, eventKind, persistentVolumeKind, persistentVolumeClaimKind, podKind, serviceAccountKind, podTemplateKind, limitRangeKind, resourceQuotaKind, replicationControllerKind, nodeKind, componentStatusKind };
 
 export const coreKinds: KindDescriptor[] = [
   namespaceKind,
@@ -34,4 +36,5 @@ export const coreKinds: KindDescriptor[] = [
   resourceQuotaKind,
   replicationControllerKind,
   nodeKind,
+  componentStatusKind,
 ];

@@ -17,6 +17,8 @@ export const list = (v: unknown): J[] => (Array.isArray(v) ? (v as J[]) : []);
 export const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The number at `v` (0 when absent, as Go's zero value). */
 export const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
+/** podutil.IsPodReady: the Pod's Ready condition is True. */
+export const isPodReady = (pod: object): boolean => list(obj((pod as J).status)?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
 /** Own entries of a map field ([] when absent). */
 export const entries = (v: unknown): [string, unknown][] => (obj(v) ? Object.entries(v as J) : []);
 

@@ -346,7 +346,7 @@ const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io
 const APPARMOR_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
 
 /** ValidateSeccompProfile on an annotation value. */
-function validateSeccompAnnotationValue(v: string, p: FieldPath): FieldError[] {
+export function validateSeccompAnnotationValue(v: string, p: FieldPath): FieldError[] {
   if (v === 'runtime/default' || v === 'docker/default' || v === 'unconfined') return [];
   if (v.startsWith('localhost/')) return validateLocalDescendingPath(v.slice('localhost/'.length), p);
   return [invalid(p, v, 'must be a valid seccomp profile')];

@@ -27,7 +27,7 @@
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, badRequest, expired, invalid, notFound, tooLargeResourceVersion, unknownError } from '../../api/errors.ts';
 import { FieldPath, forbidden, notSupported, type FieldError } from '../../api/field-errors.ts';
-import type { KindDescriptor } from '../rest/strategy.ts';
+import type { ComputedKind, KindDescriptor } from '../rest/strategy.ts';
 import type { Storage, Collection, CollectionRead, ListEntry, BatchSizes } from '../../storage/storage.ts';
 import { StorageError } from '../../storage/storage.ts';
 import { parseLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
@@ -68,6 +68,8 @@ export interface ListResult {
   items: Buffer[];
   continue?: string;
   remainingItemCount?: number;
+  /** A computed kind's list: ListMeta without a resourceVersion (kube's ComponentStatusList). */
+  unversioned?: boolean;
 }
 
 /**
@@ -164,7 +166,12 @@ export class GenericReader {
   /** Continue pages read while the page before them is sent (read-ahead.ts). */
   private readonly ahead = new ReadAhead();
 
-  constructor(readonly kind: KindDescriptor, private readonly storage: Storage) {
+  constructor(
+    readonly kind: KindDescriptor,
+    private readonly storage: Storage,
+    /** A computed kind's objects (KindDescriptor.computed): read from it, never from storage. */
+    private readonly computed?: ComputedKind,
+  ) {
     this.codec = storageCodec(kind);
   }
 
@@ -197,6 +204,7 @@ export class GenericReader {
    * `version`: the request's, for a kind with a VersionConversion (the object is served at it).
    */
   async get(namespace: string, name: string, resourceVersion?: string, version?: string): Promise<Buffer> {
+    if (this.computed) return Buffer.from(JSON.stringify(await this.computed.get(name)));
     const rv = resourceVersion ? parseCachedRv(resourceVersion) : 0;
     if (rv > 0) await this.waitFor(rv);
     else if (!resourceVersion) await this.consistent();
@@ -275,6 +283,10 @@ export class GenericReader {
    */
   async openList(namespace: string, q: ListQuery, stream = true, streamBatch = STREAM_BATCH, version?: string): Promise<ListResult | ListStream> {
     const { label, field } = this.selectors(q);
+    if (this.computed) {
+      const items = (await this.computed.list()).filter((o) => (!label || label.matches(o.metadata.labels)) && (!field || field.matches(this.fieldsOf(o))));
+      return { rv: 0, unversioned: true, items: items.map((o) => Buffer.from(JSON.stringify(o))) };
+    }
     const plan = this.plan(q);
     const page: Page = {
       limit: q.limit && q.limit > 0 && GenericReader.fromStorage(q) ? q.limit : Infinity,

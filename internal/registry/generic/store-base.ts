@@ -68,6 +68,21 @@ export interface WriteResult {
   warnings: string[];
 }
 
+/**
+ * Another served kind's store and reader (the registry's lookup by group/version/resource): what
+ * a subresource reaches as kube's loopback clients do (SubresourceCreateContext.peer).
+ */
+export type PeerLookup = (
+  group: string,
+  version: string,
+  resource: string,
+) =>
+  | {
+      store: { update(ctx: RequestContext, namespace: string, name: string, body: KubeObject, subresourceName?: string): Promise<WriteResult> };
+      reader: { list(namespace: string, q: Record<string, never>, version?: string): Promise<{ items: Buffer[] }>; get(namespace: string, name: string, resourceVersion?: string, version?: string): Promise<Buffer> };
+    }
+  | undefined;
+
 /** Builds the new object of an update from the current one. */
 export type Mutation = (current: KubeObject) => KubeObject | Promise<KubeObject>;
 
@@ -141,6 +156,7 @@ export abstract class StoreBase {
     protected readonly hooks: WriteHooks = {},
     protected readonly virtual?: VirtualKind,
     protected readonly gates: FeatureGates = DEFAULT_GATES,
+    protected readonly peers: PeerLookup = () => undefined,
   ) {
     if (!kind.resource || !kind.kind || !kind.versions.length) throw new Error(`kind descriptor for "${kind.resource}" is incomplete`);
     if (!kind.strategy?.validate || !kind.strategy.validateUpdate) throw new Error(`kind "${kind.resource}" has no validating strategy`);

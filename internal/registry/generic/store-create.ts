@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import { type FieldError } from '../../api/field-errors.ts';
 import { ApiError, alreadyExists, badRequest, invalid, methodNotAllowed } from '../../api/errors.ts';
-import type { VirtualKind } from '../rest/strategy.ts';
+import type { PeerResource, VirtualKind } from '../rest/strategy.ts';
 import { validateObjectMeta } from '../../validation/objectmeta.ts';
 import type { RequestContext } from './context.ts';
 import { rejection, storageFailure } from './errors.ts';
@@ -175,9 +175,24 @@ export abstract class CreateStore extends StoreBase {
           await this.delete({ ...ctx, dryRun: opts.dryRun ?? false }, namespace, name, opts);
         },
         update: (mutate, preconditions) => this.rawUpdate(ctx, namespace, name, mutate, preconditions),
+        peer: (group, version, resource) => this.peer(ctx, group, version, resource),
       },
       decoded,
     );
+  }
+
+  /** Another served kind through its own store and reader, as kube-apiserver's loopback client (user system:apiserver). */
+  protected peer(ctx: RequestContext, group: string, version: string, resource: string): PeerResource | undefined {
+    const served = this.peers(group, version, resource);
+    if (!served) return undefined;
+    const loopback: RequestContext = { ...ctx, user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'kube-apiserver', userAgent: 'kube-apiserver', apiVersion: version, fieldManagerParam: undefined, warnings: [] };
+    return {
+      list: async (namespace) => (await served.reader.list(namespace, {}, version)).items.map(parseObject),
+      get: async (namespace, name) => parseObject(await served.reader.get(namespace, name, undefined, version)),
+      updateStatus: async (obj) => {
+        await served.store.update(loopback, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj, 'status');
+      },
+    };
   }
 
   /**

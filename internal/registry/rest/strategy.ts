@@ -173,6 +173,24 @@ export interface SubresourceCreateContext {
    * conflicts unless a precondition was given; a failed precondition is the storage's 409.
    */
   update(mutate: (current: KubeObject) => KubeObject, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void>;
+  /**
+   * Another served kind at `version`, as kube's loopback clients reach it (the eviction REST's
+   * PodDisruptionBudgets client); undefined when this server does not serve it.
+   */
+  peer(group: string, version: string, resource: string): PeerResource | undefined;
+}
+
+/** What a subresource may do with another kind's objects (SubresourceCreateContext.peer). */
+export interface PeerResource {
+  /** Every object of the namespace, at the latest version. */
+  list(namespace: string): Promise<KubeObject[]>;
+  /** The object, or its 404. */
+  get(namespace: string, name: string): Promise<KubeObject>;
+  /**
+   * PUT `<name>/status` as kube-apiserver's loopback client (manager `kube-apiserver`, the status
+   * strategy, admission): the object's resourceVersion is a precondition (the store's 409).
+   */
+  updateStatus(obj: KubeObject): Promise<void>;
 }
 
 /** The DeleteOptions fields a subresource may pass to its parent's delete. */
@@ -350,6 +368,18 @@ export interface VirtualKind {
   create(ctx: VirtualCreateContext, obj: KubeObject): Promise<KubeObject>;
 }
 
+/**
+ * A read-only kind computed on each read instead of stored (kube's ComponentStatus REST: rest.Getter
+ * and rest.Lister without a Store). get and list answer these objects (list filtered by the
+ * request's selectors, with no resourceVersion); it has no watch, no writes and no storage version.
+ */
+export interface ComputedKind {
+  /** Every object, in the order lists answer them. */
+  list(): Promise<KubeObject[]>;
+  /** One object, or throws the kind's ApiError for an unknown name. */
+  get(name: string): Promise<KubeObject>;
+}
+
 /** What a virtual kind is built from, once per server, when the registry is built. */
 export interface VirtualDeps {
   /** The server's authorizer (the one the authorization filter uses). */
@@ -451,6 +481,8 @@ export interface KindDescriptor {
    * ['create'] and it has no list kind, table, watch or storage version.
    */
   virtual?: (deps: VirtualDeps) => VirtualKind;
+  /** A read-only kind answered by code on each get and list (see ComputedKind); verbs get and list. */
+  computed?: (deps: HookDeps) => ComputedKind;
   /**
    * The descriptor this server serves given its options, for kinds whose strategy depends on
    * them (feature gates: e.g. CSIDriver drops gated fields, as kube's strategies read
