@@ -2,7 +2,7 @@
  * Start-up step: the admission chains, in kube-apiserver 1.24's default plugin order
  * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, ServiceAccount,
  * Priority, DefaultTolerationSeconds, DefaultStorageClass, …. The dynamic admission webhooks come
- * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook); their configurations
+ * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
  * are read from a cache that follows the fold (started with the RBAC cache).
  */
 import type { Authorizer } from '../auth/authz.ts';
@@ -20,9 +20,46 @@ import { defaultIngressClass } from '../admission/default-ingress-class.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
+import type { Registry } from '../registry/registry.ts';
+import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
+import { currentPrefix } from '../storage/keys.ts';
+import { parseObject } from '../registry/generic/serialize.ts';
+import { systemContext } from '../registry/generic/context.ts';
 
-/** `kinds`: the served kinds, read per call (the registry is built after the chain). */
-export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[]) {
+/**
+ * ResourceQuota's access to quotas: read from the store as last folded (kube reads its informer),
+ * status written through the registry's `/status` as kube's loopback client does (field manager
+ * kube-apiserver).
+ */
+/** kube-apiserver's loopback client: user system:apiserver, field manager kube-apiserver. */
+const LOOPBACK = { ...systemContext('kube-apiserver'), user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] } };
+
+function quotaAccess(storage: Storage, registry: () => Registry | undefined): QuotaAccess {
+  return {
+    async list(namespace) {
+      const out = [];
+      const view = await storage.view();
+      try {
+        const prefix = currentPrefix('', 'resourcequotas', namespace);
+        for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) if (b.length) out.push(parseObject(b));
+      } finally {
+        await view.close();
+      }
+      return out;
+    },
+    async updateStatus(quota) {
+      const served = registry()?.lookup('', 'v1', 'resourcequotas');
+      if (!served) throw new Error('resourcequotas are not served');
+      await served.store.update(LOOPBACK, quota.metadata.namespace ?? '', quota.metadata.name ?? '', quota, 'status');
+    },
+  };
+}
+
+/**
+ * `kinds`: the served kinds, read per call (the registry is built after the chain); `registry`
+ * likewise.
+ */
+export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[], registry: () => Registry | undefined = () => undefined) {
   const lifecycle = namespaceLifecycle(storage);
   const serviceAccount = serviceAccountAdmission(storage);
   const priority = priorityAdmission(storage);
@@ -31,7 +68,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
     [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps)],
+    [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }

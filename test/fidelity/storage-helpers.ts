@@ -10,6 +10,7 @@ import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/pr
 import { canonicalObject } from '../../internal/decode/body.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import type { ServerOptions } from '../../internal/app/app.ts';
 
 export const GROUP = 'storage.k8s.io';
 export const API = `/apis/${GROUP}/v1`;
@@ -60,12 +61,13 @@ type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<vo
 /**
  * A namespaced kind's suite: a target and a fresh namespace (`prefix`-…) before the tests, both
  * gone after; `C` is the kind's collection in it (`groupVersion` 'v1' is core's /api/v1, else
- * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`.
+ * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`; `opts`
+ * start this server (e.g. without a controller the reference does not run either).
  */
-export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1') {
+export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1', opts: Partial<ServerOptions> = {}) {
   const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string>, post: (b: unknown) => s.t.client.request('POST', s.C, { body: b }) };
   suite.before(async () => {
-    s.t = await startTarget();
+    s.t = await startTarget(opts);
     s.ns = await s.t.createNamespace(prefix);
     s.C = `${groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`}/namespaces/${s.ns}/${resource}`;
     s.names = { [s.ns]: '<ns>' };
