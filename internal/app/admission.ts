@@ -1,6 +1,6 @@
 /**
  * Start-up step: the admission chains, in kube-apiserver 1.24's default plugin order
- * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, ServiceAccount,
+ * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, LimitRanger, ServiceAccount,
  * Priority, DefaultTolerationSeconds, DefaultStorageClass, …. The dynamic admission webhooks come
  * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
  * are read from a cache that follows the fold (started with the RBAC cache).
@@ -22,6 +22,7 @@ import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { Registry } from '../registry/registry.ts';
 import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
+import { limitRanger } from '../admission/limit-ranger.ts';
 import { currentPrefix } from '../storage/keys.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { systemContext } from '../registry/generic/context.ts';
@@ -61,14 +62,15 @@ function quotaAccess(storage: Storage, registry: () => Registry | undefined): Qu
  */
 export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[], registry: () => Registry | undefined = () => undefined) {
   const lifecycle = namespaceLifecycle(storage);
+  const limits = limitRanger(storage);
   const serviceAccount = serviceAccountAdmission(storage);
   const priority = priorityAdmission(storage);
   const runtimeClass = runtimeClassAdmission(storage);
   const webhookSource = new WebhookSource();
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
+    [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
+    [lifecycle, limits, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }
