@@ -1,7 +1,7 @@
 /**
  * Start-up step: the admission chains, in kube-apiserver 1.24's default plugin order
  * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, LimitRanger, ServiceAccount,
- * Priority, DefaultTolerationSeconds, DefaultStorageClass, …. The dynamic admission webhooks come
+ * PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, …. The dynamic admission webhooks come
  * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
  * are read from a cache that follows the fold (started with the RBAC cache).
  */
@@ -23,6 +23,7 @@ import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { Registry } from '../registry/registry.ts';
 import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
+import { podSecurity } from '../admission/pod-security.ts';
 import { currentPrefix } from '../storage/keys.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { systemContext } from '../registry/generic/context.ts';
@@ -70,7 +71,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
     [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, limits, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
+    [lifecycle, limits, serviceAccount, podSecurity(storage), priority, persistentVolumeClaimResize(storage), runtimeClass, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }
