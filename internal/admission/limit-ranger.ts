@@ -15,8 +15,7 @@ import type { KubeObject } from '../api/types.ts';
 import { forbidden } from '../api/errors.ts';
 import type { AdmissionAttributes, MutatingPlugin, ValidatingPlugin } from './chain.ts';
 import type { Storage } from '../storage/storage.ts';
-import { currentPrefix } from '../storage/keys.ts';
-import { parseObject } from '../registry/generic/serialize.ts';
+import { NamespaceIndex } from './namespace-index.ts';
 import { type J, list, obj, s } from '../registry/core/pod-util.ts';
 import { type Quantity, formatQuantity, parseQuantity } from './resource-quota-usage.ts';
 
@@ -216,17 +215,8 @@ function applies(a: AdmissionAttributes): boolean {
 }
 
 export function limitRanger(storage: Storage): MutatingPlugin & ValidatingPlugin {
-  async function limitRanges(namespace: string): Promise<KubeObject[]> {
-    const out: KubeObject[] = [];
-    const view = await storage.view();
-    try {
-      const prefix = currentPrefix('', 'limitranges', namespace);
-      for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) if (b.length) out.push(parseObject(b));
-    } finally {
-      await view.close();
-    }
-    return out;
-  }
+  const index = new NamespaceIndex(storage, '', 'limitranges');
+  const limitRanges = (namespace: string): Promise<KubeObject[]> => index.list(namespace);
   return {
     name: 'LimitRanger',
     admit(a) {

@@ -24,31 +24,21 @@ import type { Registry } from '../registry/registry.ts';
 import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { podSecurity } from '../admission/pod-security.ts';
-import { currentPrefix } from '../storage/keys.ts';
-import { parseObject } from '../registry/generic/serialize.ts';
+import { NamespaceIndex } from '../admission/namespace-index.ts';
 import { systemContext } from '../registry/generic/context.ts';
+
+/** kube-apiserver's loopback client: user system:apiserver, field manager kube-apiserver. */
+const LOOPBACK = { ...systemContext('kube-apiserver'), user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] } };
 
 /**
  * ResourceQuota's access to quotas: read from the store as last folded (kube reads its informer),
  * status written through the registry's `/status` as kube's loopback client does (field manager
  * kube-apiserver).
  */
-/** kube-apiserver's loopback client: user system:apiserver, field manager kube-apiserver. */
-const LOOPBACK = { ...systemContext('kube-apiserver'), user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] } };
-
 function quotaAccess(storage: Storage, registry: () => Registry | undefined): QuotaAccess {
+  const quotas = new NamespaceIndex(storage, '', 'resourcequotas');
   return {
-    async list(namespace) {
-      const out = [];
-      const view = await storage.view();
-      try {
-        const prefix = currentPrefix('', 'resourcequotas', namespace);
-        for await (const [, b] of view.scan(prefix, `${prefix}\uffff`)) if (b.length) out.push(parseObject(b));
-      } finally {
-        await view.close();
-      }
-      return out;
-    },
+    list: (namespace) => quotas.list(namespace),
     async updateStatus(quota) {
       const served = registry()?.lookup('', 'v1', 'resourcequotas');
       if (!served) throw new Error('resourcequotas are not served');
