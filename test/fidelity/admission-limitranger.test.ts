@@ -13,6 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import { startTarget, type Target } from '../target.ts';
+import { forbiddenStatus as forbidden } from './storage-helpers.ts';
 
 let t: Target;
 
@@ -42,17 +43,6 @@ const pod = (name: string, containers: unknown[], extra: Record<string, unknown>
   spec: { automountServiceAccountToken: false, containers, ...extra },
 });
 const createPod = (ns: string, b: unknown, query = '') => t.client.request('POST', `/api/v1/namespaces/${ns}/pods${query}`, { body: b });
-
-const forbidden = (resource: string, name: string, message: string) => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message: `${resource} "${name}" is forbidden: ${message}`,
-  reason: 'Forbidden',
-  details: { name, kind: resource },
-  code: 403,
-});
 
 test('defaults: Container default and defaultRequest, requests from limits first, the annotation', async () => {
   const ns = await namespace('lr-def', [{ type: 'Container', default: { cpu: '500m', memory: '512Mi' }, defaultRequest: { cpu: '100m' } }]);

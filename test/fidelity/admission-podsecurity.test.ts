@@ -13,6 +13,9 @@ import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
 import { startTarget, type Target } from '../target.ts';
+import { forbiddenStatus } from './storage-helpers.ts';
+
+const forbiddenPod = (name: string, message: string) => forbiddenStatus('pods', name, message);
 
 let t: Target;
 
@@ -54,17 +57,6 @@ const pod = (name: string, spec: Record<string, unknown> = {}, c: Record<string,
 });
 const RESTRICTED_SC = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 const createPod = (ns: string, b: unknown, query = '') => t.client.request('POST', `/api/v1/namespaces/${ns}/pods${query}`, { body: b });
-
-const forbiddenPod = (name: string, message: string) => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message: `pods "${name}" is forbidden: ${message}`,
-  reason: 'Forbidden',
-  details: { name, kind: 'pods' },
-  code: 403,
-});
 
 const RESTRICTED_DEFAULT_POD =
   'allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ' +

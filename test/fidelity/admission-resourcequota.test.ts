@@ -18,6 +18,7 @@ import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import { eventually } from '../harness.ts';
 import { startTarget, type Target } from '../target.ts';
+import { forbiddenStatus as forbidden } from './storage-helpers.ts';
 
 let t: Target;
 
@@ -61,17 +62,6 @@ async function getQuota(ns: string, name: string): Promise<any> {
 }
 
 const used = async (ns: string, name: string): Promise<Record<string, string>> => (await getQuota(ns, name)).status.used;
-
-const forbidden = (resource: string, name: string, message: string, group = '') => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message: `${group ? `${resource}.${group}` : resource} "${name}" is forbidden: ${message}`,
-  reason: 'Forbidden',
-  details: { name, ...(group ? { group } : {}), kind: resource },
-  code: 403,
-});
 
 const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: {} });
 const pod = (name: string, resources?: Record<string, unknown>, spec: Record<string, unknown> = {}) => ({

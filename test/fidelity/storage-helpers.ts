@@ -56,6 +56,20 @@ export function invalidStatus(kind: string, name: string, causes: Cause[], group
   };
 }
 
+/** kube's 403 Forbidden body (NewForbidden): `<resource>[.<group>] "<name>" is forbidden: <message>`. */
+export function forbiddenStatus(resource: string, name: string, message: string, group = ''): any {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${group ? `${resource}.${group}` : resource} "${name}" is forbidden: ${message}`,
+    reason: 'Forbidden',
+    details: { name, ...(group ? { group } : {}), kind: resource },
+    code: 403,
+  };
+}
+
 type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void };
 
 /**
