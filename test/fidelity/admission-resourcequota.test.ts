@@ -8,10 +8,14 @@
  * writes and what admission adds: each test writes the status kube's resourcequota controller
  * would (`initStatus`), after waiting here for this server's controller to have done its first
  * sync (so the two writes do not race). The controller's own work (status from spec, usage of the
- * objects present, replenishment on delete) is checked here only (the last tests).
+ * objects present, replenishment on delete and on a terminal pod) is checked here, and on the
+ * reference when kube-controller-manager runs its resourcequota controller beside it:
  *
  *   node --import tsx test/run.ts test/fidelity/admission-resourcequota.test.ts
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/admission-resourcequota.test.ts
+ *   kube-controller-manager --kubeconfig=/tmp/ref/kubeconfig --authentication-kubeconfig=/tmp/ref/kubeconfig \
+ *     --authorization-kubeconfig=/tmp/ref/kubeconfig --leader-elect=false --controllers=resourcequota --secure-port=16599 &
+ *   TEST_REF_QUOTA_CONTROLLER=1 TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/admission-resourcequota.test.ts
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,6 +25,12 @@ import { startTarget, type Target } from '../target.ts';
 import { forbiddenStatus as forbidden } from './storage-helpers.ts';
 
 let t: Target;
+
+/**
+ * Whether a resourcequota controller runs: always here; on the reference only when a
+ * kube-controller-manager with it was started beside it (TEST_REF_QUOTA_CONTROLLER=1).
+ */
+const controllerRuns = (): boolean => !t.reference || process.env.TEST_REF_QUOTA_CONTROLLER === '1';
 
 test.before(async () => {
   t = await startTarget();
@@ -48,7 +58,7 @@ async function quota(ns: string, name: string, hard: Record<string, string>, use
 }
 
 async function initStatus(ns: string, name: string, status: Record<string, unknown>): Promise<void> {
-  if (!t.reference) await eventually('the resourcequota controller syncs the new quota', async () => Boolean((await getQuota(ns, name)).status?.used));
+  if (controllerRuns()) await eventually('the resourcequota controller syncs the new quota', async () => Boolean((await getQuota(ns, name)).status?.used));
   const q = await getQuota(ns, name);
   delete q.metadata.resourceVersion;
   const r = await t.client.request('PUT', `${Q(ns)}/${name}/status`, { body: { ...q, status } });
@@ -211,8 +221,8 @@ test('status unknown: a tracked resource without usage refuses the create', asyn
   assert.equal(s.json, forbidden('secrets', 's', 'status unknown for quota: u, resources: secrets'), show(s));
 });
 
-test('controller (this server only): status from spec and the objects present; replenished on delete', async () => {
-  if (t.reference) return; // the reference runs no controller-manager
+test('controller (here, and on the reference with a kube-controller-manager): status from spec and the objects present; replenished on delete', async () => {
+  if (!controllerRuns()) return; // the reference runs no controller-manager unless told
   const ns = await namespace('rqa-ctl');
   const S = `/api/v1/namespaces/${ns}/secrets`;
   for (const n of ['a', 'b']) assert.is((await t.client.request('POST', S, { body: secret(n) })).status, 201);
