@@ -117,9 +117,13 @@ test('enforce restricted: the default pod refused with every reason; a compliant
     ),
     show(root),
   );
-  // Updates that change no image are not checked; a new image is.
+  // Updates that change no image are not checked; an ephemeral container added is.
   const label = await t.client.request('PATCH', `/api/v1/namespaces/${ns}/pods/ok`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
   assert.is(label.status, 200, show(label));
+  const current = label.json as any;
+  current.spec.ephemeralContainers = [{ name: 'debugger', image: 'busybox', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }];
+  const eph = await t.client.request('PUT', `/api/v1/namespaces/${ns}/pods/ok/ephemeralcontainers`, { body: current });
+  assert.equal(eph.json, forbiddenPod('ok', `violates PodSecurity "restricted:latest": ${RESTRICTED_DEFAULT_POD.replaceAll('"c"', '"debugger"')}`), show(eph));
 });
 
 test('enforce baseline, warn restricted: baseline violations refused, restricted ones warned', async () => {
