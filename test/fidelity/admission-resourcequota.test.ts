@@ -110,6 +110,17 @@ test('object count: secrets over the limit refused, usage grown by admission, dr
   assert.is(u.status, 200, show(u));
 });
 
+test('a create refused after admission (AlreadyExists) keeps the usage admission added', async () => {
+  const ns = await namespace('rqa-exists');
+  await quota(ns, 'cm', { 'count/configmaps': '5' }, { 'count/configmaps': '0' });
+  const C = `/api/v1/namespaces/${ns}/configmaps`;
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
+  assert.is((await t.client.request('POST', C, { body: cm })).status, 201);
+  const again = await t.client.request('POST', C, { body: cm });
+  assert.is(again.status, 409, show(again));
+  assert.equal(await used(ns, 'cm'), { 'count/configmaps': '2' }, 'counted until the controller recalculates');
+});
+
 test('count/<resource>.<group>: deployments.apps', async () => {
   const ns = await namespace('rqa-deploy');
   await quota(ns, 'apps', { 'count/deployments.apps': '1' }, { 'count/deployments.apps': '0' });
