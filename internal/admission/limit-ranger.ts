@@ -221,14 +221,14 @@ export function limitRanger(storage: Storage): MutatingPlugin & ValidatingPlugin
     name: 'LimitRanger',
     admit(a) {
       // Synchronous unless it applies (AdmissionChain awaits only promises).
-      if (!applies(a) || !isCore(a, 'pods')) return;
+      if (!applies(a) || !isCore(a, 'pods') || !index.mayHave(a.namespace)) return;
       const pod = a.object!;
       return limitRanges(a.namespace).then((lrs) => {
         for (const lr of lrs) defaultPod(lr, pod);
       });
     },
     validate(a) {
-      if (!applies(a)) return;
+      if (!applies(a) || !index.mayHave(a.namespace)) return;
       const o = a.object!;
       return limitRanges(a.namespace).then((lrs) => {
         for (const lr of lrs) {

@@ -15,6 +15,8 @@ export class NamespaceIndex {
   private readonly names = new Map<string, Set<string>>();
   private scanned: Promise<void> | null = null;
   private subscribed = false;
+  /** The first scan has completed. */
+  private done = false;
 
   constructor(
     private readonly storage: Storage,
@@ -31,7 +33,9 @@ export class NamespaceIndex {
   /** Subscribes, then scans every namespace once (on first use). */
   private start(): Promise<void> {
     if (!this.subscribed) this.subscribe();
-    return this.scan();
+    return this.scan().then(() => {
+      this.done = true;
+    });
   }
 
   private subscribe(): void {
@@ -60,6 +64,14 @@ export class NamespaceIndex {
     } finally {
       await view.close();
     }
+  }
+
+  /**
+   * False when the namespace surely holds none (after the first scan), so a plugin can answer
+   * synchronously; true when it may hold some or the first scan is not done yet.
+   */
+  mayHave(namespace: string): boolean {
+    return this.scanned === null || !this.done || this.names.has(namespace);
   }
 
   /** The namespace's objects as last folded (none read when the namespace has none). */

@@ -367,9 +367,14 @@ const pvcEvaluator: Evaluator = {
 
 const BUILT_IN: Evaluator[] = [podEvaluator, serviceEvaluator, pvcEvaluator];
 
-/** The evaluator of a group/resource: core's own, or an object count. */
+const evaluators = new Map<string, Evaluator>(BUILT_IN.map((e) => [`${e.group}/${e.resource}`, e]));
+
+/** The evaluator of a group/resource: core's own, or an object count (made once, as kube's registry adds it). */
 export function evaluatorFor(group: string, resource: string): Evaluator {
-  return BUILT_IN.find((e) => e.group === group && e.resource === resource) ?? objectCountEvaluator(group, resource);
+  const key = `${group}/${resource}`;
+  let e = evaluators.get(key);
+  if (!e) evaluators.set(key, (e = objectCountEvaluator(group, resource)));
+  return e;
 }
 
 /** install.DefaultIgnoredResources: never quota-ed. */

@@ -25,6 +25,8 @@ import { obj } from '../registry/core/pod-util.ts';
 export interface QuotaAccess {
   /** The namespace's quotas as last folded. */
   list(namespace: string): Promise<KubeObject[]>;
+  /** False when the namespace surely has no quota (the plugin then answers synchronously). */
+  mayHave?(namespace: string): boolean;
   /** UpdateStatus of a quota carrying the resourceVersion it was read at (409 when stale). */
   updateStatus(quota: KubeObject): Promise<void>;
 }
@@ -117,7 +119,7 @@ export function resourceQuotaAdmission(access: QuotaAccess): ValidatingPlugin {
       if (a.subresource || !a.namespace || !a.object || a.view) return;
       if (quotaIgnored(a.kind.group, a.kind.resource)) return;
       const e = evaluatorFor(a.kind.group, a.kind.resource);
-      if (!e.handles(a.operation)) return;
+      if (!e.handles(a.operation) || access.mayHave?.(a.namespace) === false) return;
       const before = running.get(a.namespace) ?? Promise.resolve();
       const mine = before.then(
         () => evaluate(a, e),

@@ -39,6 +39,7 @@ function quotaAccess(storage: Storage, registry: () => Registry | undefined): Qu
   const quotas = new NamespaceIndex(storage, '', 'resourcequotas');
   return {
     list: (namespace) => quotas.list(namespace),
+    mayHave: (namespace) => quotas.mayHave(namespace),
     async updateStatus(quota) {
       const served = registry()?.lookup('', 'v1', 'resourcequotas');
       if (!served) throw new Error('resourcequotas are not served');
