@@ -1,9 +1,9 @@
 /**
  * Start-up step: the admission chains, in kube-apiserver 1.24's default plugin order
- * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, ServiceAccount,
- * TaintNodesByCondition, Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval, CertificateSigning,
- * CertificateSubjectRestriction, …. The dynamic admission webhooks come
- * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook); their configurations
+ * (AllOrderedPlugins) for the plugins this server has: NamespaceLifecycle, LimitRanger, ServiceAccount,
+ * TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval,
+ * CertificateSigning, CertificateSubjectRestriction, …. The dynamic admission webhooks come
+ * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
  * are read from a cache that follows the fold (started with the RBAC cache).
  */
 import type { Authorizer } from '../auth/authz.ts';
@@ -23,18 +23,49 @@ import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts'
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
+import type { Registry } from '../registry/registry.ts';
+import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
+import { limitRanger } from '../admission/limit-ranger.ts';
+import { podSecurity } from '../admission/pod-security.ts';
+import { NamespaceIndex } from '../admission/namespace-index.ts';
+import { systemContext } from '../registry/generic/context.ts';
 
-/** `kinds`: the served kinds, read per call (the registry is built after the chain). */
-export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[]) {
+/** kube-apiserver's loopback client: user system:apiserver, field manager kube-apiserver. */
+const LOOPBACK = { ...systemContext('kube-apiserver'), user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] } };
+
+/**
+ * ResourceQuota's access to quotas: read from the store as last folded (kube reads its informer),
+ * status written through the registry's `/status` as kube's loopback client does (field manager
+ * kube-apiserver).
+ */
+function quotaAccess(storage: Storage, registry: () => Registry | undefined): QuotaAccess {
+  const quotas = new NamespaceIndex(storage, '', 'resourcequotas');
+  return {
+    list: (namespace) => quotas.list(namespace),
+    mayHave: (namespace) => quotas.mayHave(namespace),
+    async updateStatus(quota) {
+      const served = registry()?.lookup('', 'v1', 'resourcequotas');
+      if (!served) throw new Error('resourcequotas are not served');
+      await served.store.update(LOOPBACK, quota.metadata.namespace ?? '', quota.metadata.name ?? '', quota, 'status');
+    },
+  };
+}
+
+/**
+ * `kinds`: the served kinds, read per call (the registry is built after the chain); `registry`
+ * likewise.
+ */
+export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[], registry: () => Registry | undefined = () => undefined) {
   const lifecycle = namespaceLifecycle(storage);
+  const limits = limitRanger(storage);
   const serviceAccount = serviceAccountAdmission(storage);
   const priority = priorityAdmission(storage);
   const runtimeClass = runtimeClassAdmission(storage);
   const webhookSource = new WebhookSource();
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, serviceAccount, taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, serviceAccount, priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps)],
+    [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
+    [lifecycle, limits, serviceAccount, podSecurity(storage), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }

@@ -87,7 +87,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const { rbacCache, rbac, authorizer } = authorization(opts);
   let registryKinds: () => readonly KindDescriptor[] = () => [];
-  const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds());
+  const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds(), () => registryRef);
   const registry = buildRegistry(opts, storage, admission, authorizer, saTokens, tokenAuth);
   registryRef = registry;
   // The served kinds as the webhooks' matching sees them: rebuilt when a kind comes or goes.

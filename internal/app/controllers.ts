@@ -25,6 +25,7 @@ import { startServiceControllers } from '../controllers/kubernetes-service.ts';
 import { EventTtlController, DEFAULT_EVENT_TTL_MS } from '../controllers/event-ttl.ts';
 import { DisruptionController } from '../controllers/disruption.ts';
 import { ServiceAccountsController } from '../controllers/service-accounts.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota.ts';
 import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
@@ -121,7 +122,8 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
       },
     })
     .add({ name: 'serviceaccount', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('serviceaccounts') ? new ServiceAccountsController(storage, registry, log) : null) })
-    .add({ name: 'root-ca-cert-publisher', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('configmaps') ? new RootCaPublisher(storage, registry, d.pki.caCertPem, log) : null) });
+    .add({ name: 'root-ca-cert-publisher', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('configmaps') ? new RootCaPublisher(storage, registry, d.pki.caCertPem, log) : null) })
+    .add({ name: 'resourcequota', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('resourcequotas') ? new ResourceQuotaController(storage, registry, log) : null) });
   return { manager, onCaReload: () => trust?.enqueue() };
 }
 

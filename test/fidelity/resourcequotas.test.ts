@@ -2,8 +2,9 @@
  * ResourceQuota (core/v1) as kube-apiserver 1.24 serves it: status reset on create and kept on
  * update, `/status` writes keeping spec, sub-milli quantities rounded up, ValidateResourceQuota's
  * messages (names, integers, negatives, scopes), scopes immutable, delete returning the object,
- * the Table (printResourceQuota: Name, Age, Request, Limit), Protobuf. No quota controller or
- * admission runs here (status.used is whatever a client writes).
+ * the Table (printResourceQuota: Name, Age, Request, Limit), Protobuf. The resourcequota
+ * controller is off here, as on the reference (status is whatever a client writes); quota
+ * admission and the controller: admission-resourcequota.test.ts.
  *
  *   node --import tsx test/run.ts test/fidelity/resourcequotas.test.ts
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/resourcequotas.test.ts
@@ -13,7 +14,8 @@ import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import { body, invalidStatus, namespacedSuite, protobufRoundTrip, same, table, type Cause } from './storage-helpers.ts';
 
-const S = namespacedSuite(test, 'quota', 'resourcequotas');
+// Status as a client writes it: this server's resourcequota controller off, as on the reference.
+const S = namespacedSuite(test, 'quota', 'resourcequotas', 'v1', { controllers: ['*', '-resourcequota'] });
 
 const quota = (name: string, spec: Record<string, unknown>, status?: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec, ...(status ? { status } : {}) });
 const post = (b: unknown) => S.t.client.request('POST', S.C, { body: b });

@@ -10,6 +10,7 @@ import { decodeProtobuf, encodeProtobuf, PROTOBUF } from '../../internal/http/pr
 import { canonicalObject } from '../../internal/decode/body.ts';
 import { show } from '../assertions.ts';
 import type { HttpResult } from '../harness.ts';
+import type { ServerOptions } from '../../internal/app/app.ts';
 
 export const GROUP = 'storage.k8s.io';
 export const API = `/apis/${GROUP}/v1`;
@@ -55,14 +56,29 @@ export function invalidStatus(kind: string, name: string, causes: Cause[], group
   };
 }
 
+/** kube's 403 Forbidden body (NewForbidden): `<resource>[.<group>] "<name>" is forbidden: <message>`. */
+export function forbiddenStatus(resource: string, name: string, message: string, group = ''): any {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${group ? `${resource}.${group}` : resource} "${name}" is forbidden: ${message}`,
+    reason: 'Forbidden',
+    details: { name, ...(group ? { group } : {}), kind: resource },
+    code: 403,
+  };
+}
+
 type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void };
 
 /**
  * A namespaced kind's suite: a target and a fresh namespace (`prefix`-…) before the tests, both
  * gone after; `C` is the kind's collection in it (`groupVersion` 'v1' is core's /api/v1, else
- * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`.
+ * /apis/<groupVersion>), `names` the placeholders `body` takes, `post` a create in `C`; `opts`
+ * start this server (e.g. without a controller the reference does not run either).
  */
-export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1', opts: Parameters<typeof startTarget>[0] = {}) {
+export function namespacedSuite(suite: Hooks, prefix: string, resource: string, groupVersion = 'v1', opts: Partial<ServerOptions> = {}) {
   const s = { t: undefined as unknown as Target, ns: '', C: '', names: {} as Record<string, string>, post: (b: unknown) => s.t.client.request('POST', s.C, { body: b }) };
   suite.before(async () => {
     s.t = await startTarget(opts);
