@@ -181,6 +181,9 @@ export function pathString(path: Path): string {
 
 // ------------------------------------------------------------------ sets
 
+/** The first character of a field element's key (`f:`). */
+const F = 'f'.charCodeAt(0);
+
 interface Child {
   pe: PathElement;
   set: FieldSet;
@@ -207,11 +210,18 @@ export class FieldSet {
   /** A set holding exactly these paths, built in one pass (linear in the number of paths). */
   static fromPaths(paths: Iterable<Path>): FieldSet {
     const root = new FieldSet(new Map(), new Map());
+    // The nodes along the previous path: a path that starts with the same element objects (the
+    // paths of one walk share their prefixes) resumes below them instead of at the root.
+    let prev: Path = [];
+    const nodes: FieldSet[] = [root];
     for (const path of paths) {
-      let node = root;
-      for (let i = 0; i < path.length; i++) {
+      const n = path.length;
+      let i = 0;
+      while (i < n - 1 && i < prev.length - 1 && path[i] === prev[i]) i++;
+      let node = nodes[i];
+      for (; i < n; i++) {
         const k = serializePathElement(path[i]);
-        if (i === path.length - 1) {
+        if (i === n - 1) {
           (node.members as Map<string, PathElement>).set(k, path[i]);
           break;
         }
@@ -221,7 +231,9 @@ export class FieldSet {
           (node.children as Map<string, Child>).set(k, child);
         }
         node = child.set;
+        nodes[i + 1] = node;
       }
+      prev = path;
     }
     return root;
   }
@@ -366,9 +378,18 @@ export class FieldSet {
     const out: Record<string, unknown> = {};
     if (includeSelf && !this.isEmpty()) out['.'] = {};
     const items: Array<{ pe: PathElement; key: string; member: boolean; set?: FieldSet }> = [];
-    for (const [key, pe] of this.members) items.push({ pe, key, member: true, set: this.children.get(key)?.set });
-    for (const [key, c] of this.children) if (!this.members.has(key)) items.push({ pe: c.pe, key, member: false, set: c.set });
-    items.sort((a, b) => comparePathElements(a.pe, b.pe));
+    let fieldsOnly = true;
+    for (const [key, pe] of this.members) {
+      items.push({ pe, key, member: true, set: this.children.get(key)?.set });
+      if (key.charCodeAt(0) !== F) fieldsOnly = false;
+    }
+    for (const [key, c] of this.children) {
+      if (this.members.has(key)) continue;
+      items.push({ pe: c.pe, key, member: false, set: c.set });
+      if (key.charCodeAt(0) !== F) fieldsOnly = false;
+    }
+    // Fields only (most levels): their keys `f:<name>` sort as the names do.
+    if (items.length > 1) items.sort(fieldsOnly ? (a, b) => strCompare(a.key, b.key) : (a, b) => comparePathElements(a.pe, b.pe));
     for (const it of items) out[it.key] = it.set ? it.set.emit(it.member) : {};
     return out;
   }
