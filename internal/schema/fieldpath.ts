@@ -131,9 +131,24 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   return i < j ? -1 : i > j ? 1 : 0;
 }
 
+/**
+ * `f:<name>`, one string per name: a key built anew for every use would be hashed (and, as an
+ * object key in FieldsV1, interned) every time; most names recur on every write of a kind.
+ * Bounded: names are also map keys of objects (labels, data), which need not recur.
+ */
+const fieldKeys = new Map<string, string>();
+function fieldKey(name: string): string {
+  let k = fieldKeys.get(name);
+  if (k === undefined) {
+    if (fieldKeys.size >= 10_000) fieldKeys.clear();
+    fieldKeys.set(name, (k = `f:${name}`));
+  }
+  return k;
+}
+
 /** The FieldsV1 key of a path element (`f:…`, `k:{…}`, `v:…`, `i:…`). */
 export function serializePathElement(pe: PathElement): string {
-  if ('field' in pe) return `f:${pe.field}`;
+  if ('field' in pe) return fieldKey(pe.field);
   if ('key' in pe) return `k:{${pe.key.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
   if ('value' in pe) return `v:${goJson(pe.value)}`;
   return `i:${pe.index}`;

@@ -157,7 +157,13 @@ function goFieldsOf(m: MapAtom): GoField[] {
   return list;
 }
 
-const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
+const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && !hasKeys(v));
+
+/** An object with an own enumerable key (Object.keys without the array). */
+function hasKeys(o: Obj): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
+}
 
 /**
  * Compare two versions of a value of `type` (SMD TypedValue.Compare). `undefined` stands for
