@@ -146,6 +146,20 @@ function fieldKey(name: string): string {
   return k;
 }
 
+/**
+ * The path element of a field, one frozen object per name (as fieldKey), so that the paths a
+ * walk builds share their elements. Bounded as fieldKey.
+ */
+const fieldElements = new Map<string, PathElement>();
+export function fieldElement(name: string): PathElement {
+  let pe = fieldElements.get(name);
+  if (pe === undefined) {
+    if (fieldElements.size >= 10_000) fieldElements.clear();
+    fieldElements.set(name, (pe = Object.freeze({ field: name })));
+  }
+  return pe;
+}
+
 /** The FieldsV1 key of a path element (`f:…`, `k:{…}`, `v:…`, `i:…`). */
 export function serializePathElement(pe: PathElement): string {
   if ('field' in pe) return fieldKey(pe.field);
@@ -392,21 +406,29 @@ export class FieldSet {
   private emit(includeSelf: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (includeSelf && !this.isEmpty()) out['.'] = {};
-    const items: Array<{ pe: PathElement; key: string; member: boolean; set?: FieldSet }> = [];
+    const keys: string[] = [];
     let fieldsOnly = true;
-    for (const [key, pe] of this.members) {
-      items.push({ pe, key, member: true, set: this.children.get(key)?.set });
+    for (const key of this.members.keys()) {
+      keys.push(key);
       if (key.charCodeAt(0) !== F) fieldsOnly = false;
     }
-    for (const [key, c] of this.children) {
+    for (const key of this.children.keys()) {
       if (this.members.has(key)) continue;
-      items.push({ pe: c.pe, key, member: false, set: c.set });
+      keys.push(key);
       if (key.charCodeAt(0) !== F) fieldsOnly = false;
     }
     // Fields only (most levels): their keys `f:<name>` sort as the names do.
-    if (items.length > 1) items.sort(fieldsOnly ? (a, b) => strCompare(a.key, b.key) : (a, b) => comparePathElements(a.pe, b.pe));
-    for (const it of items) out[it.key] = it.set ? it.set.emit(it.member) : {};
+    if (keys.length > 1) keys.sort(fieldsOnly ? strCompare : (a, b) => comparePathElements(this.elementOf(a), this.elementOf(b)));
+    for (const key of keys) {
+      const c = this.children.get(key);
+      out[key] = c ? c.set.emit(this.members.has(key)) : {};
+    }
     return out;
+  }
+
+  /** The element of a key of this level (a member's or a child's). */
+  private elementOf(key: string): PathElement {
+    return this.members.get(key) ?? this.children.get(key)!.pe;
   }
 
   /** Parse a FieldsV1 document (unknown element types are skipped, as kube does). */
