@@ -31,6 +31,8 @@
  * since the rate of two windows far apart moved by up to 2× with the other work on a shared
  * machine. Beside the rates, each window's server CPU per create (this server's process;
  * kube-apiserver and etcd) and the goals' ratios on it, steadier than rates on a busy machine.
+ * After its windows, this server answers pages of 1,000 of each kind (LIST with limit=1000,
+ * alternated, 7 times each; medians): a custom resource list decodes and defaults every object.
  *
  * --quick: 2 rounds, 1 pair, windows of 2 s after 0.5 s, 1 s prewarm. Prints a table and writes
  * bench/results/crd-<timestamp>.json.
@@ -277,6 +279,30 @@ async function prewarm(run: Running, roundNo: number): Promise<void> {
   }
 }
 
+/** Reads on this server: pages of LIST_PAGE of each kind (limit=LIST_PAGE), LIST_TIMES times alternated, ms each. */
+const LIST_PAGE = 1000;
+const LIST_TIMES = 7;
+const listTimes: { cr: number[]; cm: number[] } = { cr: [], cm: [] };
+
+async function timeLists(tls: TlsFiles): Promise<void> {
+  const c = new Client(tls.server, { connect: { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) } });
+  try {
+    const paths = { cr: `${CR_PATH}?limit=${LIST_PAGE}`, cm: `/api/v1/namespaces/${NAMESPACE}/configmaps?limit=${LIST_PAGE}` };
+    for (let i = 0; i < LIST_TIMES; i++) {
+      for (const what of i % 2 ? (['cm', 'cr'] as const) : (['cr', 'cm'] as const)) {
+        const t = performance.now();
+        const r = await apiJson(c, 'GET', paths[what]);
+        const ms = performance.now() - t;
+        if (r.status !== 200 || r.json?.items?.length !== LIST_PAGE) throw new Error(`LIST ${what}: ${r.status} ${r.json?.items?.length} items`);
+        listTimes[what].push(round(ms, 1));
+      }
+    }
+    log(`  LIST ${LIST_PAGE} custom resources: median ${fmt(median(listTimes.cr))} ms; ConfigMaps: median ${fmt(median(listTimes.cm))} ms`);
+  } finally {
+    await c.close();
+  }
+}
+
 async function runThis(roundNo: number): Promise<Window[]> {
   log(`round ${roundNo}: this server`);
   const run = await launchThis(join(tmpRoot, `this-r${roundNo}`));
@@ -289,6 +315,7 @@ async function runThis(roundNo: number): Promise<Window[]> {
       const order: ('cr' | 'cm')[] = (roundNo + pair) % 2 === 1 ? ['cr', 'cm'] : ['cm', 'cr'];
       for (const w of order) out.push(await window(run, w, roundNo, 'this', pair));
     }
+    await timeLists(run.tls);
     return out;
   } finally {
     await run.stop();
@@ -340,7 +367,7 @@ try {
     config: cfg,
     machine,
     reference: spawnSync(join(ref.bin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
-    summary: { createsPerSec: fig, pairRatios: pairRatios.map((r) => round(r, 3)), cpuUsPerCreate: cpuFig, cpuRatios, p99Ms: { thisCr: p99('this', 'cr'), thisCm: p99('this', 'cm'), kubeCr: p99('kube', 'cr'), kubeCm: p99('kube', 'cm') }, goals },
+    summary: { createsPerSec: fig, pairRatios: pairRatios.map((r) => round(r, 3)), cpuUsPerCreate: cpuFig, cpuRatios, p99Ms: { thisCr: p99('this', 'cr'), thisCm: p99('this', 'cm'), kubeCr: p99('kube', 'cr'), kubeCm: p99('kube', 'cm') }, listMs: { page: LIST_PAGE, cr: median(listTimes.cr), cm: median(listTimes.cm), all: listTimes }, goals },
     windows,
     serverLog: { warn: serverLog.warn, error: serverLog.error, samples: serverLog.samples, unexpectedExits: serverLog.unexpectedExits },
     totalSeconds: round((performance.now() - started) / 1000, 1),
@@ -358,6 +385,8 @@ try {
     row('ConfigMap creates/s (p99 ms)', `${fmt(fig.thisCm, 0)} (${fmt(report.summary.p99Ms.thisCm)})`, `${fmt(fig.kubeCm, 0)} (${fmt(report.summary.p99Ms.kubeCm)})`),
     row('server CPU per custom resource (µs)', fmt(cpuFig.thisCr, 0), fmt(cpuFig.kubeCr, 0)),
     row('server CPU per ConfigMap (µs)', fmt(cpuFig.thisCm, 0), fmt(cpuFig.kubeCm, 0)),
+    row(`LIST ${LIST_PAGE} custom resources (ms)`, fmt(median(listTimes.cr)), ''),
+    row(`LIST ${LIST_PAGE} ConfigMaps (ms)`, fmt(median(listTimes.cm)), ''),
     '',
     'Per window (run order):',
     ...windows.map((w) => `  round ${w.round}${w.target === 'this' ? ` pair ${w.pair + 1}` : '       '} ${w.target.padEnd(4)} ${w.what}: ${fmt(w.out.okPerSec, 0)}/s, p99 ${fmt(w.out.latencyMs.p99)} ms, server CPU ${fmt(w.cpuUsPerCreate, 0)} µs/create`),

@@ -31,15 +31,29 @@ export interface DecodeOptions {
  * 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`), unless fromStorage.
  */
 export function decodeCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, opts: DecodeOptions = {}): string[] {
+  return decode(obj, schema, opts).pruned;
+}
+
+/**
+ * decodeCustomResource that also says whether the object changed (false: it was already pruned,
+ * coerced and defaulted, e.g. a stored object written under the same schema, which can then be
+ * served as its stored bytes).
+ */
+export function decodeStoredCustomResource(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, opts: DecodeOptions = {}): boolean {
+  return decode(obj, schema, opts).changed;
+}
+
+function decode(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined, opts: DecodeOptions): { pruned: string[]; changed: boolean } {
   let pruned: string[] = [];
+  let changed = false;
   if (!opts.preserveUnknownFields) {
     pruned = prune(obj, schema);
-    pruneNonNullableNulls(obj, schema);
+    changed = pruneNonNullableNulls(obj, schema) || pruned.length > 0;
   }
-  coerceObjectMeta(obj, !!opts.fromStorage);
-  coerceEmbedded(obj, schema, undefined, false, !!opts.fromStorage);
-  applyDefaults(obj, schema);
-  return pruned;
+  if (coerceObjectMeta(obj, !!opts.fromStorage)) changed = true;
+  if (coerceEmbedded(obj, schema, undefined, false, !!opts.fromStorage)) changed = true;
+  if (applyDefaults(obj, schema)) changed = true;
+  return { pruned, changed };
 }
 
 /** The schema's (and scale subresource's) field errors for a custom resource being created. Pure. */

@@ -78,21 +78,29 @@ export class CoerceError extends Error {
  * unknown fields dropped; a field of the wrong type throws CoerceError with json's text, or is
  * dropped with `dropInvalid` (objects read from storage). Mutates `obj`.
  */
-export function coerceObjectMeta(obj: Record<string, unknown>, dropInvalid = false): void {
-  if (!('metadata' in obj)) return;
+export function coerceObjectMeta(obj: Record<string, unknown>, dropInvalid = false): boolean {
+  if (!('metadata' in obj)) return false;
   try {
-    const meta = coerceMeta(obj.metadata, new FieldPath('metadata'), dropInvalid);
+    const before = obj.metadata;
+    const meta = coerceMeta(before, METADATA, dropInvalid);
     if (meta) obj.metadata = meta;
     else delete obj.metadata;
+    return meta !== before;
   } catch (e) {
     if (e instanceof CoerceError && e.fieldError) throw new CoerceError(undefined, e.fieldError.detail);
     throw e;
   }
 }
 
+const METADATA = new FieldPath('metadata');
+
+/** A metadata value kept as it is: an ObjectMeta field with no null, zero generation or empty string. */
+const keptAsIs = (k: string, v: unknown): boolean => v !== null && !(k === 'generation' && v === 0) && !(typeof v === 'string' && v === '') && unmarshalError(k, v) === undefined;
+
 /**
  * Coerces one metadata map to what ObjectMeta keeps: unknown fields and nulls dropped; a field of
- * the wrong type throws, or is dropped with `dropInvalid` (objects read from storage).
+ * the wrong type throws, or is dropped with `dropInvalid` (objects read from storage). A map
+ * that needs no change comes back as it is (the same object).
  */
 function coerceMeta(meta: unknown, path: FieldPath, dropInvalid: boolean): Obj | undefined {
   if (meta === null || meta === undefined) return undefined;
@@ -100,6 +108,14 @@ function coerceMeta(meta: unknown, path: FieldPath, dropInvalid: boolean): Obj |
     if (dropInvalid) return {};
     throw new CoerceError(invalid(path, new GoValue(goSharpV(meta)), `json: cannot unmarshal ${jsonType(meta)} into Go value of type v1.ObjectMeta`));
   }
+  let asIs = true;
+  for (const k in meta) {
+    if (!(k in OBJECT_META) || !keptAsIs(k, meta[k])) {
+      asIs = false;
+      break;
+    }
+  }
+  if (asIs) return meta;
   const out: Obj = {};
   for (const [k, v] of Object.entries(meta)) {
     if (!(k in OBJECT_META)) continue;
@@ -118,8 +134,13 @@ function coerceMeta(meta: unknown, path: FieldPath, dropInvalid: boolean): Obj |
  * (kube's decoder of stored objects). Mutates `obj`; throws CoerceError for a metadata field of the wrong
  * type (kube: 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <field error>`).
  */
-export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false, dropInvalid = false): void {
-  if (schema) coerceNode(obj, resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, base, dropInvalid);
+export function coerceEmbedded(obj: unknown, schema: JSONSchemaProps | undefined, base = new FieldPath(), resourceRoot = false, dropInvalid = false): boolean {
+  if (!schema) return false;
+  const s = resourceRoot ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema;
+  if (!schemaFacts(s).hasEmbedded) return false;
+  coerceNode(obj, s, base, dropInvalid);
+  // Something may have changed (an embedded resource's fields were looked at).
+  return true;
 }
 
 function coerceNode(x: unknown, s: JSONSchemaProps | undefined, path: FieldPath, dropInvalid: boolean): void {

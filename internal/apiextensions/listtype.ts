@@ -12,15 +12,29 @@ import { schemaFacts } from './schema-facts.ts';
 /** Validates the list sets and maps of a whole custom resource (its top-level fields down). */
 export function validateListSetsAndMaps(schema: JSONSchemaProps | undefined, obj: unknown, base = new FieldPath()): FieldError[] {
   if (!schema || !isObj(obj) || !schemaFacts(schema).hasListType) return [];
-  const errs: FieldError[] = [];
   // Only members whose schema has a list type at or below them are walked (and given a path).
   const additional = isObj(schema.additionalProperties) && schemaFacts(schema.additionalProperties as JSONSchemaProps).hasListType ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  const listed = listTypedProperties(schema);
+  // One such property and no additional ones (most schemas): only it is looked at.
+  if (!additional && listed.length === 1) {
+    const [k, sub] = listed[0];
+    return Object.prototype.hasOwnProperty.call(obj, k) ? walk(base.child(k), sub, obj[k]) : [];
+  }
+  const errs: FieldError[] = [];
   for (const k of Object.keys(obj)) {
     if (additional) errs.push(...walk(base.key(k), additional, obj[k]));
     const sub = propertyOf(schema, k);
     if (sub && schemaFacts(sub).hasListType) errs.push(...walk(base.child(k), sub, obj[k]));
   }
   return errs;
+}
+
+/** The properties of a node with a list type at or below them, worked out once per node. */
+const listTyped = new WeakMap<JSONSchemaProps, [string, JSONSchemaProps][]>();
+function listTypedProperties(s: JSONSchemaProps): [string, JSONSchemaProps][] {
+  let out = listTyped.get(s);
+  if (!out) listTyped.set(s, (out = schemaFacts(s).properties.filter(([, p]) => isObj(p) && schemaFacts(p).hasListType)));
+  return out;
 }
 
 function walk(path: FieldPath, s: JSONSchemaProps, v: unknown): FieldError[] {

@@ -76,4 +76,19 @@ test('an empty list without omitempty reads back null (Protobuf storage), and is
   assert.equal((d.decode(drv, 'io.k8s.api.storage.v1.CSINode').value as any).spec.drivers[0], { name: 'a', nodeID: 'n', topologyKeys: null });
 });
 
+test('parseJson: a body with numbers written as JavaScript writes them back gives what the parser gives; duplicates and literals still found', () => {
+  const p = parseJson('{"a":{"n":3,"f":0.5,"neg":-2},"s":"x:\\"1.0\\"","l":[1,2,{"k":10}]}');
+  assert.equal(p.value, { a: { n: 3, f: 0.5, neg: -2 }, s: 'x:"1.0"', l: [1, 2, { k: 10 }] });
+  assert.equal(p.duplicates, []);
+  assert.is(p.literals.size, 0);
+  const dup = parseJson('{"a":1,"b":2,"a":3}');
+  assert.equal(dup.duplicates, ['a']);
+  assert.equal(dup.value, { a: 3, b: 2 });
+  const lit = parseJson('{"a":1.0,"b":1e3,"c":-0,"d":5}');
+  assert.equal([...lit.literals], [['a', '1.0'], ['b', '1e3'], ['c', '-0']]);
+  const proto = parseJson('{"__proto__":{"x":1},"n":1}');
+  assert.ok(Object.hasOwn(proto.value as object, '__proto__'));
+  assert.equal(Object.getPrototypeOf(proto.value), Object.prototype);
+});
+
 test.run();

@@ -287,12 +287,12 @@ export function parseJson(text: string): Parsed {
 }
 
 /**
- * The common body, parsed natively: valid JSON without duplicate keys and without numbers (a
- * number's literal text, which JSON.parse does not keep, may matter: `1.0`). Null for anything
- * else, which the parser above reads. Duplicates are found by counting: every key and string
- * value of the text is a string token, and JSON.parse drops at least the earlier key of a
- * duplicate, so the parsed value holds as many strings as the text has tokens only when there
- * is none.
+ * The common body, parsed natively: valid JSON without duplicate keys and with every number
+ * written as JavaScript writes it back (a number's literal text, which JSON.parse does not keep,
+ * may matter: `1.0`; `3` has none to keep). Null for anything else, which the parser above
+ * reads. Duplicates are found by counting: every key and string value of the text is a string
+ * token, and JSON.parse drops at least the earlier key of a duplicate, so the parsed value holds
+ * as many strings as the text has tokens only when there is none.
  */
 function parseCommon(text: string): Parsed | null {
   let value: unknown;
@@ -302,7 +302,10 @@ function parseCommon(text: string): Parsed | null {
     return null; // the parser above gives Go's message
   }
   const strings = stringsIn(value);
-  if (strings < 0 || strings !== stringTokens(text)) return null;
+  if (strings === -1) {
+    // numbers: their text must be canonical
+    if (stringsIn(value, true) !== stringTokens(text) || !numbersCanonical(text)) return null;
+  } else if (strings !== stringTokens(text)) return null;
   return { value, duplicates: [], literals: new Map() };
 }
 
@@ -332,7 +335,7 @@ function numbersCanonical(text: string): boolean {
       if (i < 0) return false;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
-      while (j < n && /[0-9.eE+-]/.test(text[j])) j++;
+      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
       const raw = text.slice(i, j);
       if (String(Number(raw)) !== raw) return false;
       i = j - 1;
@@ -340,6 +343,9 @@ function numbersCanonical(text: string): boolean {
   }
   return true;
 }
+
+/** [0-9.eE+-]: a character of a JSON number. */
+const isNumberChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 
 /** Keys and string values in a parsed value; -1 when it holds a number (unless `numbers`). Iterative (any depth). */
 function stringsIn(value: unknown, numbers = false): number {

@@ -131,9 +131,38 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   return i < j ? -1 : i > j ? 1 : 0;
 }
 
+/**
+ * `f:<name>`, one string per name: a key built anew for every use would be hashed (and, as an
+ * object key in FieldsV1, interned) every time; most names recur on every write of a kind.
+ * Bounded: names are also map keys of objects (labels, data), which need not recur.
+ */
+const fieldKeys = new Map<string, string>();
+function fieldKey(name: string): string {
+  let k = fieldKeys.get(name);
+  if (k === undefined) {
+    if (fieldKeys.size >= 10_000) fieldKeys.clear();
+    fieldKeys.set(name, (k = `f:${name}`));
+  }
+  return k;
+}
+
+/**
+ * The path element of a field, one frozen object per name (as fieldKey), so that the paths a
+ * walk builds share their elements. Bounded as fieldKey.
+ */
+const fieldElements = new Map<string, PathElement>();
+export function fieldElement(name: string): PathElement {
+  let pe = fieldElements.get(name);
+  if (pe === undefined) {
+    if (fieldElements.size >= 10_000) fieldElements.clear();
+    fieldElements.set(name, (pe = Object.freeze({ field: name })));
+  }
+  return pe;
+}
+
 /** The FieldsV1 key of a path element (`f:…`, `k:{…}`, `v:…`, `i:…`). */
 export function serializePathElement(pe: PathElement): string {
-  if ('field' in pe) return `f:${pe.field}`;
+  if ('field' in pe) return fieldKey(pe.field);
   if ('key' in pe) return `k:{${pe.key.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
   if ('value' in pe) return `v:${goJson(pe.value)}`;
   return `i:${pe.index}`;
@@ -181,6 +210,9 @@ export function pathString(path: Path): string {
 
 // ------------------------------------------------------------------ sets
 
+/** The first character of a field element's key (`f:`). */
+const F = 'f'.charCodeAt(0);
+
 interface Child {
   pe: PathElement;
   set: FieldSet;
@@ -207,11 +239,18 @@ export class FieldSet {
   /** A set holding exactly these paths, built in one pass (linear in the number of paths). */
   static fromPaths(paths: Iterable<Path>): FieldSet {
     const root = new FieldSet(new Map(), new Map());
+    // The nodes along the previous path: a path that starts with the same element objects (the
+    // paths of one walk share their prefixes) resumes below them instead of at the root.
+    let prev: Path = [];
+    const nodes: FieldSet[] = [root];
     for (const path of paths) {
-      let node = root;
-      for (let i = 0; i < path.length; i++) {
+      const n = path.length;
+      let i = 0;
+      while (i < n - 1 && i < prev.length - 1 && path[i] === prev[i]) i++;
+      let node = nodes[i];
+      for (; i < n; i++) {
         const k = serializePathElement(path[i]);
-        if (i === path.length - 1) {
+        if (i === n - 1) {
           (node.members as Map<string, PathElement>).set(k, path[i]);
           break;
         }
@@ -221,7 +260,9 @@ export class FieldSet {
           (node.children as Map<string, Child>).set(k, child);
         }
         node = child.set;
+        nodes[i + 1] = node;
       }
+      prev = path;
     }
     return root;
   }
@@ -365,12 +406,29 @@ export class FieldSet {
   private emit(includeSelf: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (includeSelf && !this.isEmpty()) out['.'] = {};
-    const items: Array<{ pe: PathElement; key: string; member: boolean; set?: FieldSet }> = [];
-    for (const [key, pe] of this.members) items.push({ pe, key, member: true, set: this.children.get(key)?.set });
-    for (const [key, c] of this.children) if (!this.members.has(key)) items.push({ pe: c.pe, key, member: false, set: c.set });
-    items.sort((a, b) => comparePathElements(a.pe, b.pe));
-    for (const it of items) out[it.key] = it.set ? it.set.emit(it.member) : {};
+    const keys: string[] = [];
+    let fieldsOnly = true;
+    for (const key of this.members.keys()) {
+      keys.push(key);
+      if (key.charCodeAt(0) !== F) fieldsOnly = false;
+    }
+    for (const key of this.children.keys()) {
+      if (this.members.has(key)) continue;
+      keys.push(key);
+      if (key.charCodeAt(0) !== F) fieldsOnly = false;
+    }
+    // Fields only (most levels): their keys `f:<name>` sort as the names do.
+    if (keys.length > 1) keys.sort(fieldsOnly ? strCompare : (a, b) => comparePathElements(this.elementOf(a), this.elementOf(b)));
+    for (const key of keys) {
+      const c = this.children.get(key);
+      out[key] = c ? c.set.emit(this.members.has(key)) : {};
+    }
     return out;
+  }
+
+  /** The element of a key of this level (a member's or a child's). */
+  private elementOf(key: string): PathElement {
+    return this.members.get(key) ?? this.children.get(key)!.pe;
   }
 
   /** Parse a FieldsV1 document (unknown element types are skipped, as kube does). */

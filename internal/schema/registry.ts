@@ -280,9 +280,10 @@ function scalarZero(type: string | undefined, format: string | undefined): unkno
 /** Pick the form of a (possibly untyped) atom that a value has, as SMD's deduceAtom does. */
 export function deduceAtom(atom: Atom, value: unknown): Atom {
   if (value === undefined || value === null) return atom;
-  if (Array.isArray(value)) return atom.list ? { list: atom.list } : atom;
-  if (typeof value === 'object') return atom.map ? { map: atom.map } : atom;
-  return atom.scalar ? { scalar: atom.scalar } : atom;
+  // An atom of one form is its own deduction (no object per compared node).
+  if (Array.isArray(value)) return atom.list ? (atom.map || atom.scalar ? { list: atom.list } : atom) : atom;
+  if (typeof value === 'object') return atom.map ? (atom.list || atom.scalar ? { map: atom.map } : atom) : atom;
+  return atom.scalar ? (atom.map || atom.list ? { scalar: atom.scalar } : atom) : atom;
 }
 
 /** The type of a field path below `type`; lists are stepped through (as `kubectl explain` does). */

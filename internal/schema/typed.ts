@@ -11,7 +11,7 @@
  * omitempty are present). Fields the schema does not know are ignored (decoding into Go drops
  * them).
  */
-import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.ts';
+import { FieldSet, fieldElement, pathString, type Path, type PathElement } from './fieldpath.ts';
 import { deduceAtom } from './registry.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
 import { isObj } from '../gocompat/json.ts';
@@ -122,9 +122,9 @@ function goOmits(kind: 'l' | 'v', v: unknown): boolean {
  * The entries of a struct value as the Go object has them: omitempty fields with zero values
  * dropped, fields Go always writes filled in with their zero values (StructField.go).
  */
-function entriesOf(m: MapAtom, v: Obj): Obj {
+function entriesOf(fields: GoField[], v: Obj): Obj {
   let out = v;
-  for (const f of goFieldsOf(m)) {
+  for (const f of fields) {
     const name = f.name;
     const cur = v[name];
     let next: unknown = cur;
@@ -157,7 +157,13 @@ function goFieldsOf(m: MapAtom): GoField[] {
   return list;
 }
 
-const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
+const isEmptyContainer = (v: unknown): boolean => !present(v) || (Array.isArray(v) ? v.length === 0 : isObj(v) && !hasKeys(v));
+
+/** An object with an own enumerable key (Object.keys without the array). */
+function hasKeys(o: Obj): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
+}
 
 /**
  * Compare two versions of a value of `type` (SMD TypedValue.Compare). `undefined` stands for
@@ -194,26 +200,29 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
     }
   };
 
+  /** One field of a map walked (both sides' values, either may be absent). */
+  const field = (m: MapAtom, lm: Obj | undefined, rm: Obj | undefined, k: string, path: Path): void => {
+    const lv = lm?.[k];
+    const rv = rm?.[k];
+    if (!present(lv) && !present(rv)) return;
+    const ft = m.fields.get(k)?.type ?? m.elementType;
+    if (!ft) return; // unknown field: not part of the Go object
+    walk(present(lv) ? lv : undefined, present(rv) ? rv : undefined, ft, [...path, fieldElement(k)]);
+  };
+
   /** Returns true when the node was walked as a container (not a leaf). */
   const visitMap = (m: MapAtom, l: unknown, r: unknown, path: Path): boolean => {
-    const lm = isObj(l) ? entriesOf(m, l) : undefined;
-    const rm = isObj(r) ? entriesOf(m, r) : undefined;
+    const go = goFieldsOf(m);
+    const lm = isObj(l) ? (go.length ? entriesOf(go, l) : l) : undefined;
+    const rm = isObj(r) ? (go.length ? entriesOf(go, r) : r) : undefined;
     if (m.relationship === 'atomic' || (isEmptyContainer(lm) && isEmptyContainer(rm))) {
       // A Go nil (GO_NULL) on a side that is not a map is a present null, as in SMD.
       leaf(lm ?? l, rm ?? r, path);
       return false;
     }
     // The keys of both sides, the left's first (no Set: this runs for every struct compared).
-    const field = (k: string): void => {
-      const lv = lm?.[k];
-      const rv = rm?.[k];
-      if (!present(lv) && !present(rv)) return;
-      const ft = m.fields.get(k)?.type ?? m.elementType;
-      if (!ft) return; // unknown field: not part of the Go object
-      walk(present(lv) ? lv : undefined, present(rv) ? rv : undefined, ft, [...path, { field: k }]);
-    };
-    if (lm) for (const k in lm) field(k);
-    if (rm) for (const k in rm) if (!lm || !Object.hasOwn(lm, k)) field(k);
+    if (lm) for (const k in lm) field(m, lm, rm, k, path);
+    if (rm) for (const k in rm) if (!lm || !Object.hasOwn(lm, k)) field(m, lm, rm, k, path);
     return true;
   };
 

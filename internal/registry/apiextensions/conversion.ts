@@ -27,7 +27,7 @@ import { unknownError } from '../../api/errors.ts';
 import { validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { FieldPath, fieldErrorMessage, type FieldError } from '../../api/field-errors.ts';
 import { isObj } from '../../gocompat/json.ts';
-import { decodeCustomResource } from '../../apiextensions/custom-resource.ts';
+import { decodeStoredCustomResource } from '../../apiextensions/custom-resource.ts';
 import { coerceEmbedded, coerceObjectMeta } from '../../apiextensions/embedded.ts';
 import { prune, pruneNonNullableNulls } from '../../apiextensions/prune.ts';
 import type { JSONSchemaProps } from '../../apiextensions/types.ts';
@@ -148,15 +148,20 @@ export function crdConversion(crd: ConvertedCRD, call?: ConversionWebhookCall): 
     return o;
   }
 
+  // Objects fromStorage left as they were parsed (see VersionConversion.servedAsStored).
+  const asStored = new WeakSet<KubeObject>();
   return {
     storageVersion: storage,
     fromStorage(objs, v) {
+      const want = apiVersion(v);
       for (const o of objs) {
         const schema = schemas.get(versionOf(o));
-        decodeCustomResource(content(o), schema, { preserveUnknownFields: preserve, fromStorage: true });
+        const changed = decodeStoredCustomResource(content(o), schema, { preserveUnknownFields: preserve, fromStorage: true });
+        if (!changed && o.apiVersion === want) asStored.add(o);
       }
       return convert(objs, v);
     },
+    servedAsStored: (o) => asStored.has(o),
     toStorage(obj) {
       const r = convert([obj], storage);
       return Array.isArray(r) ? r[0] : r.then((x) => x[0]);

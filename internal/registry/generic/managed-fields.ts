@@ -224,6 +224,17 @@ export class FieldManager {
    * resource and other subresources and `spec` on /status (Namespace, Service, PV, PVC in 1.24).
    */
   resetFields(subresource: string | undefined): FieldSet | undefined {
+    // Worked out once per subresource (strategies do not change once served).
+    const key = subresource ?? '';
+    if (this.resetCache.has(key)) return this.resetCache.get(key);
+    const set = this.computeResetFields(subresource);
+    this.resetCache.set(key, set);
+    return set;
+  }
+
+  private readonly resetCache = new Map<string, FieldSet | undefined>();
+
+  private computeResetFields(subresource: string | undefined): FieldSet | undefined {
     const strategy = (subresource ? this.kind.subresources?.find((s) => s.name === subresource)?.strategy : this.kind.strategy) as ResetFieldsStrategy | undefined;
     if (strategy?.resetFields) return FieldSet.fromPaths(strategy.resetFields.map((p) => p.split('.').map((field) => ({ field }))));
     if (!this.kind.subresources?.some((s) => s.name === 'status')) return undefined;

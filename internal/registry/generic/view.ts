@@ -59,8 +59,10 @@ export function storageCodec(kind: KindDescriptor): StorageCodec {
  */
 export function convertStored(conversion: VersionConversion, items: Buffer[], version: string): Buffer[] | Promise<Buffer[]> {
   if (!items.length) return items;
-  const out = conversion.fromStorage(items.map(parseObject), version);
-  const bytes = (objs: KubeObject[]): Buffer[] => objs.map((o) => Buffer.from(goJson(o)));
+  const parsed = items.map(parseObject);
+  const out = conversion.fromStorage(parsed, version);
+  // An object served as it was stored: its stored bytes (the same text goJson would write).
+  const bytes = (objs: KubeObject[]): Buffer[] => objs.map((o, i) => (o === parsed[i] && conversion.servedAsStored?.(o) ? items[i] : Buffer.from(goJson(o))));
   return Array.isArray(out) ? bytes(out) : out.then(bytes);
 }
 

@@ -343,6 +343,12 @@ export interface VersionConversion {
    * in order, as served at `version` (defaulted from storage). Throws or rejects with an ApiError.
    */
   fromStorage(objs: KubeObject[], version: string): KubeObject[] | Promise<KubeObject[]>;
+  /**
+   * Optional: whether `fromStorage` gave back this object (one it was given) exactly as it was
+   * parsed — already at the version asked for, nothing pruned, coerced or defaulted — so that its
+   * stored bytes are served as they are instead of being encoded again.
+   */
+  servedAsStored?(obj: KubeObject): boolean;
   /** An object of the request's version (validated) → the object to store. */
   toStorage(obj: KubeObject): KubeObject | Promise<KubeObject>;
 }
