@@ -220,6 +220,8 @@ export const flowSchemaKind: KindDescriptor = {
   table: flowSchemaTable,
   deleteReturns: 'Status',
   hasGeneration: true,
+  // kube 1.24 stores flowcontrol objects as v1beta1 (discovery's storageVersionHash names it).
+  storageVersion: 'v1beta1',
 };
 
 export const flowSchemaV1beta1Kind: KindDescriptor = v1beta1View(flowSchemaKind);

@@ -148,6 +148,8 @@ export const priorityLevelKind: KindDescriptor = {
   table: priorityLevelTable,
   deleteReturns: 'Status',
   hasGeneration: true,
+  // kube 1.24 stores flowcontrol objects as v1beta1 (discovery's storageVersionHash names it).
+  storageVersion: 'v1beta1',
 };
 
 export const priorityLevelV1beta1Kind: KindDescriptor = v1beta1View(priorityLevelKind);
