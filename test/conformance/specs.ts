@@ -112,10 +112,13 @@ export const SPECS: Spec[] = [
   { name: '[sig-network] Ingress API should support creating Ingress API operations [Conformance]', file: 'network/ingress.go', why: 'Ingress verbs and /status' },
   { name: '[sig-node] RuntimeClass  should support RuntimeClasses API operations [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass verbs (node.k8s.io/v1)' },
   { name: '[sig-node] RuntimeClass should reject a Pod requesting a non-existent RuntimeClass [NodeConformance] [Conformance]', file: 'common/node/runtimeclass.go', why: 'RuntimeClass admission refuses a Pod naming a missing class' },
+  { name: '[sig-api-machinery] API priority and fairness should ensure that requests can be classified by adding FlowSchema and PriorityLevelConfiguration', file: 'apimachinery/flowcontrol.go', why: 'FlowSchema and PriorityLevelConfiguration (v1beta2) created, the Dangling condition, the level\'s concurrency-limit metric, and requests classified by them (the X-Kubernetes-PF-*-UID headers name the stored objects)' },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
 export const EXCLUDED: Spec[] = [
+  { name: "[sig-api-machinery] API priority and fairness should ensure that requests can't be drowned out (priority)", file: 'apimachinery/flowcontrol.go', why: 'a load test (two clients at fixed QPS for a minute, comparing completions): minutes, not a fidelity check' },
+  { name: "[sig-api-machinery] API priority and fairness should ensure that requests can't be drowned out (fairness)", file: 'apimachinery/flowcontrol.go', why: 'a load test (two clients at fixed QPS for a minute, comparing completions): minutes, not a fidelity check' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
   { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
   { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },
