@@ -49,7 +49,7 @@ test('semanticEqual: zero values equal absent ones, nil slices empty ones; set o
 test('/status keeps spec and metadata (not managedFields)', () => {
   const old = fs('a', { matchingPrecedence: 5 });
   old.metadata.labels = { a: 'b' };
-  const n = { ...fs('a', { matchingPrecedence: 6 }), status: { conditions: [] } };
+  const n: KubeObject = { ...fs('a', { matchingPrecedence: 6 }), status: { conditions: [] } };
   n.metadata.labels = { a: 'c' };
   n.metadata.managedFields = [{ manager: 'm' }];
   statusStrategy.prepareForUpdate(n, old);
