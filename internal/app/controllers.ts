@@ -29,6 +29,7 @@ import { ServiceAccountTokensController } from '../controllers/service-account-t
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
 import { ApfConfigConsumer, ApfConfigProducer } from '../controllers/apf-configuration.ts';
+import { APIServiceAutoRegister } from '../controllers/apiservice-autoregister.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
 import type { ServiceAccountTokens } from './service-accounts.ts';
 import type { ClientTrust } from './authentication.ts';
@@ -95,6 +96,8 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
     // Established CRDs' kinds (kube-apiserver's start-apiextensions-controllers hook).
     // kube-apiserver's priority-and-fairness-config-producer hook: the mandatory and suggested APF objects.
     .add({ name: 'priority-and-fairness-config-producer', runBy: 'kube-apiserver', stage: 'before-serving', make: () => ApfConfigProducer.create(registry, log, opts.apfConfigResyncMs) })
+    // kube-apiserver's apiservice-registration-controller and crd-discovery-available hooks: the local APIServices.
+    .add({ name: 'apiservice-registration-controller', runBy: 'kube-apiserver', stage: 'before-serving', make: () => APIServiceAutoRegister.create(storage, registry, log) })
     .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log) })
     // Run whenever bootstrap tokens authenticate (see ControllerManager.enabled).
     .add({ name: 'tokencleaner', runBy: 'kube-controller-manager', stage: 'before-serving', make: () => (opts.tokenAuth?.enableBootstrapTokenAuth && served('secrets') ? new TokenCleaner(storage, registry.lookup('', 'v1', 'secrets')!, log) : null) })

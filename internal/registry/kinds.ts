@@ -16,6 +16,7 @@ import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { flowcontrolKinds } from './flowcontrol/index.ts';
+import { apiregistrationKinds } from './apiregistration/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...flowcontrolKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...networkingKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...flowcontrolKinds, ...apiextensionsKinds, ...apiregistrationKinds];
