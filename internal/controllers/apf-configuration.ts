@@ -29,6 +29,7 @@ import {
 import type { Controller } from './controller.ts';
 import { getOrNull } from './namespace-reconciler.ts';
 import { listAll } from './list-all.ts';
+import { CoalescedRun } from './coalesced-run.ts';
 
 export const PRODUCER_FIELD_MANAGER = 'api-priority-and-fairness-config-producer-v1';
 export const CONSUMER_FIELD_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
@@ -182,9 +183,7 @@ export class ApfConfigProducer implements Controller {
 export class ApfConfigConsumer implements Controller {
   private readonly ctx = systemContext(CONSUMER_FIELD_MANAGER);
   private unsubscribe: (() => void) | null = null;
-  private pending = false;
-  private dirty = false;
-  private running: Promise<void> = Promise.resolve();
+  private readonly runs = new CoalescedRun(() => this.digest(), (err) => this.log.warn({ err }, 'APF configuration: digest failed'), () => this.unsubscribe !== null);
 
   private constructor(private readonly storage: Storage, private readonly kinds: { fs: ServedKind; pl: ServedKind }, private readonly log: Logger, private readonly sink: ConfigurationSink | undefined) {}
 
@@ -195,9 +194,9 @@ export class ApfConfigConsumer implements Controller {
 
   start(): void {
     this.unsubscribe = this.storage.onChange((changes) => {
-      if (changes.some((c) => c.key.group === FLOWCONTROL_GROUP)) this.schedule();
+      if (changes.some((c) => c.key.group === FLOWCONTROL_GROUP)) this.runs.schedule();
     });
-    this.schedule();
+    this.runs.schedule();
   }
 
   stop(): void {
@@ -206,27 +205,7 @@ export class ApfConfigConsumer implements Controller {
   }
 
   idle(): Promise<void> {
-    return this.running;
-  }
-
-  /** One digest at a time; changes during one run another after it. */
-  private schedule(): void {
-    if (this.pending) {
-      this.dirty = true;
-      return;
-    }
-    this.pending = true;
-    this.running = (async () => {
-      do {
-        this.dirty = false;
-        try {
-          await this.digest();
-        } catch (err) {
-          this.log.warn({ err }, 'APF configuration: digest failed');
-        }
-      } while (this.dirty && this.unsubscribe);
-      this.pending = false;
-    })();
+    return this.runs.idle();
   }
 
   /** digestConfigObjects: Dangling conditions, then the limiter's configuration. */

@@ -23,6 +23,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { Controller } from './controller.ts';
 import { getOrNull } from './namespace-reconciler.ts';
 import { listAll } from './list-all.ts';
+import { CoalescedRun } from './coalesced-run.ts';
 
 export const AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 
@@ -71,9 +72,7 @@ const isCode = (err: unknown, code: number): boolean => err instanceof ApiError 
 export class APIServiceAutoRegister implements Controller {
   private readonly ctx = systemContext('kube-apiserver');
   private unsubscribe: (() => void) | null = null;
-  private running: Promise<void> = Promise.resolve();
-  private pending = false;
-  private dirty = false;
+  private readonly runs = new CoalescedRun(() => this.sync(false), (err) => this.log.warn({ err }, 'APIService autoregister: sync failed'), () => this.unsubscribe !== null);
 
   private constructor(private readonly storage: Storage, private readonly registry: Registry, private readonly apiServices: ServedKind, private readonly log: Logger) {}
 
@@ -84,9 +83,9 @@ export class APIServiceAutoRegister implements Controller {
 
   /** The start-up sync (the onstart ones included), then the custom resource groups as they come and go. */
   async start(): Promise<void> {
-    this.unsubscribe = this.registry.subscribe(() => this.schedule());
+    this.unsubscribe = this.registry.subscribe(() => this.runs.schedule());
     const stopWatch = this.storage.onChange((changes) => {
-      if (changes.some((c) => c.key.group === 'apiregistration.k8s.io' && c.type === 'DELETED')) this.schedule();
+      if (changes.some((c) => c.key.group === 'apiregistration.k8s.io' && c.type === 'DELETED')) this.runs.schedule();
     });
     const unsub = this.unsubscribe;
     this.unsubscribe = () => {
@@ -102,22 +101,7 @@ export class APIServiceAutoRegister implements Controller {
   }
 
   idle(): Promise<void> {
-    return this.running;
-  }
-
-  private schedule(): void {
-    if (this.pending) {
-      this.dirty = true;
-      return;
-    }
-    this.pending = true;
-    this.running = (async () => {
-      do {
-        this.dirty = false;
-        await this.sync(false).catch((err: unknown) => this.log.warn({ err }, 'APIService autoregister: sync failed'));
-      } while (this.dirty && this.unsubscribe);
-      this.pending = false;
-    })();
+    return this.runs.idle();
   }
 
   /** onStart: the built-in ones too; later only the continuously managed (custom resource) ones. */

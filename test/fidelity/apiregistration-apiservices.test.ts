@@ -16,11 +16,12 @@ import { body, clusterSuite, invalidStatus, protobufRoundTrip, same, table, type
 
 const GROUP = 'apiregistration.k8s.io';
 const C = `/apis/${GROUP}/v1/apiservices`;
-const S = clusterSuite(test, C, []);
-// A local APIService of a group nothing serves is listed in /apis: none may outlive a failed run.
+// A local APIService of a group nothing serves is listed in /apis: none may outlive a failed run
+// (registered first: it runs before the suite's own hook closes the target).
 test.after(async () => {
   for (const x of ['local', 'remote']) await S.t.client.request('DELETE', `${C}/v1.${S.n(x)}.example.com`);
 });
+const S = clusterSuite(test, C, []);
 const LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 const local = { type: 'Available', status: 'True', lastTransitionTime: '<time>', reason: 'Local', message: 'Local APIServices are always available' };
 

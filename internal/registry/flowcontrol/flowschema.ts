@@ -12,10 +12,9 @@ import { goStringSlice } from '../../gocompat/quote.ts';
 import { nameIsDNSSubdomain, validateNamespaceName } from '../../validation/names.ts';
 import { bootstrapFlowSchema } from '../../flowcontrol/objects.ts';
 import descriptions from '../../schema/generated/descriptions/flowcontrol_v1beta2.json' with { type: 'json' };
-import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
-import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
+import type { KindDescriptor, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GROUP, type Json, arr, goFlowSchemaSpec, int, obj, semanticEqual, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
+import { GROUP, type Json, arr, goFlowSchemaSpec, int, obj, semanticEqual, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
 
 /** flowcontrol.FlowSchemaMaxMatchingPrecedence. */
 const MAX_MATCHING_PRECEDENCE = 10000;
@@ -160,20 +159,7 @@ export function validateFlowSchema(o: KubeObject): FieldError[] {
   return errs;
 }
 
-export const flowSchemaStrategy: Strategy & ResetFieldsStrategy = {
-  allowCreateOnUpdate: false,
-  allowUnconditionalUpdate: true,
-  resetFields: ['status'],
-  defaults: defaultFlowSchema,
-  prepareForCreate(o) {
-    o.status = {};
-  },
-  prepareForUpdate(n, o) {
-    n.status = o.status === undefined ? {} : structuredClone(o.status);
-  },
-  validate: validateFlowSchema,
-  validateUpdate: (n) => validateFlowSchema(n),
-};
+export const flowSchemaStrategy = flowcontrolStrategy(defaultFlowSchema, validateFlowSchema);
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.flowcontrol.v1beta2.${type}`]?.[field] ?? '';
 

@@ -9,7 +9,7 @@ import type { FieldError } from '../../api/field-errors.ts';
 import { FieldPath, duplicate, required } from '../../api/field-errors.ts';
 import { goQuote } from '../../gocompat/quote.ts';
 import { isObj } from '../../gocompat/json.ts';
-import type { KindDescriptor, StatusStrategy } from '../rest/strategy.ts';
+import type { KindDescriptor, StatusStrategy, Strategy } from '../rest/strategy.ts';
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 
 export const GROUP = 'flowcontrol.apiserver.k8s.io';
@@ -84,6 +84,27 @@ export function validateConditions(o: KubeObject): FieldError[] {
     if (type === '') errs.push(required(p.index(i).child('type'), 'must not be empty'));
   });
   return errs;
+}
+
+/**
+ * The strategy of both kinds (pkg/registry/flowcontrol/*): PUT does not create, updates need no
+ * resourceVersion, status is cleared on create and kept on update, an update is validated as a create.
+ */
+export function flowcontrolStrategy(defaults: (o: KubeObject) => void, validate: (o: KubeObject) => FieldError[]): Strategy & ResetFieldsStrategy {
+  return {
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    resetFields: ['status'],
+    defaults,
+    prepareForCreate(o) {
+      o.status = {};
+    },
+    prepareForUpdate(n, o) {
+      n.status = o.status === undefined ? {} : structuredClone(o.status);
+    },
+    validate,
+    validateUpdate: (n) => validate(n),
+  };
 }
 
 /**

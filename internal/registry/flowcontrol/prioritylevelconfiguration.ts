@@ -11,10 +11,9 @@ import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, 
 import { bootstrapPriorityLevel } from '../../flowcontrol/objects.ts';
 import { requiredEntropyBits, MAX_HASH_BITS } from '../../flowcontrol/shuffle-sharding.ts';
 import descriptions from '../../schema/generated/descriptions/flowcontrol_v1beta2.json' with { type: 'json' };
-import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
-import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
+import type { KindDescriptor, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GROUP, type Json, goPriorityLevelSpec, int, obj, semanticEqual, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
+import { GROUP, type Json, goPriorityLevelSpec, int, obj, semanticEqual, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
 
 const MAX_QUEUES = 10_000_000;
 const TYPES = ['Exempt', 'Limited'];
@@ -90,20 +89,7 @@ export function validatePriorityLevel(o: KubeObject): FieldError[] {
   return errs;
 }
 
-export const priorityLevelStrategy: Strategy & ResetFieldsStrategy = {
-  allowCreateOnUpdate: false,
-  allowUnconditionalUpdate: true,
-  resetFields: ['status'],
-  defaults: defaultPriorityLevel,
-  prepareForCreate(o) {
-    o.status = {};
-  },
-  prepareForUpdate(n, o) {
-    n.status = o.status === undefined ? {} : structuredClone(o.status);
-  },
-  validate: validatePriorityLevel,
-  validateUpdate: (n) => validatePriorityLevel(n),
-};
+export const priorityLevelStrategy = flowcontrolStrategy(defaultPriorityLevel, validatePriorityLevel);
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.flowcontrol.v1beta2.${type}`]?.[field] ?? '';
 
