@@ -11,10 +11,9 @@ import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, 
 import { goStringSlice } from '../../gocompat/quote.ts';
 import { nameIsDNSSubdomain, validateNamespaceName } from '../../validation/names.ts';
 import { bootstrapFlowSchema } from '../../flowcontrol/objects.ts';
-import descriptions from '../../schema/generated/descriptions/flowcontrol_v1beta2.json' with { type: 'json' };
 import type { KindDescriptor, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GROUP, type Json, arr, goFlowSchemaSpec, int, obj, semanticEqual, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
+import { GROUP, type Json, arr, doc, goFlowSchemaSpec, int, obj, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateObject } from './helpers.ts';
 
 /** flowcontrol.FlowSchemaMaxMatchingPrecedence. */
 const MAX_MATCHING_PRECEDENCE = 10000;
@@ -148,20 +147,10 @@ function validateSpec(name: string, spec: Json, p: FieldPath): FieldError[] {
 }
 
 /** ValidateFlowSchema minus ObjectMeta (the store's): the spec, the mandatory ones' fixed spec, the status. */
-export function validateFlowSchema(o: KubeObject): FieldError[] {
-  const name = o.metadata.name ?? '';
-  const spec = obj(o.spec);
-  const p = new FieldPath('spec');
-  const errs = validateSpec(name, spec, p);
-  const mandatory = MANDATORY.get(name);
-  if (mandatory && !semanticEqual(spec, mandatory)) errs.push(invalid(p, new GoValue(goFlowSchemaSpec(spec)), `spec of '${name}' must equal the fixed value`));
-  errs.push(...validateConditions(o));
-  return errs;
-}
+export const validateFlowSchema = (o: KubeObject): FieldError[] => validateObject(o, MANDATORY, validateSpec, goFlowSchemaSpec);
 
 export const flowSchemaStrategy = flowcontrolStrategy(defaultFlowSchema, validateFlowSchema);
 
-const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.flowcontrol.v1beta2.${type}`]?.[field] ?? '';
 
 /** apihelpers.FlowSchemaSequence: matching precedence, then name. */
 export function matchingOrder(a: KubeObject, b: KubeObject): number {

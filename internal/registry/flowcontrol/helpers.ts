@@ -6,10 +6,11 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { FieldError } from '../../api/field-errors.ts';
-import { FieldPath, duplicate, required } from '../../api/field-errors.ts';
+import { FieldPath, GoValue, duplicate, invalid, required } from '../../api/field-errors.ts';
 import { goQuote } from '../../gocompat/quote.ts';
 import { isObj } from '../../gocompat/json.ts';
 import type { KindDescriptor, StatusStrategy, Strategy } from '../rest/strategy.ts';
+import descriptions from '../../schema/generated/descriptions/flowcontrol_v1beta2.json' with { type: 'json' };
 import type { ResetFieldsStrategy } from '../generic/managed-fields.ts';
 
 export const GROUP = 'flowcontrol.apiserver.k8s.io';
@@ -70,6 +71,24 @@ function canonical(v: unknown): unknown {
     return out;
   }
   return v === '' || v === 0 || v === false || v === null ? undefined : v;
+}
+
+/** A v1beta2 field's description (the printers' column descriptions). */
+export const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.flowcontrol.v1beta2.${type}`]?.[field] ?? '';
+
+/**
+ * Validate<Kind> minus ObjectMeta (the store's): the spec, a mandatory object's fixed spec (its
+ * `%#v` in the message), the status.
+ */
+export function validateObject(o: KubeObject, mandatory: Map<string, unknown>, validateSpec: (name: string, spec: Json, p: FieldPath) => FieldError[], goSpec: (spec: Json) => string): FieldError[] {
+  const name = o.metadata.name ?? '';
+  const spec = obj(o.spec);
+  const p = new FieldPath('spec');
+  const errs = validateSpec(name, spec, p);
+  const fixed = mandatory.get(name);
+  if (fixed && !semanticEqual(spec, fixed)) errs.push(invalid(p, new GoValue(goSpec(spec)), `spec of '${name}' must equal the fixed value`));
+  errs.push(...validateConditions(o));
+  return errs;
 }
 
 /** Validate<Kind>Status: no two conditions of one type, each with a type. */

@@ -7,13 +7,12 @@
  * printPriorityLevelConfiguration.
  */
 import type { KubeObject } from '../../api/types.ts';
-import { type FieldError, FieldPath, GoValue, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
+import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../api/field-errors.ts';
 import { bootstrapPriorityLevel } from '../../flowcontrol/objects.ts';
 import { requiredEntropyBits, MAX_HASH_BITS } from '../../flowcontrol/shuffle-sharding.ts';
-import descriptions from '../../schema/generated/descriptions/flowcontrol_v1beta2.json' with { type: 'json' };
 import type { KindDescriptor, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell } from '../rest/table-columns.ts';
-import { GROUP, type Json, goPriorityLevelSpec, int, obj, semanticEqual, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateConditions } from './helpers.ts';
+import { GROUP, type Json, doc, goPriorityLevelSpec, int, obj, flowcontrolStrategy, statusStrategy, str, v1beta1View, validateObject } from './helpers.ts';
 
 const MAX_QUEUES = 10_000_000;
 const TYPES = ['Exempt', 'Limited'];
@@ -78,20 +77,10 @@ function validateSpec(spec: Json, name: string, p: FieldPath): FieldError[] {
 }
 
 /** ValidatePriorityLevelConfiguration minus ObjectMeta. */
-export function validatePriorityLevel(o: KubeObject): FieldError[] {
-  const name = o.metadata.name ?? '';
-  const spec = obj(o.spec);
-  const p = new FieldPath('spec');
-  const errs = validateSpec(spec, name, p);
-  const mandatory = MANDATORY.get(name);
-  if (mandatory && !semanticEqual(spec, mandatory)) errs.push(invalid(p, new GoValue(goPriorityLevelSpec(spec)), `spec of '${name}' must equal the fixed value`));
-  errs.push(...validateConditions(o));
-  return errs;
-}
+export const validatePriorityLevel = (o: KubeObject): FieldError[] => validateObject(o, MANDATORY, (name, spec, p) => validateSpec(spec, name, p), goPriorityLevelSpec);
 
 export const priorityLevelStrategy = flowcontrolStrategy(defaultPriorityLevel, validatePriorityLevel);
 
-const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.flowcontrol.v1beta2.${type}`]?.[field] ?? '';
 
 /** printPriorityLevelConfiguration: `<none>` where a level has no limit or no queuing. */
 export const priorityLevelTable: TableConvertor = {
