@@ -33,7 +33,7 @@ const FOLDERS = {
   health: LEAVES,
   audit: LEAVES,
   // on storage
-  registry: [...LEAVES, 'storage'],
+  registry: [...LEAVES, 'storage', 'flowcontrol'],
   replay: [...LEAVES, 'storage'],
   metrics: [...LEAVES, 'storage', 'flowcontrol'],
   // on the registry: admission may use auth's RBAC rules (the escalation check), never the reverse

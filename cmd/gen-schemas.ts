@@ -109,6 +109,7 @@ function goPackageDir(modRoot: string, defName: string): string | undefined {
   if ((m = pkg.match(/^io\.k8s\.api\.([\w-]+)\.(\w+)$/))) return join(modRoot, 'k8s.io', `api@${STAGING_VERSION}`, m[1], m[2]);
   if ((m = pkg.match(/^io\.k8s\.apimachinery\.pkg\.(.+)$/))) return join(modRoot, 'k8s.io', `apimachinery@${STAGING_VERSION}`, 'pkg', ...m[1].split('.'));
   if ((m = pkg.match(/^io\.k8s\.apiextensions-apiserver\.pkg\.(.+)$/))) return join(modRoot, 'k8s.io', `apiextensions-apiserver@${STAGING_VERSION}`, 'pkg', ...m[1].split('.'));
+  if ((m = pkg.match(/^io\.k8s\.kube-aggregator\.pkg\.(.+)$/))) return join(modRoot, 'k8s.io', `kube-aggregator@${STAGING_VERSION}`, 'pkg', ...m[1].split('.'));
   return undefined;
 }
 

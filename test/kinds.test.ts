@@ -88,14 +88,16 @@ function kubeTablePrinters(): Map<string, boolean> {
   const out = new Map<string, boolean>();
   // apiextensions-apiserver's own registry (CustomResourceDefinition) beside kube's.
   const extensions = join(kubeSource(), '../apiextensions-apiserver@v0.24.17/pkg/registry/customresourcedefinition/etcd.go');
-  const files: string[] = existsSync(extensions) ? [extensions] : [];
+  // kube-aggregator's APIService REST has a ConvertToTable of its own (Name, Service, Available, Age).
+  const aggregator = join(kubeSource(), '../kube-aggregator@v0.24.17/pkg/registry/apiservice/etcd/etcd.go');
+  const files: string[] = [extensions, aggregator].filter((f) => existsSync(f));
   for (const group of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory())) {
     for (const kind of readdirSync(join(root, group.name))) files.push(join(root, group.name, kind, 'storage/storage.go'));
   }
   for (const file of files) {
     if (!existsSync(file)) continue;
     const src = readFileSync(file, 'utf8');
-    const printers = src.includes('printerstorage.TableConvertor');
+    const printers = src.includes('printerstorage.TableConvertor') || src.includes(') ConvertToTable(');
     const vars = new Map([...src.matchAll(/(\w+) := \w+\.Resource\("([\w.]+)"\)/g)].map((m) => [m[1]!, m[2]!]));
     for (const m of src.matchAll(/DefaultQualifiedResource:\s*(?:\w+\.Resource\("([\w.]+)"\)|(\w+))/g)) {
       const resource = m[1] ?? vars.get(m[2]!);

@@ -29,6 +29,7 @@ import { admissionChains } from './admission.ts';
 import { buildRegistry, createBootstrapObjects } from './registry.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { registerControllers } from './controllers.ts';
+import type { FlowController } from '../flowcontrol/controller.ts';
 import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS } from './serve.ts';
 
 export type { ServerOptions, RunningServer } from './options.ts';
@@ -115,7 +116,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     watchResumeReads: () => hub.resumeReads(),
   });
   let port = 0;
-  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port });
+  let flowController: FlowController | undefined;
+  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController });
   await controllers.manager.start('before-serving');
   phase('controllers');
 
@@ -143,6 +145,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   phase('listen');
   port = serving.port;
+  flowController = serving.flowController;
   await controllers.manager.start('serving');
   phase('servingControllers');
   const url = serverUrl(opts.bindAddress, port);

@@ -30,6 +30,9 @@ import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
+import { ApfConfigConsumer, ApfConfigProducer } from '../controllers/apf-configuration.ts';
+import { APIServiceAutoRegister } from '../controllers/apiservice-autoregister.ts';
+import type { FlowController } from '../flowcontrol/controller.ts';
 import type { ServiceAccountTokens } from './service-accounts.ts';
 import type { ClientTrust } from './authentication.ts';
 import type { ServerOptions } from './options.ts';
@@ -44,6 +47,8 @@ export interface ControllerDeps {
   log: pino.Logger;
   /** The listening port, known in the `serving` stage (`--secure-port 0`). */
   port: () => number;
+  /** Priority and Fairness's limiter, known in the `serving` stage (none with max-in-flight). */
+  flowController?: () => FlowController | undefined;
 }
 
 /** The --controllers selection with the test options' switches first (the first entry naming a controller wins). */
@@ -91,12 +96,18 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
     })
     // apiextensions-apiserver's naming, establishing and finalizing controllers, and the serving of
     // Established CRDs' kinds (kube-apiserver's start-apiextensions-controllers hook).
+    // kube-apiserver's priority-and-fairness-config-producer hook: the mandatory and suggested APF objects.
+    .add({ name: 'priority-and-fairness-config-producer', runBy: 'kube-apiserver', stage: 'before-serving', make: () => ApfConfigProducer.create(registry, log, opts.apfConfigResyncMs) })
+    // kube-apiserver's apiservice-registration-controller and crd-discovery-available hooks: the local APIServices.
+    .add({ name: 'apiservice-registration-controller', runBy: 'kube-apiserver', stage: 'before-serving', make: () => APIServiceAutoRegister.create(storage, registry, log) })
     .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log) })
     // Run whenever bootstrap tokens authenticate (see ControllerManager.enabled).
     .add({ name: 'tokencleaner', runBy: 'kube-controller-manager', stage: 'before-serving', make: () => (opts.tokenAuth?.enableBootstrapTokenAuth && served('secrets') ? new TokenCleaner(storage, registry.lookup('', 'v1', 'secrets')!, log) : null) })
     // kube-apiserver's bootstrap-controller: the `kubernetes` Service and Endpoints, and the
     // service IP and node port repair loops.
     .add({ name: 'bootstrap-controller', runBy: 'kube-apiserver', stage: 'serving', make: () => serviceControllers(storage, registry, log, opts, d.port) })
+    // kube-apiserver's APF config controller: FlowSchemas' Dangling conditions, the limiter's configuration.
+    .add({ name: 'priority-and-fairness-filter', runBy: 'kube-apiserver', stage: 'serving', make: () => ApfConfigConsumer.create(storage, registry, log, (fs, pl) => d.flowController?.()?.configure(fs, pl)) })
     .add({ name: 'garbagecollector', runBy: 'kube-controller-manager', stage: 'serving', make: () => new GarbageCollector(storage, registry, log) })
     .add({ name: 'pv-protection', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('persistentvolumes') ? new StorageProtectionController(storage, registry, log, 'pv') : null) })
     .add({ name: 'pvc-protection', runBy: 'kube-controller-manager', stage: 'serving', make: () => (served('persistentvolumeclaims') ? new StorageProtectionController(storage, registry, log, 'pvc') : null) })

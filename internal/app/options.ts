@@ -37,6 +37,8 @@ export interface ServerOptions {
   kinds?: KindDescriptor[];
   /** Namespace controller: delay before a terminating namespace is emptied (default kube's 5 s). */
   namespaceDeletionGraceMs?: number;
+  /** How often the APF config-producer restores the bootstrap configuration (kube: 60 s; tests). */
+  apfConfigResyncMs?: number;
   /**
    * --controllers: kube-controller-manager's controllers to run (its syntax, parsed by
    * parseControllersFlag; default `*`). kube-apiserver's own controllers always run.

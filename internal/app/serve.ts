@@ -53,6 +53,8 @@ export interface Serving {
   port: number;
   inflight: InflightRequests;
   connections: ReturnType<typeof trackConnections>;
+  /** Priority and Fairness's limiter (absent with max-in-flight): the APF config controller configures it. */
+  flowController?: FlowController;
   /** Set once the external address is known (/api's serverAddressByClientCIDRs, issuer discovery). */
   setAdvertiseAddress(hostPort: string): void;
   /** Stop the CA bundle watches and the connection-burst hold. */
@@ -109,6 +111,7 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
     server,
     port: (server.address() as AddressInfo).port,
     inflight,
+    flowController: limiting?.controller,
     connections: trackConnections(server),
     setAdvertiseAddress(hostPort) {
       deps.advertiseAddress = hostPort;

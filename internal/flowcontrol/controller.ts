@@ -8,7 +8,9 @@
  * the probes on /healthz, /readyz, /livez) is never limited.
  */
 import { randomUUID } from 'node:crypto';
+import type { KubeObject } from '../api/types.ts';
 import { FLOW_SCHEMAS, PRIORITY_LEVELS, type FlowSchemaSpec, type PriorityLevelSpec } from './bootstrap.ts';
+import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, flowSchemaFromObject, priorityLevelFromObject } from './objects.ts';
 import { matchesFlowSchema, type RequestDigest } from './match.ts';
 import { QueueSet, type FlowControlObserver, type QueuedRequest, type RequestDescription, type WorkEstimate } from './queue-set.ts';
 import { Dealer, hashFlowId } from './shuffle-sharding.ts';
@@ -59,34 +61,68 @@ const NOOP_OBSERVER: FlowControlObserver = {
 };
 
 export class FlowController {
-  private readonly levels = new Map<string, Level>();
-  private readonly schemas: { spec: FlowSchemaSpec; uid: string }[];
+  private levels = new Map<string, Level>();
+  private schemas: { spec: FlowSchemaSpec; uid: string }[] = [];
   private readonly observer: FlowControlObserver;
   private readonly now: () => number;
   private holding = false;
 
-  constructor(opts: FlowControlOptions) {
+  /** Until `configure` is called: the bootstrap configuration, with this process's uids. */
+  constructor(private readonly opts: FlowControlOptions) {
     this.observer = opts.observer ?? NOOP_OBSERVER;
     this.now = opts.now ?? (() => performance.now());
-    // kube's uids are those of the objects in etcd; these are this process's, stable while it runs.
-    this.schemas = FLOW_SCHEMAS.map((spec) => ({ spec, uid: randomUUID() }));
-    const shareSum = PRIORITY_LEVELS.reduce((s, pl) => s + (pl.assuredConcurrencyShares ?? 0), 0);
-    for (const spec of PRIORITY_LEVELS) {
+    this.apply(FLOW_SCHEMAS.map((spec) => ({ spec, uid: randomUUID() })), PRIORITY_LEVELS.map((spec) => ({ spec, uid: randomUUID() })));
+  }
+
+  /**
+   * The stored configuration (kube's digestConfigObjects): every FlowSchema whose priority level
+   * exists, in matching order; a missing mandatory object (exempt, catch-all) is imagined from the
+   * bootstrap one. A level whose spec is unchanged keeps its queues (its concurrency limit follows
+   * the new share sum); a changed or removed one is replaced, and the requests already in its
+   * queues are still dispatched by it as its running ones finish (kube's quiescing).
+   */
+  configure(flowSchemas: readonly KubeObject[], priorityLevels: readonly KubeObject[]): void {
+    const levels = priorityLevels.map((o) => ({ spec: priorityLevelFromObject(o), uid: o.metadata.uid ?? randomUUID() }));
+    for (const name of MANDATORY_PRIORITY_LEVELS) {
+      if (!levels.some((l) => l.spec.name === name)) levels.push({ spec: PRIORITY_LEVELS.find((p) => p.name === name)!, uid: randomUUID() });
+    }
+    const schemas = flowSchemas.map((o) => ({ spec: flowSchemaFromObject(o), uid: o.metadata.uid ?? randomUUID() })).filter((s) => levels.some((l) => l.spec.name === s.spec.priorityLevel));
+    for (const name of MANDATORY_FLOW_SCHEMAS) {
+      if (!schemas.some((s) => s.spec.name === name)) schemas.push({ spec: FLOW_SCHEMAS.find((f) => f.name === name)!, uid: randomUUID() });
+    }
+    schemas.sort((a, b) => a.spec.matchingPrecedence - b.spec.matchingPrecedence || (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
+    this.apply(schemas, levels);
+  }
+
+  private apply(schemas: { spec: FlowSchemaSpec; uid: string }[], levels: { spec: PriorityLevelSpec; uid: string }[]): void {
+    const shareSum = levels.reduce((s, l) => s + (l.spec.type === 'Limited' ? (l.spec.assuredConcurrencyShares ?? 0) : 0), 0);
+    const next = new Map<string, Level>();
+    for (const { spec, uid } of levels) {
       let queues: QueueSet | null = null;
       if (spec.type === 'Limited') {
-        const limit = Math.ceil((opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
-        const q = spec.queuing;
-        queues = new QueueSet(
-          { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: q?.queueLengthLimit ?? 0, requestWaitLimitMs: opts.requestWaitLimitMs, concurrencyLimit: limit },
-          q ? new Dealer(q.queues, q.handSize) : null,
-          this.observer,
-          this.now,
-          () => this.holding,
-        );
+        const limit = Math.ceil((this.opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const old = this.levels.get(spec.name);
+        if (old?.queues && JSON.stringify(old.spec) === JSON.stringify(spec)) {
+          queues = old.queues;
+          const grew = limit > queues.config.concurrencyLimit;
+          queues.config.concurrencyLimit = limit;
+          if (grew) queues.dispatchAsMuchAsPossible();
+        } else {
+          const q = spec.queuing;
+          queues = new QueueSet(
+            { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: q?.queueLengthLimit ?? 0, requestWaitLimitMs: this.opts.requestWaitLimitMs, concurrencyLimit: limit },
+            q ? new Dealer(q.queues, q.handSize) : null,
+            this.observer,
+            this.now,
+            () => this.holding,
+          );
+        }
         this.observer.concurrencyLimit(spec.name, limit);
       }
-      this.levels.set(spec.name, { spec, uid: randomUUID(), queues });
+      next.set(spec.name, { spec, uid, queues });
     }
+    this.levels = next;
+    this.schemas = schemas;
   }
 
   /**

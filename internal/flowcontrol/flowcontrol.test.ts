@@ -11,6 +11,8 @@ import { QueueSet, type FlowControlObserver, type QueuedRequest, type RequestDes
 import { FlowController } from './controller.ts';
 import { WatchTracker, WorkEstimator } from './work-estimator.ts';
 import { tabwrite } from './tabwriter.ts';
+import { FLOW_SCHEMAS, PRIORITY_LEVELS } from './bootstrap.ts';
+import { bootstrapFlowSchema, bootstrapPriorityLevel, flowSchemaFromObject, priorityLevelFromObject } from './objects.ts';
 import type { RequestDigest } from './match.ts';
 
 test('a hand is handSize distinct cards of the deck, as the mixed-radix deal gives them', () => {
@@ -160,6 +162,38 @@ test('classification follows the 1.24 schemas in matching order', () => {
     Object.fromEntries(c.concurrencyLimits()),
     { 'catch-all': 13, system: 74, 'node-high': 98, 'leader-election': 25, 'workload-high': 98, 'workload-low': 245, 'global-default': 49 },
   );
+});
+
+test('objects: the bootstrap specs round-trip through their v1beta2 objects', () => {
+  for (const spec of FLOW_SCHEMAS) assert.equal(flowSchemaFromObject(bootstrapFlowSchema(spec.name)), spec, spec.name);
+  for (const spec of PRIORITY_LEVELS) assert.equal(priorityLevelFromObject(bootstrapPriorityLevel(spec.name)), spec, spec.name);
+});
+
+test('configure: stored objects classify (their uids), dangling schemas are ignored, missing mandatory ones imagined, limits follow the shares', () => {
+  const c = new FlowController({ serverConcurrencyLimit: 600, requestWaitLimitMs: 15_000 });
+  const withUid = (o: any, uid: string) => ({ ...o, metadata: { ...o.metadata, uid } });
+  const pl = withUid({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'mine' }, spec: { type: 'Limited', limited: { assuredConcurrencyShares: 5, limitResponse: { type: 'Reject' } } } }, 'pl-uid');
+  const rules = [{ subjects: [{ kind: 'User', user: { name: 'noxu' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }];
+  const fs = withUid({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'FlowSchema', metadata: { name: 'mine' }, spec: { priorityLevelConfiguration: { name: 'mine' }, matchingPrecedence: 1000, rules } }, 'fs-uid');
+  const dangling = { ...fs, metadata: { name: 'dangling', uid: 'd' }, spec: { ...fs.spec, matchingPrecedence: 500, priorityLevelConfiguration: { name: 'none' } } };
+  const global = withUid(bootstrapPriorityLevel('global-default'), 'g');
+  c.configure([fs, dangling, withUid(bootstrapFlowSchema('global-default'), 'gfs')], [pl, global]);
+  const noxu = c.classify(digest('noxu', ['system:authenticated'], { isResourceRequest: false, path: '/version', verb: 'get' }));
+  assert.is(noxu.schema.name, 'mine');
+  assert.is(noxu.schemaUid, 'fs-uid');
+  assert.is(noxu.level.uid, 'pl-uid');
+  assert.is(c.classify(digest('alice', ['system:authenticated'])).schema.name, 'global-default');
+  // exempt and catch-all were not given: imagined.
+  assert.is(c.classify(digest('admin', ['system:masters'])).schema.name, 'exempt');
+  assert.is(c.classify(digest('nobody', [])).schema.name, 'catch-all');
+  // Shares 5 + 20 + 5 (imagined catch-all): 600 × 5 / 30 → 100.
+  assert.equal(Object.fromEntries(c.concurrencyLimits()), { mine: 100, 'global-default': 400, 'catch-all': 100 });
+  // An unchanged level keeps its queues; its limit follows the new sum.
+  const before = (c as any).levels.get('global-default').queues;
+  c.configure([fs], [global]);
+  assert.is((c as any).levels.get('global-default').queues, before);
+  assert.equal(Object.fromEntries(c.concurrencyLimits()), { 'global-default': 480, 'catch-all': 120 });
+  assert.is(c.classify(digest('noxu', ['system:authenticated'])).schema.name, 'catch-all');
 });
 
 test('work estimates: LIST by objects read (1 seat per 100, 1–10), writes by the watches they notify', () => {

@@ -10,14 +10,17 @@
 import { createHash } from 'node:crypto';
 
 /** Hash bits a dealer may consume (kube's MaxHashBits). */
-const MAX_HASH_BITS = 60;
+export const MAX_HASH_BITS = 60;
+
+/** kube's RequiredEntropyBits: a slightly conservative estimate of the hash bits a deal consumes. */
+export const requiredEntropyBits = (deckSize: number, handSize: number): number => Math.ceil(Math.log2(deckSize) * handSize);
 
 export class Dealer {
   constructor(readonly deckSize: number, readonly handSize: number) {
     if (deckSize <= 0 || handSize <= 0) throw new Error(`deckSize ${deckSize} or handSize ${handSize} is not positive`);
     if (handSize > deckSize) throw new Error(`handSize ${handSize} is greater than deckSize ${deckSize}`);
     if (deckSize > 1 << 26) throw new Error(`deckSize ${deckSize} is impractically large`);
-    if (Math.ceil(Math.log2(deckSize) * handSize) > MAX_HASH_BITS) throw new Error(`required entropy bits of deckSize ${deckSize} and handSize ${handSize} is greater than ${MAX_HASH_BITS}`);
+    if (requiredEntropyBits(deckSize, handSize) > MAX_HASH_BITS) throw new Error(`required entropy bits of deckSize ${deckSize} and handSize ${handSize} is greater than ${MAX_HASH_BITS}`);
   }
 
   /** The hand (queue indexes, in dealing order) for a 64-bit hash value. */

@@ -32,9 +32,11 @@ export const INTSTR = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
 export const APIEXT = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.';
 
 /** The protobuf message of an OpenAPI definition (io.k8s.api.core.v1.ConfigMap → k8s.io.api.core.v1.ConfigMap). */
-export const messageOfDefinition = (name: string): string => name.replace(/^io\.k8s\./, 'k8s.io.').replace(/^k8s\.io\.apiextensions-apiserver\./, 'k8s.io.apiextensions_apiserver.');
+export const messageOfDefinition = (name: string): string =>
+  name.replace(/^io\.k8s\./, 'k8s.io.').replace(/^k8s\.io\.apiextensions-apiserver\./, 'k8s.io.apiextensions_apiserver.').replace(/^k8s\.io\.kube-aggregator\./, 'k8s.io.kube_aggregator.');
 /** The OpenAPI definition of a protobuf message (the inverse of messageOfDefinition). */
-const definitionOfMessage = (message: string): string => `io.${message.replace(/^k8s\.io\.apiextensions_apiserver\./, 'k8s.io.apiextensions-apiserver.').replace(/^k8s\.io\./, 'k8s.')}`;
+const definitionOfMessage = (message: string): string =>
+  `io.${message.replace(/^k8s\.io\.apiextensions_apiserver\./, 'k8s.io.apiextensions-apiserver.').replace(/^k8s\.io\.kube_aggregator\./, 'k8s.io.kube-aggregator.').replace(/^k8s\.io\./, 'k8s.')}`;
 
 /**
  * JSON names that differ from the protobuf field names (every other field has the same name in

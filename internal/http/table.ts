@@ -95,7 +95,7 @@ export function toTable(
     apiVersion: `meta.k8s.io/${version}`,
     metadata: listMeta,
     columnDefinitions: opts.noHeaders ? null : columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
-    rows: objects.map((o) => {
+    rows: (kind.table?.sortRows?.(objects) ?? objects).map((o) => {
       const conditions = kind.table?.rowConditions?.(o);
       return {
         cells: cells(o).map((v, i) => (isAge(columns[i]) ? age(v) : v)),

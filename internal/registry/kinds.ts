@@ -19,7 +19,9 @@ import { schedulingKinds } from './scheduling/index.ts';
 import { coordinationKinds } from './coordination/index.ts';
 import { nodeKinds } from './node/index.ts';
 import { discoveryKinds } from './discovery/index.ts';
+import { flowcontrolKinds } from './flowcontrol/index.ts';
+import { apiregistrationKinds } from './apiregistration/index.ts';
 import { apiextensionsKinds } from './apiextensions/index.ts';
 import { autoscalingKinds } from './autoscaling/index.ts';
 
-export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...batchKinds, ...certificatesKinds, ...networkingKinds, ...policyKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...apiextensionsKinds];
+export const defaultKinds: readonly KindDescriptor[] = [...coreKinds, ...appsKinds, ...eventsKinds, ...authenticationKinds, ...authorizationKinds, ...autoscalingKinds, ...batchKinds, ...certificatesKinds, ...networkingKinds, ...policyKinds, ...rbacKinds, ...storageKinds, ...admissionRegistrationKinds, ...schedulingKinds, ...coordinationKinds, ...nodeKinds, ...discoveryKinds, ...flowcontrolKinds, ...apiextensionsKinds, ...apiregistrationKinds];

@@ -270,6 +270,7 @@ export const SPECS: Spec[] = [
   // --- apps/disruption.go: every spec waits for the disruption controller to observe its budget
   { name: '[sig-apps] DisruptionController Listing PodDisruptionBudgets for all namespaces should list and delete a collection of PodDisruptionBudgets [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, all-namespaces list with a label selector, deletecollection; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
   { name: '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]', file: 'apps/disruption.go', why: 'PodDisruptionBudget create, update, merge patch, delete; status observed by the disruption controller', skipOnReference: NO_DISRUPTION },
+  { name: '[sig-api-machinery] API priority and fairness should ensure that requests can be classified by adding FlowSchema and PriorityLevelConfiguration', file: 'apimachinery/flowcontrol.go', why: 'FlowSchema and PriorityLevelConfiguration (v1beta2) created, the Dangling condition, the level\'s concurrency-limit metric, and requests classified by them (the X-Kubernetes-PF-*-UID headers name the stored objects)' },
 ];
 
 /** Specs of the same files deliberately not run, with the reason (kept here so the choice is reviewable). */
@@ -283,6 +284,8 @@ export const EXCLUDED: Spec[] = [
   { name: '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]', file: 'apps/disruption.go', why: 'locates a Running pod (needs a node)' },
   { name: '[sig-apps] DisruptionController should observe that the PodDisruptionBudget status is not updated for unmanaged pods', file: 'apps/disruption.go', why: 'waits for Running pods (needs a node)' },
   { name: '[sig-apps] DisruptionController evictions: * / should block an eviction until the PDB is updated to allow it [Conformance]', file: 'apps/disruption.go', why: 'evict Running pods (needs a node); the eviction answers are checked against the reference by test/fidelity/policy-eviction.test.ts' },
+  { name: "[sig-api-machinery] API priority and fairness should ensure that requests can't be drowned out (priority)", file: 'apimachinery/flowcontrol.go', why: 'a load test (two clients at fixed QPS for a minute, comparing completions): minutes, not a fidelity check' },
+  { name: "[sig-api-machinery] API priority and fairness should ensure that requests can't be drowned out (fairness)", file: 'apimachinery/flowcontrol.go', why: 'a load test (two clients at fixed QPS for a minute, comparing completions): minutes, not a fidelity check' },
   { name: '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod (needs a node)' },
   { name: '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]', file: 'common/node/configmap.go', why: 'runs a pod' },
   { name: '[sig-storage] ConfigMap * (volume specs)', file: 'common/storage/configmap_volume.go', why: 'mount configmaps into running pods' },

@@ -344,6 +344,29 @@ test('/apis/policy: v1 (preferred) and v1beta1 (PodDisruptionBudget with v1\'s s
   assert.is(gone.status, 404, show(gone));
 });
 
+test('/apis/flowcontrol.apiserver.k8s.io: v1beta2 (preferred) and v1beta1 (same storage version hashes), byte for byte as kube lists them', async () => {
+  for (const v of ['v1beta2', 'v1beta1']) {
+    const r = await t.client.request('GET', `/apis/flowcontrol.apiserver.k8s.io/${v}`);
+    assert.is(r.status, 200, show(r));
+    const verbs = '"verbs":["create","delete","deletecollection","get","list","patch","update","watch"]';
+    assert.is(
+      r.text.trim(),
+      `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"flowcontrol.apiserver.k8s.io/${v}","resources":[` +
+        `{"name":"flowschemas","singularName":"","namespaced":false,"kind":"FlowSchema",${verbs},"storageVersionHash":"9bSnTLYweJ0="},` +
+        '{"name":"flowschemas/status","singularName":"","namespaced":false,"kind":"FlowSchema","verbs":["get","patch","update"]},' +
+        `{"name":"prioritylevelconfigurations","singularName":"","namespaced":false,"kind":"PriorityLevelConfiguration",${verbs},"storageVersionHash":"BFVwf8eYnsw="},` +
+        '{"name":"prioritylevelconfigurations/status","singularName":"","namespaced":false,"kind":"PriorityLevelConfiguration","verbs":["get","patch","update"]}]}',
+    );
+  }
+  const g = await t.client.request('GET', '/apis/flowcontrol.apiserver.k8s.io');
+  assert.is(
+    g.text.trim(),
+    '{"kind":"APIGroup","apiVersion":"v1","name":"flowcontrol.apiserver.k8s.io","versions":[{"groupVersion":"flowcontrol.apiserver.k8s.io/v1beta2","version":"v1beta2"},{"groupVersion":"flowcontrol.apiserver.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"flowcontrol.apiserver.k8s.io/v1beta2","version":"v1beta2"}}',
+  );
+  const off = await t.client.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1alpha1');
+  assert.is(off.status, 404, show(off));
+});
+
 test('/apis/apiextensions.k8s.io/v1 and its group: byte for byte as kube writes them (v1 only; v1beta1 left in 1.22)', async () => {
   const r = await t.client.request('GET', '/apis/apiextensions.k8s.io/v1');
   assert.is(r.status, 200);

@@ -86,6 +86,8 @@ export function buildV3(registry: Registry, provider: DefinitionProvider, versio
   const byRoot = new Map<string, Route[]>();
   for (const r of servedRoutes(registry, provider.nameOf)) {
     const key = r.tagPath.replace(/^\//, '');
+    // kube-aggregator 1.24 publishes no v3 document of its own group (it is in /openapi/v2 only).
+    if (key.startsWith('apis/apiregistration.k8s.io/') || key === 'apis/apiregistration.k8s.io') continue;
     byRoot.set(key, [...(byRoot.get(key) ?? []), r]);
   }
   const docs = new Map<string, Json>();

@@ -152,6 +152,8 @@ export interface TableConvertor {
   cells(obj: KubeObject): unknown[];
   /** metav1.TableRow conditions of the object's row (e.g. a finished Pod's `Completed`), if any. */
   rowConditions?(obj: KubeObject): unknown[] | undefined;
+  /** The order of a list's rows when the printer sorts them (printFlowSchemaList: matching order). */
+  sortRows?(objects: KubeObject[]): KubeObject[];
 }
 
 /** What a subresource's create (a POST on `<resource>/<name>/<sub>`) may do with its parent. */
