@@ -107,25 +107,18 @@ async function buildKube(goVersion: string): Promise<void> {
   }
 }
 
-async function buildKwok(goVersion: string): Promise<void> {
-  const file = path.join(BIN, 'kwok');
-  const stamp = `${KWOK_VERSION} ${goVersion}`;
+/**
+ * `go install pkg@version` (the module's own go.mod) of one binary into BIN, unless its stamp matches.
+ * `ldflags` as the project's release build sets them, where the version is not in the module.
+ */
+async function goInstall(name: string, pkg: string, version: string, goVersion: string, ldflags = ''): Promise<void> {
+  const file = path.join(BIN, name);
+  const stamp = `${version} ${goVersion}`;
   if (stampOk(file, stamp)) return;
-  // `go install pkg@version` builds kwok with its own go.mod.
-  const tmp = path.join(DIR, 'kwok-install');
+  const tmp = path.join(DIR, `${name}-install`);
   mkdirSync(tmp, { recursive: true });
-  await go(['install', `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}`], DIR, { GOBIN: tmp });
-  writeBinary(path.join(tmp, 'kwok'), file, stamp);
-}
-
-async function buildHelm(goVersion: string): Promise<void> {
-  const file = path.join(BIN, 'helm');
-  const stamp = `${HELM_VERSION} ${goVersion}`;
-  if (stampOk(file, stamp)) return;
-  const tmp = path.join(DIR, 'helm-install');
-  mkdirSync(tmp, { recursive: true });
-  await go(['install', `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`], DIR, { GOBIN: tmp });
-  writeBinary(path.join(tmp, 'helm'), file, stamp);
+  await go(['install', ...(ldflags ? ['-ldflags', ldflags] : []), `${pkg}@${version}`], DIR, { GOBIN: tmp });
+  writeBinary(path.join(tmp, name), file, stamp);
 }
 
 /** The binaries, built (or copied) once per version and Go toolchain. */
@@ -133,8 +126,8 @@ export async function controlPlaneBinaries(): Promise<ControlPlaneBinaries> {
   mkdirSync(BIN, { recursive: true });
   const goVersion = (await go(['env', 'GOVERSION'], ROOT)).trim();
   await buildKube(goVersion);
-  await buildKwok(goVersion);
-  await buildHelm(goVersion);
+  await goInstall('kwok', 'sigs.k8s.io/kwok/cmd/kwok', KWOK_VERSION, goVersion);
+  await goInstall('helm', 'helm.sh/helm/v3/cmd/helm', HELM_VERSION, goVersion, `-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`);
   return { kubeControllerManager: path.join(BIN, 'kube-controller-manager'), kubeScheduler: path.join(BIN, 'kube-scheduler'), kwok: path.join(BIN, 'kwok'), helm: path.join(BIN, 'helm') };
 }
 
