@@ -4,7 +4,8 @@
  * (a wrapper module copying k8s.io/kubernetes' replace block, staging modules at their v0.24.17
  * tags, `-tags providerless`), and kwok (sigs.k8s.io/kwok v0.4.0: its go.mod builds with this Go and
  * the proxy; v0.1/v0.2 are not on the proxy), into .cache/control-plane/bin with a stamp each
- * (version + Go version). Binaries with a matching stamp in the reference's cache
+ * (version + Go version), and helm v3.9.4 (`go install helm.sh/helm/v3/cmd/helm@v3.9.4`, for
+ * `helm install --wait`). Binaries with a matching stamp in the reference's cache
  * ($KUBE_REF_DIR, default ~/.cache/kube-ref/bin) are copied instead of built. Modules and build
  * cache are the other Go suites' (.cache/go). A failed build throws: no suite skips silently.
  * CONTROL_PLANE_DIR puts the binaries and the wrapper module elsewhere.
@@ -24,6 +25,8 @@ const DIR = process.env.CONTROL_PLANE_DIR ?? path.join(ROOT, '.cache', 'control-
 const BIN = path.join(DIR, 'bin');
 export const KUBE_VERSION = 'v1.24.17';
 export const KWOK_VERSION = 'v0.4.0';
+/** helm 3.9 (client-go v0.24, the chart `helm create` writes for kube 1.24). */
+export const HELM_VERSION = 'v3.9.4';
 const KUBE_TAGS = 'providerless';
 const run = promisify(execFile);
 
@@ -31,6 +34,7 @@ export interface ControlPlaneBinaries {
   kubeControllerManager: string;
   kubeScheduler: string;
   kwok: string;
+  helm: string;
 }
 
 /** The Go suites' caches; -mod=mod left out (`go mod tidy` and `go install pkg@v` refuse it). */
@@ -103,24 +107,28 @@ async function buildKube(goVersion: string): Promise<void> {
   }
 }
 
-async function buildKwok(goVersion: string): Promise<void> {
-  const file = path.join(BIN, 'kwok');
-  const stamp = `${KWOK_VERSION} ${goVersion}`;
+/**
+ * `go install pkg@version` (the module's own go.mod) of one binary into BIN, unless its stamp matches.
+ * `ldflags` as the project's release build sets them, where the version is not in the module.
+ */
+async function goInstall(name: string, pkg: string, version: string, goVersion: string, ldflags = ''): Promise<void> {
+  const file = path.join(BIN, name);
+  const stamp = `${version} ${goVersion}`;
   if (stampOk(file, stamp)) return;
-  // `go install pkg@version` builds kwok with its own go.mod.
-  const tmp = path.join(DIR, 'kwok-install');
+  const tmp = path.join(DIR, `${name}-install`);
   mkdirSync(tmp, { recursive: true });
-  await go(['install', `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}`], DIR, { GOBIN: tmp });
-  writeBinary(path.join(tmp, 'kwok'), file, stamp);
+  await go(['install', ...(ldflags ? ['-ldflags', ldflags] : []), `${pkg}@${version}`], DIR, { GOBIN: tmp });
+  writeBinary(path.join(tmp, name), file, stamp);
 }
 
-/** The three binaries, built (or copied) once per version and Go toolchain. */
+/** The binaries, built (or copied) once per version and Go toolchain. */
 export async function controlPlaneBinaries(): Promise<ControlPlaneBinaries> {
   mkdirSync(BIN, { recursive: true });
   const goVersion = (await go(['env', 'GOVERSION'], ROOT)).trim();
   await buildKube(goVersion);
-  await buildKwok(goVersion);
-  return { kubeControllerManager: path.join(BIN, 'kube-controller-manager'), kubeScheduler: path.join(BIN, 'kube-scheduler'), kwok: path.join(BIN, 'kwok') };
+  await goInstall('kwok', 'sigs.k8s.io/kwok/cmd/kwok', KWOK_VERSION, goVersion);
+  await goInstall('helm', 'helm.sh/helm/v3/cmd/helm', HELM_VERSION, goVersion, `-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`);
+  return { kubeControllerManager: path.join(BIN, 'kube-controller-manager'), kubeScheduler: path.join(BIN, 'kube-scheduler'), kwok: path.join(BIN, 'kwok'), helm: path.join(BIN, 'helm') };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -13,11 +13,17 @@
  * Handing over (this server only): `--controllers` switches off every in-process controller
  * kube-controller-manager also runs, so no two controllers fight over one object:
  * namespace, garbagecollector, serviceaccount, serviceaccount-token, root-ca-cert-publisher,
- * clusterrole-aggregation, pv-protection, pvc-protection. KCM runs with `--controllers=*`.
+ * clusterrole-aggregation, pv-protection, pvc-protection, disruption, resourcequota. KCM runs with
+ * `--controllers=*`; kube-scheduler with its default profile (DefaultPreemption lists policy/v1
+ * PodDisruptionBudgets).
  *
- * kube-scheduler runs its default profile minus DefaultPreemption: that plugin's PodDisruptionBudget
- * informer (policy/v1) must sync before the scheduler schedules anything, and policy/v1 is another
- * slice of issue 27, not yet served here; preemption plays no part in this scenario.
+ * Then, as a user of such a cluster: a higher-priority Pod preempts a lower one; `kubectl drain`
+ * evicts through a PodDisruptionBudget (refused with kube's 429 while the budget forbids, done once it
+ * allows); a Job completes (kwok's default pod-complete stage ends Job-owned Pods Succeeded);
+ * `helm install --wait` of the unmodified `helm create` chart (helm v3.9.4, built by
+ * control-plane-bin.ts); a PVC bound to a PV by KCM's persistentvolume-binder; kubectl's defaults
+ * (`apply --prune` without an allowlist walks kubectl's default prune list; `rollout
+ * status/history/undo`; `get all`; `top` without metrics-server).
  *
  *   node --import tsx test/run.ts test/control-plane.test.ts
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/control-plane.test.ts
@@ -30,12 +36,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from './harness.ts';
 import { startTarget, type Target } from './target.ts';
-import { kubectlFor, kubectlSuite } from './kubectl-run.ts';
+import { kubectlFor, kubectlSuite, runCommand } from './kubectl-run.ts';
 import { controlPlaneBinaries } from './control-plane-bin.ts';
 import { show } from './assertions.ts';
 
 /** This server's controllers that kube-controller-manager also runs: off, so KCM's act alone. */
-export const HANDED_OVER = ['namespace', 'garbagecollector', 'serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'clusterrole-aggregation', 'pv-protection', 'pvc-protection'];
+export const HANDED_OVER = ['namespace', 'garbagecollector', 'serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'clusterrole-aggregation', 'pv-protection', 'pvc-protection', 'disruption', 'resourcequota'];
 
 interface Proc {
   name: string;
@@ -45,6 +51,7 @@ interface Proc {
 
 let t: Target;
 let dir: string;
+let helmBin = '';
 const procs: Proc[] = [];
 
 function start(name: string, file: string, args: string[]): Proc {
@@ -69,6 +76,7 @@ await kubectlSuite(() => {
 
   test.before(async () => {
     const bins = await controlPlaneBinaries();
+    helmBin = bins.helm;
     t = await startTarget({ controllers: HANDED_OVER.map((c) => `-${c}`) });
     node = t.ns('kwok-node');
     dir = mkdtempSync(path.join(tmpdir(), 'control-plane-'));
@@ -85,11 +93,6 @@ await kubectlSuite(() => {
         'kind: KubeSchedulerConfiguration',
         'leaderElection: {leaderElect: false}',
         `clientConnection: {kubeconfig: ${JSON.stringify(kc)}}`,
-        'profiles:',
-        '- schedulerName: default-scheduler',
-        '  plugins:',
-        '    multiPoint:',
-        '      disabled: [{name: DefaultPreemption}]',
         '',
       ].join('\n'),
     );
@@ -190,5 +193,182 @@ await kubectlSuite(() => {
       120_000,
       () => console.error(JSON.stringify(left), logs()),
     );
+  });
+
+  /** Wait for `fn`, printing `state()` and the components' logs on a timeout. */
+  const waitFor = (what: string, fn: () => Promise<boolean>, ms: number, state: () => unknown): Promise<void> => eventually(what, fn, ms, () => console.error(JSON.stringify(state()), logs()));
+  const get = async (p: string): Promise<any> => (await t.client.request('GET', p)).json;
+  const gone = async (p: string): Promise<boolean> => (await t.client.request('GET', p)).status === 404;
+  const post = async (p: string, body: unknown): Promise<any> => {
+    const r = await t.client.request('POST', p, { body });
+    assert.is(r.status, 201, show(r));
+    return r.json;
+  };
+
+  test('kube-scheduler with DefaultPreemption: a higher-priority Pod preempts a lower one from the full kwok node', async () => {
+    const ns = await t.createNamespace('preempt');
+    const [low, high] = [t.ns('low'), t.ns('high')];
+    for (const [name, value] of [[low, 1000], [high, 2000]] as const) await post('/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value });
+    // Each Pod asks for 60% of the node's CPU (kwok's node-initialize stage: 1k cores unless set).
+    const alloc = String((await get(`/api/v1/nodes/${node}`)).status.allocatable.cpu);
+    const cores = /^\d+k$/.test(alloc) ? Number(alloc.slice(0, -1)) * 1000 : Number(alloc);
+    const pod = (name: string, priorityClassName: string): unknown => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { priorityClassName, containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: String(Math.floor(cores * 0.6)) } } }] },
+    });
+    let state: unknown;
+    await post(`/api/v1/namespaces/${ns}/pods`, pod('low', low));
+    await waitFor('low Pod Running on the kwok node', async () => {
+      state = await get(`/api/v1/namespaces/${ns}/pods/low`);
+      return (state as any).status?.phase === 'Running';
+    }, 30_000, () => state);
+    const created = await post(`/api/v1/namespaces/${ns}/pods`, pod('high', high));
+    assert.is(created.spec.priority, 2000, 'Priority admission resolved the class');
+    await waitFor('high Pod preempts low and runs', async () => {
+      state = [await get(`/api/v1/namespaces/${ns}/pods/low`), await get(`/api/v1/namespaces/${ns}/pods/high`)];
+      return (await gone(`/api/v1/namespaces/${ns}/pods/low`)) && (state as any)[1].status?.phase === 'Running';
+    }, 60_000, () => state);
+    const placed = await get(`/api/v1/namespaces/${ns}/pods/high`);
+    assert.is(placed.spec.nodeName, node);
+    const events = (await get(`/api/v1/namespaces/${ns}/events`)).items.map((e: any) => [e.involvedObject.name, e.reason]);
+    assert.ok(events.some(([n, r]: string[]) => n === 'low' && r === 'Preempted'), JSON.stringify(events));
+    await kubectlFor(t.kubeconfig).ok('-n', ns, 'delete', 'pod', 'high', '--timeout=30s');
+    await kubectlFor(t.kubeconfig).ok('delete', 'namespace', ns, '--wait=false');
+    for (const name of [low, high]) await t.client.request('DELETE', `/apis/scheduling.k8s.io/v1/priorityclasses/${name}`);
+  });
+
+  test('kubectl drain evicts through a PodDisruptionBudget: refused while it forbids, done once it allows', async () => {
+    const ns = await t.createNamespace('drain');
+    const kubectl = kubectlFor(t.kubeconfig);
+    await kubectl.ok('-n', ns, 'create', 'deployment', 'web', '--image=nginx', '--replicas=2');
+    await kubectl.ok('-n', ns, 'create', 'poddisruptionbudget', 'web', '--selector=app=web', '--min-available=2');
+    await kubectl.ok('-n', ns, 'rollout', 'status', 'deployment/web', '--timeout=60s');
+    let pdb: any;
+    await waitFor('PDB observes 2 healthy Pods', async () => {
+      pdb = await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/web`);
+      return pdb.status?.currentHealthy === 2 && pdb.status?.observedGeneration === pdb.metadata.generation;
+    }, 30_000, () => pdb?.status);
+    assert.is(pdb.status.disruptionsAllowed, 0);
+    const blocked = await kubectl.run('drain', node, '--timeout=3s');
+    assert.is.not(blocked.code, 0, blocked.stdout);
+    assert.match(blocked.stderr, "Cannot evict pod as it would violate the pod's disruption budget.");
+    assert.match(blocked.stdout, `node/${node} cordoned`);
+    assert.is((await get(`/api/v1/namespaces/${ns}/pods`)).items.length, 2, 'nothing evicted');
+    await kubectl.ok('-n', ns, 'patch', 'poddisruptionbudget', 'web', '--type=merge', '-p', '{"spec":{"minAvailable":0}}');
+    await waitFor('PDB allows 2 disruptions', async () => {
+      pdb = await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/web`);
+      return pdb.status?.disruptionsAllowed === 2;
+    }, 30_000, () => pdb?.status);
+    const drained = await kubectl.ok('drain', node, '--timeout=60s');
+    assert.match(drained, /evicted/);
+    assert.match(drained, `node/${node} drained`);
+    // The ReplicaSet's replacements wait: the node is cordoned.
+    const pods = (await get(`/api/v1/namespaces/${ns}/pods`)).items;
+    assert.ok(pods.every((p: any) => !p.spec.nodeName), JSON.stringify(pods.map((p: any) => [p.metadata.name, p.spec.nodeName])));
+    await kubectl.ok('delete', 'namespace', ns, '--wait=false');
+    await kubectl.ok('uncordon', node);
+  });
+
+  test('a Job completes: kwok ends its Pod Succeeded, KCM\'s job controller marks it Complete', async () => {
+    const ns = await t.createNamespace('job');
+    const kubectl = kubectlFor(t.kubeconfig);
+    await kubectl.ok('-n', ns, 'create', 'job', 'done', '--image=busybox');
+    await kubectl.ok('-n', ns, 'wait', '--for=condition=complete', 'job/done', '--timeout=60s');
+    const job = await get(`/apis/batch/v1/namespaces/${ns}/jobs/done`);
+    assert.is(job.status.succeeded, 1);
+    assert.ok(job.status.completionTime);
+    const pods = (await get(`/api/v1/namespaces/${ns}/pods`)).items;
+    assert.equal(pods.map((p: any) => p.status.phase), ['Succeeded']);
+    assert.match(await kubectl.ok('-n', ns, 'get', 'job', 'done', '--no-headers'), /^done\s+1\/1\s+\S+\s+\S+\n$/);
+    await kubectl.ok('delete', 'namespace', ns, '--wait=false');
+  });
+
+  test('helm install --wait of the unmodified `helm create` chart', async () => {
+    const ns = await t.createNamespace('helm');
+    const home = mkdtempSync(path.join(tmpdir(), 'helm-home-'));
+    const env = { ...process.env, HOME: home, HELM_CACHE_HOME: path.join(home, 'cache'), HELM_CONFIG_HOME: path.join(home, 'config'), HELM_DATA_HOME: path.join(home, 'data'), KUBECONFIG: t.kubeconfig };
+    try {
+      const chart = path.join(home, 'mychart');
+      const created = await runCommand(helmBin, ['create', chart], { env });
+      assert.is(created.code, 0, created.stderr);
+      const installed = await runCommand(helmBin, ['install', 'rel', chart, '--namespace', ns, '--wait', '--timeout', '90s'], { env, timeoutMs: 120_000 });
+      assert.is(installed.code, 0, `${installed.stdout}\n${installed.stderr}\n${logs()}`);
+      assert.match(installed.stdout, 'STATUS: deployed');
+      const deploy = await get(`/apis/apps/v1/namespaces/${ns}/deployments/rel-mychart`);
+      assert.equal((deploy.status.conditions ?? []).filter((c: any) => c.type === 'Available').map((c: any) => c.status), ['True']);
+      assert.is(deploy.status.readyReplicas, 1);
+      assert.is((await get(`/api/v1/namespaces/${ns}/services/rel-mychart`)).spec.type, 'ClusterIP');
+      const list = await runCommand(helmBin, ['list', '--namespace', ns, '-o', 'json'], { env });
+      assert.equal(JSON.parse(list.stdout).map((r: any) => [r.name, r.status]), [['rel', 'deployed']]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    await kubectlFor(t.kubeconfig).ok('delete', 'namespace', ns, '--wait=false');
+  });
+
+  test('a PVC binds to a PV through KCM\'s persistentvolume-binder', async () => {
+    const ns = await t.createNamespace('pvc');
+    const [pv, sc] = [t.ns('pv'), t.ns('manual')];
+    await post('/api/v1/persistentvolumes', {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: pv },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: sc, hostPath: { path: `/tmp/${pv}` } },
+    });
+    const claim = await post(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'claim' },
+      spec: { storageClassName: sc, accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    let state: any[] = [];
+    await waitFor('PVC and PV Bound', async () => {
+      state = [await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/claim`), await get(`/api/v1/persistentvolumes/${pv}`)];
+      return state[0].status?.phase === 'Bound' && state[1].status?.phase === 'Bound';
+    }, 30_000, () => state.map((o) => [o.spec, o.status]));
+    const [pvc, vol] = state;
+    assert.is(pvc.spec.volumeName, pv);
+    assert.equal(pvc.status.capacity, { storage: '1Gi' });
+    assert.equal([vol.spec.claimRef.namespace, vol.spec.claimRef.name, vol.spec.claimRef.uid], [ns, 'claim', claim.metadata.uid]);
+    assert.is(pvc.metadata.annotations['pv.kubernetes.io/bind-completed'], 'yes');
+    const out = await kubectlFor(t.kubeconfig).ok('-n', ns, 'get', 'pvc', 'claim', '--no-headers');
+    assert.match(out, new RegExp(`^claim\\s+Bound\\s+${pv}\\s+1Gi\\s+RWO\\s+${sc}\\s+`));
+    await kubectlFor(t.kubeconfig).ok('delete', 'namespace', ns, '--wait=false');
+    await kubectlFor(t.kubeconfig).ok('delete', 'pv', pv, '--wait=false');
+  });
+
+  test('kubectl defaults: apply --prune without an allowlist, rollout status/history/undo, get all, top without metrics-server', async () => {
+    const ns = await t.createNamespace('defaults');
+    const kubectl = kubectlFor(t.kubeconfig);
+    const cm = (name: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, labels: {app: prune}}\ndata: {k: v}\n`;
+    const file = path.join(dir, 'prune.yaml');
+    writeFileSync(file, `${cm('a')}---\n${cm('b')}`);
+    await kubectl.ok('-n', ns, 'apply', '--prune', '-l', 'app=prune', '-f', file);
+    writeFileSync(file, cm('a'));
+    const pruned = await kubectl.ok('-n', ns, 'apply', '--prune', '-l', 'app=prune', '-f', file);
+    assert.match(pruned, 'configmap/b pruned');
+    assert.ok(await gone(`/api/v1/namespaces/${ns}/configmaps/b`));
+
+    await kubectl.ok('-n', ns, 'create', 'deployment', 'r', '--image=nginx:1.24');
+    await kubectl.ok('-n', ns, 'rollout', 'status', 'deployment/r', '--timeout=60s');
+    await kubectl.ok('-n', ns, 'set', 'image', 'deployment/r', 'nginx=nginx:1.25');
+    assert.match(await kubectl.ok('-n', ns, 'rollout', 'status', 'deployment/r', '--timeout=60s'), 'deployment "r" successfully rolled out');
+    const revisions = (out: string): string[] => out.split('\n').slice(2).filter(Boolean).map((l) => l.split(/\s+/)[0]!);
+    assert.equal(revisions(await kubectl.ok('-n', ns, 'rollout', 'history', 'deployment/r')), ['1', '2']);
+    assert.match(await kubectl.ok('-n', ns, 'rollout', 'undo', 'deployment/r'), 'deployment.apps/r rolled back');
+    await kubectl.ok('-n', ns, 'rollout', 'status', 'deployment/r', '--timeout=60s');
+    assert.equal(revisions(await kubectl.ok('-n', ns, 'rollout', 'history', 'deployment/r')), ['2', '3']);
+    assert.is((await get(`/apis/apps/v1/namespaces/${ns}/deployments/r`)).spec.template.spec.containers[0].image, 'nginx:1.24');
+
+    const all = await kubectl.ok('-n', ns, 'get', 'all');
+    for (const row of [/^pod\/r-\S+\s+1\/1\s+Running/m, /^deployment\.apps\/r\s+1\/1\s+1\s+1/m, /^replicaset\.apps\/r-\S+\s+1\s+1\s+1/m, /^replicaset\.apps\/r-\S+\s+0\s+0\s+0/m]) assert.match(all, row);
+
+    for (const args of [['top', 'node'], ['-n', ns, 'top', 'pod']]) {
+      const top = await kubectl.run(...args);
+      assert.equal([top.code, top.stderr.trim()], [1, 'error: Metrics API not available'], args.join(' '));
+    }
+    await kubectl.ok('delete', 'namespace', ns, '--wait=false');
   });
 });
