@@ -61,7 +61,7 @@ type Vertex = 'secret' | 'configmap' | 'pvc' | 'pv' | 'serviceaccount' | 'volume
 interface Ref {
   name: string;
 }
-interface PodShape {
+export interface PodShape {
   metadata: { name: string; namespace: string; annotations?: Record<string, string> };
   spec?: {
     nodeName?: string;
@@ -87,14 +87,16 @@ interface PodRefs {
 
 const MIRROR_POD = 'kubernetes.io/config.mirror';
 
-/** podutil.VisitPodSecretNames / VisitPodConfigmapNames, PVC claims and the service account. */
-function podRefs(p: PodShape): Set<string> {
+/**
+ * podutil.VisitPodSecretNames / VisitPodConfigmapNames, PVC claims and the service account, as
+ * `<vertex>/<name>` (NodeRestriction checks a mirror pod's with it too).
+ */
+export function podReferences(p: PodShape): Set<string> {
   const out = new Set<string>();
   const add = (v: Vertex, name: unknown) => {
     if (typeof name === 'string' && name) out.add(`${v}/${name}`);
   };
   const spec = p.spec ?? {};
-  if (p.metadata.annotations?.[MIRROR_POD] !== undefined) return out;
   add('serviceaccount', spec.serviceAccountName);
   for (const s of spec.imagePullSecrets ?? []) add('secret', s.name);
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])]) {
@@ -233,7 +235,8 @@ export class NodeGraph {
     if (!node) return;
     const key = `${p.metadata.namespace}/${p.metadata.name}`;
     this.removePod(key);
-    const refs = podRefs(p);
+    // Graph.AddPod: a mirror pod gets no edges (a node must not grant itself access by creating one).
+    const refs = p.metadata.annotations?.[MIRROR_POD] !== undefined ? new Set<string>() : podReferences(p);
     this.pods.set(key, { node, refs });
     this.bump(node, 1);
     for (const r of refs) {
