@@ -60,6 +60,14 @@ function semanticEqual(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+/** The JSON paths where `a` and `b` differ (semantically). */
+function changedPaths(a: unknown, b: unknown, at: string): string[] {
+  if (semanticEqual(a, b)) return [];
+  const isMap = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isMap(a) || !isMap(b)) return [at || '.'];
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => changedPaths(a[k], b[k], `${at}.${k}`));
+}
+
 export function nodeRestriction(storage: Storage): MutatingPlugin {
   const load = async (resource: string, namespace: string, name: string): Promise<KubeObject | undefined> => {
     const b = await storage.get({ group: '', resource, namespace, name });
@@ -118,8 +126,9 @@ export function nodeRestriction(storage: Storage): MutatingPlugin {
           delete c.status?.conditions;
           return c;
         };
-        // kube appends diff.ObjectReflectDiff of the internal objects, not reproduced here.
-        if (!semanticEqual(strip(old!), strip(o!))) throw refuse(`node ${JSON.stringify(node)} is not allowed to update fields other than status.capacity and status.conditions`);
+        // kube appends a go-cmp diff of its internal objects; here the paths that differ.
+        const changed = changedPaths(strip(old!), strip(o!), '');
+        if (changed.length) throw refuse(`node ${JSON.stringify(node)} is not allowed to update fields other than status.capacity and status.conditions: ${changed.join(', ')}`);
         return;
       }
       case '/serviceaccounts': {

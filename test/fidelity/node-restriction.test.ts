@@ -54,8 +54,13 @@ test.before(async () => {
   // The reference runs no ServiceAccount controller: the pods need their `default` account.
   const sa = await t.client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'default' } } });
   assert.ok(sa.status === 201 || sa.status === 409, show(sa));
-  for (const [n, p] of [['on-me', me], ['on-other', other]]) {
-    const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(n, p) });
+  const claim = await t.client.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+    body: { metadata: { name: 'claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  });
+  assert.is(claim.status, 201, show(claim));
+  const claimVolume = { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'claim' } }] };
+  for (const [n, p, extra] of [['on-me', me, {}], ['on-other', other, {}], ['with-claim', me, claimVolume]] as const) {
+    const r = await t.client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(n, p, extra) });
     assert.is(r.status, 201, show(r));
   }
 });
@@ -156,6 +161,27 @@ test('service-account tokens: bound to one of its pods, with the uid', async () 
   assert.is(r.status, 403, show(r));
   r = await node.request('POST', path, { body: tr({ apiVersion: 'v1', kind: 'Pod', name: 'on-me', uid: await uidOf('on-me') }) });
   assert.is(r.status, 201, show(r));
+});
+
+test('PVC status: capacity and conditions only', async () => {
+  const path = `/api/v1/namespaces/${ns}/persistentvolumeclaims/claim/status`;
+  let r = await node.request('PATCH', path, { contentType: MERGE, body: { status: { capacity: { storage: '2Gi' }, conditions: [{ type: 'Resizing', status: 'True' }] } } });
+  assert.is(r.status, 200, show(r));
+  r = await node.request('PATCH', path, { contentType: MERGE, body: { status: { phase: 'Lost' } } });
+  assert.is(r.status, 403, show(r));
+  // kube appends a go-cmp diff of its internal objects; the sentence before it is kube's.
+  const message = (r.json as any).message as string;
+  const expected = `persistentvolumeclaims "claim" is forbidden: node "${me}" is not allowed to update fields other than status.capacity and status.conditions: `;
+  assert.is(message.slice(0, expected.length), expected, show(r));
+  r = await node.request('PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/claim`, { contentType: MERGE, body: { metadata: { labels: { a: 'b' } } } });
+  assert.equal(
+    r.json,
+    {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', details: { name: 'claim', kind: 'persistentvolumeclaims' }, code: 403,
+      message: `persistentvolumeclaims "claim" is forbidden: User "system:node:${me}" cannot patch resource "persistentvolumeclaims" in API group "" in the namespace "${ns}": can only get individual resources of this type`,
+    },
+    show(r),
+  );
 });
 
 test.run();
