@@ -186,6 +186,18 @@ test("kube's static node rules: services, nodes, pods, CSRs; nothing else; a use
   assert.is(r.status, 403, show(r));
 });
 
+test('a SubjectAccessReview for a node identity answers with the Node authorizer\'s decision and reason', async () => {
+  const sar = (name: string) => ({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: { user: 'system:node:node-a', groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { namespace: ns, verb: 'get', resource: 'secrets', name } },
+  });
+  let r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: sar('s-vol') });
+  assert.equal((r.json as any).status, { allowed: true }, show(r));
+  r = await t.client.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: sar('s-other') });
+  assert.equal((r.json as any).status, { allowed: false, reason: "no relationship found between node 'node-a' and this object" }, show(r));
+});
+
 test('deleting the pod removes its edges: the secret is no longer readable', async () => {
   await must(t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/p1?gracePeriodSeconds=0`), 200);
   await eventually('node-a loses s-vol', async () => (await nodeA.request('GET', `/api/v1/namespaces/${ns}/secrets/s-vol`)).status === 403);
