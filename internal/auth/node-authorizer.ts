@@ -16,7 +16,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { ObjectKey } from '../storage/keys.ts';
 import { followStore } from '../storage/follow.ts';
 import type { Change } from '../storage/mvcc/materializer.ts';
-import type { AuthorizationAttributes, Authorizer, Decision } from './authz.ts';
+import type { AuthorizationAttributes, Authorizer, Decision, RuleSet } from './authz.ts';
 import { ruleAllows, type PolicyRule } from './rbac/rules.ts';
 
 const NODE_USER_PREFIX = 'system:node:';
@@ -310,6 +310,13 @@ const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** NodeAuthorizer.Authorize. */
 export class NodeAuthorizer implements Authorizer {
   constructor(private readonly graph: NodeGraph) {}
+
+  /** RulesFor: a node's permissions are not enumerable (the rules review says incomplete). */
+  rulesFor(user: UserInfo): RuleSet {
+    return nodeIdentity(user) === undefined
+      ? { resourceRules: [], nonResourceRules: [], incomplete: false }
+      : { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' };
+  }
 
   authorize(a: AuthorizationAttributes): Decision {
     const node = nodeIdentity(a.user);

@@ -198,6 +198,14 @@ test('a SubjectAccessReview for a node identity answers with the Node authorizer
   assert.equal((r.json as any).status, { allowed: false, reason: "no relationship found between node 'node-a' and this object" }, show(r));
 });
 
+test('a SelfSubjectRulesReview of a node is incomplete, with the Node authorizer\'s error', async () => {
+  const r = await nodeA.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: ns } } });
+  assert.is(r.status, 201, show(r));
+  const status = (r.json as any).status;
+  assert.is(status.incomplete, true, show(r));
+  assert.is(status.evaluationError, 'node authorizer does not support user rule resolution', show(r));
+});
+
 test('deleting the pod removes its edges: the secret is no longer readable', async () => {
   await must(t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/p1?gracePeriodSeconds=0`), 200);
   await eventually('node-a loses s-vol', async () => (await nodeA.request('GET', `/api/v1/namespaces/${ns}/secrets/s-vol`)).status === 403);
