@@ -206,6 +206,47 @@ test('a SelfSubjectRulesReview of a node is incomplete, with the Node authorizer
   assert.is(status.evaluationError, 'node authorizer does not support user rule resolution', show(r));
 });
 
+test('edges appear when a pod is bound (pods/binding); a mirror pod grants nothing; VolumeAttachments by spec.nodeName', async () => {
+  const c = t.client;
+  for (const m of ['cm-bind', 'cm-mirror']) await must(c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: m }, data: { k: 'v' } } }));
+  const withConfigMap = (name: string, cm: string, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({
+    metadata: { name, ...meta },
+    spec: { serviceAccountName: 'sa1', containers: [{ name: 'c', image: 'busybox', envFrom: [{ configMapRef: { name: cm } }] }], ...extra },
+  });
+  await must(c.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: withConfigMap('unbound', 'cm-bind') }));
+  const path = `/api/v1/namespaces/${ns}/configmaps/cm-bind`;
+  let r = await nodeA.request('GET', path);
+  assert.equal(r.json, forbidden('system:node:node-a', 'get', 'configmaps', '', 'cm-bind', ns, "no relationship found between node 'node-a' and this object"), show(r));
+  await must(c.request('POST', `/api/v1/namespaces/${ns}/pods/unbound/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'unbound' }, target: { kind: 'Node', name: 'node-a' } } }));
+  await eventually('node-a reads cm-bind once the pod is bound', async () => (await nodeA.request('GET', path)).status === 200);
+
+  await must(
+    c.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: withConfigMap('mirror', 'cm-mirror', { nodeName: 'node-a', serviceAccountName: undefined, automountServiceAccountToken: false }, { annotations: { 'kubernetes.io/config.mirror': 'x' } }),
+    }),
+  );
+  // A pod that is only written after the mirror pod is seen proves the graph has caught up.
+  await must(c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'cm-after' }, data: {} } }));
+  await must(c.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: withConfigMap('after', 'cm-after', { nodeName: 'node-a' }) }));
+  await eventually('node-a reads cm-after', async () => (await nodeA.request('GET', `/api/v1/namespaces/${ns}/configmaps/cm-after`)).status === 200);
+  r = await nodeA.request('GET', `/api/v1/namespaces/${ns}/configmaps/cm-mirror`);
+  assert.equal(r.json, forbidden('system:node:node-a', 'get', 'configmaps', '', 'cm-mirror', ns, "no relationship found between node 'node-a' and this object"), show(r));
+
+  const va = `${ns}-va`;
+  await must(
+    c.request('POST', '/apis/storage.k8s.io/v1/volumeattachments', {
+      body: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: va }, spec: { attacher: 'example.com', nodeName: 'node-a', source: { persistentVolumeName: 'x' } } },
+    }),
+  );
+  try {
+    await eventually('node-a reads its VolumeAttachment', async () => (await nodeA.request('GET', `/apis/storage.k8s.io/v1/volumeattachments/${va}`)).status === 200);
+    r = await nodeB.request('GET', `/apis/storage.k8s.io/v1/volumeattachments/${va}`);
+    assert.equal(r.json, forbidden('system:node:node-b', 'get', 'volumeattachments', 'storage.k8s.io', va, '', "no relationship found between node 'node-b' and this object"), show(r));
+  } finally {
+    await c.request('DELETE', `/apis/storage.k8s.io/v1/volumeattachments/${va}`);
+  }
+});
+
 test('deleting the pod removes its edges: the secret is no longer readable', async () => {
   await must(t.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/p1?gracePeriodSeconds=0`), 200);
   await eventually('node-a loses s-vol', async () => (await nodeA.request('GET', `/api/v1/namespaces/${ns}/secrets/s-vol`)).status === 403);
