@@ -204,6 +204,9 @@ export class NodeGraph {
   }
 
   private apply(c: Change): void {
+    // graph_populator.updatePod: a bound pod's node, uid and references never change (spec.nodeName
+    // is immutable once set), so its status updates — most pod writes — need no parse at all.
+    if (c.type === 'MODIFIED' && c.key.resource === 'pods' && this.pods.has(`${c.key.namespace}/${c.key.name}`)) return;
     if (c.type === 'DELETED') {
       const ns = c.key.namespace ?? '';
       if (c.key.resource === 'pods') this.removePod(`${ns}/${c.key.name}`);
