@@ -17,7 +17,7 @@
  *        [--request-timeout 1m0s] [--min-request-timeout 1800]   (non-watch requests; watches, seconds)
  *        [--livez-grace-period 0s]
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
- *        [--authorization-mode RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
+ *        [--authorization-mode Node,RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
  *        [--oidc-issuer-url https://… --oidc-client-id ID] [--oidc-ca-file F] [--oidc-username-claim sub]
  *        [--oidc-username-prefix P|-] [--oidc-groups-claim C] [--oidc-groups-prefix P]
@@ -92,7 +92,7 @@ const { values } = parseArgs({
     'livez-grace-period': { type: 'string', default: '0s' },
     // Repeatable, as kube's map flag: every occurrence adds its pairs.
     'runtime-config': { type: 'string', multiple: true, default: [] },
-    'authorization-mode': { type: 'string', default: 'RBAC' },
+    'authorization-mode': { type: 'string', default: 'Node,RBAC' },
     'anonymous-auth': { type: 'string', default: 'true' },
     'audit-log-path': { type: 'string' },
     'audit-policy-file': { type: 'string' },

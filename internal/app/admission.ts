@@ -20,6 +20,7 @@ import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUsePro
 import { defaultIngressClass } from '../admission/default-ingress-class.ts';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from '../admission/certificates.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
+import { nodeRestriction } from '../admission/node-restriction.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
@@ -64,7 +65,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookSource = new WebhookSource();
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
-    [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
+    [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, nodeRestriction(storage), taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
     [lifecycle, limits, serviceAccount, podSecurity(storage), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };

@@ -86,7 +86,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { tables, bytes, ms } = storage.openCheck;
   log.info({ tables, mib: Math.round(bytes / 104857.6) / 10, ms: Math.round(ms) }, 'storage tables verified (checksums)');
 
-  const { rbacCache, rbac, authorizer } = authorization(opts);
+  const { rbacCache, rbac, authorizer, nodeGraph } = authorization(opts);
   let registryKinds: () => readonly KindDescriptor[] = () => [];
   const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds(), () => registryRef);
   const registry = buildRegistry(opts, storage, admission, authorizer, saTokens, tokenAuth);
@@ -98,6 +98,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await createBootstrapObjects(registry);
   phase('bootstrap');
   await rbacCache.start(storage);
+  await nodeGraph?.start(storage);
   await webhookSource.start(storage);
   phase('rbacCache');
   // kube-apiserver's rbac/bootstrap-roles post-start hook (the aggregation controller follows).
@@ -181,6 +182,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await serving.connections.drain(SHUTDOWN_DRAIN_MS);
         await controllers.manager.idle();
         rbacCache.stop();
+        nodeGraph?.stop();
         webhookSource.stop();
         await tokenAuth.close();
         await storage.close();

@@ -87,7 +87,7 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** --min-request-timeout (seconds, default 1800): a watch without timeoutSeconds ends after [min, 2·min). */
   minRequestTimeoutS?: number;
-  /** --authorization-mode (default RBAC), checked by parseAuthorizationModes. */
+  /** --authorization-mode (default Node,RBAC), checked by parseAuthorizationModes. */
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true): requests without credentials are system:anonymous. */
   anonymousAuth?: boolean;

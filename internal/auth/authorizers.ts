@@ -1,17 +1,19 @@
 /**
  * `--authorization-mode` (kube-apiserver's names and order semantics): the privileged group
  * (system:masters) is always asked first, then each mode in order; the first to allow or deny
- * decides, and "no opinion" from all is a 403. Modes: AlwaysAllow, AlwaysDeny, RBAC (this server's
- * default). kube's Node, ABAC and Webhook modes are refused: there are no kubelets, ABAC policy
- * files or authorization webhooks here.
+ * decides, and "no opinion" from all is a 403. Modes: AlwaysAllow, AlwaysDeny, Node (kubelet
+ * identities, node-authorizer.ts), RBAC; this server's default is kubeadm's `Node,RBAC`. kube's ABAC
+ * and Webhook modes are refused: there are no ABAC policy files or authorization webhooks here.
  */
 import type { UserInfo } from '../api/types.ts';
 import type { AuthorizationAttributes, Authorizer, Decision, RuleSet } from './authz.ts';
 import { aggregate } from './rbac/authorizer.ts';
 
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC';
-const MODES: AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
-const KUBE_ONLY = ['Node', 'ABAC', 'Webhook'];
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC';
+const MODES: AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
+const KUBE_ONLY = ['ABAC', 'Webhook'];
+/** kubeadm's kube-apiserver flags (kube's own default, AlwaysAllow, is no default for a cluster). */
+export const DEFAULT_AUTHORIZATION_MODES: AuthorizationMode[] = ['Node', 'RBAC'];
 
 /** Parse a `--authorization-mode` value; throws with kube's messages. */
 export function parseAuthorizationModes(value: string): AuthorizationMode[] {

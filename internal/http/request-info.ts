@@ -3,6 +3,8 @@
  * requests get verb, group, version, resource, namespace, name, subresource; everything else is a
  * non-resource request (discovery, health, openapi, version).
  */
+import { parseFieldSelector } from '../selectors/field-selector.ts';
+
 export interface RequestInfo {
   isResourceRequest: boolean;
   /** The HTTP method, upper case (routes are per method: HEAD is not GET there). */
@@ -112,4 +114,22 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
       info.verb = method.toLowerCase();
   }
   return info;
+}
+
+/**
+ * The object name authorization sees: the path's, or for a list or watch a `metadata.name=<x>` field
+ * selector's (kube's RequestInfoFactory sets the name from it, so a kubelet watching one secret is
+ * authorized for that secret). A selector that does not parse leaves the name empty, as in kube.
+ */
+export function authorizationName(info: RequestInfo, query: URLSearchParams): string {
+  if (info.name || !info.isResourceRequest || (info.verb !== 'list' && info.verb !== 'watch')) return info.name;
+  const selector = query.get('fieldSelector');
+  if (!selector) return '';
+  try {
+    const name = parseFieldSelector(selector).requiresExactMatch('metadata.name') ?? '';
+    // path.IsValidPathSegmentName
+    return name === '.' || name === '..' || /[/%]/.test(name) ? '' : name;
+  } catch {
+    return '';
+  }
 }

@@ -17,7 +17,7 @@ import type { Authenticator } from '../auth/authn.ts';
 import type { Authorizer } from '../auth/authz.ts';
 import { peerOf, secureServerOptions } from '../auth/tls-options.ts';
 import type { Pki } from '../auth/pki.ts';
-import { requestInfo, type RequestInfo } from './request-info.ts';
+import { authorizationName, requestInfo, type RequestInfo } from './request-info.ts';
 import { parseRequestTarget, BadRequestTarget, type RequestTarget } from './path.ts';
 import { limitHttp1 } from './header-limits.ts';
 import { armDeadline, requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MIN_REQUEST_TIMEOUT_S } from './timeout.ts';
@@ -178,7 +178,8 @@ export function createHandler(deps: ServerDeps) {
       }
       // Authorization
       if (user) {
-        const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path });
+        const name = authorizationName(info, query);
+        const d = await deps.authorizer.authorize({ user, verb: info.verb, isResourceRequest: info.isResourceRequest, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name, path });
         audited?.annotate('authorization.k8s.io/decision', d.allowed ? 'allow' : 'forbid');
         audited?.annotate('authorization.k8s.io/reason', d.reason ?? '');
         if (!d.allowed) {
@@ -188,7 +189,7 @@ export function createHandler(deps: ServerDeps) {
           const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
           const scope = info.namespace ? `in the namespace ${JSON.stringify(info.namespace)}` : 'at the cluster scope';
           const e = info.isResourceRequest
-            ? forbidden({ group: info.group, resource: info.resource }, info.name, `User ${JSON.stringify(user.username)} cannot ${info.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(info.group)} ${scope}${why}`)
+            ? forbidden({ group: info.group, resource: info.resource }, name, `User ${JSON.stringify(user.username)} cannot ${info.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(info.group)} ${scope}${why}`)
             : new ApiError(failure(403, 'Forbidden', `forbidden: User ${JSON.stringify(user.username)} cannot ${info.verb} path ${JSON.stringify(path)}${why}`, {}));
           e.headers['X-Content-Type-Options'] = 'nosniff';
           throw e;
