@@ -42,6 +42,7 @@ export interface ConnectRequest {
   headers: Record<string, string | string[] | undefined>;
   body(): Promise<Buffer>;
   get(name: string): Promise<KubeObject>;
+  getCore(resource: string, name: string): Promise<KubeObject>;
 }
 
 /** Hop-by-hop and credential headers kube's proxy does not forward. */
@@ -49,12 +50,17 @@ const DROPPED_HEADERS = new Set(['authorization', 'connection', 'keep-alive', 'p
 
 /** Resolve the location, send the request there and relay the answer; throws the ApiError to answer instead. */
 export async function serveConnect(sub: SubresourceDescriptor, r: ConnectRequest, res: Res): Promise<void> {
-  const loc = await sub.connect!({ name: r.name, get: r.get, resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) });
+  const loc = await sub.connect!({ name: r.name, get: r.get, getCore: r.getCore, query: r.query, resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) });
+  // No location (pods/log of a Pod with no node): kube's LocationStreamer answers an empty stream.
+  if (!loc) {
+    (res as http.ServerResponse).writeHead(204).end();
+    return;
+  }
   const body = ['GET', 'HEAD', 'OPTIONS'].includes(r.method) ? Buffer.alloc(0) : await r.body();
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined && !k.startsWith(':') && !DROPPED_HEADERS.has(k.toLowerCase())) headers[k] = v;
   const q = r.query.toString();
-  const path = `/${r.subpath.map(encodeURIComponent).join('/')}${q ? `?${q}` : ''}`;
+  const path = loc.path ?? `/${r.subpath.map(encodeURIComponent).join('/')}${q ? `?${q}` : ''}`;
   const mod = loc.scheme === 'https' ? https : http;
   await new Promise<void>((resolve, reject) => {
     const up = mod.request({ host: loc.host, port: loc.port, method: r.method, path, headers, timeout: 30_000 }, (answer) => {

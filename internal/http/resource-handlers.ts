@@ -216,7 +216,11 @@ export class ResourceHandlers {
     const connect = info.subresource ? kind.subresources?.find((s) => s.name === info.subresource && s.connect) : undefined;
     if (connect) {
       const get = async (name: string): Promise<KubeObject> => parseObject(await reader.get(ns, name, undefined, info.version));
-      return serveConnect(connect, { method: info.method, name: info.name, subpath: info.subpath, query: r.query, headers: r.headers, body: r.body, get }, res);
+      const getCore = async (resource: string, name: string): Promise<KubeObject> => {
+        const other = this.resolve({ ...info, group: '', version: 'v1', resource, namespace: resource === 'nodes' ? '' : ns });
+        return parseObject(await other.reader.get(resource === 'nodes' ? '' : ns, name, undefined, 'v1'));
+      };
+      return serveConnect(connect, { method: info.method, name: info.name, subpath: info.subpath, query: r.query, headers: r.headers, body: r.body, get, getCore }, res);
     }
     const pb = protobufTypeFor(store.apiVersion, kind.kind) !== undefined;
     // Every kube endpoint converts to PartialObjectMetadata; Table needs a TableConvertor, which

@@ -26,7 +26,7 @@ export function routedMethods(kind: KindDescriptor, info: RequestInfo): string[]
   if (info.subresource) {
     const sub = kind.subresources?.find((s) => s.name === info.subresource);
     // A connect subresource takes every method (kube's connect routes) and any path below it.
-    if (sub?.connect) return CONNECT_METHODS;
+    if (sub?.connect) return sub.connectMethods ?? CONNECT_METHODS;
     if (info.subpath.length) return [];
     return sub ? sub.verbs.map((v) => METHOD_OF_VERB[v]).filter((m): m is string => Boolean(m)) : [];
   }

@@ -230,7 +230,7 @@ export function splitSchemeNamePort(id: string): { scheme: string; name: string;
 }
 
 /** The parts of an IP that `net.IP.IsGlobalUnicast` refuses (loopback, link-local, multicast, unspecified, broadcast). */
-function isGlobalUnicast(ip: string): boolean {
+export function isGlobalUnicast(ip: string): boolean {
   const p = parseIP(ip);
   if (!p) return false;
   if (p.family === 'IPv4') {
@@ -249,17 +249,10 @@ function isGlobalUnicast(ip: string): boolean {
 const formatMapped = (v: bigint): string => [24n, 16n, 8n, 0n].map((sh) => String((v >> sh) & 0xffn)).join('.');
 
 /**
- * node.ResourceLocation: the node named by `id` (`[scheme:]name[:port]`), its preferred address and
- * kubelet port; kube's errors when the id is malformed (400), the node is missing (404), it has no
- * usable address (500) or the address may not be proxied (400, `address not allowed`).
- * `resolve` looks a hostname up (IP literals are taken as they are).
+ * A Node's kubelet (kube's NodeConnectionInfoGetter): its preferred address and the kubelet port
+ * it reports (else --kubelet-port's default); kube's reason-less 500 when no address fits.
  */
-export async function nodeProxyLocation(id: string, get: (name: string) => Promise<KubeObject>, resolve: (host: string) => Promise<string[]>): Promise<ProxyLocation> {
-  const parsed = splitSchemeNamePort(id);
-  if (!parsed) throw badRequest(`invalid node request ${goQuote(id)}`);
-  const node = await get(parsed.name).catch((e) => {
-    throw e?.status?.code === 404 ? notFound({ group: '', resource: 'nodes' }, parsed.name) : e;
-  });
+export function kubeletEndpoint(node: KubeObject): { host: string; port: number } {
   const status = obj(node.status) ?? {};
   const addresses = list(status.addresses);
   let host: string | undefined;
@@ -271,11 +264,26 @@ export async function nodeProxyLocation(id: string, get: (name: string) => Promi
     // nodeutil.NoMatchError is a plain error: a reason-less 500.
     throw unknownError(`no preferred addresses found; known addresses: [${known}]`);
   }
+  const kubeletPort = Number(obj(obj(status.daemonEndpoints)?.kubeletEndpoint)?.Port ?? 0);
+  return { host, port: kubeletPort > 0 ? kubeletPort : DEFAULT_KUBELET_PORT };
+}
+
+/**
+ * node.ResourceLocation: the node named by `id` (`[scheme:]name[:port]`), its preferred address and
+ * kubelet port; kube's errors when the id is malformed (400), the node is missing (404), it has no
+ * usable address (500) or the address may not be proxied (400, `address not allowed`).
+ * `resolve` looks a hostname up (IP literals are taken as they are).
+ */
+export async function nodeProxyLocation(id: string, get: (name: string) => Promise<KubeObject>, resolve: (host: string) => Promise<string[]>): Promise<ProxyLocation> {
+  const parsed = splitSchemeNamePort(id);
+  if (!parsed) throw badRequest(`invalid node request ${goQuote(id)}`);
+  const node = await get(parsed.name).catch((e) => {
+    throw e?.status?.code === 404 ? notFound({ group: '', resource: 'nodes' }, parsed.name) : e;
+  });
+  const { host, port } = kubeletEndpoint(node);
   const ips = parseIP(host) ? [host] : await resolve(host);
   if (!ips.length) throw badRequest('no addresses for hostname');
   if (ips.some((ip) => !isGlobalUnicast(ip))) throw badRequest('address not allowed');
-  const kubeletPort = Number(obj(obj(status.daemonEndpoints)?.kubeletEndpoint)?.Port ?? 0);
-  const port = kubeletPort > 0 ? kubeletPort : DEFAULT_KUBELET_PORT;
   if (!parsed.port || parsed.port === String(port)) return { scheme: 'https', host, port };
   return { scheme: parsed.scheme || 'http', host, port: Number(parsed.port) };
 }

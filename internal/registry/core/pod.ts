@@ -6,6 +6,7 @@
  * `eviction` (pod-eviction.ts), GetAttrs field selectors and the descriptor. Defaults are in
  * pod-defaults.ts, validation in pod-validation*.ts, the Table in pod-table.ts.
  */
+import { podAttachSubresource, podExecSubresource, podLogSubresource, podPortForwardSubresource, podProxySubresource } from './pod-connect.ts';
 import type { KubeObject } from '../../api/types.ts';
 import type { KindDescriptor, Strategy, StatusStrategy } from '../rest/strategy.ts';
 import { defaultPod } from './pod-defaults.ts';
@@ -211,9 +212,14 @@ export const podKind: KindDescriptor = {
   categories: ['all'],
   strategy: podStrategy,
   subresources: [
+    podAttachSubresource,
     bindingSubresource,
     { name: 'ephemeralcontainers', verbs: ['get', 'update', 'patch'], strategy: ephemeralContainersStrategy },
     evictionSubresource,
+    podExecSubresource,
+    podLogSubresource,
+    podPortForwardSubresource,
+    podProxySubresource,
     { name: 'status', verbs: ['get', 'update', 'patch'], strategy: statusStrategy },
   ],
   table: podTable,

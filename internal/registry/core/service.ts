@@ -6,6 +6,7 @@
  * This server is single-stack: one `--service-cluster-ip-range`, whose family is the only one
  * configured (as kube-apiserver with one CIDR).
  */
+import { serviceProxySubresource } from './pod-connect.ts';
 import type { KubeObject } from '../../api/types.ts';
 import type { KindDescriptor, Strategy, TableColumn, TableConvertor } from '../rest/strategy.ts';
 import { AGE_COLUMN, NAME_COLUMN, creationTimestampCell, isPlainObject } from './configmap.ts';
@@ -126,6 +127,7 @@ export const serviceKind: KindDescriptor = {
   strategy: serviceStrategy,
   hooks: (deps) => new ServiceAllocators(deps),
   subresources: [
+    serviceProxySubresource,
     {
       name: 'status',
       verbs: ['get', 'update', 'patch'],

@@ -242,7 +242,9 @@ export interface SubresourceDescriptor {
    * A connect subresource (kube's rest.Connecter, nodes/proxy): every method on
    * `<resource>/<name>/<sub>[/<path>]` is proxied to the location this answers (or its ApiError).
    */
-  connect?(ctx: SubresourceConnectContext): Promise<ProxyLocation>;
+  connect?(ctx: SubresourceConnectContext): Promise<ProxyLocation | null>;
+  /** The methods a connect subresource takes (absent: every method, kube's proxy connecters). */
+  connectMethods?: string[];
   /** OpenAPI: the description of a connect subresource's `path` query parameter (its options kind's field doc). */
   connectPathDoc?: string;
 }
@@ -255,6 +257,10 @@ export interface SubresourceConnectContext {
   get(name: string): Promise<KubeObject>;
   /** The addresses a hostname resolves to. */
   resolve(host: string): Promise<string[]>;
+  /** The request's query (connect options: pods/log's container, tailLines, ...). */
+  query: URLSearchParams;
+  /** A stored core/v1 object of another resource (`nodes`, or `endpoints` in the request's namespace), or its 404. */
+  getCore(resource: string, name: string): Promise<KubeObject>;
 }
 
 /** Where a connect subresource's request goes (kube's ResourceLocation). */
@@ -262,6 +268,8 @@ export interface ProxyLocation {
   scheme: string;
   host: string;
   port: number;
+  /** The upstream path and query (absent: the request's subpath and query, as a proxy sends them). */
+  path?: string;
 }
 
 /**

@@ -1,0 +1,115 @@
+/**
+ * The Pod and Service connect subresources as kube-apiserver 1.24 answers them without a kubelet:
+ * pods/log (a Pod with no node: an empty 204; container name to choose; an unknown container; a
+ * Pod on a Node that does not exist, which kube reports as `pods "<node>" not found`; option
+ * parse errors), pods/exec, pods/attach, pods/portforward (`pod … does not have a host assigned`,
+ * GET and POST only), pods/proxy (`address not allowed` without a Pod IP, a malformed id),
+ * services/proxy (a port number no service port has: 503; no Endpoints: kube's 404 for the
+ * Service), the discovery entries, and `kubectl logs` / `kubectl exec` on a Pending Pod.
+ *
+ *   node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
+ *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { show } from '../assertions.ts';
+import { startTarget, type Target } from '../target.ts';
+import { kubectlFor } from '../kubectl-run.ts';
+import { same } from './storage-helpers.ts';
+
+let t: Target;
+let ns = '';
+let P = '';
+
+test.before(async () => {
+  t = await startTarget();
+  ns = await t.createNamespace('connect');
+  P = `/api/v1/namespaces/${ns}`;
+  if (t.reference) await t.client.request('POST', `${P}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } } });
+  const pod = (name: string, spec: Record<string, unknown>) => t.client.request('POST', `${P}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { automountServiceAccountToken: false, ...spec } } });
+  for (const r of [
+    await pod('one', { containers: [{ name: 'c1', image: 'x' }] }),
+    await pod('two', { initContainers: [{ name: 'i', image: 'x' }], containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'x' }] }),
+    await pod('ghost', { nodeName: 'wtst-no-such-node', containers: [{ name: 'c1', image: 'x', ports: [{ containerPort: 80 }] }] }),
+    await t.client.request('POST', `${P}/services`, { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80, targetPort: 8080 }] } } }),
+  ]) assert.is(r.status, 201, show(r));
+});
+test.after(async () => {
+  await t.client.request('DELETE', P);
+  await t.close();
+});
+
+const statusOf = (code: number, message: string, reason: string, details?: Record<string, unknown>) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code });
+const notFound = (kind: string, name: string) => statusOf(404, `${kind} "${name}" not found`, 'NotFound', { name, kind });
+const bad = (message: string) => statusOf(400, message, 'BadRequest');
+
+test('discovery: the connect subresources with kube\'s verbs and kinds', async () => {
+  const r = await t.client.request('GET', '/api/v1');
+  const of = (n: string) => (r.json.resources as any[]).find((x) => x.name === n);
+  const want: [string, string[], string][] = [
+    ['pods/attach', ['create', 'get'], 'PodAttachOptions'],
+    ['pods/exec', ['create', 'get'], 'PodExecOptions'],
+    ['pods/log', ['get'], 'Pod'],
+    ['pods/portforward', ['create', 'get'], 'PodPortForwardOptions'],
+    ['pods/proxy', ['create', 'delete', 'get', 'patch', 'update'], 'PodProxyOptions'],
+    ['services/proxy', ['create', 'delete', 'get', 'patch', 'update'], 'ServiceProxyOptions'],
+  ];
+  for (const [name, verbs, kind] of want) {
+    const e = of(name);
+    assert.ok(e, name);
+    same({ verbs: e.verbs, kind: e.kind, namespaced: e.namespaced }, { verbs, kind, namespaced: true }, name, r);
+  }
+});
+
+test('pods/log, exec, attach, portforward, proxy and services/proxy without a kubelet: kube\'s codes and bodies', async () => {
+  const cases: [string, string, number, unknown][] = [
+    ['GET', 'pods/two/log', 400, bad('a container name must be specified for pod two, choose one of: [i a b]')],
+    ['GET', 'pods/two/log?container=x', 400, bad('container x is not valid for pod two')],
+    ['GET', 'pods/nope/log', 404, notFound('pods', 'nope')],
+    ['GET', 'pods/ghost/log', 404, notFound('pods', 'wtst-no-such-node')],
+    ['GET', 'pods/one/log?tailLines=x', 400, bad('strconv.ParseInt: parsing "x": invalid syntax')],
+    ['PUT', 'pods/one/log', 405, { ...statusOf(405, 'the server does not allow this method on the requested resource', 'MethodNotAllowed'), details: {} }],
+    ['GET', 'pods/one/exec', 400, bad('pod one does not have a host assigned')],
+    ['POST', 'pods/one/exec?command=ls&stdout=true', 400, bad('pod one does not have a host assigned')],
+    ['GET', 'pods/two/exec?command=ls&stdout=true', 400, bad('a container name must be specified for pod two, choose one of: [i a b]')],
+    ['GET', 'pods/ghost/exec?command=ls&stdout=true', 404, notFound('pods', 'wtst-no-such-node')],
+    ['GET', 'pods/nope/exec', 404, notFound('pods', 'nope')],
+    ['POST', 'pods/one/attach?stdout=true', 400, bad('pod one does not have a host assigned')],
+    ['GET', 'pods/one/portforward', 400, bad('pod one does not have a host assigned')],
+    ['POST', 'pods/ghost/portforward?ports=80', 404, notFound('pods', 'wtst-no-such-node')],
+    ['GET', 'pods/one/proxy', 400, bad('address not allowed')],
+    ['DELETE', 'pods/ghost/proxy/x', 400, bad('address not allowed')],
+    ['GET', 'pods/one:80/proxy', 400, bad('address not allowed')],
+    ['GET', 'pods/a:b:c:d/proxy', 400, bad('invalid pod request "a:b:c:d"')],
+    ['GET', 'pods/nope/proxy', 404, notFound('pods', 'nope')],
+    ['GET', 'services/svc/proxy', 404, notFound('services', 'svc')],
+    ['PUT', 'services/svc:80/proxy/a', 404, notFound('services', 'svc')],
+    ['GET', 'services/svc:81/proxy', 503, statusOf(503, 'no service port 81 found for service "svc"', 'ServiceUnavailable')],
+    ['GET', 'services/nope/proxy', 404, notFound('services', 'nope')],
+    ['GET', 'services/a:b:c:d/proxy', 400, bad('invalid service request "a:b:c:d"')],
+    ['GET', 'services/ftp:svc:80/proxy', 400, bad('invalid service request "ftp:svc:80"')],
+  ];
+  for (const [method, path, code, want] of cases) {
+    const r = await t.client.request(method, `${P}/${path}`);
+    assert.is(r.status, code, `${method} ${path}: ${show(r)}`);
+    same(r.json, want, `${method} ${path}`, r);
+  }
+  // A Pod with no node: kube's LocationStreamer has no location and answers an empty stream.
+  for (const q of ['', '?follow=true&tailLines=3']) {
+    const r = await t.client.request('GET', `${P}/pods/one/log${q}`);
+    assert.is(r.status, 204, show(r));
+    assert.is(r.text, '', show(r));
+  }
+});
+
+test('kubectl logs and exec on a Pending Pod: kube\'s error output', async () => {
+  const k = kubectlFor(t.kubeconfig);
+  const logs = await k.run('logs', '-n', ns, 'one');
+  same({ code: logs.code, stdout: logs.stdout, stderr: logs.stderr }, { code: 0, stdout: '', stderr: '' }, 'kubectl logs', { status: 0, headers: {}, text: '', json: undefined });
+  const two = await k.run('logs', '-n', ns, 'two');
+  same({ code: two.code, stderr: two.stderr }, { code: 0, stderr: 'Defaulted container "a" out of: a, b, i (init)\n' }, 'kubectl logs two', { status: 0, headers: {}, text: '', json: undefined });
+  const exec = await k.run('exec', '-n', ns, 'one', '--', 'ls');
+  same({ code: exec.code, stderr: exec.stderr }, { code: 1, stderr: 'Error from server (BadRequest): pod one does not have a host assigned\n' }, 'kubectl exec', { status: 0, headers: {}, text: '', json: undefined });
+});
+
+test.run();
