@@ -146,11 +146,29 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
   for (const sub of kind.subresources ?? []) {
     const p = `${item}/${sub.name}`;
     const Sub = upperFirst(sub.name);
+    const sv = new Set(sub.verbs);
+    // A view subresource (a built-in kind's scale) reads and writes its own kind (autoscaling/v1 Scale).
+    const viewGvk = sub.view ? { group: sub.view.kind.group, version: sub.view.kind.version, kind: sub.view.kind.kind } : undefined;
+    const viewDef = viewGvk ? definitionOf(viewGvk) : undefined;
+    const own = viewGvk && viewDef ? { def: viewDef, name: pathParam('name', `name of the ${viewGvk.kind}`), gvk: viewGvk } : { def, name: nameParam, gvk };
+    const addSub = (r: Omit<Route, 'tagPath' | 'gvk'>) => routes.push({ ...r, tagPath, gvk: own.gvk });
     // A connect subresource (nodes/proxy): every method, on the path and on `<path>/{path}`.
     if (sub.connect) {
       const connectName = pathParam('name', `name of the ${sub.kind?.kind ?? K}`);
       const pathQuery: QueryParameter = { uniqueItems: true, type: 'string', description: sub.connectPathDoc ?? '', name: 'path', in: 'query' };
       const connectGvk = sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : gvk;
+      if (sub.connectQuery) {
+        const options = sub.connectQuery.map((o): QueryParameter => ({ uniqueItems: true, type: o.type, description: o.description, name: o.name, in: 'query' }));
+        const params = [connectName, ...nsParams, ...options, ...(sub.connectRead ? [PRETTY] : [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        if (sub.connectRead) {
+          addSub({ path: p, method: 'get', verbPrefix: 'read', opRest: `${scoped}${K}${Sub}`, description: `read ${sub.name} of the specified ${K}`, consumes: ANY, produces: ['text/plain', ...PRODUCES], parameters: params, responses: [[200, 'OK', STRING_RESPONSE]], action: 'get' });
+          continue;
+        }
+        for (const m of ['get', 'post'] as const) {
+          routes.push({ path: p, method: m, verbPrefix: 'connect', opRest: `${upperFirst(m)}${scoped}${K}${Sub}`, description: `connect ${m.toUpperCase()} requests to ${sub.name} of ${K}`, consumes: ANY, produces: ANY, parameters: params, responses: [[200, 'OK', STRING_RESPONSE]], action: 'connect', tagPath, gvk: connectGvk });
+        }
+        continue;
+      }
       for (const [path, suffix, params] of [
         [p, '', [connectName, ...nsParams, pathQuery]],
         [`${p}/{path}`, 'WithPath', [connectName, ...nsParams, pathParam('path', 'path to the resource'), pathQuery]],
@@ -162,12 +180,6 @@ export function kindRoutes(kind: KindDescriptor, version: string, definitionOf: 
       }
       continue;
     }
-    const sv = new Set(sub.verbs);
-    // A view subresource (a built-in kind's scale) reads and writes its own kind (autoscaling/v1 Scale).
-    const viewGvk = sub.view ? { group: sub.view.kind.group, version: sub.view.kind.version, kind: sub.view.kind.kind } : undefined;
-    const viewDef = viewGvk ? definitionOf(viewGvk) : undefined;
-    const own = viewGvk && viewDef ? { def: viewDef, name: pathParam('name', `name of the ${viewGvk.kind}`), gvk: viewGvk } : { def, name: nameParam, gvk };
-    const addSub = (r: Omit<Route, 'tagPath' | 'gvk'>) => routes.push({ ...r, tagPath, gvk: own.gvk });
     if (sv.has('get')) {
       addSub({ path: p, method: 'get', verbPrefix: 'read', opRest: `${scoped}${K}${Sub}`, description: `read ${sub.name} of the specified ${K}`, consumes: ANY, produces: PRODUCES, parameters: [own.name, ...nsParams, PRETTY], responses: [[200, 'OK', own.def]], action: 'get' });
     }

@@ -29,12 +29,17 @@ test('descriptor: names, scope, short names, category, subresources, field selec
   assert.equal(podKind.shortNames, ['po']);
   assert.equal(podKind.categories, ['all']);
   assert.equal(podKind.subresources!.map((s) => [s.name, s.verbs]), [
+    ['attach', ['create', 'get']],
     ['binding', ['create']],
     ['ephemeralcontainers', ['get', 'update', 'patch']],
     ['eviction', ['create']],
+    ['exec', ['create', 'get']],
+    ['log', ['get']],
+    ['portforward', ['create', 'get']],
+    ['proxy', ['create', 'delete', 'get', 'patch', 'update']],
     ['status', ['get', 'update', 'patch']],
   ]);
-  assert.equal(podKind.subresources![2]!.kind, { group: 'policy', version: 'v1', kind: 'Eviction' });
+  assert.equal(podKind.subresources![3]!.kind, { group: 'policy', version: 'v1', kind: 'Eviction' });
   assert.is(S.allowCreateOnUpdate, false);
   assert.is(S.allowUnconditionalUpdate, true);
   const p = prepared({ nodeName: 'n1', serviceAccountName: 'sa' });

@@ -12,12 +12,12 @@ const defaulted = (spec: Record<string, unknown>): KubeObject => {
   return o;
 };
 
-test('descriptor: names, scope, short names, category, status subresource', () => {
+test('descriptor: names, scope, short names, category, proxy and status subresources', () => {
   assert.is(serviceKind.resource, 'services');
   assert.equal(serviceKind.shortNames, ['svc']);
   assert.equal(serviceKind.categories, ['all']);
   assert.is(serviceKind.nameFormat, 'dns1035');
-  assert.equal(serviceKind.subresources!.map((s) => s.name), ['status']);
+  assert.equal(serviceKind.subresources!.map((s) => s.name), ['proxy', 'status']);
   assert.is(serviceKind.deleteReturns, 'Object');
   assert.ok(S.allowCreateOnUpdate);
   assert.is(kubernetesServiceIP(), '10.0.0.1');

@@ -247,6 +247,13 @@ export interface SubresourceDescriptor {
   connectMethods?: string[];
   /** OpenAPI: the description of a connect subresource's `path` query parameter (its options kind's field doc). */
   connectPathDoc?: string;
+  /**
+   * OpenAPI: a connect subresource that takes options instead of a path (pods/exec's
+   * PodExecOptions): its query parameters, and no `{path}` route.
+   */
+  connectQuery?: { name: string; type: 'string' | 'boolean' | 'integer'; description: string }[];
+  /** A connect subresource served as kube's rest.Getter (pods/log): OpenAPI's `read` operation on the parent kind. */
+  connectRead?: boolean;
 }
 
 /** What a connect subresource's `connect` is given. */
