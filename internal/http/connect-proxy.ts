@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { lookup } from 'node:dns/promises';
-import { ApiError, serviceUnavailable } from '../api/errors.ts';
+import { ApiError, badRequest, serviceUnavailable, unknownError } from '../api/errors.ts';
 import type { ProxyLocation, SubresourceDescriptor } from '../registry/rest/strategy.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { Res } from './respond.ts';
@@ -56,11 +56,21 @@ export async function serveConnect(sub: SubresourceDescriptor, r: ConnectRequest
     (res as http.ServerResponse).writeHead(204).end();
     return;
   }
+  // kube's httpstream.IsUpgradeRequest: a `Connection: Upgrade` request (HTTP/1.1; h2 has none).
+  const upgrade = /(^|,)\s*upgrade\s*(,|$)/i.test(String(r.headers.connection ?? ''));
+  if (loc.mode === 'upgrade' && !upgrade) throw badRequest('Upgrade request required');
   const body = ['GET', 'HEAD', 'OPTIONS'].includes(r.method) ? Buffer.alloc(0) : await r.body();
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined && !k.startsWith(':') && !DROPPED_HEADERS.has(k.toLowerCase())) headers[k] = v;
   const q = r.query.toString();
   const path = loc.path ?? `/${r.subpath.map(encodeURIComponent).join('/')}${q ? `?${q}` : ''}`;
+  const failure = (e: NodeJS.ErrnoException): ApiError => {
+    if (e instanceof ApiError) return e;
+    const why = goDialError(e, loc);
+    if (loc.mode === 'stream') return unknownError(`Get "${loc.scheme}://${joinHostPort(loc.host, loc.port)}${path}": ${why}`);
+    if (loc.mode === 'upgrade') return unknownError(`error dialing backend: ${why}`);
+    return serviceUnavailable(`error trying to reach service: ${why}`);
+  };
   const mod = loc.scheme === 'https' ? https : http;
   await new Promise<void>((resolve, reject) => {
     const up = mod.request({ host: loc.host, port: loc.port, method: r.method, path, headers, timeout: 30_000 }, (answer) => {
@@ -73,7 +83,7 @@ export async function serveConnect(sub: SubresourceDescriptor, r: ConnectRequest
       answer.on('error', reject);
     });
     up.on('timeout', () => up.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    up.on('error', (e: NodeJS.ErrnoException) => reject(e instanceof ApiError ? e : serviceUnavailable(`error trying to reach service: ${goDialError(e, loc)}`)));
+    up.on('error', (e: NodeJS.ErrnoException) => reject(failure(e)));
     up.end(body);
   });
 }

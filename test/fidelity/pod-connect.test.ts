@@ -10,10 +10,13 @@
  *   node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
  */
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
-import { startTarget, type Target } from '../target.ts';
+import { readKubeconfig, startTarget, type Target } from '../target.ts';
 import { kubectlFor } from '../kubectl-run.ts';
 import { same } from './storage-helpers.ts';
 
@@ -99,6 +102,83 @@ test('pods/log, exec, attach, portforward, proxy and services/proxy without a ku
     const r = await t.client.request('GET', `${P}/pods/one/log${q}`);
     assert.is(r.status, 204, show(r));
     assert.is(r.text, '', show(r));
+  }
+});
+
+const hostIP = (): string | undefined =>
+  Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+/** A TCP port nothing listens on (bound, then closed). */
+const closedPort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const srv = createServer().listen(0, '0.0.0.0', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+
+/** An HTTP/1.1 upgrade request as kubectl exec sends it (SPDY/3.1); the status and the parsed body. */
+function upgradeRequest(path: string): Promise<{ status: number; json: unknown }> {
+  const kc = readKubeconfig(t.kubeconfig);
+  const u = new URL(kc.server + path);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'POST', ca: kc.ca, cert: kc.cert, key: kc.key, headers: { ...(kc.token ? { authorization: `Bearer ${kc.token}` } : {}), connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+      },
+    );
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 101, json: undefined });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a Pod on a Node whose kubelet does not answer: log 500, exec/attach/portforward 400 without an upgrade and 500 with one, proxy 503', async () => {
+  const ip = hostIP();
+  if (!ip) {
+    console.warn('no non-loopback IPv4 address: not checked');
+    return;
+  }
+  const port = await closedPort();
+  const node = `wtst-deaf-${ns}`;
+  const n = await t.client.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node }, status: { addresses: [{ type: 'InternalIP', address: ip }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } } });
+  assert.is(n.status, 201, show(n));
+  try {
+    const p = await t.client.request('POST', `${P}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'onnode' }, spec: { automountServiceAccountToken: false, nodeName: node, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: port }] }] } } });
+    assert.is(p.status, 201, show(p));
+    const st = await t.client.request('PATCH', `${P}/pods/onnode/status`, { body: { status: { podIP: ip, podIPs: [{ ip }] } }, contentType: 'application/merge-patch+json' });
+    assert.is(st.status, 200, show(st));
+    const refused = `dial tcp ${ip}:${port}: connect: connection refused`;
+    const reasonless = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+    const cases: [string, string, number, unknown][] = [
+      ['GET', 'pods/onnode/log', 500, reasonless(`Get "https://${ip}:${port}/containerLogs/${ns}/onnode/c": ${refused}`)],
+      ['GET', 'pods/onnode/log?container=c&tailLines=2&timestamps=true', 500, reasonless(`Get "https://${ip}:${port}/containerLogs/${ns}/onnode/c?tailLines=2&timestamps=true": ${refused}`)],
+      ['POST', 'pods/onnode/exec?command=ls&stdout=true', 400, bad('Upgrade request required')],
+      ['GET', 'pods/onnode/attach?stdout=true', 400, bad('Upgrade request required')],
+      ['POST', 'pods/onnode/portforward', 400, bad('Upgrade request required')],
+      ['GET', 'pods/onnode/proxy/x', 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable')],
+      ['GET', `pods/onnode:${port}/proxy/x`, 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable')],
+    ];
+    for (const [method, path, code, want] of cases) {
+      const r = await t.client.request(method, `${P}/${path}`);
+      assert.is(r.status, code, `${method} ${path}: ${show(r)}`);
+      same(r.json, want, `${method} ${path}`, r);
+    }
+    for (const path of ['pods/onnode/exec?command=ls&stdout=true', 'pods/onnode/attach?stdout=true', 'pods/onnode/portforward', 'pods/one/exec?command=ls&stdout=true']) {
+      const r = await upgradeRequest(`${P}/${path}`);
+      const want = path.startsWith('pods/one/') ? { code: 400, body: bad('pod one does not have a host assigned') } : { code: 500, body: reasonless(`error dialing backend: ${refused}`) };
+      assert.equal({ status: r.status, json: r.json }, { status: want.code, json: want.body }, path);
+    }
+  } finally {
+    await t.client.request('DELETE', `/api/v1/nodes/${node}`);
   }
 });
 

@@ -63,7 +63,7 @@ async function logLocation(ctx: SubresourceConnectContext): Promise<ProxyLocatio
   for (const [k, v] of ints) if (v !== undefined) params.push([k, v]);
   if (q.get('sinceTime')) params.push(['sinceTime', q.get('sinceTime')!]);
   params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { scheme: 'https', host, port, path: `/containerLogs/${s(pod.metadata.namespace)}/${s(pod.metadata.name)}/${container}${qs(params)}` };
+  return { scheme: 'https', host, port, mode: 'stream', path: `/containerLogs/${s(pod.metadata.namespace)}/${s(pod.metadata.name)}/${container}${qs(params)}` };
 }
 
 /** pods/exec, pods/attach (streamLocation) and pods/portforward (PortForwardLocation). */
@@ -77,7 +77,7 @@ function streamLocation(path: 'exec' | 'attach' | 'portForward'): (ctx: Subresou
     const q = new URLSearchParams(ctx.query);
     q.delete('container');
     const rest = q.toString();
-    return { scheme: 'https', host, port, path: `/${path}/${s(pod.metadata.namespace)}/${s(pod.metadata.name)}${container ? `/${container}` : ''}${rest ? `?${rest}` : ''}` };
+    return { scheme: 'https', host, port, mode: 'upgrade', path: `/${path}/${s(pod.metadata.namespace)}/${s(pod.metadata.name)}${container ? `/${container}` : ''}${rest ? `?${rest}` : ''}` };
   };
 }
 

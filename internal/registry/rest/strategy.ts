@@ -277,6 +277,13 @@ export interface ProxyLocation {
   port: number;
   /** The upstream path and query (absent: the request's subpath and query, as a proxy sends them). */
   path?: string;
+  /**
+   * How kube reaches it: 'proxy' (the default, UpgradeAwareHandler: a dial error is a 503
+   * `error trying to reach service`), 'stream' (pods/log's LocationStreamer: a reason-less 500
+   * `Get "<url>": <error>`), 'upgrade' (pods/exec|attach|portforward: only upgrade requests,
+   * else 400 `Upgrade request required`; a dial error is a 500 `error dialing backend`).
+   */
+  mode?: 'proxy' | 'stream' | 'upgrade';
 }
 
 /**
