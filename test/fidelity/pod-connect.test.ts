@@ -172,6 +172,23 @@ test('a Pod on a Node whose kubelet does not answer: log 500, exec/attach/portfo
       assert.is(r.status, code, `${method} ${path}: ${show(r)}`);
       same(r.json, want, `${method} ${path}`, r);
     }
+    // services/proxy through Endpoints: none, an address with no Pod behind it, then the Pod's.
+    const E = `${P}/endpoints`;
+    const eps = (subsets: unknown[]) => ({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'svc' }, subsets });
+    assert.is((await t.client.request('POST', E, { body: eps([]) })).status, 201);
+    const noEndpoints = (id: string) => statusOf(503, `no endpoints available for service "${id}"`, 'ServiceUnavailable');
+    const check = async (path: string, code: number, want: unknown) => {
+      const r = await t.client.request('GET', `${P}/${path}`);
+      assert.is(r.status, code, `${path}: ${show(r)}`);
+      same(r.json, want, path, r);
+    };
+    await check('services/svc/proxy', 503, noEndpoints('svc'));
+    assert.is((await t.client.request('PUT', `${E}/svc`, { body: eps([{ addresses: [{ ip }], ports: [{ port }] }]) })).status, 200);
+    await check('services/svc/proxy', 503, noEndpoints('svc'));
+    await check('services/svc:80/proxy/x', 503, noEndpoints('svc:80'));
+    assert.is((await t.client.request('PUT', `${E}/svc`, { body: eps([{ addresses: [{ ip, targetRef: { kind: 'Pod', namespace: ns, name: 'onnode' } }], ports: [{ port }] }]) })).status, 200);
+    await check('services/svc:80/proxy/x', 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable'));
+    await check('services/http:svc:80/proxy/x', 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable'));
     for (const path of ['pods/onnode/exec?command=ls&stdout=true', 'pods/onnode/attach?stdout=true', 'pods/onnode/portforward', 'pods/one/exec?command=ls&stdout=true']) {
       const r = await upgradeRequest(`${P}/${path}`);
       const want = path.startsWith('pods/one/') ? { code: 400, body: bad('pod one does not have a host assigned') } : { code: 500, body: reasonless(`error dialing backend: ${refused}`) };

@@ -110,10 +110,19 @@ async function serviceProxyLocation(ctx: SubresourceConnectContext): Promise<Pro
   });
   const subsets = list(eps.subsets);
   if (!subsets.length) throw serviceUnavailable(`no endpoints available for service ${goQuote(parsed.name)}`);
+  // kube starts at a random subset and address; the first valid one here. isValidAddress: the
+  // address names a Pod of this namespace that has the address's IP.
+  const ns = s(eps.metadata.namespace);
+  const valid = async (addr: Record<string, unknown>): Promise<boolean> => {
+    const ref = obj(addr.targetRef);
+    if (!ref || s(ref.namespace) !== ns) return false;
+    const pod = await ctx.getCore('pods', s(ref.name)).catch(() => undefined);
+    return list(obj(pod?.status)?.podIPs).some((p) => s(p.ip) === s(addr.ip));
+  };
   for (const ss of subsets) {
-    const addr = list(ss.addresses)[0];
-    const p = list(ss.ports).find((x) => s(x.name) === portName);
-    if (addr && p) return { scheme: parsed.scheme || 'http', host: s(addr.ip), port: Number(p.port) };
+    for (const p of list(ss.ports).filter((x) => s(x.name) === portName)) {
+      for (const addr of list(ss.addresses)) if (await valid(addr)) return { scheme: parsed.scheme || 'http', host: s(addr.ip), port: Number(p.port) };
+    }
   }
   throw serviceUnavailable(`no endpoints available for service ${goQuote(ctx.name)}`);
 }
