@@ -71,6 +71,8 @@ export async function serveConnect(sub: SubresourceDescriptor, r: ConnectRequest
     if (loc.mode === 'upgrade') return unknownError(`error dialing backend: ${why}`);
     return serviceUnavailable(`error trying to reach service: ${why}`);
   };
+  // Go's dialer refuses a port beyond 16 bits before dialing.
+  if (!(loc.port >= 0 && loc.port <= 65535)) throw failure(Object.assign(new Error(`dial tcp: address ${loc.port}: invalid port`), { code: 'EINVALIDPORT' }));
   const mod = loc.scheme === 'https' ? https : http;
   await new Promise<void>((resolve, reject) => {
     const up = mod.request({ host: loc.host, port: loc.port, method: r.method, path, headers, timeout: 30_000 }, (answer) => {

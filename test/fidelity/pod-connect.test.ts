@@ -166,6 +166,7 @@ test('a Pod on a Node whose kubelet does not answer: log 500, exec/attach/portfo
       ['POST', 'pods/onnode/portforward', 400, bad('Upgrade request required')],
       ['GET', 'pods/onnode/proxy/x', 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable')],
       ['GET', `pods/onnode:${port}/proxy/x`, 503, statusOf(503, `error trying to reach service: ${refused}`, 'ServiceUnavailable')],
+      ['GET', 'pods/onnode:99999/proxy/x', 503, statusOf(503, 'error trying to reach service: dial tcp: address 99999: invalid port', 'ServiceUnavailable')],
     ];
     for (const [method, path, code, want] of cases) {
       const r = await t.client.request(method, `${P}/${path}`);

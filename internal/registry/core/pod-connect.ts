@@ -90,6 +90,8 @@ async function podProxyLocation(ctx: SubresourceConnectContext): Promise<ProxyLo
   if (!port) port = String(list(obj(pod.spec)?.containers).map((c) => list(c.ports)[0]?.containerPort).find((p) => p !== undefined) ?? '');
   const ip = s(list(obj(pod.status)?.podIPs)[0]?.ip);
   if (!ip || !isGlobalUnicast(ip)) throw badRequest('address not allowed');
+  // A named port: Go looks it up in /etc/services (kube 1.24's handler panics on it; not served here).
+  if (port && !/^\d+$/.test(port)) throw serviceUnavailable(`error trying to reach service: dial tcp: lookup port ${port}: unknown port`);
   return { scheme: parsed.scheme || 'http', host: ip, port: port ? Number(port) : 80 };
 }
 
