@@ -13,9 +13,8 @@
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/nodes.test.ts
  */
 import { test } from 'uvu';
+import { closedPort, hostIP } from '../net-helpers.ts';
 import * as assert from 'uvu/assert';
-import { createServer } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { show } from '../assertions.ts';
 import { body, clusterSuite, invalidStatus, protobufRoundTrip, same, table, watchEvents } from './storage-helpers.ts';
 
@@ -191,21 +190,6 @@ test('Table (printNode, -o wide), the spec.unschedulable field selector, Protobu
   same(body(d, S.names), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'wtst-w', kind: 'nodes', uid: '<uid>' } }, 'delete', d);
   assert.equal(await watchEvents(S.t, C, rv, `metadata.name=${name}`), [['DELETED', name]]);
 });
-
-/** A non-loopback IPv4 address of this machine (a closed port on it refuses at once), if any. */
-const hostIP = (): string | undefined =>
-  Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-
-/** A TCP port nothing listens on (bound, then closed). */
-const closedPort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '0.0.0.0', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const statusOf = (code: number, message: string, reason?: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), code });
 

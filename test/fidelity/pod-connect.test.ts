@@ -11,9 +11,8 @@
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
  */
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { test } from 'uvu';
+import { closedPort, hostIP } from '../net-helpers.ts';
 import * as assert from 'uvu/assert';
 import { show } from '../assertions.ts';
 import { readKubeconfig, startTarget, type Target } from '../target.ts';
@@ -104,20 +103,6 @@ test('pods/log, exec, attach, portforward, proxy and services/proxy without a ku
     assert.is(r.text, '', show(r));
   }
 });
-
-const hostIP = (): string | undefined =>
-  Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-
-/** A TCP port nothing listens on (bound, then closed). */
-const closedPort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '0.0.0.0', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 
 /** An HTTP/1.1 upgrade request as kubectl exec sends it (SPDY/3.1); the status and the parsed body. */
 function upgradeRequest(path: string): Promise<{ status: number; json: unknown }> {
