@@ -5,7 +5,9 @@
  * parse errors), pods/exec, pods/attach, pods/portforward (`pod … does not have a host assigned`,
  * GET and POST only), pods/proxy (`address not allowed` without a Pod IP, a malformed id),
  * services/proxy (a port number no service port has: 503; no Endpoints: kube's 404 for the
- * Service), the discovery entries, and `kubectl logs` / `kubectl exec` on a Pending Pod.
+ * Service), the discovery entries, and `kubectl logs` / `kubectl exec` on a Pending Pod; then a
+ * Pod on a Node whose kubelet refuses (log 500, upgrade and non-upgrade exec/attach/portforward,
+ * pods/proxy and services/proxy through Endpoints, `kubectl logs` / `kubectl exec` stderr).
  *
  *   node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
  *   TEST_KUBECONFIG=/tmp/ref/kubeconfig node --import tsx test/run.ts test/fidelity/pod-connect.test.ts
@@ -180,6 +182,12 @@ test('a Pod on a Node whose kubelet does not answer: log 500, exec/attach/portfo
       const want = path.startsWith('pods/one/') ? { code: 400, body: bad('pod one does not have a host assigned') } : { code: 500, body: reasonless(`error dialing backend: ${refused}`) };
       assert.equal({ status: r.status, json: r.json }, { status: want.code, json: want.body }, path);
     }
+    // kubectl's own requests (exec: a SPDY/3.1 upgrade over HTTP/1.1).
+    const k = kubectlFor(t.kubeconfig);
+    const logs = await k.run('logs', '-n', ns, 'onnode');
+    assert.equal({ code: logs.code, stderr: logs.stderr }, { code: 1, stderr: `Error from server: Get "https://${ip}:${port}/containerLogs/${ns}/onnode/c": ${refused}\n` }, 'kubectl logs');
+    const exec = await k.run('exec', '-n', ns, 'onnode', '--', 'ls');
+    assert.equal({ code: exec.code, stderr: exec.stderr }, { code: 1, stderr: `Error from server: error dialing backend: ${refused}\n` }, 'kubectl exec');
   } finally {
     await t.client.request('DELETE', `/api/v1/nodes/${node}`);
   }
