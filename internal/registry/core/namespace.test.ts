@@ -57,7 +57,7 @@ test('descriptor', () => {
       ['finalize', ['update']],
     ],
   );
-  assert.equal(coreKinds.map((k) => k.kind), ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Endpoints', 'Event', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'ServiceAccount', 'PodTemplate', 'LimitRange', 'ResourceQuota', 'ReplicationController', 'Node']);
+  assert.equal(coreKinds.map((k) => k.kind), ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Endpoints', 'Event', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'ServiceAccount', 'PodTemplate', 'LimitRange', 'ResourceQuota', 'ReplicationController', 'Node', 'ComponentStatus']);
 });
 
 interface CreateCase {
