@@ -290,14 +290,25 @@ async function runOne(target: 'this' | 'kube'): Promise<Run> {
   }
 }
 
-const started = performance.now();
-try {
+/** Both servers in --order; the printed report's lines. */
+async function main(): Promise<string[]> {
+  const started = performance.now();
   ensureServerBuilt(log);
   ref.ensureBuilt(log);
   const bins = await controlPlaneBinaries();
   log(`control plane: ${Object.values(bins).join(' ')}`);
   const runs: Run[] = [];
-  for (const target of cfg.order) runs.push(await runOne(target));
+  // A server that fails (e.g. times out) is reported as failed; the other one still runs.
+  const failed: { target: string; error: string }[] = [];
+  for (const target of cfg.order) {
+    try {
+      runs.push(await runOne(target));
+    } catch (e) {
+      log(`${target}: FAILED: ${(e as Error).message}`);
+      failed.push({ target, error: (e as Error).message });
+      process.exitCode = 1;
+    }
+  }
   const by = (t: 'this' | 'kube') => runs.find((r) => r.target === t);
   const report = {
     kind: 'kwok',
@@ -306,13 +317,14 @@ try {
     machine,
     versions: { reference: spawnSync(join(ref.bin, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim(), controlPlane: KUBE_VERSION, kwok: KWOK_VERSION },
     runs,
+    failed,
     serverLog: { warn: serverLog.warn, error: serverLog.error, samples: serverLog.samples, unexpectedExits: serverLog.unexpectedExits },
     totalSeconds: round((performance.now() - started) / 1000, 1),
   };
   const file = writeResult('kwok', report);
   const row = (name: string, t: string, k: string) => `| ${name.padEnd(46)} | ${t.padStart(12)} | ${k.padStart(22)} |`;
   const col = (f: (r: Run) => string) => [by('this'), by('kube')].map((r) => (r ? f(r) : '-')) as [string, string];
-  const out = [
+  return [
     '',
     `${cfg.nodes} kwok Nodes and ${cfg.pods} Pods (${Math.ceil(cfg.pods / cfg.perDeployment)} Deployments) through kube-controller-manager + kube-scheduler ${KUBE_VERSION} and kwok ${KWOK_VERSION},`,
     `this server vs ${report.versions.reference} + etcd (both fsync on), run order ${cfg.order.join(' then ')}; ${machine.cpuCount} cores, load avg at start ${runs.map((r) => `${r.target} ${r.loadAvg1AtStart}`).join(', ')}`,
@@ -328,9 +340,13 @@ try {
     ...['kube-controller-manager', 'kube-scheduler', 'kwok'].map((n) => row(`${n} CPU s / max RSS MiB`, ...col((r) => `${fmt(r.components[n]!.cpuSeconds)} / ${fmt(r.components[n]!.maxRssMiB, 0)}`))),
     '',
     ...runs.map((r) => `${r.target}: per process ${r.apiServer.perProcess.map((p) => `${p.name} ${p.cpuSeconds} s CPU since launch, ${p.maxRssMiB} MiB`).join('; ')}; Pods ${JSON.stringify(r.check)}`),
+    ...failed.map((f) => `${f.target}: FAILED: ${f.error}`),
     `total ${report.totalSeconds} s; JSON: ${file}`,
   ];
-  process.stdout.write(out.join('\n') + '\n');
+}
+
+try {
+  process.stdout.write((await main()).join('\n') + '\n');
 } catch (e) {
   reportBenchFailure(e);
 } finally {
