@@ -230,6 +230,13 @@ test('Table (printFlowSchemaList: matching order), Protobuf, watch and delete (a
   await protobufRoundTrip(S.t, `${B}/exempt`);
   const c = await S.post(fs(S.n('w'), { priorityLevelConfiguration: { name: 'global-default' }, rules: [rule({ nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/metrics'] }] })] }));
   assert.is(c.status, 201, show(c));
+  // The config consumer writes the new schema's Dangling condition right after the create (kube's
+  // too): compare the two encodings once it has, or the second read may see the newer version.
+  for (let i = 0; i < 100; i++) {
+    const g = await S.t.client.request('GET', `${C}/${S.n('w')}`);
+    if ((g.json as any)?.status?.conditions?.some((x: { type: string }) => x.type === 'Dangling')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   await protobufRoundTrip(S.t, `${C}/${S.n('w')}`);
   const rv = (c.json as any).metadata.resourceVersion;
   const d = await S.t.client.request('DELETE', `${C}/${S.n('w')}`);
