@@ -38,6 +38,10 @@ export const ALLOWED_5XX: { status: number; message: RegExp; method?: string; wh
   { status: 500, message: /^etcdserver: request is too large$/, why: "an object over etcd's 1.5 MiB request limit (test/input-limits.test.ts)" },
   { status: 500, message: /^Internal Server Error: ".*": requested \[.*\] without impersonating a user\n$/, why: 'Impersonate-Group/-Uid/-Extra without Impersonate-User: kube answers a text/plain 500' },
   { status: 500, method: 'DELETE', message: /^couldn't get version\/kind; json parse error: /, why: 'a DeleteOptions body nested past encoding/json limits: kube 500 (test/input-depth.test.ts)' },
+  { status: 500, message: /^no preferred addresses found; known addresses: \[/, why: 'nodes/<name>/proxy (and pods on it) for a Node without a usable address: kube answers a plain 500 (test/fidelity/nodes.test.ts)' },
+  { status: 503, message: /^(error trying to reach service: |no endpoints available for service "|no service port \d+ found for service ")/, why: 'a proxy subresource (nodes, pods, services) whose target does not answer or does not exist: kube 503 (test/fidelity/nodes.test.ts, pod-connect.test.ts)' },
+  { status: 500, message: /^(error dialing backend: |Get "https?:\/\/)/, why: "pods' exec/attach/portforward upgrade or log stream to a kubelet that does not answer: kube 500 (test/fidelity/pod-connect.test.ts)" },
+  { status: 500, message: /^Component not found: /, why: "a componentstatuses name other than scheduler, controller-manager, etcd-0: kube answers 500 'Component not found: <name>' (test/fidelity/componentstatus.test.ts)" },
 ];
 
 /**
