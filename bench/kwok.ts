@@ -40,7 +40,7 @@ import { reference, ensureServerBuilt } from './reference.ts';
 import { tlsFromKubeconfig } from './loadgen-client.ts';
 import { spawnApiServer, serverLog, reportBenchFailure } from './server.ts';
 import { apiJson, benchSession, endBench, fmt, installWatchdog, loadAvg1, procCpuMs, readRss, round, sleep, spawnTracked, stopChild, writeResult } from './util.ts';
-import { controlPlaneBinaries, KUBE_VERSION, KWOK_VERSION } from '../test/control-plane-bin.ts';
+import { controlPlaneBinaries, HANDED_OVER, KUBE_VERSION, KWOK_VERSION } from '../test/control-plane-bin.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,8 +74,6 @@ installWatchdog((cfg.timeoutS * cfg.order.length + 600) * 1000);
 const { log, tmpRoot, machine } = benchSession('kwok', args.keep!, cfg);
 
 const NAMESPACE = 'bench-kwok';
-/** This server's controllers that KCM also runs (test/control-plane.test.ts's HANDED_OVER; importing it would run that suite). */
-const HANDED_OVER = ['namespace', 'garbagecollector', 'serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'clusterrole-aggregation', 'pv-protection', 'pvc-protection'];
 const QPS = ['--kube-api-qps=5000', '--kube-api-burst=10000'];
 
 interface Server {

@@ -24,6 +24,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIR = process.env.CONTROL_PLANE_DIR ?? path.join(ROOT, '.cache', 'control-plane');
 const BIN = path.join(DIR, 'bin');
 export const KUBE_VERSION = 'v1.24.17';
+/**
+ * This server's controllers that kube-controller-manager also runs: switched off here
+ * (`--controllers=-<name>,…`) so that two controllers never fight over the same objects.
+ */
+export const HANDED_OVER = ['namespace', 'garbagecollector', 'serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'clusterrole-aggregation', 'pv-protection', 'pvc-protection', 'disruption', 'resourcequota'];
 export const KWOK_VERSION = 'v0.4.0';
 /** helm 3.9 (client-go v0.24, the chart `helm create` writes for kube 1.24). */
 export const HELM_VERSION = 'v3.9.4';

@@ -37,11 +37,8 @@ import path from 'node:path';
 import { eventually } from './harness.ts';
 import { startTarget, type Target } from './target.ts';
 import { kubectlFor, kubectlSuite, runCommand } from './kubectl-run.ts';
-import { controlPlaneBinaries } from './control-plane-bin.ts';
+import { controlPlaneBinaries, HANDED_OVER } from './control-plane-bin.ts';
 import { show } from './assertions.ts';
-
-/** This server's controllers that kube-controller-manager also runs: off, so KCM's act alone. */
-export const HANDED_OVER = ['namespace', 'garbagecollector', 'serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'clusterrole-aggregation', 'pv-protection', 'pvc-protection', 'disruption', 'resourcequota'];
 
 interface Proc {
   name: string;
