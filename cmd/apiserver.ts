@@ -26,6 +26,7 @@
  *        [--requestheader-client-ca-file F] [--requestheader-allowed-names a,b]
  *        [--requestheader-username-headers X-Remote-User] [--requestheader-group-headers X-Remote-Group]
  *        [--requestheader-extra-headers-prefix X-Remote-Extra-]
+ *        [--proxy-client-cert-file F --proxy-client-key-file F]
  *        [--enable-bootstrap-token-auth] [--authentication-token-webhook-config-file F]
  *        [--authentication-token-webhook-cache-ttl 2m] [--authentication-token-webhook-version v1beta1|v1]
  *        [--service-account-signing-key-file F] [--service-account-key-file F]… [--service-account-issuer URL]…
@@ -111,6 +112,8 @@ const { values } = parseArgs({
     'oidc-required-claim': { type: 'string', multiple: true, default: [] },
     'client-ca-file': { type: 'string' },
     'requestheader-client-ca-file': { type: 'string' },
+    'proxy-client-cert-file': { type: 'string' },
+    'proxy-client-key-file': { type: 'string' },
     // pflag string slices: comma-separated, and every occurrence after the first appends.
     'requestheader-allowed-names': { type: 'string', multiple: true, default: [] },
     'requestheader-username-headers': { type: 'string', multiple: true, default: [] },
@@ -257,6 +260,8 @@ const app = await startServer({
         extraHeadersPrefix: stringSliceFlag('requestheader-extra-headers-prefix'),
       }
     : undefined,
+  proxyClientCertFile: values['proxy-client-cert-file'],
+  proxyClientKeyFile: values['proxy-client-key-file'],
   encryptionProviderConfig: values['encryption-provider-config'],
   tokenAuth: {
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'],

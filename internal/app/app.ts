@@ -29,6 +29,7 @@ import { admissionChains } from './admission.ts';
 import { buildRegistry, createBootstrapObjects } from './registry.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { registerControllers } from './controllers.ts';
+import { startAggregator } from './aggregation.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
 import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS } from './serve.ts';
 
@@ -100,6 +101,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await rbacCache.start(storage);
   await nodeGraph?.start(storage);
   await webhookSource.start(storage);
+  const aggregator = await startAggregator(opts, storage);
   phase('rbacCache');
   // kube-apiserver's rbac/bootstrap-roles post-start hook (the aggregation controller follows).
   const reconciled = await reconcileBootstrapPolicy(registry);
@@ -118,7 +120,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   let port = 0;
   let flowController: FlowController | undefined;
-  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController });
+  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator });
   await controllers.manager.start('before-serving');
   phase('controllers');
 
@@ -142,6 +144,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics,
     auditor,
     openIdDiscovery: (address) => saTokens.discovery(address, log),
+    aggregator,
     onCaReload: controllers.onCaReload,
   });
   phase('listen');
@@ -184,6 +187,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         rbacCache.stop();
         nodeGraph?.stop();
         webhookSource.stop();
+        aggregator.stop();
         await tokenAuth.close();
         await storage.close();
         metrics.close();

@@ -32,6 +32,8 @@ import { ClusterAuthenticationTrustController } from '../controllers/cluster-aut
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
 import { ApfConfigConsumer, ApfConfigProducer } from '../controllers/apf-configuration.ts';
 import { APIServiceAutoRegister } from '../controllers/apiservice-autoregister.ts';
+import { APIServiceAvailability } from '../controllers/apiservice-availability.ts';
+import type { APIServiceIndex } from '../http/aggregator.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
 import type { ServiceAccountTokens } from './service-accounts.ts';
 import type { ClientTrust } from './authentication.ts';
@@ -49,6 +51,8 @@ export interface ControllerDeps {
   port: () => number;
   /** Priority and Fairness's limiter, known in the `serving` stage (none with max-in-flight). */
   flowController?: () => FlowController | undefined;
+  /** The aggregator's APIService index (the availability controller reads it). */
+  aggregator?: APIServiceIndex;
 }
 
 /** The --controllers selection with the test options' switches first (the first entry naming a controller wins). */
@@ -100,6 +104,8 @@ export function registerControllers(opts: ServerOptions, d: ControllerDeps): { m
     .add({ name: 'priority-and-fairness-config-producer', runBy: 'kube-apiserver', stage: 'before-serving', make: () => ApfConfigProducer.create(registry, log, opts.apfConfigResyncMs) })
     // kube-apiserver's apiservice-registration-controller and crd-discovery-available hooks: the local APIServices.
     .add({ name: 'apiservice-registration-controller', runBy: 'kube-apiserver', stage: 'before-serving', make: () => APIServiceAutoRegister.create(storage, registry, log) })
+    // kube-aggregator's AvailableConditionController: the APIServices' Available condition.
+    .add({ name: 'apiservice-status-available-controller', runBy: 'kube-apiserver', stage: 'serving', make: () => APIServiceAvailability.create(storage, registry, d.aggregator, log) })
     .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log) })
     // Run whenever bootstrap tokens authenticate (see ControllerManager.enabled).
     .add({ name: 'tokencleaner', runBy: 'kube-controller-manager', stage: 'before-serving', make: () => (opts.tokenAuth?.enableBootstrapTokenAuth && served('secrets') ? new TokenCleaner(storage, registry.lookup('', 'v1', 'secrets')!, log) : null) })

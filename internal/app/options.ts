@@ -110,6 +110,9 @@ export interface ServerOptions {
   clientCaFile?: string;
   /** --requestheader-client-ca-file and friends: the authenticating proxy (off without the CA file). */
   requestHeader?: RequestHeaderFlags;
+  /** --proxy-client-cert-file / --proxy-client-key-file: the client pair the aggregator presents to APIService backends. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
   /**
    * --encryption-provider-config: kube's EncryptionConfiguration; the resources it names are
    * encrypted before their events enter the log. Every replica of a topic needs the same file.

@@ -26,6 +26,7 @@ import { MaxInflightLimiter } from '../flowcontrol/max-inflight.ts';
 import { WatchTracker, WorkEstimator } from '../flowcontrol/work-estimator.ts';
 import { flowControlMetrics } from '../metrics/flowcontrol-metrics.ts';
 import type { OpenIdDiscovery } from '../http/openid-discovery.ts';
+import type { APIServiceIndex } from '../http/aggregator.ts';
 import type { ClientTrust } from './authentication.ts';
 import type { ServerOptions } from './options.ts';
 
@@ -45,6 +46,8 @@ export interface ServeDeps {
   openIdDiscovery: (externalAddress: () => string) => OpenIdDiscovery | undefined;
   /** A client-CA bundle file changed (after new connections are asked for the new CAs). */
   onCaReload: () => void;
+  /** The APIServices (the aggregator's proxy and discovery). */
+  aggregator?: APIServiceIndex;
 }
 
 export interface Serving {
@@ -82,6 +85,7 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
     metrics,
     inflight,
     audit: d.auditor,
+    aggregator: d.aggregator,
     requestTimeoutMs: opts.requestTimeoutMs,
     minRequestTimeoutS: opts.minRequestTimeoutS,
     // Kafka mode: a kind another replica serves already (its CRD's event not folded here yet).

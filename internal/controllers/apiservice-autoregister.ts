@@ -20,6 +20,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { systemContext } from '../registry/generic/context.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
+import { CUSTOM_RESOURCE_PRIORITY, builtinPriority } from '../registry/apiregistration/priorities.ts';
 import type { Controller } from './controller.ts';
 import { getOrNull } from './namespace-reconciler.ts';
 import { listAll } from './list-all.ts';
@@ -27,24 +28,9 @@ import { CoalescedRun } from './coalesced-run.ts';
 
 export const AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 
-/** apiVersionPriorities (kube-apiserver 1.24): [group/version, groupPriorityMinimum, versionPriority]. */
-const PRIORITIES: [string, number, number][] = [
-  ['/v1', 18000, 1], ['apps/v1', 17800, 15], ['events.k8s.io/v1', 17750, 15], ['events.k8s.io/v1beta1', 17750, 5],
-  ['authentication.k8s.io/v1', 17700, 15], ['authorization.k8s.io/v1', 17600, 15], ['autoscaling/v1', 17500, 15],
-  ['autoscaling/v2', 17500, 30], ['autoscaling/v2beta1', 17500, 9], ['autoscaling/v2beta2', 17500, 1], ['batch/v1', 17400, 15],
-  ['batch/v1beta1', 17400, 9], ['batch/v2alpha1', 17400, 9], ['certificates.k8s.io/v1', 17300, 15], ['networking.k8s.io/v1', 17200, 15],
-  ['policy/v1', 17100, 15], ['policy/v1beta1', 17100, 9], ['rbac.authorization.k8s.io/v1', 17000, 15], ['storage.k8s.io/v1', 16800, 15],
-  ['storage.k8s.io/v1beta1', 16800, 9], ['storage.k8s.io/v1alpha1', 16800, 1], ['apiextensions.k8s.io/v1', 16700, 15],
-  ['admissionregistration.k8s.io/v1', 16700, 15], ['scheduling.k8s.io/v1', 16600, 15], ['coordination.k8s.io/v1', 16500, 15],
-  ['node.k8s.io/v1', 16300, 15], ['node.k8s.io/v1alpha1', 16300, 1], ['node.k8s.io/v1beta1', 16300, 9], ['discovery.k8s.io/v1', 16200, 15],
-  ['discovery.k8s.io/v1beta1', 16200, 12], ['flowcontrol.apiserver.k8s.io/v1beta2', 16100, 15], ['flowcontrol.apiserver.k8s.io/v1beta1', 16100, 12],
-  ['flowcontrol.apiserver.k8s.io/v1alpha1', 16100, 9], ['internal.apiserver.k8s.io/v1alpha1', 16000, 9],
-];
-const PRIORITY = new Map(PRIORITIES.map(([gv, g, v]) => [gv, { group: g, version: v }]));
-
 /** The APIService kube registers for a group version (null: none, e.g. apiregistration's own). */
 export function localAPIService(group: string, version: string, customResource: boolean): KubeObject | null {
-  const p = customResource ? { group: 1000, version: 100 } : PRIORITY.get(`${group}/${version}`);
+  const p = customResource ? CUSTOM_RESOURCE_PRIORITY : builtinPriority(group, version);
   if (!p) return null;
   return {
     apiVersion: 'apiregistration.k8s.io/v1',

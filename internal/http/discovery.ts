@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Registry, ServedKind } from '../registry/registry.ts';
 import { kindAt } from '../registry/rest/strategy.ts';
+import { aggregatedAPIGroup, type APIServiceIndex } from './aggregator.ts';
 
 /** Verbs of a resource that serves everything (in discovery's sorted order). */
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -118,17 +119,37 @@ function groupDoc(name: string, versions: readonly string[]) {
 /** The groups /apis lists (a registry's `groups()`), in kube's order. */
 type GroupSource = Pick<Registry, 'groups'>;
 
-/** /apis: every named group with its versions (preferred first), in kube-apiserver's order. */
-export function apiGroupList(registry: GroupSource) {
+/** The APIServices (aggregator.ts's index): groups served elsewhere, and kube-aggregator's group order. */
+export type AggregatedGroups = Pick<APIServiceIndex, 'groups' | 'sortedGroups'>;
+
+/**
+ * /apis: every named group with its versions (preferred first), in kube-apiserver's order. With
+ * the APIServices, kube-aggregator's: apiregistration.k8s.io first, then the groups of the stored
+ * APIServices by groupPriorityMinimum (groups served elsewhere included, with their versions by
+ * versionPriority); a served group without an APIService yet follows.
+ */
+export function apiGroupList(registry: GroupSource, aggregated?: AggregatedGroups) {
   const rank = (g: string): number => GROUP_RANK.get(g) ?? KUBE_GROUPS.length;
-  const named = [...registry.groups()].filter(([g]) => g !== '');
+  const local = registry.groups();
+  const named = [...local].filter(([g]) => g !== '');
   named.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(([g, vs]) => groupDoc(g, vs)) };
+  const docs = named.map(([g, vs]) => groupDoc(g, vs));
+  if (!aggregated) return { kind: 'APIGroupList', apiVersion: 'v1', groups: docs };
+  for (const [g, entries] of aggregated.groups()) if (!local.has(g)) docs.push(aggregatedAPIGroup(entries));
+  const position = new Map(aggregated.sortedGroups().map((es, i) => [es[0]!.group, i] as const));
+  const at = (g: string): number => (g === 'apiregistration.k8s.io' ? -1 : position.get(g) ?? Number.MAX_SAFE_INTEGER);
+  // (Array.prototype.sort is stable: groups without an APIService keep their order.)
+  docs.sort((a, b) => at(a.name) - at(b.name));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: docs };
 }
 
-/** /apis/<group>; null for the core group or a group not served. */
-export function apiGroup(registry: GroupSource, group: string) {
+/** /apis/<group>; null for the core group or a group not served here or elsewhere. */
+export function apiGroup(registry: GroupSource, group: string, aggregated?: AggregatedGroups) {
   const vs = registry.groups().get(group);
+  if (group && !vs) {
+    const entries = aggregated?.groups().get(group);
+    return entries ? { kind: 'APIGroup', apiVersion: 'v1', ...aggregatedAPIGroup(entries) } : null;
+  }
   if (!group || !vs) return null;
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, vs) };
 }

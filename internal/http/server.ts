@@ -25,6 +25,7 @@ import { PROTOBUF } from './protobuf.ts';
 import { sendError, sendJson, sendProtobuf, sendText, sendRaw, sendPageNotFound, type Res } from './respond.ts';
 import { ResourceHandlers } from './resource-handlers.ts';
 import { apiVersions, apiResourceList, apiGroupList, apiGroup, versionInfo } from './discovery.ts';
+import { proxyToAPIService, type APIServiceIndex } from './aggregator.ts';
 import { runHealth, type HealthCheck } from '../health/health.ts';
 import { OpenApiService } from './openapi/service.ts';
 import type { ApiMetrics, RequestLabels } from '../metrics/api-metrics.ts';
@@ -74,6 +75,8 @@ export interface ServerDeps {
    * a request for a kind or group this replica does not serve is answered 404 (absent: never).
    */
   catchUp?: () => Promise<unknown>;
+  /** The APIServices: group versions proxied to their services, and discovery's groups (aggregator.ts). */
+  aggregator?: APIServiceIndex;
 }
 
 
@@ -154,7 +157,7 @@ export function createHandler(deps: ServerDeps) {
         if (deps.audit) failedAuthenticationAudit(deps.audit, req, info, requestId);
         throw unauthorized();
       }
-      if (deps.catchUp && !info.error && unknownKindOrGroup(deps.registry, info)) await deps.catchUp().catch(() => undefined);
+      if (deps.catchUp && !info.error && unknownKindOrGroup(deps.registry, info) && !deps.aggregator?.groups().has(info.group)) await deps.catchUp().catch(() => undefined);
       audited = deps.audit && !info.error ? auditRequest(deps.audit, deps.registry, req, res, info, user, requestId, () => bodyPromise, authAnnotations) : null;
       if (info.error) {
         // kube's request-info filter: a plain-text 500 naming the URL, before authorization.
@@ -195,8 +198,15 @@ export function createHandler(deps: ServerDeps) {
           throw e;
         }
       }
+      // kube-aggregator's proxy: a group version an APIService with a service names.
+      const remote = deps.aggregator && info.apiPrefix === 'apis' && info.group && info.version ? deps.aggregator.remote(info.group, info.version) : undefined;
+      if (remote) {
+        const discovery = !info.isResourceRequest && info.parts.length === 0;
+        await proxyToAPIService(deps.aggregator!, deps.registry, remote, { req, path, query, user: user!, requestId, discovery }, res);
+        return;
+      }
       // Outside every API prefix this server routes, kube's mux answers, not go-restful.
-      if (!underRestfulPrefix(deps.registry, info)) {
+      if (!underRestfulPrefix(deps.registry, info, deps.aggregator)) {
         // kube's OpenAPI handlers answer every method (POST /openapi/v2 → 200 on kube-apiserver too);
         // an unread request body is drained so the connection stays usable.
         if (await openapi.handle(path, query, { method, headers: req.headers }, res)) return void req.resume();
@@ -325,11 +335,11 @@ function unknownKindOrGroup(registry: Registry, info: RequestInfo): boolean {
  * owns `/api` and everything under it, `/apis` and `/apis/` exactly, everything under a served
  * group `/apis/<group>`, and `/version` with everything under it.
  */
-function underRestfulPrefix(registry: Registry, info: RequestInfo): boolean {
+function underRestfulPrefix(registry: Registry, info: RequestInfo, aggregator?: APIServiceIndex): boolean {
   // The director compares the path as it came (`//api/v1` is not under `/api`).
   if (info.apiPrefix && !info.path.startsWith(`/${info.apiPrefix}`)) return false;
   if (info.apiPrefix === 'api') return true;
-  if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : registry.groups().has(info.group) && info.group !== '';
+  if (info.apiPrefix === 'apis') return info.parts.length === 0 && !info.group ? true : (registry.groups().has(info.group) || Boolean(aggregator?.groups().has(info.group))) && info.group !== '';
   return /^\/version(\/|$)/.test(info.path);
 }
 
@@ -368,9 +378,9 @@ async function nonResource(deps: ServerDeps, method: string, accept: string | un
   const found = (): unknown => {
     if (p === '/version') return versionInfo;
     if (p === '/api') return apiVersions(deps.advertiseAddress);
-    if (p === '/apis') return apiGroupList(deps.registry);
+    if (p === '/apis') return apiGroupList(deps.registry, deps.aggregator);
     if (info.apiPrefix === 'api' && info.version && info.parts.length === 0) return apiResourceList(deps.registry, '', info.version);
-    if (info.apiPrefix === 'apis' && info.group && !info.version) return apiGroup(deps.registry, info.group);
+    if (info.apiPrefix === 'apis' && info.group && !info.version) return apiGroup(deps.registry, info.group, deps.aggregator);
     if (info.apiPrefix === 'apis' && info.group && info.version && info.parts.length === 0) return apiResourceList(deps.registry, info.group, info.version);
     return null;
   };

@@ -189,7 +189,7 @@ function hostnameError(host: string, sans: string): string {
 const isIP = (h: string): boolean => /^[\d.]+$/.test(h) || h.includes(':');
 
 /** Go's net/http wording of a failed call, for the causes a webhook call commonly meets. */
-function goCause(e: NodeJS.ErrnoException, u: URL, servername?: string): string {
+export function goCause(e: NodeJS.ErrnoException, u: URL, servername?: string): string {
   const hostPort = `${u.hostname.replace(/^\[|\]$/g, '')}:${u.port || 443}`;
   switch (e.code) {
     case 'ECONNREFUSED':
