@@ -30,7 +30,8 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTarget, type Target } from '../target.ts';
+import { request as httpsRequest } from 'node:https';
+import { startTarget, readKubeconfig, type Target } from '../target.ts';
 import { eventually } from '../harness.ts';
 import { kubectlFor, type Kubectl } from '../kubectl-run.ts';
 import { createCa, createCertificateAuthority, issueCertificate, issueLeaf, certPem, x509 } from '../../internal/auth/certificates.ts';
@@ -57,6 +58,7 @@ interface Seen {
   clientCert?: string;
 }
 const seen: Seen[] = [];
+let releaseSecond: (() => void) | undefined;
 
 const widgetList = () => ({
   kind: 'WidgetList',
@@ -82,8 +84,21 @@ function listen(): Promise<void> {
       res.end(JSON.stringify(body));
     };
     if (path === `/apis/${group}/${VERSION}`) return send(200, resourceList());
-    if (path === `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`) return send(200, widgetList());
+    if (path === `/apis/${group}/${VERSION}/namespaces/${ns}/widgets` && req.method === 'GET') return send(200, widgetList());
     if (path === `/apis/${group}/${VERSION}/namespaces/${ns}/widgets/w1`) return send(200, widgetList().items[0]);
+    if (path === `/apis/${group}/${VERSION}/namespaces/${ns}/widgets` && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => send(201, { ...JSON.parse(Buffer.concat(chunks).toString()), status: { seen: req.headers['content-type'] } }));
+      return;
+    }
+    if (path === `/apis/${group}/${VERSION}/namespaces/${ns}/watchwidgets`) {
+      // A watch: the first event at once, the second only once the client has the first.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(JSON.stringify({ type: 'ADDED', object: widgetList().items[0] }) + '\n');
+      releaseSecond = () => res.end(JSON.stringify({ type: 'DELETED', object: widgetList().items[0] }) + '\n');
+      return;
+    }
     send(404, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 });
   });
   backend.listen(backendPort, '127.0.0.1');
@@ -209,6 +224,35 @@ test('discovery lists the aggregated group; /apis/<group> is the aggregator\'s, 
   assert.match(out, /^NAME\s+AGE\s*\nw1\s+/);
   const tableReq = seen.filter((s) => s.url.includes('/widgets')).at(-1)!;
   assert.match(String(tableReq.headers.accept), /as=Table/);
+});
+
+test('writes carry their body; a streamed answer is relayed as it comes', async () => {
+  const w = { apiVersion: `${group}/${VERSION}`, kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 1 } };
+  const r = await t.client.request('POST', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`, { body: w });
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json, { ...w, status: { seen: 'application/json' } });
+  // The second event is written only after the first reached the client through the aggregator.
+  const k = readKubeconfig(t.kubeconfig);
+  const events: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const req = httpsRequest(`${t.url}/apis/${group}/${VERSION}/namespaces/${ns}/watchwidgets?watch=true`, { ca: k.ca, cert: k.cert, key: k.key, headers: k.token ? { authorization: `Bearer ${k.token}` } : {} }, (res) => {
+      assert.is(res.statusCode, 200);
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+          events.push(JSON.parse(buf.slice(0, i)).type);
+          buf = buf.slice(i + 1);
+          if (events.length === 1) releaseSecond!();
+        }
+      });
+      res.on('end', () => resolve());
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(events, ['ADDED', 'DELETED']);
 });
 
 test('a second APIService on a ClusterIP Service without endpoints: EndpointsNotFound', async () => {
