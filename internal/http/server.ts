@@ -202,6 +202,11 @@ export function createHandler(deps: ServerDeps) {
       const remote = deps.aggregator && info.apiPrefix === 'apis' && info.group && info.version ? deps.aggregator.remote(info.group, info.version) : undefined;
       if (remote) {
         const discovery = !info.isResourceRequest && info.parts.length === 0;
+        // utilflowcontrol.RequestDelegated: a proxied watch holds no seat (its init latch is released).
+        if (info.isResourceRequest && info.verb === 'watch') {
+          release?.();
+          release = null;
+        }
         await proxyToAPIService(deps.aggregator!, deps.registry, remote, { req, path, query, user: user!, requestId, discovery }, res);
         return;
       }
