@@ -95,7 +95,14 @@ export function setAuthProxyHeaders(headers: Record<string, string | string[]>, 
   }
   headers['X-Remote-User'] = user.username;
   if (user.groups.length) headers['X-Remote-Group'] = [...user.groups];
-  for (const [key, values] of Object.entries(user.extra ?? {})) if (values.length) headers[`X-Remote-Extra-${encodeURIComponent(key)}`] = [...values];
+  for (const [key, values] of Object.entries(user.extra ?? {})) if (values.length) headers[`X-Remote-Extra-${goPathEscape(key)}`] = [...values];
+}
+
+const pct = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
+
+/** url.PathEscape: unreserved characters and `$&+:=@` stay, the rest is %-escaped. */
+export function goPathEscape(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, pct).replace(/%(24|26|2B|3A|3D|40)/g, (m) => decodeURIComponent(m));
 }
 
 /** The APIServices this server knows, followed from the fold (kube's APIService informer). */
@@ -193,7 +200,7 @@ const CONSUMED = new Set(['authorization', 'impersonate-user', 'impersonate-grou
 
 /** url.Values.Encode: keys sorted, Go's QueryEscape. */
 function goQuery(q: URLSearchParams): string {
-  const esc = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+  const esc = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, pct).replace(/%20/g, '+');
   const keys = [...new Set(q.keys())].sort();
   return keys.flatMap((k) => q.getAll(k).map((v) => `${esc(k)}=${esc(v)}`)).join('&');
 }

@@ -231,6 +231,10 @@ test('writes carry their body; a streamed answer is relayed as it comes', async 
   const r = await t.client.request('POST', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`, { body: w });
   assert.is(r.status, 201, r.text);
   assert.equal(r.json, { ...w, status: { seen: 'application/json' } });
+  // kubectl create -f through discovery (no OpenAPI for the kind on either server: no client-side schema).
+  const file = join(mkdtempSync(join(tmpdir(), 'aggregation-kubectl-')), 'w3.json');
+  writeFileSync(file, JSON.stringify({ ...w, metadata: { name: 'w3', namespace: ns } }));
+  assert.is((await kubectl.ok('create', '-f', file)).trim(), `widget.${group}/w3 created`);
   // The second event is written only after the first reached the client through the aggregator.
   const k = readKubeconfig(t.kubeconfig);
   const events: string[] = [];
