@@ -185,7 +185,11 @@ test('an APIService with a service: checked by discovery, Available, proxied wit
 
   // Proxied: the backend's answer as is, the caller's identity in the headers.
   seen.length = 0;
-  r = await t.client.request('GET', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets?limit=5`, { headers: { 'Impersonate-User': 'alice', 'Impersonate-Group': 'system:masters', 'Impersonate-Extra-Scopes': 'view' } });
+  // (kube's proxy learns the condition from its own informer, a moment after the write)
+  await eventually('the proxy sees the APIService available', async () => {
+    r = await t.client.request('GET', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets?limit=5`, { headers: { 'Impersonate-User': 'alice', 'Impersonate-Group': 'system:masters', 'Impersonate-Extra-Scopes': 'view' } });
+    return r.status !== 503;
+  });
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, widgetList());
   const got = seen.find((s) => s.url.startsWith(`/apis/${group}/${VERSION}/namespaces/${ns}/widgets`))!;
@@ -220,6 +224,8 @@ test('discovery lists the aggregated group; /apis/<group> is the aggregator\'s, 
   assert.equal(gv.json, resourceList());
   // kubectl: the raw path, and `get` through the discovered resource.
   assert.equal(JSON.parse(await kubectl.ok('get', '--raw', `/apis/${group}/${VERSION}`)), resourceList());
+  const resources = await kubectl.ok('api-resources', `--api-group=${group}`, '--no-headers');
+  assert.match(resources, new RegExp(`^widgets\\s+${group.replace(/\./g, '\\.')}/${VERSION}\\s+true\\s+Widget\\s*$`));
   const out = await kubectl.ok('get', `widgets.${group}`, '-n', ns);
   assert.match(out, /^NAME\s+AGE\s*\nw1\s+/);
   const tableReq = seen.filter((s) => s.url.includes('/widgets')).at(-1)!;
@@ -275,6 +281,10 @@ test('a second APIService on a ClusterIP Service without endpoints: EndpointsNot
   assert.is(r.headers['x-content-type-options'], 'nosniff');
   assert.is(r.text, 'service unavailable\n');
   assert.is(r.headers['content-type'], 'text/plain; charset=utf-8');
+  // kubectl's discovery names the group version it could not read.
+  const k = await kubectl.run('api-resources', `--api-group=${group}`);
+  assert.is(k.code, 1);
+  assert.match(k.stderr, `unable to retrieve the complete list of server APIs: ${group}/v1: the server is currently unable to handle the request`);
   // The group lists both versions, by versionPriority (v1: 20 first).
   const g = await t.client.request('GET', `/apis/${group}`);
   assert.equal(g.json.versions.map((v: any) => v.version), ['v1', VERSION]);
@@ -291,9 +301,12 @@ test('the backend down: proxy errors, then FailedDiscoveryCheck and 503 service 
   await touchService('agg-backend', '1');
   const c = await waitForReason(apiServiceName, 'FailedDiscoveryCheck');
   assert.equal({ status: c.status, message: c.message }, { status: 'False', message: `failing or missing response from https://127.0.0.1:${backendPort}/apis/${group}/${VERSION}: Get "https://127.0.0.1:${backendPort}/apis/${group}/${VERSION}": dial tcp 127.0.0.1:${backendPort}: connect: connection refused` });
-  r = await t.client.request('GET', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`);
+  // (kube's proxy learns the condition from its own informer, a moment after the write)
+  await eventually('the proxy sees the APIService unavailable', async () => {
+    r = await t.client.request('GET', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`);
+    return r.text === 'service unavailable\n';
+  });
   assert.is(r.status, 503);
-  assert.is(r.text, 'service unavailable\n');
   // kubectl shows the condition.
   const out = await kubectl.ok('get', 'apiservice', apiServiceName);
   assert.match(out, new RegExp(`${apiServiceName.replace(/\./g, '\\.')}\\s+${ns}/agg-backend\\s+False \\(FailedDiscoveryCheck\\)`));
@@ -314,8 +327,10 @@ test('the Service deleted: ServiceNotFound; the APIService deleted: gone from di
     const apis = await t.client.request('GET', '/apis');
     return !apis.json.groups.some((g: any) => g.name === group);
   });
-  r = await t.client.request('GET', `/apis/${group}/${VERSION}`);
-  assert.is(r.status, 404);
+  await eventually('the proxy forgets the APIService', async () => {
+    r = await t.client.request('GET', `/apis/${group}/${VERSION}`);
+    return r.status === 404;
+  });
   r = await t.client.request('GET', `/apis/${group}`);
   assert.is(r.status, 404);
 });
