@@ -232,7 +232,7 @@ export async function proxyToAPIService(index: APIServiceIndex, registry: Regist
   }
   setAuthProxyHeaders(headers, r.user);
   headers['Audit-Id'] = r.requestId;
-  const remote = r.req.socket?.remoteAddress;
+  const remote = r.req.socket?.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '');
   if (remote) headers['X-Forwarded-For'] = [headers['x-forwarded-for'], remote].flat().filter(Boolean).join(', ');
   delete headers['x-forwarded-for'];
   const hostPort = joinHostPort(loc.host, loc.port);

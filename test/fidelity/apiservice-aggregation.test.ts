@@ -201,6 +201,7 @@ test('an APIService with a service: checked by discovery, Available, proxied wit
   assert.is(got.headers['impersonate-user'], undefined);
   assert.is(got.headers.authorization, undefined);
   assert.is(got.headers.host, `127.0.0.1:${backendPort}`);
+  assert.is(got.headers['x-forwarded-for'], '127.0.0.1');
   // The front-proxy client certificate, trusted by the CA kube-system publishes for extension servers.
   const cm = await t.client.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
   const rhCa = cm.json.data['requestheader-client-ca-file'];
