@@ -177,6 +177,11 @@ test('an APIService with a service: checked by discovery, Available, proxied wit
   assert.is(r.status, 201, r.text);
   const c = await waitForReason(apiServiceName, 'Passed');
   assert.equal({ ...c, lastTransitionTime: '' }, { type: 'Available', status: 'True', lastTransitionTime: '', reason: 'Passed', message: 'all checks passed' });
+  // The condition is kube-apiserver's status update.
+  const mf = (await t.client.request('GET', `${REG}/${apiServiceName}`)).json.metadata.managedFields as Record<string, unknown>[];
+  const byServer = mf.filter((m) => m.manager === 'kube-apiserver').map((m) => ({ ...m, time: '' }));
+  const conditionFields = { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} };
+  assert.equal(byServer, [{ apiVersion: 'apiregistration.k8s.io/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': { '.': {}, 'k:{"type":"Available"}': conditionFields } } }, manager: 'kube-apiserver', operation: 'Update', subresource: 'status', time: '' }]);
   // The discovery check: GET /apis/<g>/<v> as system:kube-aggregator in system:masters.
   const check = seen.find((s) => s.url === `/apis/${group}/${VERSION}`);
   assert.ok(check, 'the discovery check reached the backend');
