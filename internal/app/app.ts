@@ -101,7 +101,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await rbacCache.start(storage);
   await nodeGraph?.start(storage);
   await webhookSource.start(storage);
-  const aggregator = await startAggregator(opts, storage);
+  const aggregator = await startAggregator(opts, storage, log);
   phase('rbacCache');
   // kube-apiserver's rbac/bootstrap-roles post-start hook (the aggregation controller follows).
   const reconciled = await reconcileBootstrapPolicy(registry);
@@ -120,7 +120,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   let port = 0;
   let flowController: FlowController | undefined;
-  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator });
+  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator: aggregator.index });
   await controllers.manager.start('before-serving');
   phase('controllers');
 
@@ -144,7 +144,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     metrics,
     auditor,
     openIdDiscovery: (address) => saTokens.discovery(address, log),
-    aggregator,
+    aggregator: aggregator.index,
     onCaReload: controllers.onCaReload,
   });
   phase('listen');

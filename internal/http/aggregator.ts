@@ -113,7 +113,19 @@ export class APIServiceIndex {
   private readonly agents = new Map<string, https.Agent>();
   private unsubscribe: (() => void) | null = null;
 
-  constructor(readonly proxyClient?: ProxyClientCert) {}
+  constructor(private client?: ProxyClientCert) {}
+
+  /** The front-proxy client pair presented to backends now. */
+  get proxyClient(): ProxyClientCert | undefined {
+    return this.client;
+  }
+
+  /** A rotated client pair: new connections present it (pooled ones are closed). */
+  setProxyClient(client: ProxyClientCert): void {
+    this.client = client;
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
 
   async start(storage: Storage): Promise<void> {
     this.unsubscribe = await followStore(storage, {
@@ -178,8 +190,8 @@ export class APIServiceIndex {
         ca: e.caBundle,
         rejectUnauthorized: !e.insecureSkipTLSVerify,
         servername: e.service ? `${e.service.name}.${e.service.namespace}.svc` : undefined,
-        cert: this.proxyClient?.cert,
-        key: this.proxyClient?.key,
+        cert: this.client?.cert,
+        key: this.client?.key,
       });
       this.agents.set(e.name, a);
     }

@@ -59,6 +59,8 @@ interface Seen {
 }
 const seen: Seen[] = [];
 let releaseSecond: (() => void) | undefined;
+/** This server's front-proxy CA and the directory of its client pair files (not on the reference). */
+let frontProxy: { ca: { certPem: string; keyPem: string }; dir: string } | undefined;
 
 const widgetList = () => ({
   kind: 'WidgetList',
@@ -142,6 +144,7 @@ test.before(async () => {
     writeFileSync(join(tmp, 'front-proxy-ca.crt'), frontProxyCa.certPem);
     writeFileSync(join(tmp, 'front-proxy-client.crt'), client.certPem);
     writeFileSync(join(tmp, 'front-proxy-client.key'), client.keyPem);
+    frontProxy = { ca: frontProxyCa, dir: tmp };
     localOpts = {
       requestHeader: { clientCaFile: join(tmp, 'front-proxy-ca.crt'), allowedNames: ['front-proxy', 'aggregator'], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefix: ['X-Remote-Extra-'] },
       proxyClientCertFile: join(tmp, 'front-proxy-client.crt'),
@@ -269,6 +272,18 @@ test('writes carry their body; a streamed answer is relayed as it comes', async 
     req.end();
   });
   assert.equal(events, ['ADDED', 'DELETED']);
+});
+
+(external ? test.skip : test)('this server: a rotated front-proxy client pair is presented from the next connection on', async () => {
+  const next = await issueCertificate(frontProxy!.ca, { cn: 'front-proxy' });
+  // The key first: the pair is taken only once certificate and key match.
+  writeFileSync(join(frontProxy!.dir, 'front-proxy-client.key'), next.keyPem);
+  writeFileSync(join(frontProxy!.dir, 'front-proxy-client.crt'), next.certPem);
+  await eventually('the new pair is presented', async () => {
+    seen.length = 0;
+    const r = await t.client.request('GET', `/apis/${group}/${VERSION}/namespaces/${ns}/widgets`);
+    return r.status === 200 && seen.at(-1)?.clientCn === 'front-proxy';
+  });
 });
 
 test('a second APIService on a ClusterIP Service without endpoints: EndpointsNotFound', async () => {
