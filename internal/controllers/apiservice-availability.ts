@@ -14,8 +14,8 @@
  *
  * The condition's lastTransitionTime changes only with its status; nothing is written when the
  * status is unchanged. Triggers as kube's informers: an APIService added or changed, a Service or
- * Endpoints an APIService names changed, and every APIService every 30 s (the resync). One check
- * where kube runs five at once and takes the first success.
+ * Endpoints an APIService names changed, and every APIService every 30 s (the resync). Each check
+ * is five GETs at once, as kube's: the first success passes, else the last failure is reported.
  */
 import https from 'node:https';
 import type { Logger } from 'pino';
@@ -73,6 +73,21 @@ export function discoveryCheck(host: string, port: number, path: string, client?
       resolve(`failing or missing response from ${url}: Get "${url}": ${why}`);
     });
     req.end();
+  });
+}
+
+/** kube's attempts per check, run at once: the first success passes, else the last failure is reported. */
+const ATTEMPTS = 5;
+
+export function discoveryChecks(host: string, port: number, path: string, client?: ProxyClientCert): Promise<string | null> {
+  return new Promise((resolve) => {
+    let failed = 0;
+    for (let i = 0; i < ATTEMPTS; i++) {
+      void discoveryCheck(host, port, path, client).then((err) => {
+        if (err === null) resolve(null);
+        else if (++failed === ATTEMPTS) resolve(err);
+      });
+    }
   });
 }
 
@@ -152,7 +167,7 @@ export class APIServiceAvailability extends QueueController<{ key: string }> {
     }
     const loc = resolveService(svc, ref);
     const path = o.metadata.name === 'v1.' ? `/api/${spec.version}` : `/apis/${spec.group}/${spec.version}`;
-    const failure = 'error' in loc ? loc.error : await discoveryCheck(loc.host, loc.port, path, this.index.proxyClient);
+    const failure = 'error' in loc ? loc.error : await discoveryChecks(loc.host, loc.port, path, this.index.proxyClient);
     if (failure !== null) return { status: 'False', reason: 'FailedDiscoveryCheck', message: failure };
     return { status: 'True', reason: 'Passed', message: 'all checks passed' };
   }
