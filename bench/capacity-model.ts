@@ -331,7 +331,7 @@ function main() {
     (json.rows as unknown[]).push(row);
     out.push(line);
   }
-  out.push('  bound: (L) the leader thread, (S) the serving threads, (C) all cores busy. 1 core: the design is today\'s single thread (--workers 1).');
+  out.push('  bound: (L) the leader thread (its writes and its share of the connections), (S) the serving threads, (C) all cores busy. 1 core: the design is today\'s single thread (--workers 1).');
   out.push('');
   // where the leader caps writes
   out.push('Where the single leader thread caps writes (µs of leader CPU per write → writes/s):');
