@@ -107,8 +107,14 @@ export const KAFKA = {
   servingMainUs: (61 + 144) / 2,
   processUsOneReplica: (262 + 330) / 2,
   processUsThreeReplicas: (651 + 630) / 2,
-  /** not measured here: one partition's sustained produce rate of ~1.5 KiB events (acks=all); see the .md */
-  partitionEventsPerSecAssumed: 30_000,
+  /**
+   * One partition, 1,500-byte events, acks=all, idempotent producers (docs/perf/kafka-partition-rate-2026-11-29.txt):
+   * 9,131–16,772 events/s measured with 1–8 kafkajs producers on the loaded machine (load 18–20), the broker at
+   * 7–17 % of a core (7–14 µs per event): the producers and the machine bound it, not the partition. The best
+   * measured figure is taken as a floor of the partition's rate.
+   */
+  partitionEventsPerSec: 16_772,
+  brokerUsPerEvent: 8.2,
 };
 
 /**
@@ -345,17 +351,22 @@ function main() {
   out.push('');
   // Kafka
   const perReplicaCores = cores;
-  out.push(`3 replicas on Kafka (each folds every event: ${KAFKA.foldMainUs.toFixed(0)} µs of its leader thread; serving ${KAFKA.servingMainUs.toFixed(0)} µs on the replica that takes the request; one partition assumed at ${fmtN(KAFKA.partitionEventsPerSecAssumed)} events/s):`);
+  out.push(`3 replicas on Kafka (each folds every event: ${KAFKA.foldMainUs.toFixed(0)} µs of its leader thread; serving ${KAFKA.servingMainUs.toFixed(0)} µs on the replica that takes the request; one partition measured at ≥ ${fmtN(KAFKA.partitionEventsPerSec)} events/s):`);
   for (const c of perReplicaCores) {
     const workers = Math.max(1, c - 1);
     const foldCap = U / (KAFKA.foldMainUs + (c > 1 ? HANDOFF.broadcastRingLeaderUsPerChange : KAFKA.servingMainUs / 3));
     const servingCap = c > 1 ? (3 * workers * U) / (KAFKA.servingMainUs + 3 * workers * HANDOFF.receiveRingUsPerChange) : Infinity;
     const bgPerEvent = Math.max(0, KAFKA.processUsThreeReplicas / 3 - KAFKA.foldMainUs - KAFKA.servingMainUs / 3); // per replica, other threads
     const machineCap = (3 * c * U) / (3 * KAFKA.foldMainUs + KAFKA.servingMainUs + 3 * bgPerEvent + 3 * workers * HANDOFF.receiveRingUsPerChange);
-    const w = Math.min(foldCap, servingCap, machineCap, KAFKA.partitionEventsPerSecAssumed);
+    const w = Math.min(foldCap, servingCap, machineCap, KAFKA.partitionEventsPerSec);
     const bound = w === foldCap ? 'fold per replica' : w === servingCap ? 'serving threads' : w === machineCap ? 'all cores' : 'one partition';
     const reads = (op: Op) => 3 * best(costs[op], false, c, bc).perSec;
     out.push(`  ${String(c).padStart(2)} cores each: writes ${fmtN(w)}/s (${bound}); GETs ${costs.get.mainUs ? fmtN(reads('get')) : '–'}/s; pages of 500 ${costs['list-500-json'].mainUs ? fmtN(reads('list-500-json')) : '–'}/s (reads spread over 3 replicas)`);
+  }
+  {
+    const embeddedLeader = partsOf(costs.create, true, { cores: 16, workers: 15, leaderServes: 0, broadcast: bc }).leader;
+    const cheap = Math.min(U / embeddedLeader, KAFKA.partitionEventsPerSec);
+    out.push(`  if a replica's fold cost what the embedded leader's does (${embeddedLeader.toFixed(1)} µs: Kafka decoding moved to serving threads): writes ${fmtN(cheap)}/s (${cheap === KAFKA.partitionEventsPerSec ? 'the partition, measured floor' : 'fold per replica'}); the broker's ${KAFKA.brokerUsPerEvent} µs per event is ${fmtN(U / KAFKA.brokerUsPerEvent)} events/s of one broker core`);
   }
   out.push('');
   out.push('kube-apiserver + etcd, where known (measured on this machine unless noted):');
