@@ -339,6 +339,14 @@ function main() {
   }
   out.push('  bound: (L) the leader thread (its writes and its share of the connections), (S) the serving threads, (C) all cores busy. 1 core: the design is today\'s single thread (--workers 1).');
   out.push('');
+  out.push('Split of one request in the design (16 cores, ring): µs on the leader thread / the serving thread that answers it / every serving thread / other threads (LevelDB, libuv, GC):');
+  for (const op of [...WRITES, ...READS]) {
+    const c = costs[op];
+    if (!c.mainUs) continue;
+    const p = partsOf(c, WRITES.includes(op), { cores: 16, workers: 15, leaderServes: 0, broadcast: bc });
+    out.push(`  ${op.padEnd(18)} ${p.leader.toFixed(1).padStart(7)} / ${p.serving.toFixed(1).padStart(7)} / ${p.perThread.toFixed(2).padStart(5)} / ${p.background.toFixed(1).padStart(6)}   (today: main ${c.mainUs.toFixed(1)}, all ${c.cpuUs.toFixed(1)})`);
+  }
+  out.push('');
   // where the leader caps writes
   out.push('Where the single leader thread caps writes (µs of leader CPU per write → writes/s):');
   for (const op of WRITES) {
@@ -376,7 +384,6 @@ function main() {
   out.push('MEASURED 1 → 2 CORE TREND: see docs/perf/capacity-model.md ("Validation") — the pinned runs of today\'s server, and the place for `npm run bench:cores`.');
   process.stdout.write(out.join('\n') + '\n');
   if (a.json) process.stdout.write(JSON.stringify(json, null, 1) + '\n');
-  void READS;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();
