@@ -121,12 +121,15 @@ const fieldErrorsAggregate = (errs: FieldError[]): string => {
   return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 };
 
-export function podSecurity(storage: Storage): ValidatingPlugin {
-  async function namespaceLabels(name: string): Promise<Record<string, string> | undefined> {
-    const b = await storage.get({ group: '', resource: 'namespaces', namespace: '', name });
-    return b && b.length ? (parseObject(b).metadata.labels ?? {}) : undefined;
-  }
+/**
+ * A Namespace's labels ({} when it has none) as last folded, or undefined when it does not exist:
+ * an in-memory copy that follows the fold (kube's plugin reads a namespace informer), so a Pod
+ * write costs no store read. The app passes the admission-webhook source's copy.
+ */
+export type NamespaceLabels = (name: string) => Record<string, string> | undefined;
 
+/** `storage`: the namespace's Pods a Namespace update checks; `namespaceLabels`: see NamespaceLabels. */
+export function podSecurity(storage: Storage, namespaceLabels: NamespaceLabels): ValidatingPlugin {
   async function podsOf(namespace: string): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const view = await storage.view();
@@ -170,8 +173,8 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
     if (denied) throw denied;
   }
 
-  async function validatePod(a: AdmissionAttributes): Promise<void> {
-    const labels = await namespaceLabels(a.namespace);
+  function validatePod(a: AdmissionAttributes): void {
+    const labels = namespaceLabels(a.namespace);
     if (labels === undefined) {
       annotate(a, { error: `Internal error occurred: failed to lookup namespace ${a.namespace}: namespace "${a.namespace}" not found` });
       throw forbidden({ group: '', resource: 'pods' }, a.name, `Internal error occurred: failed to lookup namespace ${a.namespace}`);
@@ -186,8 +189,8 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
     evaluate(a, policy, errs, pod.metadata as J, obj(pod.spec) ?? {}, true);
   }
 
-  async function validateController(a: AdmissionAttributes, template: (o: KubeObject) => J | undefined): Promise<void> {
-    const labels = await namespaceLabels(a.namespace);
+  function validateController(a: AdmissionAttributes, template: (o: KubeObject) => J | undefined): void {
+    const labels = namespaceLabels(a.namespace);
     if (labels === undefined) {
       annotate(a, { error: `failed to lookup namespace ${a.namespace}: namespace "${a.namespace}" not found` });
       return;
@@ -220,7 +223,7 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
   return {
     name: 'PodSecurity',
     validate(a) {
-      // Synchronous unless it applies (AdmissionChain awaits only promises).
+      // Synchronous but for a Namespace update (AdmissionChain awaits only promises).
       if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || !a.object || a.view) return;
       if (a.kind.group === '' && a.kind.resource === 'namespaces') return a.subresource ? undefined : validateNamespace(a);
       if (a.kind.group === '' && a.kind.resource === 'pods') return IGNORED_POD_SUBRESOURCES.has(a.subresource) ? undefined : validatePod(a);

@@ -4,7 +4,8 @@
  * TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval,
  * CertificateSigning, CertificateSubjectRestriction, …. The dynamic admission webhooks come
  * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
- * are read from a cache that follows the fold (started with the RBAC cache).
+ * are read from a cache that follows the fold (started with the RBAC cache), whose Namespace labels
+ * PodSecurity reads too.
  */
 import type { Authorizer } from '../auth/authz.ts';
 import type { RbacAuthorizer } from '../auth/rbac/authorizer.ts';
@@ -66,7 +67,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
     [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, nodeRestriction(storage), taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, limits, serviceAccount, podSecurity(storage), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
+    [lifecycle, limits, serviceAccount, podSecurity(storage, (name) => webhookSource.namespaceLabels(name)), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }
