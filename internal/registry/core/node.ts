@@ -19,6 +19,7 @@ import { validateQuantityValue } from './pod-resources.ts';
 import { defaultResourceList } from './volumes/index.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
+import { proxyPathDoc } from './connect-options.ts';
 
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 /** v1.TaintNodeNotReady, the taint TaintNodesByCondition puts on every new Node. */
@@ -294,7 +295,7 @@ export const nodeProxySubresource: SubresourceDescriptor = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   kind: { group: '', version: 'v1', kind: 'NodeProxyOptions', generated: false },
   connect: (ctx) => nodeProxyLocation(ctx.name, ctx.get, ctx.resolve),
-  connectPathDoc: 'Path is the URL path to use for the current proxy request to node.',
+  connectPathDoc: proxyPathDoc('NodeProxyOptions'),
 };
 
 // ---------------------------------------------------------------------------------------------
