@@ -12,8 +12,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { show } from '../assertions.ts';
-import type { HttpResult } from '../harness.ts';
+import { show, warnings } from '../assertions.ts';
 import { startTarget, type Target } from '../target.ts';
 
 const CONFIG = new URL('./golden/podsecurity-admission-config.yaml', import.meta.url).pathname;
@@ -22,16 +21,6 @@ const EXEMPT_RC = 'psa-exempt-rc';
 let t: Target;
 let plain = '';
 let privilegedNs = '';
-
-/** The texts of the response's `Warning: 299 - "…"` headers. */
-function warnings(r: HttpResult): string[] {
-  const h = r.headers.warning;
-  const all = h === undefined ? [] : Array.isArray(h) ? h : [h];
-  return all.map((w) => {
-    const m = /^299 - "(.*)"$/s.exec(w);
-    return m ? m[1]!.replace(/\\(.)/g, '$1') : w;
-  });
-}
 
 async function namespace(name: string, labels: Record<string, string> = {}): Promise<void> {
   const r = await t.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } } });

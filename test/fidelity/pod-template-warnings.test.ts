@@ -12,21 +12,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { show } from '../assertions.ts';
-import type { HttpResult } from '../harness.ts';
+import { show, warnings } from '../assertions.ts';
 import { namespacedSuite } from './storage-helpers.ts';
 
 const S = namespacedSuite(test, 'ptw', 'pods');
-
-/** The texts of the response's `Warning: 299 - "…"` headers. */
-function warnings(r: HttpResult): string[] {
-  const h = r.headers.warning;
-  const all = h === undefined ? [] : Array.isArray(h) ? h : [h];
-  return all.map((w) => {
-    const m = /^299 - "(.*)"$/s.exec(w);
-    return m ? m[1]!.replace(/\\(.)/g, '$1') : w;
-  });
-}
 
 /** A pod spec that trips every warning a valid spec can: deprecated labels, plugins, duplicates, fractional bytes. */
 const noisySpec = () => ({
