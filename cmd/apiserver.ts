@@ -19,6 +19,7 @@
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode Node,RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
+ *        [--admission-control-config-file F]   (AdmissionConfiguration: PodSecurity's PodSecurityConfiguration)
  *        [--oidc-issuer-url https://… --oidc-client-id ID] [--oidc-ca-file F] [--oidc-username-claim sub]
  *        [--oidc-username-prefix P|-] [--oidc-groups-claim C] [--oidc-groups-prefix P]
  *        [--oidc-signing-algs RS256[,…]] [--oidc-required-claim key=value]…
@@ -120,6 +121,7 @@ const { values } = parseArgs({
     'requestheader-group-headers': { type: 'string', multiple: true, default: [] },
     'requestheader-extra-headers-prefix': { type: 'string', multiple: true, default: [] },
     'encryption-provider-config': { type: 'string' },
+    'admission-control-config-file': { type: 'string' },
     'enable-bootstrap-token-auth': { type: 'boolean', default: false },
     'authentication-token-webhook-config-file': { type: 'string' },
     'authentication-token-webhook-cache-ttl': { type: 'string', default: '2m' },
@@ -263,6 +265,7 @@ const app = await startServer({
   proxyClientCertFile: values['proxy-client-cert-file'],
   proxyClientKeyFile: values['proxy-client-key-file'],
   encryptionProviderConfig: values['encryption-provider-config'],
+  admissionControlConfigFile: values['admission-control-config-file'],
   tokenAuth: {
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'],
     webhookConfigFile: values['authentication-token-webhook-config-file'],

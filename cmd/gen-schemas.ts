@@ -15,6 +15,10 @@
  *     plus those named on the command line (`npm run gen:schemas -- apps/v1/Deployment`, core kinds
  *     `v1/Pod`); run it again once they load. docs/adding-a-kind.md is the recipe.
  *
+ *   - `connect/core_v1.json`: the query parameters of the connect subresources' options kinds
+ *     (PodLogOptions, PodExecOptions, … NodeProxyOptions), which are no definitions in the document
+ *     but the parameters of their paths, described by the options' field docs.
+ *
  * One annotation is not in the OpenAPI document: `x-go` on each property, how its Go field
  * serializes. kube-apiserver computes managedFields on Go objects, which differ from JSON bodies:
  * an omitempty field with a zero value is absent, a field without omitempty is present even when
@@ -66,6 +70,31 @@ const SCALAR_STRUCTS: Record<string, string> = {
 };
 
 type Json = any; // the OpenAPI document is untyped JSON
+
+/** Each connect options kind (rest.Connecter's NewConnectOptions) and the path whose query parameters are its fields. */
+const CONNECT_OPTIONS: Record<string, string> = {
+  PodLogOptions: '/api/v1/namespaces/{namespace}/pods/{name}/log',
+  PodExecOptions: '/api/v1/namespaces/{namespace}/pods/{name}/exec',
+  PodAttachOptions: '/api/v1/namespaces/{namespace}/pods/{name}/attach',
+  PodPortForwardOptions: '/api/v1/namespaces/{namespace}/pods/{name}/portforward',
+  PodProxyOptions: '/api/v1/namespaces/{namespace}/pods/{name}/proxy',
+  ServiceProxyOptions: '/api/v1/namespaces/{namespace}/services/{name}/proxy',
+  NodeProxyOptions: '/api/v1/nodes/{name}/proxy',
+};
+
+/**
+ * The options kinds' fields as their paths' query parameters list them (name, type, description;
+ * in the document's order), without the path's own `name`/`namespace` and the generic `pretty`.
+ */
+function connectOptions(paths: Record<string, Json>): Record<string, { name: string; type: string; description: string }[]> {
+  const out: Record<string, { name: string; type: string; description: string }[]> = {};
+  for (const [kind, path] of Object.entries(CONNECT_OPTIONS)) {
+    const params: Json[] = paths[path]?.parameters ?? [];
+    if (!params.length) throw new Error(`connect options ${kind}: no parameters at ${path}`);
+    out[`io.k8s.api.core.v1.${kind}`] = params.filter((q) => q.in === 'query' && q.name !== 'pretty').map((q) => ({ name: q.name, type: q.type, description: q.description ?? '' }));
+  }
+  return out;
+}
 
 interface Manifest {
   source: string;
@@ -489,6 +518,8 @@ async function main(): Promise<void> {
   mkdirSync(join(OUT_DIR, 'go'), { recursive: true });
   writeFileSync(join(OUT_DIR, 'go', 'types.json'), JSON.stringify(goTypes) + '\n');
   for (const [file, content] of descFiles) writeFileSync(join(OUT_DIR, 'descriptions', `${file}.json`), JSON.stringify(content, null, 1) + '\n');
+  mkdirSync(join(OUT_DIR, 'connect'), { recursive: true });
+  writeFileSync(join(OUT_DIR, 'connect', 'core_v1.json'), JSON.stringify(connectOptions(swagger.paths), null, 1) + '\n');
   const manifest: Manifest = { source: `${KUBE_MODULE}/api/openapi-spec/swagger.json`, kinds, metaTypes };
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
   console.log(`wrote ${wanted.size} definitions for ${kinds.length} kinds into ${[...files.keys()].map((f) => `${f}.json`).join(', ')}`);

@@ -4,6 +4,16 @@ import type { HttpResult } from './harness.ts';
 
 export const show = (r: HttpResult): string => `HTTP ${r.status}: ${r.text.slice(0, 500)}`;
 
+/** The texts of the response's `Warning: 299 - "…"` headers. */
+export function warnings(r: HttpResult): string[] {
+  const h = r.headers.warning;
+  const all = h === undefined ? [] : Array.isArray(h) ? h : [h];
+  return all.map((w) => {
+    const m = /^299 - "(.*)"$/s.exec(w);
+    return m ? m[1]!.replace(/\\(.)/g, '$1') : w;
+  });
+}
+
 export function expectStatus(r: HttpResult, code: number, reason: string, label: string): void {
   assert.is(r.status, code, `${label}: HTTP status; ${show(r)}`);
   assert.ok(r.json && typeof r.json === 'object', `${label}: body must be a JSON Status; ${show(r)}`);

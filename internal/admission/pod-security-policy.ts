@@ -40,6 +40,18 @@ export function compareLevels(a: Level, b: Level): number {
   return Math.sign(LEVELS.indexOf(a) - LEVELS.indexOf(b));
 }
 
+/** api.ParseLevel: the level, or the error's text. */
+export function parseLevel(v: string): Level | { error: string } {
+  return (LEVELS as string[]).includes(v) ? (v as Level) : { error: `must be one of ${LEVELS.join(', ')}` };
+}
+
+/** api.ParseVersion: `latest` or v1.<minor>, or the error's text. */
+export function parseVersion(v: string): Version | { error: string } {
+  if (v === 'latest') return LATEST;
+  const m = /^v1\.([0-9]|[1-9][0-9]*)$/.exec(v);
+  return m && Number.isSafeInteger(Number(m[1])) ? { latest: false, minor: Number(m[1]) } : { error: 'must be "latest" or "v1.x"' };
+}
+
 /** PolicyToEvaluate: the namespace's labels over the defaults, and the label errors. */
 export function policyToEvaluate(labels: Record<string, string> | undefined, defaults: Policy = DEFAULT_POLICY): { policy: Policy; errs: FieldError[] } {
   const p: Policy = { enforce: { ...defaults.enforce }, audit: { ...defaults.audit }, warn: { ...defaults.warn } };
@@ -50,9 +62,10 @@ export function policyToEvaluate(labels: Record<string, string> | undefined, def
     const label = `${LABEL_PREFIX}${mode}`;
     if (!(label in labels)) return;
     const v = labels[label]!;
-    if ((LEVELS as string[]).includes(v)) p[mode].level = v as Level;
+    const parsed = parseLevel(v);
+    if (typeof parsed === 'string') p[mode].level = parsed;
     else {
-      errs.push(invalid(path(label), v, `must be one of ${LEVELS.join(', ')}`));
+      errs.push(invalid(path(label), v, parsed.error));
       p[mode].level = failOpen ? 'privileged' : 'restricted';
     }
   };
@@ -60,11 +73,10 @@ export function policyToEvaluate(labels: Record<string, string> | undefined, def
     const label = `${LABEL_PREFIX}${mode}-version`;
     if (!(label in labels)) return;
     const v = labels[label]!;
-    const m = /^v1\.([0-9]|[1-9][0-9]*)$/.exec(v);
-    if (v === 'latest') p[mode].version = LATEST;
-    else if (m && Number.isSafeInteger(Number(m[1]))) p[mode].version = { latest: false, minor: Number(m[1]) };
+    const parsed = parseVersion(v);
+    if (!('error' in parsed)) p[mode].version = parsed;
     else {
-      errs.push(invalid(path(label), v, 'must be "latest" or "v1.x"'));
+      errs.push(invalid(path(label), v, parsed.error));
       p[mode].version = LATEST;
     }
   };

@@ -1,7 +1,10 @@
 /**
  * PodSecurity (plugin/pkg/admission/security/podsecurity over k8s.io/pod-security-admission
- * v0.24), a validating plugin on by default in 1.24 with kube-apiserver's default configuration
- * (privileged:latest for enforce, audit and warn; no exemptions):
+ * v0.24), a validating plugin on by default in 1.24, with kube-apiserver's default configuration
+ * (privileged:latest for enforce, audit and warn; no exemptions) or the PodSecurityConfiguration of
+ * --admission-control-config-file (pod-security-config.ts: defaults; usernames and namespaces
+ * exempt before the namespace is read, runtime classes before a pod is evaluated, each with the
+ * `pod-security.kubernetes.io/exempt` audit annotation):
  *   - Pods (create; update only when an image or a seccomp annotation changed; not the status,
  *     binding, eviction… subresources) are checked against their namespace's
  *     `pod-security.kubernetes.io/{enforce,audit,warn}[-version]` labels: refused with
@@ -21,6 +24,7 @@ import type { Storage } from '../storage/storage.ts';
 import { currentPrefix } from '../storage/keys.ts';
 import { parseObject } from '../registry/generic/serialize.ts';
 import { type J, list, obj, s } from '../registry/core/pod-util.ts';
+import { DEFAULT_POD_SECURITY_CONFIG, type PodSecurityConfig } from './pod-security-config.ts';
 import {
   type LevelVersion, type Policy, compareLevels, evaluatePod, forbiddenDetail, forbiddenReason, levelVersionString, policyToEvaluate, sameLevelVersion, versionString,
 } from './pod-security-policy.ts';
@@ -66,7 +70,7 @@ function significantUpdate(pod: KubeObject, old: KubeObject): boolean {
 }
 
 /** decoratePodWarnings + the sorting of EvaluatePodsInNamespace. */
-function namespaceWarnings(namespace: string, enforce: LevelVersion, pods: KubeObject[], started: number): string[] {
+function namespaceWarnings(namespace: string, enforce: LevelVersion, pods: KubeObject[], started: number, exemptRuntimeClass: (spec: J) => boolean): string[] {
   const counts = new Map<string, { name: string; count: number }>();
   const order: string[] = [];
   // prioritizePods: one pod per controller first, the controllers' other pods last.
@@ -74,6 +78,7 @@ function namespaceWarnings(namespace: string, enforce: LevelVersion, pods: KubeO
   const first: KubeObject[] = [];
   const rest: KubeObject[] = [];
   for (const p of pods) {
+    if (exemptRuntimeClass(obj(p.spec) ?? {})) continue;
     const ref = (p.metadata.ownerReferences ?? []).find((r) => r.controller === true);
     if (!ref) first.push(p);
     else if (seen.has(ref.uid)) rest.push(p);
@@ -121,12 +126,27 @@ const fieldErrorsAggregate = (errs: FieldError[]): string => {
   return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 };
 
-export function podSecurity(storage: Storage): ValidatingPlugin {
-  async function namespaceLabels(name: string): Promise<Record<string, string> | undefined> {
-    const b = await storage.get({ group: '', resource: 'namespaces', namespace: '', name });
-    return b && b.length ? (parseObject(b).metadata.labels ?? {}) : undefined;
-  }
+/**
+ * A Namespace's labels ({} when it has none) as last folded, or undefined when it does not exist:
+ * an in-memory copy that follows the fold (kube's plugin reads a namespace informer), so a Pod
+ * write costs no store read. The app passes the admission-webhook source's copy.
+ */
+export type NamespaceLabels = (name: string) => Record<string, string> | undefined;
 
+/**
+ * `storage`: the namespace's Pods a Namespace update checks; `namespaceLabels`: see NamespaceLabels;
+ * `config`: the defaults and exemptions of --admission-control-config-file (pod-security-config.ts).
+ */
+export function podSecurity(storage: Storage, namespaceLabels: NamespaceLabels, config: PodSecurityConfig = DEFAULT_POD_SECURITY_CONFIG): ValidatingPlugin {
+  const exempt = { usernames: new Set(config.exemptions.usernames), namespaces: new Set(config.exemptions.namespaces), runtimeClasses: new Set(config.exemptions.runtimeClasses) };
+  const exemptRuntimeClass = (spec: J): boolean => !!s(spec.runtimeClassName) && exempt.runtimeClasses.has(s(spec.runtimeClassName));
+  const policyOf = (labels: Record<string, string> | undefined) => policyToEvaluate(labels, config.defaults);
+  /** The namespace or user exemption of a Pod or workload write (annotated `exempt`), checked before the namespace is read. */
+  const exempted = (a: AdmissionAttributes): boolean => {
+    const why = a.namespace && exempt.namespaces.has(a.namespace) ? 'namespace' : a.user.username && exempt.usernames.has(a.user.username) ? 'user' : undefined;
+    if (why) annotate(a, { exempt: why });
+    return why !== undefined;
+  };
   async function podsOf(namespace: string): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const view = await storage.view();
@@ -145,6 +165,10 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
 
   /** EvaluatePod: enforce (pods only), audit, then warn when allowed. */
   function evaluate(a: AdmissionAttributes, policy: Policy, policyErrs: FieldError[], meta: J, spec: J, enforce: boolean): void {
+    if (exemptRuntimeClass(spec)) {
+      annotate(a, { exempt: 'runtimeClass' });
+      return;
+    }
     const annotations: Record<string, string> = {};
     if (policyErrs.length) annotations.error = `Failed to parse policy: ${fieldErrorsAggregate(policyErrs)}`;
     const results = new Map<string, ReturnType<typeof evaluatePod>>();
@@ -170,13 +194,14 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
     if (denied) throw denied;
   }
 
-  async function validatePod(a: AdmissionAttributes): Promise<void> {
-    const labels = await namespaceLabels(a.namespace);
+  function validatePod(a: AdmissionAttributes): void {
+    if (exempted(a)) return;
+    const labels = namespaceLabels(a.namespace);
     if (labels === undefined) {
       annotate(a, { error: `Internal error occurred: failed to lookup namespace ${a.namespace}: namespace "${a.namespace}" not found` });
       throw forbidden({ group: '', resource: 'pods' }, a.name, `Internal error occurred: failed to lookup namespace ${a.namespace}`);
     }
-    const { policy, errs } = policyToEvaluate(labels);
+    const { policy, errs } = policyOf(labels);
     if (errs.length === 0 && policy.enforce.level === 'privileged' && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') {
       annotate(a, { 'enforce-policy': 'privileged:latest' });
       return;
@@ -186,13 +211,14 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
     evaluate(a, policy, errs, pod.metadata as J, obj(pod.spec) ?? {}, true);
   }
 
-  async function validateController(a: AdmissionAttributes, template: (o: KubeObject) => J | undefined): Promise<void> {
-    const labels = await namespaceLabels(a.namespace);
+  function validateController(a: AdmissionAttributes, template: (o: KubeObject) => J | undefined): void {
+    if (exempted(a)) return;
+    const labels = namespaceLabels(a.namespace);
     if (labels === undefined) {
       annotate(a, { error: `failed to lookup namespace ${a.namespace}: namespace "${a.namespace}" not found` });
       return;
     }
-    const { policy, errs } = policyToEvaluate(labels);
+    const { policy, errs } = policyOf(labels);
     if (errs.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
     const t = template(a.object!);
     if (!t) return;
@@ -201,26 +227,30 @@ export function podSecurity(storage: Storage): ValidatingPlugin {
 
   async function validateNamespace(a: AdmissionAttributes): Promise<void> {
     const ns = a.object!;
-    const { policy, errs } = policyToEvaluate(ns.metadata.labels);
+    const { policy, errs } = policyOf(ns.metadata.labels);
     const refuse = () => invalid('Namespace', '', a.name || ns.metadata.name || '', errs);
     if (a.operation === 'CREATE') {
       if (errs.length) throw refuse();
       return;
     }
-    const old = policyToEvaluate(a.oldObject?.metadata.labels);
+    const old = policyOf(a.oldObject?.metadata.labels);
     if (errs.length && (old.errs.length === 0 || fieldErrorsAggregate(errs) !== fieldErrorsAggregate(old.errs))) throw refuse();
     const next = policy.enforce;
     const before = old.policy.enforce;
     if (sameLevelVersion(next, before) || next.level === 'privileged') return;
     if (versionString(next.version) === versionString(before.version) && compareLevels(next.level, before.level) < 1) return;
+    if (exempt.namespaces.has(ns.metadata.name ?? '')) {
+      annotate(a, { exempt: 'namespace' });
+      return;
+    }
     const started = Date.now();
-    for (const w of namespaceWarnings(ns.metadata.name ?? '', next, await podsOf(ns.metadata.name ?? ''), started)) a.warn?.(w);
+    for (const w of namespaceWarnings(ns.metadata.name ?? '', next, await podsOf(ns.metadata.name ?? ''), started, exemptRuntimeClass)) a.warn?.(w);
   }
 
   return {
     name: 'PodSecurity',
     validate(a) {
-      // Synchronous unless it applies (AdmissionChain awaits only promises).
+      // Synchronous but for a Namespace update (AdmissionChain awaits only promises).
       if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || !a.object || a.view) return;
       if (a.kind.group === '' && a.kind.resource === 'namespaces') return a.subresource ? undefined : validateNamespace(a);
       if (a.kind.group === '' && a.kind.resource === 'pods') return IGNORED_POD_SUBRESOURCES.has(a.subresource) ? undefined : validatePod(a);

@@ -4,7 +4,8 @@
  * TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, …, CertificateApproval,
  * CertificateSigning, CertificateSubjectRestriction, …. The dynamic admission webhooks come
  * last in each chain (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), then ResourceQuota; their configurations
- * are read from a cache that follows the fold (started with the RBAC cache).
+ * are read from a cache that follows the fold (started with the RBAC cache), whose Namespace labels
+ * PodSecurity reads too.
  */
 import type { Authorizer } from '../auth/authz.ts';
 import type { RbacAuthorizer } from '../auth/rbac/authorizer.ts';
@@ -28,6 +29,8 @@ import type { Registry } from '../registry/registry.ts';
 import { resourceQuotaAdmission, type QuotaAccess } from '../admission/resource-quota.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { podSecurity } from '../admission/pod-security.ts';
+import { type PodSecurityConfig, podSecurityConfiguration } from '../admission/pod-security-config.ts';
+import { AdmissionConfigError, readAdmissionConfiguration } from '../admission/admission-config.ts';
 import { NamespaceIndex } from '../admission/namespace-index.ts';
 import { systemContext } from '../registry/generic/context.ts';
 
@@ -52,11 +55,38 @@ function quotaAccess(storage: Storage, registry: () => Registry | undefined): Qu
   };
 }
 
+/** The plugins' configurations from --admission-control-config-file (PodSecurity's, for now). */
+export interface AdmissionPluginConfigs {
+  podSecurity: PodSecurityConfig;
+}
+
+/**
+ * Reads and checks --admission-control-config-file before anything starts, as kube-apiserver's
+ * admission initialization does: an error is a start-up error with kube's message.
+ */
+export function admissionConfiguration(file: string | undefined): AdmissionPluginConfigs {
+  try {
+    const provider = readAdmissionConfiguration(file);
+    return { podSecurity: podSecurityConfiguration(provider.configFor('PodSecurity')) };
+  } catch (e) {
+    if (e instanceof AdmissionConfigError) throw new Error(`failed to initialize admission: ${e.message}`);
+    throw e;
+  }
+}
+
 /**
  * `kinds`: the served kinds, read per call (the registry is built after the chain); `registry`
  * likewise.
  */
-export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: RbacAuthorizer, metrics: ApiMetrics, kinds: () => readonly KindDescriptor[], registry: () => Registry | undefined = () => undefined) {
+export function admissionChains(
+  storage: Storage,
+  authorizer: Authorizer,
+  rbac: RbacAuthorizer,
+  metrics: ApiMetrics,
+  kinds: () => readonly KindDescriptor[],
+  registry: () => Registry | undefined = () => undefined,
+  config: AdmissionPluginConfigs = admissionConfiguration(undefined),
+) {
   const lifecycle = namespaceLifecycle(storage);
   const limits = limitRanger(storage);
   const serviceAccount = serviceAccountAdmission(storage);
@@ -66,7 +96,7 @@ export function admissionChains(storage: Storage, authorizer: Authorizer, rbac: 
   const webhookDeps = { source: webhookSource, converter: kindConverter(kinds), observe: (o: WebhookObservation) => metrics.observeWebhook(o) };
   const admission = new AdmissionChain(
     [rbacEscalation(authorizer, rbac), lifecycle, limits, serviceAccount, nodeRestriction(storage), taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass(storage), storageObjectInUseProtection(), runtimeClass, defaultIngressClass(storage), mutatingWebhooks(webhookDeps)],
-    [lifecycle, limits, serviceAccount, podSecurity(storage), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
+    [lifecycle, limits, serviceAccount, podSecurity(storage, (name) => webhookSource.namespaceLabels(name), config.podSecurity), priority, persistentVolumeClaimResize(storage), runtimeClass, certificateApproval(authorizer), certificateSigning(authorizer), certificateSubjectRestriction, validatingWebhooks(webhookDeps), resourceQuotaAdmission(quotaAccess(storage, registry))],
   );
   return { admission, webhookSource };
 }

@@ -25,7 +25,7 @@ import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
 import { ServiceAccountTokens } from './service-accounts.ts';
 import { authorization } from './authorization.ts';
-import { admissionChains } from './admission.ts';
+import { admissionChains, admissionConfiguration } from './admission.ts';
 import { buildRegistry, createBootstrapObjects } from './registry.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { registerControllers } from './controllers.ts';
@@ -62,6 +62,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
   saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
   const auditor = openAuditor(opts);
+  const admissionConfig = admissionConfiguration(opts.admissionControlConfigFile);
   const oidc = await oidcAuthentication(opts, log);
   let registryRef: Registry | undefined;
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
@@ -89,7 +90,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const { rbacCache, rbac, authorizer, nodeGraph } = authorization(opts);
   let registryKinds: () => readonly KindDescriptor[] = () => [];
-  const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds(), () => registryRef);
+  const { admission, webhookSource } = admissionChains(storage, authorizer, rbac, metrics, () => registryKinds(), () => registryRef, admissionConfig);
   const registry = buildRegistry(opts, storage, admission, authorizer, saTokens, tokenAuth);
   registryRef = registry;
   // The served kinds as the webhooks' matching sees them: rebuilt when a kind comes or goes.

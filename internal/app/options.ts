@@ -119,6 +119,11 @@ export interface ServerOptions {
    */
   encryptionProviderConfig?: string;
   /**
+   * --admission-control-config-file: kube's AdmissionConfiguration; this server reads the
+   * PodSecurity plugin's PodSecurityConfiguration from it (defaults and exemptions).
+   */
+  admissionControlConfigFile?: string;
+  /**
    * Token authentication beyond --token-auth-file: --enable-bootstrap-token-auth,
    * --authentication-token-webhook-config-file / -cache-ttl / -version, --api-audiences.
    */

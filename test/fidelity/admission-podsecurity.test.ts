@@ -10,8 +10,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { show } from '../assertions.ts';
-import type { HttpResult } from '../harness.ts';
+import { show, warnings } from '../assertions.ts';
 import { startTarget, type Target } from '../target.ts';
 import { forbiddenStatus } from './storage-helpers.ts';
 
@@ -37,16 +36,6 @@ async function namespace(prefix: string, labels: Record<string, string>): Promis
   const sa = await t.client.request('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } } });
   if (sa.status !== 201 && sa.status !== 409) throw new Error(`service account: ${show(sa)}`);
   return name;
-}
-
-/** The texts of the response's `Warning: 299 - "…"` headers. */
-function warnings(r: HttpResult): string[] {
-  const h = r.headers.warning;
-  const all = h === undefined ? [] : Array.isArray(h) ? h : [h];
-  return all.map((w) => {
-    const m = /^299 - "(.*)"$/s.exec(w);
-    return m ? m[1]!.replace(/\\(.)/g, '$1') : w;
-  });
 }
 
 const pod = (name: string, spec: Record<string, unknown> = {}, c: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({

@@ -46,6 +46,7 @@ import {
   validatePodTemplateSpec,
   validatePositiveIntOrPercent,
 } from './workload.ts';
+import { templatePath, templateWarnings } from '../core/pod-warnings.ts';
 
 /** appsv1.DeprecatedTemplateGeneration. */
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
@@ -153,6 +154,8 @@ export const daemonSetStrategy: Strategy = {
   },
   validate: validateDaemonSetSpec,
   validateUpdate: (o, old) => [...validateDaemonSetSpec(o), ...validateDaemonSetSpec(o), ...immutableSelector(o, old)],
+  // An update warns again only when the template changed (its templateGeneration moved).
+  warnings: (o, old) => (old && templateGeneration(o) === templateGeneration(old) ? [] : templateWarnings(templatePath('spec', 'template'), obj(o.spec)?.template)),
 };
 
 /** daemonSetStatusStrategy: spec is the stored one (its templateGeneration, the annotation, included). */

@@ -37,6 +37,7 @@ import {
   validatePositiveIntOrPercent,
   validateTemplateForReplicaSet,
   validateWorkloadSelector,
+  specTemplateWarnings,
 } from './workload.ts';
 
 /** SetDefaults_Deployment, then the template's pod defaults (SetObjectDefaults_Deployment). */
@@ -121,6 +122,7 @@ export const deploymentStrategy: Strategy = {
   },
   validate: validateDeploymentSpec,
   validateUpdate: (o, old) => [...validateDeploymentSpec(o), ...immutableSelector(o, old)],
+  warnings: specTemplateWarnings,
 };
 
 /** deploymentStatusStrategy: spec and labels are the stored ones. */

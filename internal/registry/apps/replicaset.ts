@@ -29,6 +29,7 @@ import {
   statusOf,
   validateTemplateForReplicaSet,
   validateWorkloadSelector,
+  specTemplateWarnings,
 } from './workload.ts';
 import { invalid } from '../../api/field-errors.ts';
 
@@ -75,6 +76,7 @@ export const replicaSetStrategy: Strategy = {
   },
   validate: validateReplicaSetSpec,
   validateUpdate: (o, old) => [...validateReplicaSetSpec(o), ...validateReplicaSetSpec(o), ...immutableSelector(o, old)],
+  warnings: specTemplateWarnings,
 };
 
 /** rsStatusStrategy: spec is the stored one. */

@@ -39,6 +39,7 @@ import {
   statusOf,
   templateRestartRules,
   validateWorkloadSelector,
+  specTemplateWarnings,
 } from './workload.ts';
 
 /** SetObjectDefaults_StatefulSet. */
@@ -174,6 +175,7 @@ export const statefulSetStrategy: Strategy = {
   },
   validate: validateStatefulSetSpec,
   validateUpdate: (o, old) => [...validateStatefulSetSpec(o), ...validateStatefulSetUpdate(o, old)],
+  warnings: specTemplateWarnings,
   canonicalize(o) {
     // Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec: claim templates carry apiVersion and kind.
     for (const claim of list(specOf(o).volumeClaimTemplates)) {

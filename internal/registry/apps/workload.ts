@@ -18,6 +18,7 @@ import { semanticEqual } from '../../gocompat/equal.ts';
 export { type J, list, obj, s };
 export { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from '../core/replicas.ts';
 import { nonNegative, num, statusOf } from '../core/replicas.ts';
+import { templatePath, workloadTemplateWarnings } from '../core/pod-warnings.ts';
 export { formatLabels, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from '../core/podtemplate.ts';
 
 export const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
@@ -34,6 +35,9 @@ export function defaultTemplate(spec: J): void {
 export function dropDisabledSpecTemplateFields(spec: J, oldSpec?: J): void {
   dropDisabledTemplateFields(obj(spec.template) ?? (spec.template = {}), oldSpec ? (obj(oldSpec.template) ?? {}) : undefined);
 }
+
+/** WarningsOnCreate/WarningsOnUpdate of Deployment, ReplicaSet and StatefulSet: spec.template's pod warnings. */
+export const specTemplateWarnings = workloadTemplateWarnings(templatePath('spec', 'template'), (o) => obj(o.spec)?.template);
 
 /** A workload's `/status` strategy: spec is the stored one (`keep`: what else, e.g. a Deployment's labels). */
 export function statusKeepingSpec(validateUpdate: StatusStrategy['validateUpdate'], keep?: (o: KubeObject, old: KubeObject) => void): StatusStrategy {

@@ -20,6 +20,7 @@ import { formatLabelSelector, goSelector } from '../apps/workload.ts';
 import { JOB_WIDE_COLUMNS, specOf, templateOf, validateJobSpecFields } from './job.ts';
 import { cronScheduleError, loadLocationError } from './cron-schedule.ts';
 import { goQuote } from '../../gocompat/quote.ts';
+import { templatePath, workloadTemplateWarnings } from '../core/pod-warnings.ts';
 
 const has = (v: unknown): boolean => v !== undefined && v !== null;
 const jobTemplateOf = (o: KubeObject): J => {
@@ -88,6 +89,9 @@ function validateCronJobSpec(o: KubeObject, old?: KubeObject): FieldError[] {
 /** The job name the controller makes is the CronJob's plus 11 characters, within 63. */
 const MAX_CRONJOB_NAME = 52;
 
+/** WarningsOnCreate/Update's pod warnings of spec.jobTemplate.spec.template. */
+const templateWarnings = workloadTemplateWarnings(templatePath('spec', 'jobTemplate', 'spec', 'template'), (o) => obj(obj(obj(o.spec)?.jobTemplate)?.spec)?.template);
+
 const TZ_WARNING = 'CRON_TZ or TZ used in spec.spec.schedule is not officially supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details';
 
 /** cronJobStrategy under the given gates; `orphan`: batch/v1beta1's OrphanDependents default. */
@@ -115,7 +119,7 @@ function cronJobStrategy(gates: FeatureGates, orphan: boolean): Strategy {
       return errs;
     },
     validateUpdate: (o, old) => validateCronJobSpec(o, old),
-    warnings: (o) => (s(specOf(o).schedule).includes('TZ') ? [TZ_WARNING] : []),
+    warnings: (o, old) => [...templateWarnings(o, old), ...(s(specOf(o).schedule).includes('TZ') ? [TZ_WARNING] : [])],
   };
 }
 

@@ -22,6 +22,7 @@ import { nonNegative, num, statusOf } from '../core/replicas.ts';
 import { goStringMap } from '../storage/helpers.ts';
 import { formatLabelSelector, goSelector, selectorOf } from '../apps/workload.ts';
 import { goSharpVPodTemplateSpec } from '../core/go-sharpv.ts';
+import { templatePath, workloadTemplateWarnings } from '../core/pod-warnings.ts';
 
 export const specOf = (o: KubeObject): J => obj(o.spec) ?? ((o as J).spec = {});
 export const templateOf = (spec: J): J => obj(spec.template) ?? (spec.template = {});
@@ -254,6 +255,7 @@ function jobStrategy(gates: FeatureGates): Strategy {
       const mutableScheduling = gates.enabled('JobMutableNodeSchedulingDirectives') && oldSpec.suspend === true && !has(statusOf(old).startTime);
       return [...validateJob(o, hasTrackingAnnotation(old)), ...validateJobSpecUpdate(specOf(o), oldSpec, mutableScheduling)];
     },
+    warnings: workloadTemplateWarnings(templatePath('spec', 'template'), (o) => obj(o.spec)?.template),
   };
 }
 

@@ -19,6 +19,8 @@ import { validateQuantityValue } from './pod-resources.ts';
 import { defaultResourceList } from './volumes/index.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 import descriptions from '../../schema/generated/descriptions/core_v1.json' with { type: 'json' };
+import { proxyPathDoc } from './connect-options.ts';
+import { validateNodeAnnotations } from './node-annotations.ts';
 
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 /** v1.TaintNodeNotReady, the taint TaintNodesByCondition puts on every new Node. */
@@ -108,11 +110,12 @@ function validatePodCIDRs(cidrs: string[]): FieldError[] {
   return errs;
 }
 
-/** ValidateNode minus ObjectMeta (the store's: cluster-scoped, DNS subdomain name). */
+/** ValidateNode minus ObjectMeta (the store's: cluster-scoped, DNS subdomain name); the annotations' rules are node-annotations.ts. */
 export function validateNode(o: KubeObject): FieldError[] {
   const spec = obj(o.spec) ?? {};
   const taints = list(spec.taints);
   return [
+    ...validateNodeAnnotations(o.metadata.annotations, validateNodeTaints),
     ...(taints.length ? validateNodeTaints(taints, new FieldPath('metadata').child('taints')) : []),
     ...validateNodeResources(o),
     ...validatePodCIDRs(list(spec.podCIDRs) as unknown as string[]),
@@ -148,7 +151,7 @@ const PODCIDR_CHANGE = 'node updates may not change podCIDR except from "" to va
 
 /** ValidateNodeUpdate minus ObjectMeta. */
 export function validateNodeUpdate(n: KubeObject, o: KubeObject): FieldError[] {
-  const errs = validateNodeResources(n);
+  const errs = [...validateNodeAnnotations(n.metadata.annotations, validateNodeTaints), ...validateNodeResources(n)];
   const seen = new Set<string>();
   list(obj(n.status)?.addresses).forEach((a, i) => {
     const k = `${s(a.type)}\u0000${s(a.address)}`;
@@ -294,7 +297,7 @@ export const nodeProxySubresource: SubresourceDescriptor = {
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   kind: { group: '', version: 'v1', kind: 'NodeProxyOptions', generated: false },
   connect: (ctx) => nodeProxyLocation(ctx.name, ctx.get, ctx.resolve),
-  connectPathDoc: 'Path is the URL path to use for the current proxy request to node.',
+  connectPathDoc: proxyPathDoc('NodeProxyOptions'),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import type { ProxyLocation, SubresourceConnectContext, SubresourceDescriptor } 
 import { goQuote } from '../../gocompat/quote.ts';
 import { isGlobalUnicast, kubeletEndpoint, splitSchemeNamePort } from './node.ts';
 import { list, obj, s } from './pod-util.ts';
+import { connectOptions, proxyPathDoc } from './connect-options.ts';
 
 const names = (cs: unknown): string[] => list(cs).map((c) => s(c.name));
 
@@ -129,59 +130,24 @@ async function serviceProxyLocation(ctx: SubresourceConnectContext): Promise<Pro
   throw serviceUnavailable(`no endpoints available for service ${goQuote(ctx.name)}`);
 }
 
-type Options = NonNullable<SubresourceDescriptor['connectQuery']>;
-
-// The options kinds' query parameters as kube's OpenAPI describes them (their field docs).
-const LOG_OPTIONS: Options = [
-  { name: "container", type: 'string', description: "The container for which to stream logs. Defaults to only container if there is one container in the pod." },
-  { name: "follow", type: 'boolean', description: "Follow the log stream of the pod. Defaults to false." },
-  { name: "insecureSkipTLSVerifyBackend", type: 'boolean', description: "insecureSkipTLSVerifyBackend indicates that the apiserver should not confirm the validity of the serving certificate of the backend it is connecting to.  This will make the HTTPS connection between the apiserver and the backend insecure. This means the apiserver cannot verify the log data it is receiving came from the real kubelet.  If the kubelet is configured to verify the apiserver's TLS credentials, it does not mean the connection to the real kubelet is vulnerable to a man in the middle attack (e.g. an attacker could not intercept the actual log data coming from the real kubelet)." },
-  { name: "limitBytes", type: 'integer', description: "If set, the number of bytes to read from the server before terminating the log output. This may not display a complete final line of logging, and may return slightly more or slightly less than the specified limit." },
-  { name: "previous", type: 'boolean', description: "Return previous terminated container logs. Defaults to false." },
-  { name: "sinceSeconds", type: 'integer', description: "A relative time in seconds before the current time from which to show logs. If this value precedes the time a pod was started, only logs since the pod start will be returned. If this value is in the future, no logs will be returned. Only one of sinceSeconds or sinceTime may be specified." },
-  { name: "tailLines", type: 'integer', description: "If set, the number of lines from the end of the logs to show. If not specified, logs are shown from the creation of the container or sinceSeconds or sinceTime" },
-  { name: "timestamps", type: 'boolean', description: "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line of log output. Defaults to false." },
-];
-
-const EXEC_OPTIONS: Options = [
-  { name: "command", type: 'string', description: "Command is the remote command to execute. argv array. Not executed within a shell." },
-  { name: "container", type: 'string', description: "Container in which to execute the command. Defaults to only container if there is only one container in the pod." },
-  { name: "stderr", type: 'boolean', description: "Redirect the standard error stream of the pod for this call." },
-  { name: "stdin", type: 'boolean', description: "Redirect the standard input stream of the pod for this call. Defaults to false." },
-  { name: "stdout", type: 'boolean', description: "Redirect the standard output stream of the pod for this call." },
-  { name: "tty", type: 'boolean', description: "TTY if true indicates that a tty will be allocated for the exec call. Defaults to false." },
-];
-
-const ATTACH_OPTIONS: Options = [
-  { name: "container", type: 'string', description: "The container in which to execute the command. Defaults to only container if there is only one container in the pod." },
-  { name: "stderr", type: 'boolean', description: "Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true." },
-  { name: "stdin", type: 'boolean', description: "Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false." },
-  { name: "stdout", type: 'boolean', description: "Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true." },
-  { name: "tty", type: 'boolean', description: "TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false." },
-];
-
-const PORT_FORWARD_OPTIONS: Options = [
-  { name: "ports", type: 'integer', description: "List of ports to forward Required when using WebSockets" },
-];
-
 const GET_POST = ['GET', 'POST'];
 const optionsKind = (kind: string) => ({ group: '', version: 'v1', kind, generated: false as const });
 
-export const podLogSubresource: SubresourceDescriptor = { name: 'log', verbs: ['get'], kind: { group: '', version: 'v1', kind: 'Pod' }, connect: logLocation, connectMethods: ['GET'], connectQuery: LOG_OPTIONS, connectRead: true };
-export const podExecSubresource: SubresourceDescriptor = { name: 'exec', verbs: ['create', 'get'], kind: optionsKind('PodExecOptions'), connect: streamLocation('exec'), connectMethods: GET_POST, connectQuery: EXEC_OPTIONS };
-export const podAttachSubresource: SubresourceDescriptor = { name: 'attach', verbs: ['create', 'get'], kind: optionsKind('PodAttachOptions'), connect: streamLocation('attach'), connectMethods: GET_POST, connectQuery: ATTACH_OPTIONS };
-export const podPortForwardSubresource: SubresourceDescriptor = { name: 'portforward', verbs: ['create', 'get'], kind: optionsKind('PodPortForwardOptions'), connect: streamLocation('portForward'), connectMethods: GET_POST, connectQuery: PORT_FORWARD_OPTIONS };
+export const podLogSubresource: SubresourceDescriptor = { name: 'log', verbs: ['get'], kind: { group: '', version: 'v1', kind: 'Pod' }, connect: logLocation, connectMethods: ['GET'], connectQuery: connectOptions('PodLogOptions'), connectRead: true };
+export const podExecSubresource: SubresourceDescriptor = { name: 'exec', verbs: ['create', 'get'], kind: optionsKind('PodExecOptions'), connect: streamLocation('exec'), connectMethods: GET_POST, connectQuery: connectOptions('PodExecOptions') };
+export const podAttachSubresource: SubresourceDescriptor = { name: 'attach', verbs: ['create', 'get'], kind: optionsKind('PodAttachOptions'), connect: streamLocation('attach'), connectMethods: GET_POST, connectQuery: connectOptions('PodAttachOptions') };
+export const podPortForwardSubresource: SubresourceDescriptor = { name: 'portforward', verbs: ['create', 'get'], kind: optionsKind('PodPortForwardOptions'), connect: streamLocation('portForward'), connectMethods: GET_POST, connectQuery: connectOptions('PodPortForwardOptions') };
 export const podProxySubresource: SubresourceDescriptor = {
   name: 'proxy',
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   kind: optionsKind('PodProxyOptions'),
   connect: podProxyLocation,
-  connectPathDoc: 'Path is the URL path to use for the current proxy request to pod.',
+  connectPathDoc: proxyPathDoc('PodProxyOptions'),
 };
 export const serviceProxySubresource: SubresourceDescriptor = {
   name: 'proxy',
   verbs: ['create', 'delete', 'get', 'patch', 'update'],
   kind: optionsKind('ServiceProxyOptions'),
   connect: serviceProxyLocation,
-  connectPathDoc: 'Path is the part of URLs that include service endpoints, suffixes, and parameters to use for the current proxy request to service. For example, the whole request URL is http://localhost/api/v1/namespaces/kube-system/services/elasticsearch-logging/_search?q=user:kimchy. Path is _search?q=user:kimchy.',
+  connectPathDoc: proxyPathDoc('ServiceProxyOptions'),
 };

@@ -17,6 +17,7 @@ import { DEFAULT_POD_VALIDATION_OPTIONS, type VolumesValidator, containersWithPa
 import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation-update.ts';
 import { evictionSubresource } from './pod-eviction.ts';
 import { bindingSubresource } from './pod-binding.ts';
+import { podWarnings } from './pod-warnings.ts';
 import { FieldPath } from '../../api/field-errors.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 
@@ -116,6 +117,8 @@ function convertPodStatusIPs(pod: KubeObject): void {
 export const podStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
+  // WarningsOnUpdate is skipped for Pods: a high-frequency path humans rarely write.
+  warnings: (pod, old) => (old ? [] : podWarnings(pod)),
   defaults(pod) {
     // Convert_v1_PodSpec_To_core_PodSpec: the deprecated serviceAccount fills an empty serviceAccountName.
     const spec = specOf(pod);

@@ -11,6 +11,7 @@ import { type FieldError, FieldPath, forbidden, invalid, notSupported } from '..
 import type { KindDescriptor, Strategy, TableConvertor } from '../rest/strategy.ts';
 import { validateAnnotations, validateLabels } from '../../validation/objectmeta.ts';
 import { semanticEqual } from '../../gocompat/equal.ts';
+import { workloadTemplateWarnings } from './pod-warnings.ts';
 import { defaultPodSpecTree } from './pod-defaults.ts';
 import { defaultVolumes } from './volumes/index.ts';
 import { dropDisabledPodFields } from './pod.ts';
@@ -84,6 +85,7 @@ export const podTemplateStrategy: Strategy = {
   },
   validate: (o) => validatePodTemplateSpec(templateOf(o), templatePath),
   validateUpdate: (o) => validatePodTemplateSpec(templateOf(o), templatePath),
+  warnings: workloadTemplateWarnings(templatePath, (o) => (o as J).template),
 };
 
 /** layoutContainerCells: container names and images, comma-separated. */

@@ -17,6 +17,7 @@ import descriptions from '../../schema/generated/descriptions/core_v1.json' with
 import { defaultPodTemplateSpec, dropDisabledTemplateFields, formatLabels, layoutContainerCells, readOnlyPersistentDisks, templateContainerColumns, templateRestartRules, validatePodTemplateSpec } from './podtemplate.ts';
 import { type J, list, obj, s } from './pod-util.ts';
 import { scaleSubresource, scaleView, setSelectorText } from './scale.ts';
+import { templatePath, templateWarnings } from './pod-warnings.ts';
 import { nonNegative, nonNegativeStatus, num, replicaCounterErrors, statusOf } from './replicas.ts';
 
 const doc = (type: string, field: string): string => (descriptions as Record<string, Record<string, string>>)[`io.k8s.api.core.v1.${type}`]?.[field] ?? '';
@@ -97,6 +98,12 @@ export const replicationControllerStrategy: Strategy = {
   },
   validate: validateSpec,
   validateUpdate: (o) => [...validateSpec(o), ...validateSpec(o)],
+  // kube's rcStrategy names the created template `template` and, on an update that moved the
+  // generation, checks the OLD template under spec.template (its arguments are swapped).
+  warnings: (o, old) => {
+    if (!old) return templateWarnings(templatePath('template'), obj(o.spec)?.template);
+    return o.metadata.generation === old.metadata.generation ? [] : templateWarnings(templatePath('spec', 'template'), obj(old.spec)?.template);
+  },
 };
 
 /** rcStatusStrategy: spec is the stored one. */
