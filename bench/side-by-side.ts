@@ -35,6 +35,8 @@ export interface LoadOut extends ClientUse {
   conns: number;
   ok: number;
   okPerSec: number;
+  /** Answers with the wanted status completed inside the window, whenever sent, per second. */
+  donePerSec: number;
   statuses: Record<string, number>;
   errors: number;
   errorSamples: string[] | null;

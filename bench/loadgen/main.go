@@ -402,6 +402,9 @@ type LoadResult struct {
 	// Longest time inside the window with no create completing: a stall detector.
 	MaxGapMs float64 `json:"maxGapMs"`
 	Sent     int64   `json:"sent"`
+	// Answers with the wanted status completed inside the window, whenever sent, per second
+	// (okPerSec counts only those sent and completed inside it: short windows undercount).
+	DonePerSec float64 `json:"donePerSec"`
 	// Sequential GETs of the probe objects on their own HTTP/1.1 connection during the window.
 	Probe *ProbeResult `json:"probe,omitempty"`
 }
@@ -486,7 +489,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 				if st != want {
 					badSamples.add(fmt.Sprintf("%d %s", st, b))
 				}
-				if !t0.Before(winStart) {
+				if !t1.Before(winStart) {
 					local = append(local, rec{t0, t1, st})
 				}
 			}
@@ -557,7 +560,14 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	if cfg.Verb != "" || cfg.GetCount > 0 {
 		want = 200
 	}
+	done := 0
 	for _, r := range recs {
+		if r.status == want && !r.done.After(end) {
+			done++
+		}
+		if r.sent.Before(winStart) {
+			continue // completed inside the window, sent before it: only in donePerSec
+		}
 		res.Statuses[strconv.Itoa(r.status)]++
 		lat = append(lat, ms(r.done.Sub(r.sent)))
 		if r.status == want && !r.done.After(end) {
@@ -578,6 +588,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	}
 	res.MaxGapMs = round2(res.MaxGapMs)
 	res.OKPerSec = round2(float64(res.OK) / window.Seconds())
+	res.DonePerSec = round2(float64(done) / window.Seconds())
 	res.LatencyMs = summarize(lat)
 	res.ErrorSamples = errSamples.list
 	res.BadSamples = badSamples.list

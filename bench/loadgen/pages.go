@@ -119,7 +119,8 @@ func pages(cfg Config, base *tls.Config) (any, error) {
 						nLists.Add(1)
 					}
 				}
-				if !t0.Before(winStart) && !t1.After(end) {
+				// Pages answered inside the window, whenever asked.
+				if !t1.Before(winStart) && !t1.After(end) {
 					local[strconv.Itoa(st)]++
 					if st == 200 {
 						mine = append(mine, ms(t1.Sub(t0)))
