@@ -185,15 +185,9 @@ const compareTarget = compareDir ? sides.server({ key: 'compare', label: `compar
 // ---------------------------------------------------------------------------------------------
 // the figures
 
-interface PagesOut extends ClientUse {
-  pages: number;
-  pagesPerSec: number;
+/** The generator's pages mode: load's result with pages for requests, and the lists followed to their end. */
+interface PagesOut extends LoadOut {
   lists: number;
-  bytes: number;
-  statuses: Record<string, number>;
-  errors: number;
-  samples: string[] | null;
-  pageMs: { p50: number; p99: number; n: number };
 }
 
 const FIGURES = {
@@ -235,7 +229,8 @@ async function runPhase(t: Target, cores: number, roundNo: number): Promise<Phas
   const snap = cpuSnapshot();
   const set = sets[cores]!;
   const wf = workersOf[t.key];
-  const workers = wf?.supported && workersList[CORES.indexOf(cores as 1 | 2)]! > 0 ? workersList[CORES.indexOf(cores as 1 | 2)]! : null;
+  const asked = workersList[CORES.indexOf(cores as 1 | 2)]!;
+  const workers = wf?.supported && asked > 0 ? asked : null;
   const flags = workers ? ['--workers', String(workers)] : [];
   const dataDir = join(tmpRoot, `${t.key}-${cores}c-r${roundNo}`);
   log(`round ${roundNo}, ${cores} core(s): ${t.label} on CPU ${set.server}${flags.length ? ` ${flags.join(' ')}` : ''}, generator on CPU ${set.generator}`);
@@ -259,18 +254,18 @@ async function runPhase(t: Target, cores: number, roundNo: number): Promise<Phas
     if (fill.failed) throw new Error(`${t.label}: fill failed ${fill.failed}: ${fill.samples?.join('; ')}`);
     log(`  filled ${cfg.objects} ConfigMaps at ${fmt(fill.perSec, 0)}/s`);
 
-    for (const k of ['pagesJson', 'pagesTable', 'pagesProto'] as const) {
-      const p = await gen<PagesOut>('pages', { path: '/api/v1/namespaces/cores-list/configmaps', conns: cfg.clients, limit: cfg.limit, accept: ACCEPT[k], ...window });
-      if (p.errors || Object.keys(p.statuses).some((s) => s !== '200')) phase.problems.push(`${k}: statuses ${JSON.stringify(p.statuses)} errors ${p.errors} ${JSON.stringify(p.samples)}`);
-      phase.figures[k] = p.pagesPerSec;
-      note(k, p);
-      log(`  ${k}: ${fmt(p.pagesPerSec)} pages/s (p50 ${fmt(p.pageMs.p50)} ms, ${p.lists} whole lists)`);
-    }
-
-    const loadParams = { proto: 'h1', conns: cfg.connections, namespace: 'cores-load', probeNamespace: 'cores-load', probeCount: cfg.probeObjects, probeConns: cfg.readers, ...window };
     const check = (k: FigureKey, o: LoadOut, ok: string) => {
       if (o.errors || Object.keys(o.statuses).some((s) => s !== ok)) phase.problems.push(`${k}: statuses ${JSON.stringify(o.statuses)} errors ${o.errors} ${JSON.stringify(o.errorSamples ?? o.badSamples)}`);
     };
+    for (const k of ['pagesJson', 'pagesTable', 'pagesProto'] as const) {
+      const p = await gen<PagesOut>('pages', { path: '/api/v1/namespaces/cores-list/configmaps', conns: cfg.clients, limit: cfg.limit, accept: ACCEPT[k], ...window });
+      check(k, p, '200');
+      phase.figures[k] = p.donePerSec;
+      note(k, p);
+      log(`  ${k}: ${fmt(p.donePerSec)} pages/s (p50 ${fmt(p.latencyMs.p50)} ms, ${p.lists} whole lists)`);
+    }
+
+    const loadParams = { proto: 'h1', conns: cfg.connections, namespace: 'cores-load', probeNamespace: 'cores-load', probeCount: cfg.probeObjects, probeConns: cfg.readers, ...window };
     const creates = await gen<LoadOut>('load', { ...loadParams, prefix: `c${cores}-r${roundNo}` });
     check('creates', creates, '201');
     phase.figures.creates = creates.donePerSec;

@@ -13,19 +13,13 @@ import { ensurePki } from '../internal/auth/pki.ts';
 import type { Reference } from './reference.ts';
 import { runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
 import { spawnApiServer, type ApiServer } from './server.ts';
-import { monoMs, procCpuMs, readRss, round, sleep } from './util.ts';
+import { monoMs, procCpuMs, readRss, round, sleep, type LatencySummary } from './util.ts';
 
 // ---------------------------------------------------------------------------------------------
 // the generator's results
 
-export interface Summary {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
+/** The generator's latency summaries: nearest rank, as bench/util.ts summarize. */
+export type Summary = LatencySummary;
 /** The generator's own CPU and wall time in that mode (it shares the machine with the server). */
 export interface ClientUse {
   client?: { cpuSeconds: number; wallSeconds: number };

@@ -41,19 +41,11 @@ func updateRequest(ctx context.Context, cfg Config, path, name string, seq int) 
 	panic("verb " + cfg.Verb)
 }
 
+// PagesResult: load's result with pages for requests (ok, okPerSec and donePerSec: pages answered
+// 200 inside the window; latencyMs: each such page's), and the lists followed to their last page.
 type PagesResult struct {
-	Conns    int            `json:"conns"`
-	Accept   string         `json:"accept"`
-	WindowMs float64        `json:"windowMs"`
-	Pages    int            `json:"pages"`
-	PerSec   float64        `json:"pagesPerSec"`
-	Lists    int            `json:"lists"`
-	Bytes    int64          `json:"bytes"`
-	Statuses map[string]int `json:"statuses"`
-	Errors   int            `json:"errors"`
-	Samples  []string       `json:"samples"`
-	// Latency of each page answered inside the window.
-	PageMs Summary `json:"pageMs"`
+	LoadResult
+	Lists int `json:"lists"`
 }
 
 // pages: `conns` clients, each on its own HTTP/1.1 connection, list `path` in pages of `limit`
@@ -68,7 +60,6 @@ func pages(cfg Config, base *tls.Config) (any, error) {
 	var lat []float64
 	statuses := map[string]int{}
 	var nPages, nLists, errs atomic.Int64
-	var nBytes atomic.Int64
 	var bad samples
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Conns; w++ {
@@ -125,7 +116,6 @@ func pages(cfg Config, base *tls.Config) (any, error) {
 					if st == 200 {
 						mine = append(mine, ms(t1.Sub(t0)))
 						nPages.Add(1)
-						nBytes.Add(int64(len(b)))
 					}
 				}
 			}
@@ -139,9 +129,10 @@ func pages(cfg Config, base *tls.Config) (any, error) {
 	}
 	wg.Wait()
 	window := end.Sub(winStart)
+	perSec := round2(float64(nPages.Load()) / window.Seconds())
 	return PagesResult{
-		Conns: cfg.Conns, Accept: cfg.Accept, WindowMs: ms(window), Pages: int(nPages.Load()), PerSec: round2(float64(nPages.Load()) / window.Seconds()),
-		Lists: int(nLists.Load()), Bytes: nBytes.Load(), Statuses: statuses, Errors: int(errs.Load()), Samples: bad.list, PageMs: summarize(lat),
+		LoadResult: LoadResult{Proto: "h1", Conns: cfg.Conns, WindowMs: ms(window), OK: int(nPages.Load()), OKPerSec: perSec, DonePerSec: perSec, Statuses: statuses, Errors: int(errs.Load()), ErrorSamples: bad.list, LatencyMs: summarize(lat)},
+		Lists:      int(nLists.Load()),
 	}, nil
 }
 
