@@ -35,7 +35,7 @@
  *   GETs/s: single-object GETs, --get-conns connections;
  *   watch: --watchers watches of one namespace (HTTP/2, 100 streams per connection) while a paced
  *     writer creates --watch-rate ConfigMaps/s: events delivered per second inside the window
- *     (at most rate × watchers) and the delivery p99 (receive − the writer's ack).
+ *     (rate × watchers when the server keeps up) and the delivery p99 (receive − the writer's ack).
  *
  * --quick: 1 round, 2,000 objects, 100 watchers at 50/s, 0.5 + 2 s windows (a few minutes).
  * --plan: print the CPU sets, the --workers detection and the config as JSON, and exit.
@@ -373,9 +373,13 @@ function report(phases: Phase[]): { lines: string[]; summary: Record<string, unk
   const sc = (tk: string, k: FigureKey) => ratio(fig(tk, 2, k), fig(tk, 1, k));
   goal('this 2c÷1c: pages of 500/s (JSON)', sc('this', 'pagesJson'), '≥ 1.5', sc('this', 'pagesJson') >= 1.5);
   goal('this 2c÷1c: creates/s', sc('this', 'creates'), '≥ 1.3', sc('this', 'creates') >= 1.3);
+  // The watch writer is paced: a server delivering rate × watchers on 1 core already cannot show more on 2.
+  const cap = cfg.watchRate * cfg.watchers;
+  const capped = (tk: string) => CORES.every((c) => fig(tk, c, 'watchDelivered') >= 0.97 * cap);
   for (const k of Object.keys(FIGURES) as FigureKey[]) {
     if (!FIGURES[k].throughput) continue;
-    goal(`this 2c÷1c ≥ kube's (${fmt(sc('kube', k), 2)}×): ${FIGURES[k].label.trim()}`, sc('this', k), `≥ ${fmt(sc('kube', k), 2)}`, sc('this', k) >= sc('kube', k));
+    const atCap = k === 'watchDelivered' && capped('this');
+    goal(`this 2c÷1c ≥ kube's (${fmt(sc('kube', k), 2)}×): ${FIGURES[k].label.trim()}${atCap ? ' (at the paced cap on both)' : ''}`, sc('this', k), `≥ ${fmt(sc('kube', k), 2)}`, atCap || sc('this', k) >= sc('kube', k));
   }
   const on2 = (k: FigureKey) => ratio(fig('this', 2, k), fig('kube', 2, k));
   goal('2 cores, this÷kube: creates/s (64 writers + 4 readers)', on2('creates'), '≥ 3', on2('creates') >= 3);
