@@ -215,8 +215,9 @@ interface Phase {
   round: number;
   workers: number | null;
   figures: Partial<Record<FigureKey, number>>;
-  /** The generator's CPU seconds and wall seconds per run. */
+  /** The generator's CPU seconds and wall seconds per run, and the server's over the same run. */
   generator: Partial<Record<FigureKey, { cpuSeconds: number; wallSeconds: number }>>;
+  server: Partial<Record<FigureKey, { cpuSeconds: number; wallSeconds: number }>>;
   problems: string[];
   affinity: { lists: string[]; threads: number };
   serverCpuSeconds: number;
@@ -235,7 +236,7 @@ async function runPhase(t: Target, cores: number, roundNo: number): Promise<Phas
   const dataDir = join(tmpRoot, `${t.key}-${cores}c-r${roundNo}`);
   log(`round ${roundNo}, ${cores} core(s): ${t.label} on CPU ${set.server}${flags.length ? ` ${flags.join(' ')}` : ''}, generator on CPU ${set.generator}`);
   const run = await t.launch(dataDir, true, { cpus: set.server, flags });
-  const phase: Phase = { target: t.key, cores, round: roundNo, workers, figures: {}, generator: {}, problems: [], affinity: { lists: [], threads: 0 }, serverCpuSeconds: 0, seconds: 0, otherCpuPercent: 0 };
+  const phase: Phase = { target: t.key, cores, round: roundNo, workers, figures: {}, generator: {}, server: {}, problems: [], affinity: { lists: [], threads: 0 }, serverCpuSeconds: 0, seconds: 0, otherCpuPercent: 0 };
   try {
     const cpu0 = cpuOf(run.pids);
     phase.affinity = affinityOf(run.pids);
@@ -243,9 +244,17 @@ async function runPhase(t: Target, cores: number, roundNo: number): Promise<Phas
     const bad = phase.affinity.lists.filter((l) => parseCpuList(l).join(',') !== want);
     if (bad.length || !phase.affinity.threads) throw new Error(`${t.label}: threads not pinned to CPU ${set.server}: ${JSON.stringify(phase.affinity)}`);
     log(`  pinned: ${phase.affinity.threads} threads of pids ${run.pids.join(', ')} on CPU ${phase.affinity.lists.join(' ')}`);
-    const gen = <T extends ClientUse>(mode: string, params: Record<string, unknown>) => sides.loadgen<T>(mode, run.tls, params, set.generator);
+    let lastRun = { cpuSeconds: NaN, wallSeconds: NaN };
+    const gen = async <T extends ClientUse>(mode: string, params: Record<string, unknown>) => {
+      const c0 = cpuOf(run.pids);
+      const w0 = performance.now();
+      const out = await sides.loadgen<T>(mode, run.tls, params, set.generator);
+      lastRun = { cpuSeconds: round((cpuOf(run.pids) - c0) / 1000, 2), wallSeconds: round((performance.now() - w0) / 1000, 2) };
+      return out;
+    };
     const note = (k: FigureKey, o: ClientUse) => {
       if (o.client) phase.generator[k] = o.client;
+      phase.server[k] = lastRun;
     };
     const window = { warmupMs: cfg.warmupS * 1000, durationMs: cfg.durationS * 1000 };
 
@@ -317,11 +326,12 @@ const val = (v: number) => (!Number.isFinite(v) ? '–' : v >= 100 ? fmt(v, 0) :
 
 function report(phases: Phase[]): { lines: string[]; summary: Record<string, unknown> } {
   const fig = (target: string, cores: number, k: FigureKey) => med(phases.filter((p) => p.target === target && p.cores === cores).map((p) => p.figures[k] ?? NaN));
-  const genPct = (target: string, cores: number, k: FigureKey) =>
+  const usePct = (who: 'generator' | 'server', target: string, cores: number, k: FigureKey) =>
     med(phases.filter((p) => p.target === target && p.cores === cores).map((p) => {
-      const g = p.generator[GEN_OF[k]];
+      const g = p[who][GEN_OF[k]];
       return g ? (g.cpuSeconds / g.wallSeconds) * 100 : NaN;
     }));
+  const genPct = (target: string, cores: number, k: FigureKey) => usePct('generator', target, cores, k);
   const compare = compareTarget ? 'compare' : undefined;
   const head = ['figure', 'this 1c', 'this 2c', 'this 2c÷1c', 'kube 1c', 'kube 2c', 'kube 2c÷1c', 'this÷kube 1c', 'this÷kube 2c', ...(compare ? ['compare 1c', 'this÷compare 1c'] : [])];
   const rows: string[][] = [];
@@ -346,17 +356,17 @@ function report(phases: Phase[]): { lines: string[]; summary: Record<string, unk
       rx(ratio(t2, k2)),
       ...(compare ? [val(c1) + genMark(compare, 1, k), rx(ratio(t1, c1))] : []),
     ]);
-    summary[k] = { this: [t1, t2], kube: [k1, k2], ...(compare ? { compare1c: c1 } : {}), generatorCpuPercent: { this: [genPct('this', 1, k), genPct('this', 2, k)], kube: [genPct('kube', 1, k), genPct('kube', 2, k)] } };
+    summary[k] = { this: [t1, t2], kube: [k1, k2], ...(compare ? { compare1c: c1 } : {}), generatorCpuPercent: { this: [genPct('this', 1, k), genPct('this', 2, k)], kube: [genPct('kube', 1, k), genPct('kube', 2, k)] }, serverCpuPercent: { this: [usePct('server', 'this', 1, k), usePct('server', 'this', 2, k)], kube: [usePct('server', 'kube', 1, k), usePct('server', 'kube', 2, k)] } };
   }
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join(' | ')} |`;
   const lines = [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)];
 
-  lines.push('', 'The load generator\'s own CPU per figure, % of one core (medians; * above: the generator may be the limit — ≥ 90 % of its own core, or ≥ 50 % while sharing the server\'s cores):');
+  lines.push('', 'CPU per figure, % of one core, server / load generator (medians over each run; * above: the generator may be the limit — ≥ 90 % of its own core, or ≥ 50 % while sharing the server\'s cores; a server well under 100 % × its cores was waiting: on its own work (I/O, one thread) or, on a shared machine, for other processes):');
   const targets = ['this', 'kube', ...(compare ? [compare] : [])];
   for (const k of Object.keys(FIGURES) as FigureKey[]) {
     if (!FIGURES[k].throughput) continue;
-    const cells = targets.flatMap((tk) => CORES.filter((c) => tk !== 'compare' || c === 1).map((c) => `${tk} ${c}c ${fmt(genPct(tk, c, k), 0)}%`));
+    const cells = targets.flatMap((tk) => CORES.filter((c) => tk !== 'compare' || c === 1).map((c) => `${tk} ${c}c ${fmt(usePct('server', tk, c, k), 0)}/${fmt(genPct(tk, c, k), 0)}%`));
     lines.push(`  ${FIGURES[k].label.trim().padEnd(w[0]!)}  ${cells.join(', ')}`);
   }
   lines.push('', 'Per phase (medians over rounds): server CPU s / generator CPU s (all runs) / phase wall s; other processes\' CPU, % of one core');
