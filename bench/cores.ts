@@ -139,7 +139,7 @@ function allowedCpus(): number[] {
 }
 
 function checkTaskset(): string {
-  const r = spawnSync('taskset', ['-c', '0', 'true'], { encoding: 'utf8' });
+  const r = spawnSync('taskset', ['-c', String(allowed[0]), 'true'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) throw new Error(`taskset (util-linux) is needed: ${r.error?.message ?? r.stderr}`);
   return spawnSync('taskset', ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
