@@ -418,6 +418,10 @@ try {
   loadgenBin = buildLoadgen(tmpRoot, 'cores-loadgen', log);
   detectWorkers();
   for (const [k, v] of Object.entries(workersOf)) log(`--workers on ${k}: ${v.how}`);
+  // The serving threads share the port with reusePort (Node ≥ 22.12); the servers run on this Node.
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  if (Object.values(workersOf).some((w) => w.supported) && workersList.some((n) => n > 1) && (major < 22 || (major === 22 && minor < 12)))
+    log(`WARN: node ${process.versions.node} runs the servers: --workers above 1 needs reusePort (Node ≥ 22.12); run through npm (the project's Node 24)`);
   log('priming the servers (one untimed launch each)');
   await thisTarget.prime();
   if (compareTarget) await compareTarget.prime();
