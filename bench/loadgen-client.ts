@@ -29,10 +29,11 @@ export function buildLoadgen(dir: string, name: string, log: (s: string) => void
   return bin;
 }
 
-/** Run the generator in one mode; resolves with its JSON result. */
-export function runLoadgen<T>(bin: string, mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> {
+/** Run the generator in one mode (under `taskset -c cpus` when given); resolves with its JSON result. */
+export function runLoadgen<T>(bin: string, mode: string, tls: TlsFiles, params: Record<string, unknown>, cpus?: string): Promise<T> {
   return new Promise((resolveP, reject) => {
-    const proc = spawnTracked(bin, [JSON.stringify({ mode, ...tls, ...params })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = [JSON.stringify({ mode, ...tls, ...params })];
+    const proc = cpus ? spawnTracked('taskset', ['-c', cpus, bin, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawnTracked(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));

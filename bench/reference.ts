@@ -17,10 +17,13 @@ export interface Reference {
   dir: string;
   /** Where its binaries are (REF_BIN, else ~/.cache/kube-ref/bin). */
   bin: string;
-  /** Runs one of its scripts; resolves with the exit code and the output. */
-  run(script: string, argv: string[]): Promise<{ code: number | null; out: string }>;
-  /** start.sh on a data dir; stop.sh runs on it at exit unless `stop` did. */
-  start(dataDir: string, port: number): Promise<{ code: number | null; out: string }>;
+  /** Runs one of its scripts (under `taskset -c cpus` when given); resolves with the exit code and the output. */
+  run(script: string, argv: string[], cpus?: string): Promise<{ code: number | null; out: string }>;
+  /**
+   * start.sh on a data dir; stop.sh runs on it at exit unless `stop` did. `cpus`: a `taskset -c`
+   * CPU list for the script, so etcd and kube-apiserver (its children) run on those CPUs from their start.
+   */
+  start(dataDir: string, port: number, cpus?: string): Promise<{ code: number | null; out: string }>;
   stop(dataDir: string): Promise<void>;
   /** Builds the binaries with build.sh when they are missing. */
   ensureBuilt(log: (s: string) => void): void;
@@ -40,9 +43,11 @@ export function reference(dirArg: string | undefined): Reference {
   process.on('exit', () => {
     for (const d of running) spawnSync('bash', [join(dir, 'stop.sh'), d], { stdio: 'ignore' });
   });
-  const run = (script: string, argv: string[]): Promise<{ code: number | null; out: string }> =>
+  const run = (script: string, argv: string[], cpus?: string): Promise<{ code: number | null; out: string }> =>
     new Promise((resolveP) => {
-      const p = spawn('bash', [join(dir, script), ...argv], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const cmd = ['bash', join(dir, script), ...argv];
+      if (cpus) cmd.unshift('taskset', '-c', cpus);
+      const p = spawn(cmd[0]!, cmd.slice(1), { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       p.stdout.on('data', (c: Buffer) => (out += c.toString()));
       p.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -52,9 +57,9 @@ export function reference(dirArg: string | undefined): Reference {
     dir,
     bin,
     run,
-    start(dataDir, port) {
+    start(dataDir, port, cpus) {
       running.add(dataDir);
-      return run('start.sh', [dataDir, String(port)]);
+      return run('start.sh', [dataDir, String(port)], cpus);
     },
     async stop(dataDir) {
       await run('stop.sh', [dataDir]);
@@ -76,11 +81,11 @@ export function reference(dirArg: string | undefined): Reference {
  * ms to /readyz and 133 MiB idle, against 199–246 ms and 96 MiB built). So a stale build is
  * rebuilt first, and the command every launch uses is logged.
  */
-export function ensureServerBuilt(log: (s: string) => void): void {
-  if (!buildIsFresh(ROOT)) {
-    log('dist/ is older than the source: building it first (npm run build)');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cmd/build.ts'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+export function ensureServerBuilt(log: (s: string) => void, root = ROOT): void {
+  if (!buildIsFresh(root)) {
+    log(`${root}: dist/ is older than the source: building it first (npm run build)`);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cmd/build.ts'], { cwd: root, stdio: ['ignore', 2, 2] });
     if (r.status !== 0) throw new Error(`build failed (${r.status ?? r.error})`);
   }
-  log(`this server runs as: node ${nodeArgsFor('cmd/apiserver.ts').join(' ')}`);
+  log(`${root === ROOT ? 'this server' : root} runs as: node ${nodeArgsFor('cmd/apiserver.ts', [], root).join(' ')}`);
 }

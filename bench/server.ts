@@ -43,13 +43,21 @@ export interface ApiServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function spawnApiServer(dataDir: string, port?: number, extraArgs: string[] = []): Promise<ApiServer> {
+/**
+ * `opts.root`: the checkout to run (another worktree of this repository; default this one);
+ * `opts.cpus`: a `taskset -c` CPU list the process runs on from its start (taskset execs node, so
+ * the pid is node's and every thread it makes inherits the affinity).
+ */
+export async function spawnApiServer(dataDir: string, port?: number, extraArgs: string[] = [], opts: { root?: string; cpus?: string } = {}): Promise<ApiServer> {
   port ??= await freePort();
   const spawnedAt = performance.now();
+  const root = opts.root ?? ROOT;
   // APISERVER_CPU_PROF=<dir>: the server writes a V8 CPU profile there (as test/harness.ts does).
   const prof = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
-  const proc = spawnTracked(process.execPath, [...nodeArgsFor('cmd/apiserver.ts', prof), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs], {
-    cwd: ROOT,
+  const argv = [...nodeArgsFor('cmd/apiserver.ts', prof, root), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs];
+  const [cmd, cmdArgs] = opts.cpus ? ['taskset', ['-c', opts.cpus, process.execPath, ...argv]] : [process.execPath, argv];
+  const proc = spawnTracked(cmd, cmdArgs, {
+    cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stopping = false;

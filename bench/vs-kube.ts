@@ -48,15 +48,15 @@
  * Prints a table and writes bench/results/vs-kube-<timestamp>.json.
  */
 import { parseArgs } from 'node:util';
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ensurePki } from '../internal/auth/pki.ts';
 import { reference, ensureServerBuilt } from './reference.ts';
 import { startCeilingServer } from './ceilings.ts';
-import { buildLoadgen as buildLoadgenBinary, runLoadgen, tlsFromKubeconfig, type TlsFiles } from './loadgen-client.ts';
-import { spawnApiServer, serverLog, reportBenchFailure, type ApiServer } from './server.ts';
-import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, monoMs, procCpuMs, readRss, round, sleep, writeResult } from './util.ts';
+import { buildLoadgen as buildLoadgenBinary } from './loadgen-client.ts';
+import { serverLog, reportBenchFailure } from './server.ts';
+import { sideBySide, cpuOf, pkiTls, rssOf, sampleRss, type ClientUse, type ListRun, type LoadOut, type Target, type WatchOut } from './side-by-side.ts';
+import { benchSession, endBench, cpuSnapshot, otherCpuPercent, loadAvg1, fmt, installWatchdog, median, round, sleep, writeResult } from './util.ts';
 
 
 const { values: args } = parseArgs({
@@ -110,59 +110,7 @@ installWatchdog((quick ? 15 : 240) * 60_000);
 const { log, tmpRoot, machine } = benchSession('vs-kube', args.keep!, cfg);
 
 // ---------------------------------------------------------------------------------------------
-// the load generator
-
-interface Summary {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-/** The generator's own CPU and wall time in that mode (it shares the machine with the server). */
-interface ClientUse {
-  client?: { cpuSeconds: number; wallSeconds: number };
-}
-interface LoadOut extends ClientUse {
-  proto: string;
-  conns: number;
-  ok: number;
-  okPerSec: number;
-  statuses: Record<string, number>;
-  errors: number;
-  errorSamples: string[] | null;
-  badSamples: string[] | null;
-  latencyMs: Summary;
-  maxGapMs: number;
-  probe?: { latencyMs: Summary; statuses: Record<string, number>; errors: number };
-}
-interface ListRun {
-  totalMs: number;
-  pages: number;
-  items: number;
-  bytes: number;
-  firstPageMs: number;
-  continueMs: Summary;
-  firstTenthMeanMs: number;
-  lastTenthMeanMs: number;
-}
-interface WatchOut extends ClientUse {
-  watchers: number;
-  conns: number;
-  dropped: number;
-  droppedSamples: string[] | null;
-  writes: number;
-  targetRate: number;
-  writeRate: number;
-  writeErrors: number;
-  writeLatencyMs: Summary;
-  expected: number;
-  matched: number;
-  missing: number;
-  deliveryMs: Summary;
-  deliveryFromSendMs: Summary;
-}
+// the load generator and the two servers (bench/side-by-side.ts)
 
 let loadgenBin = '';
 
@@ -170,162 +118,10 @@ function buildLoadgen(): void {
   loadgenBin = buildLoadgenBinary(tmpRoot, 'vskube-loadgen', log);
 }
 
-/** Run the generator in one mode; resolves with its JSON result. */
-const loadgen = <T>(mode: string, tls: TlsFiles, params: Record<string, unknown>): Promise<T> => runLoadgen<T>(loadgenBin, mode, tls, params);
-
-const pkiTls = (server: string, pki: string): TlsFiles => ({ server, ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') });
-
-// ---------------------------------------------------------------------------------------------
-// the two servers behind one interface
-
-interface Running {
-  pids: number[];
-  /** Started outside this process tree (start.sh daemonizes): its CPU is not in cpuSnapshot's own ticks. */
-  detached: boolean;
-  /** performance/monotonic ms from spawn to the first 200 of /readyz. */
-  launchMs: number;
-  tls: TlsFiles;
-  stop(): Promise<void>;
-  note?: string;
-}
-
-interface Target {
-  key: 'this' | 'kube';
-  label: string;
-  /** An untimed first launch (page cache, tsx cache, and the PKI that later launches copy from primeDir). */
-  prime(): Promise<void>;
-  /** Launch on `dataDir` (fresh: the primed PKI is copied in first) and wait for /readyz. */
-  launch(dataDir: string, fresh: boolean): Promise<Running>;
-}
-
-/**
- * Spawn the /readyz poller first, then the server. `spawnIt` may return the moment (monoMs) its
- * first server process was spawned when that is later than the call (start.sh's preamble).
- * Returns ms from that moment, and from the call, to the poller's first 200.
- */
-async function timedLaunch(port: number, pki: string, spawnIt: () => Promise<number | void>, timeoutMs: number): Promise<{ fromProcessMs: number; fromCallMs: number }> {
-  const poll = loadgen<{ monoMs: number; attempts: number }>('readyz', pkiTls(`https://127.0.0.1:${port}`, pki), { intervalMs: 10, timeoutMs });
-  poll.catch(() => undefined); // awaited below; a failed spawn must not leave it unhandled
-  await sleep(50); // the poller is running (first attempts get "connection refused")
-  const t0 = monoMs();
-  const first = (await spawnIt()) ?? t0;
-  const r = await poll;
-  return { fromProcessMs: round(r.monoMs - (Number.isFinite(first) ? first : t0), 1), fromCallMs: round(r.monoMs - t0, 1) };
-}
-
-const primeDir = (key: string) => join(tmpRoot, `prime-${key}`);
-
-const kubeTarget: Target = {
-  key: 'kube',
-  label: 'kube-apiserver + etcd',
-  async prime() {
-    const dir = primeDir('kube');
-    const r = await ref.start(dir, cfg.refPort);
-    if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
-    log(`reference primed: ${r.out.split('\n')[0]}`);
-    await ref.stop(dir);
-  },
-  async launch(dataDir, fresh) {
-    const pki = join(dataDir, 'pki');
-    if (fresh) {
-      mkdirSync(dataDir, { recursive: true });
-      cpSync(join(primeDir('kube'), 'pki'), pki, { recursive: true });
-    }
-    let script = '';
-    // The launch is timed from etcd's spawn, as this server's from its node process's: start.sh's
-    // preamble (port picking with python3, the kubeconfig) is not the reference's start-up. start.sh
-    // appends "<pid> etcd" to DATA_DIR/pids right after spawning etcd; polled every 2 ms.
-    const pidsFile = join(dataDir, 'pids');
-    rmSync(pidsFile, { force: true });
-    const t = await timedLaunch(cfg.refPort, pki, async () => {
-      let etcdAt = NaN;
-      const timer = setInterval(() => {
-        try {
-          if (Number.isNaN(etcdAt) && readFileSync(pidsFile, 'utf8').includes(' etcd')) etcdAt = monoMs();
-        } catch {
-          /* not yet written */
-        }
-      }, 2);
-      const r = await ref.start(dataDir, cfg.refPort);
-      clearInterval(timer);
-      if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
-      script = r.out.split('\n')[0] ?? '';
-      return etcdAt;
-    }, 180_000);
-    const pids = readFileSync(pidsFile, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
-    return {
-      pids,
-      detached: true,
-      launchMs: t.fromProcessMs,
-      note: `start.sh: ${script}; from start.sh's spawn ${t.fromCallMs} ms`,
-      tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
-      async stop() {
-        await ref.stop(dataDir);
-      },
-    };
-  },
-};
-
-const thisTarget: Target = {
-  key: 'this',
-  label: 'this server',
-  async prime() {
-    const dir = primeDir('this');
-    await ensurePki(join(dir, 'pki'), { hosts: ['127.0.0.1'] });
-    const s = await spawnApiServer(dir, cfg.port);
-    await s.readyLog;
-    await s.stop('SIGTERM');
-    log('this server primed');
-  },
-  async launch(dataDir, fresh) {
-    const pki = join(dataDir, 'pki');
-    if (fresh) {
-      mkdirSync(dataDir, { recursive: true });
-      cpSync(join(primeDir('this'), 'pki'), pki, { recursive: true });
-    }
-    let server: ApiServer | null = null;
-    const launchMs = (await timedLaunch(cfg.port, pki, async () => {
-      server = await spawnApiServer(dataDir, cfg.port);
-    }, 120_000)).fromProcessMs;
-    const s = server as unknown as ApiServer;
-    await s.readyLog; // the kubeconfig is written with the "ready" log line
-    return {
-      pids: [s.pid],
-      detached: false,
-      launchMs,
-      tls: tlsFromKubeconfig(join(dataDir, 'kubeconfig'), join(dataDir, 'client')),
-      async stop() {
-        await s.stop('SIGTERM');
-      },
-    };
-  },
-};
-
-// ---------------------------------------------------------------------------------------------
-// RSS of a server (sum over its processes)
-
-/** CPU time (ms) the processes used in their life so far. */
-function cpuOf(pids: number[]): number {
-  return pids.reduce((a, p) => a + (procCpuMs(p) || 0), 0);
-}
-
-function rssOf(pids: number[]): number {
-  return round(pids.reduce((a, p) => a + readRss(p).rssMiB, 0), 1);
-}
-
-function sampleRss(pids: number[], intervalMs = 100): { stop(): { maxMiB: number; endMiB: number } } {
-  let max = rssOf(pids);
-  const timer = setInterval(() => {
-    max = Math.max(max, rssOf(pids));
-  }, intervalMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      const end = rssOf(pids);
-      return { maxMiB: Math.max(max, end), endMiB: end };
-    },
-  };
-}
+const sides = sideBySide({ tmpRoot, log, ref, loadgenBin: () => loadgenBin, port: cfg.port, refPort: cfg.refPort });
+const loadgen = sides.loadgen;
+const kubeTarget = sides.kube;
+const thisTarget = sides.server();
 
 // ---------------------------------------------------------------------------------------------
 // one round of one server
@@ -344,7 +140,7 @@ interface SizeResult {
 }
 
 interface TargetRound {
-  target: 'this' | 'kube';
+  target: string;
   round: number;
   order: number;
   launchEmptyMs: number;

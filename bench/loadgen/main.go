@@ -17,6 +17,9 @@
 //	         a paced writer creates `rate` ConfigMaps/s in it; delivery = receive − writer's ack
 //	overload bench/overload.ts: N connections of creates by a non-exempt user, admin and health
 //	         probes beside them (overload.go)
+//	pages    bench/cores.ts: `conns` clients (HTTP/1.1, a connection each) LIST `path` closed-loop in
+//	         pages of `limit` following continue, as JSON, Table or Protobuf (`accept`), for
+//	         warmup+duration; pages/s (pages.go)
 //	readyz   poll /readyz (fresh TLS connection each time) until 200; prints the CLOCK_MONOTONIC
 //	         time of that answer, the clock Node's process.hrtime reads, so the bench can subtract
 //	         its own spawn time
@@ -71,6 +74,14 @@ type Config struct {
 	// instead of 1 KiB ConfigMaps to the namespace's configmaps (bench/crd.ts: custom resources).
 	CreatePath string `json:"createPath"`
 	Body       string `json:"body"`
+	// load mode: "put" (whole object), "merge" (merge patch) or "apply" (server-side apply) of
+	// probe-(worker % objects) in the namespace instead of creating ("" : create); `probeConns`
+	// sequential GET readers beside the load instead of one (bench/cores.ts: 4 readers).
+	Verb       string `json:"verb"`
+	Objects    int    `json:"objects"`
+	ProbeConns int    `json:"probeConns"`
+	// pages mode: the Accept header (JSON when empty).
+	Accept string `json:"accept"`
 
 	From int `json:"from"`
 	To   int `json:"to"`
@@ -123,6 +134,8 @@ func main() {
 		out, err = readyz(cfg, tlsCfg)
 	case "overload":
 		out, err = overload(cfg, tlsCfg)
+	case "pages":
+		out, err = pages(cfg, tlsCfg)
 	default:
 		err = fmt.Errorf("unknown mode %q", cfg.Mode)
 	}
@@ -389,6 +402,9 @@ type LoadResult struct {
 	// Longest time inside the window with no create completing: a stall detector.
 	MaxGapMs float64 `json:"maxGapMs"`
 	Sent     int64   `json:"sent"`
+	// Answers with the wanted status completed inside the window, whenever sent, per second
+	// (okPerSec counts only those sent and completed inside it: short windows undercount).
+	DonePerSec float64 `json:"donePerSec"`
 	// Sequential GETs of the probe objects on their own HTTP/1.1 connection during the window.
 	Probe *ProbeResult `json:"probe,omitempty"`
 }
@@ -452,7 +468,10 @@ func load(cfg Config, base *tls.Config) (any, error) {
 				var b []byte
 				var err error
 				want := 201
-				if cfg.GetCount > 0 {
+				if cfg.Verb != "" {
+					want = 200
+					st, b, err = do(rt, updateRequest(ctx, cfg, fmt.Sprintf("%s/probe-%d", path, w%cfg.Objects), fmt.Sprintf("probe-%d", w%cfg.Objects), seq))
+				} else if cfg.GetCount > 0 {
 					// Reads instead of creates: the request path without the write (profiling).
 					want = 200
 					st, b, err = do(rt, newRequest(ctx, "GET", cfg.Server, fmt.Sprintf("%s/probe-%d", path, (w+seq*cfg.Conns)%cfg.GetCount), nil))
@@ -470,7 +489,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 				if st != want {
 					badSamples.add(fmt.Sprintf("%d %s", st, b))
 				}
-				if !t0.Before(winStart) {
+				if !t1.Before(winStart) {
 					local = append(local, rec{t0, t1, st})
 				}
 			}
@@ -484,27 +503,48 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	var probeDone chan struct{}
 	if cfg.ProbeCount > 0 {
 		probeDone = make(chan struct{})
-		go func() {
-			defer close(probeDone)
-			pc := clientRT{h1Client(base, 1, true)}
-			// One untimed GET opens the connection before the window.
-			do(pc, newRequest(ctx, "GET", cfg.Server, "/api/v1/namespaces/"+cfg.ProbeNS+"/configmaps/probe-0", nil))
-			time.Sleep(time.Until(winStart))
-			var lat []float64
-			statuses := map[string]int{}
-			perr := 0
-			for i := 0; time.Now().Before(end); i++ {
-				p := fmt.Sprintf("/api/v1/namespaces/%s/configmaps/probe-%d", cfg.ProbeNS, i%cfg.ProbeCount)
-				t0 := time.Now()
-				st, _, err := do(pc, newRequest(ctx, "GET", cfg.Server, p, nil))
-				if err != nil {
-					perr++
-					continue
+		readers := cfg.ProbeConns
+		if readers <= 0 {
+			readers = 1
+		}
+		var pmu sync.Mutex
+		var lat []float64
+		statuses := map[string]int{}
+		perr := 0
+		var pwg sync.WaitGroup
+		for r := 0; r < readers; r++ {
+			pwg.Add(1)
+			go func(r int) {
+				defer pwg.Done()
+				pc := clientRT{h1Client(base, 1, true)}
+				// One untimed GET opens the connection before the window.
+				do(pc, newRequest(ctx, "GET", cfg.Server, "/api/v1/namespaces/"+cfg.ProbeNS+"/configmaps/probe-0", nil))
+				time.Sleep(time.Until(winStart))
+				var mine []float64
+				for i := r; time.Now().Before(end); i += readers {
+					p := fmt.Sprintf("/api/v1/namespaces/%s/configmaps/probe-%d", cfg.ProbeNS, i%cfg.ProbeCount)
+					t0 := time.Now()
+					st, _, err := do(pc, newRequest(ctx, "GET", cfg.Server, p, nil))
+					pmu.Lock()
+					if err != nil {
+						perr++
+					} else {
+						statuses[strconv.Itoa(st)]++
+					}
+					pmu.Unlock()
+					if err == nil {
+						mine = append(mine, ms(time.Since(t0)))
+					}
 				}
-				lat = append(lat, ms(time.Since(t0)))
-				statuses[strconv.Itoa(st)]++
-			}
+				pmu.Lock()
+				lat = append(lat, mine...)
+				pmu.Unlock()
+			}(r)
+		}
+		go func() {
+			pwg.Wait()
 			probe = &ProbeResult{LatencyMs: summarize(lat), Statuses: statuses, Errors: perr}
+			close(probeDone)
 		}()
 	}
 	wg.Wait()
@@ -516,10 +556,21 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	res := LoadResult{Proto: cfg.Proto, Conns: cfg.Conns, WindowMs: ms(window), Statuses: map[string]int{}, Sent: sent.Load(), Errors: int(errs.Load()), Probe: probe}
 	var lat []float64
 	var dones []time.Time
+	want := 201
+	if cfg.Verb != "" || cfg.GetCount > 0 {
+		want = 200
+	}
+	done := 0
 	for _, r := range recs {
+		if r.status == want && !r.done.After(end) {
+			done++
+		}
+		if r.sent.Before(winStart) {
+			continue // completed inside the window, sent before it: only in donePerSec
+		}
 		res.Statuses[strconv.Itoa(r.status)]++
 		lat = append(lat, ms(r.done.Sub(r.sent)))
-		if r.status == 201 && !r.done.After(end) {
+		if r.status == want && !r.done.After(end) {
 			res.OK++
 			dones = append(dones, r.done)
 		}
@@ -537,6 +588,7 @@ func load(cfg Config, base *tls.Config) (any, error) {
 	}
 	res.MaxGapMs = round2(res.MaxGapMs)
 	res.OKPerSec = round2(float64(res.OK) / window.Seconds())
+	res.DonePerSec = round2(float64(done) / window.Seconds())
 	res.LatencyMs = summarize(lat)
 	res.ErrorSamples = errSamples.list
 	res.BadSamples = badSamples.list
@@ -739,6 +791,9 @@ type WatchResult struct {
 	// Receive time − the writer's ack (answer read) and − its send, per delivery.
 	DeliveryMs         Summary `json:"deliveryMs"`
 	DeliveryFromSendMs Summary `json:"deliveryFromSendMs"`
+	// ADDED events received by all watchers inside the write window, per second: the fan-out
+	// throughput (at most rate × watchers; below it when the server falls behind).
+	DeliveredPerSec float64 `json:"deliveredPerSec"`
 }
 
 type event struct {
@@ -900,15 +955,20 @@ func watch(cfg Config, base *tls.Config) (any, error) {
 	res.WriteLatencyMs = summarize(wlat)
 	res.Expected = res.Writes * cfg.Watchers
 	var dl, ds []float64
+	inWindow := 0
 	for _, evs := range events {
 		res.Received += len(evs)
 		for _, e := range evs {
+			if !e.at.Before(winStart) && !e.at.After(wEnd) {
+				inWindow++
+			}
 			if w, ok := byRV[e.rv]; ok {
 				dl = append(dl, ms(e.at.Sub(w.ack)))
 				ds = append(ds, ms(e.at.Sub(w.sent)))
 			}
 		}
 	}
+	res.DeliveredPerSec = round2(float64(inWindow) / wEnd.Sub(winStart).Seconds())
 	res.Matched = len(dl)
 	res.Missing = res.Expected - res.Matched
 	res.DeliveryMs = summarize(dl)
