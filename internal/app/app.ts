@@ -23,12 +23,13 @@ import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, tokenAuthentication } from './authentication.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
+import { startServingThreads, type ServingThreads } from './workers.ts';
 import { ServiceAccountTokens } from './service-accounts.ts';
 import { authorization } from './authorization.ts';
 import { admissionChains } from './admission.ts';
 import { buildRegistry, createBootstrapObjects } from './registry.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
-import { registerControllers } from './controllers.ts';
+import { registerControllers, servingThreadControllers } from './controllers.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
 import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS } from './serve.ts';
 
@@ -64,6 +65,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const oidc = await oidcAuthentication(opts, log);
   let registryRef: Registry | undefined;
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  // A serving thread (app/workers.ts) follows the leader's storage instead of opening its own.
+  const follower = opts.follower;
   const storageOpening = openStorage(opts, log, metrics.logInstruments());
   storageOpening.catch(() => undefined); // awaited below
   let saTokens: ServiceAccountTokens;
@@ -95,14 +98,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let kindList: readonly KindDescriptor[] | undefined;
   registry.subscribe(() => (kindList = undefined));
   registryKinds = () => (kindList ??= registry.kinds.map((k) => k.kind));
-  await createBootstrapObjects(registry);
+  if (!follower) await createBootstrapObjects(registry);
   phase('bootstrap');
   await rbacCache.start(storage);
   await nodeGraph?.start(storage);
   await webhookSource.start(storage);
   phase('rbacCache');
   // kube-apiserver's rbac/bootstrap-roles post-start hook (the aggregation controller follows).
-  const reconciled = await reconcileBootstrapPolicy(registry);
+  const reconciled = follower ? { created: 0, updated: 0 } : await reconcileBootstrapPolicy(registry);
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
   phase('rbacBootstrap');
   const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(opts.watchBudget));
@@ -117,8 +120,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     watchResumeReads: () => hub.resumeReads(),
   });
   let port = 0;
+  let threads: ServingThreads | null = null;
   let flowController: FlowController | undefined;
-  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController });
+  // A serving thread runs no controller: it only serves the kinds of Established CRDs as the fold
+  // makes them (the leader's CRD controller writes their conditions).
+  const controllers = follower
+    ? servingThreadControllers(opts, storage, registry, log)
+    : registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController });
   await controllers.manager.start('before-serving');
   phase('controllers');
 
@@ -149,6 +157,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   flowController = serving.flowController;
   await controllers.manager.start('serving');
   phase('servingControllers');
+  if (follower) {
+    log.info({ port, folded: storage.folded, startupMs: Date.now() - started }, 'serving thread ready');
+    return runningServer();
+  }
+  // `--workers N`: the serving threads, started once this one serves (they use its port).
+  if ((opts.workers ?? 1) > 1) {
+    threads = await startServingThreads(opts, storage, port, log);
+    phase('servingThreads');
+  }
   const url = serverUrl(opts.bindAddress, port);
   // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
   serving.setAdvertiseAddress(new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host);
@@ -157,11 +174,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   phase('kubeconfig');
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded, phases }, 'API server ready');
 
+  return runningServer();
+
+  function runningServer(): RunningServer {
   let closing: Promise<void> | null = null;
   return {
-    url,
+    url: serverUrl(opts.bindAddress, port),
     port,
-    kubeconfigPath,
+    kubeconfigPath: join(opts.dataDir, 'kubeconfig'),
     pki,
     storage,
     registry,
@@ -172,6 +192,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // end with what they were sent flushed, and only then is the log closed.
       shuttingDown = true;
       closing ??= (async () => {
+        // Serving threads first: they close their servers and their follower storage, then this.
+        await threads?.close();
         if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
         serving.server.close();
         serving.connections.goAway();
@@ -193,4 +215,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return closing;
     },
   };
+  }
 }

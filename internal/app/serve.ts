@@ -105,7 +105,8 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
   }
   // Go's listen backlog (the kernel's somaxconn) rather than Node's 511: connections that arrive in a
   // burst wait to be accepted, and then get an answer (a 429 at worst), instead of a reset.
-  server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog() });
+  // `--workers N`: every serving thread listens on the same port; the kernel spreads connections.
+  server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog(), ...((opts.workers ?? 1) > 1 ? { reusePort: true } : {}) });
   await once(server, 'listening');
   return {
     server,
