@@ -68,6 +68,8 @@ export class LeaderFeed {
   private readonly offset = new BigInt64Array(this.committed);
   private readonly ports = new Set<MessagePort>();
   private readonly stop: (() => void)[] = [];
+  /** Writes the followers sent (a measure of how the kernel spread connections over threads). */
+  appends = 0;
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, 0, BigInt(s.materializer.folded));
@@ -86,6 +88,7 @@ export class LeaderFeed {
 
   private request(port: MessagePort, m: ToLeader): void {
     if (m.t === 'a') {
+      this.appends++;
       const event = { ...m.event, ...(m.event.object ? { object: asBuffer(m.event.object) } : {}) };
       this.s.appendFor(m.id, event).then(
         (verdict) => port.postMessage({ t: 'v', id: m.id, verdict } satisfies ToFollower),

@@ -269,6 +269,11 @@ export class Storage {
     return this.feed.link(port);
   }
 
+  /** Writes this leader took from its serving threads so far. */
+  get followerWrites(): number {
+    return this.feed?.appends ?? 0;
+  }
+
   /**
    * Open a replica on a Kafka topic: the snapshot under `dataDir/db` is this replica's own fold of
    * the topic; it catches up from its folded offset before this resolves, so a restarted replica
