@@ -28,7 +28,10 @@ import { StorageError, type StorageErrorCode } from './errors.ts';
 /** What a follower thread is given by its leader (structured-cloneable: the port is transferred). */
 export interface FollowerLink {
   port: MessagePort;
-  /** BigInt64Array[1] over it: the leader's folded offset, stored at every commit. */
+  /**
+   * BigInt64Array[2] over it: [0] the leader's folded offset, stored at every commit; [1] its
+   * compaction point, stored before the compactor deletes anything below it.
+   */
   committed: SharedArrayBuffer;
   /** The leader reads "most recent" from a Kafka broker: a consistent read asks it. */
   kafka: boolean;
@@ -37,7 +40,7 @@ export interface FollowerLink {
 type WireError = { code: StorageErrorCode; message: string; retryAfter?: number };
 type WireChange = Omit<Change, 'object' | 'prev'> & { o: [number, number]; p?: [number, number] };
 type ToFollower =
-  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; compacted: number }
+  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
   | { t: 'l'; req: number; offset?: number; error?: WireError };
@@ -55,7 +58,8 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 export interface LeaderSide {
   materializer: Materializer;
   health: StoreHealth;
-  compacted(): number;
+  /** The compactor's point now, and a hook called synchronously whenever it advances. */
+  compaction: { compacted: number; onAdvance: ((c: number) => void) | null };
   /** Append an intent (already encrypted by the follower) under the follower's id; the verdict. */
   appendFor(id: string, event: Omit<LogEvent, 'id'>): Promise<Verdict>;
   latest(): Promise<number>;
@@ -64,7 +68,7 @@ export interface LeaderSide {
 
 /** The leader's end: feeds every follower port its commits, verdicts and health. */
 export class LeaderFeed {
-  readonly committed = new SharedArrayBuffer(8);
+  readonly committed = new SharedArrayBuffer(16);
   private readonly offset = new BigInt64Array(this.committed);
   private readonly ports = new Set<MessagePort>();
   private readonly stop: (() => void)[] = [];
@@ -73,6 +77,8 @@ export class LeaderFeed {
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, 0, BigInt(s.materializer.folded));
+    Atomics.store(this.offset, 1, BigInt(s.compaction.compacted));
+    s.compaction.onAdvance = (c) => Atomics.store(this.offset, 1, BigInt(c));
     this.stop.push(s.materializer.onCommit((p) => this.commit(p)));
     this.stop.push(s.health.onChange(() => this.broadcast({ t: 'h', problems: s.health.list() })));
   }
@@ -116,7 +122,7 @@ export class LeaderFeed {
       return [at - b.length, b.length];
     };
     const changes = p.changes.map(({ object, prev, ...rest }): WireChange => ({ ...rest, o: put(object), ...(prev ? { p: put(prev) } : {}) }));
-    this.broadcast({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes, compacted: this.s.compacted() });
+    this.broadcast({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes });
   }
 
   private broadcast(m: ToFollower): void {
@@ -141,7 +147,6 @@ export class FollowerTail implements EventLog {
   private early: ToFollower[] = [];
   private req = 0;
   private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
-  private compactor: { compacted: number } | null = null;
   private closed = false;
 
   constructor(private readonly link: FollowerLink, private readonly health: StoreHealth, private readonly logDb: Db | null) {
@@ -154,14 +159,18 @@ export class FollowerTail implements EventLog {
     return Number(Atomics.load(this.offset, 0));
   }
 
+  /** The leader's compaction point now (history below it may be gone). */
+  get compacted(): number {
+    return Number(Atomics.load(this.offset, 1));
+  }
+
   get kafka(): boolean {
     return this.link.kafka;
   }
 
   /** The key index is loaded: apply what came meanwhile, then every message as it comes. */
-  start(m: Materializer, compactor: { compacted: number }): void {
+  start(m: Materializer): void {
     this.loaded = m;
-    this.compactor = compactor;
     for (const msg of this.early.splice(0)) this.receive(msg);
   }
 
@@ -186,7 +195,6 @@ export class FollowerTail implements EventLog {
       const bytes = m.bytes ? Buffer.from(m.bytes) : null;
       const slice = (r: [number, number]): Buffer => bytes!.subarray(r[0], r[0] + r[1]);
       const changes = m.changes.map(({ o, p, ...rest }): Change => ({ ...rest, object: slice(o), ...(p ? { prev: slice(p) } : {}) }));
-      this.compactor!.compacted = Math.max(this.compactor!.compacted, m.compacted);
       mat.follow({ lastOffset: m.last, changes, entries: m.entries });
     } else if (m.error) mat.cancelVerdict(m.id, fromWire(m.error));
     else {

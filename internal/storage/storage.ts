@@ -16,7 +16,7 @@ import { KafkaTail } from './log/kafka-tail.ts';
 import type { LogEvent } from './log/event.ts';
 import { Materializer, type Db, type ChangeListener, type Change } from './mvcc/materializer.ts';
 import { stampResourceVersion, type Verdict, type IndexEntry } from './mvcc/fold.ts';
-import { META_COMPACTED, META_FOLDED, fromHex16, type ObjectKey } from './keys.ts';
+import { META_FOLDED, type ObjectKey } from './keys.ts';
 import { AtRest } from './encryption/at-rest.ts';
 import { isTransformed } from './encryption/stamp.ts';
 import { StorageError } from './errors.ts';
@@ -237,9 +237,11 @@ export class Storage {
     const follower = new FollowerTail(opts.link, health, logDb);
     try {
       const materializer = await Materializer.open(db);
+      // Never started: the leader compacts. Its point is read from shared memory, where the
+      // leader stores it before deleting anything below it.
       const compactor = Storage.compactorFor(db, materializer, opts, health);
-      compactor.compacted = await compactedOf(db);
-      follower.start(materializer, compactor);
+      Object.defineProperty(compactor, 'compacted', { get: () => follower.compacted });
+      follower.start(materializer);
       return new Storage({ ...opts, db, materializer, log: follower, compactor, follower, logDb, health, openCheck: { tables: 0, bytes: 0, ms: 0 } });
     } catch (err) {
       await follower.close();
@@ -257,7 +259,7 @@ export class Storage {
     this.feed ??= new LeaderFeed({
       materializer: this.materializer,
       health: this.health,
-      compacted: () => this.compactor.compacted,
+      compaction: this.compactor,
       appendFor: (id, event) => {
         if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is closed'));
         this.health.assertWritable();
@@ -588,7 +590,3 @@ export class Storage {
   }
 }
 
-async function compactedOf(db: Db): Promise<number> {
-  const c = await db.get(META_COMPACTED);
-  return c === undefined ? 0 : fromHex16(c.toString());
-}
