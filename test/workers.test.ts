@@ -15,7 +15,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Agent } from 'undici';
 import { startTarget, readKubeconfig, type Target } from './target.ts';
-import { agentClient, eventually, type Client } from './harness.ts';
+import { agentClient, eventually, tempDir, type Client } from './harness.ts';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openWatchStream } from './watch-stream.ts';
 
 const CONNECTIONS = 16;
@@ -33,8 +35,15 @@ function oneConnection(kubeconfig: string): { client: Client; agent: Agent } {
 const cm = (name: string, data: Record<string, string> = { a: '1' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 const cms = () => `/api/v1/namespaces/${ns}/configmaps`;
 
+let auditLog = '';
+
 test.before(async () => {
-  t = await startTarget({ workers: 2 });
+  // Here: audit every request at Metadata level into one file (the reference is audited as it is).
+  const dir = tempDir('workers-audit-');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+  auditLog = join(dir, 'audit.log');
+  t = await startTarget({ workers: 2, auditLogPath: auditLog, auditPolicyFile: join(dir, 'policy.yaml') });
   ns = await t.createNamespace('workers');
   conns = Array.from({ length: CONNECTIONS }, () => oneConnection(t.kubeconfig));
 });
@@ -194,6 +203,42 @@ test('a store that refuses writes: every connection gets the same 503, then writ
   await eventually('every thread writes again', async () => {
     const rs = await Promise.all(conns.map(({ client }, i) => client.request('POST', cms(), { body: cm(`after-fault-${i}-${Date.now()}`) })));
     return rs.every((r) => r.status === 201);
+  });
+});
+
+/** The sum of one counter's series whose labels include every one of `labels`. */
+function counter(text: string, name: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+test('/metrics on any connection counts the requests of every thread', async () => {
+  const labels = { verb: 'LIST', resource: 'secrets', code: '200' };
+  const scrape = async (c: Client): Promise<number> => {
+    const r = await c.request('GET', '/metrics', { headers: { accept: 'text/plain' } });
+    assert.is(r.status, 200);
+    return counter(r.text, 'apiserver_request_total', labels);
+  };
+  const before = await scrape(conns[0]!.client);
+  await Promise.all(conns.flatMap(({ client }) => [client, client].map((c) => c.request('GET', `/api/v1/namespaces/${ns}/secrets`))));
+  // Every connection's scrape (either thread) sees all 2 × CONNECTIONS lists.
+  for (const { client } of conns) assert.is(await scrape(client), before + 2 * CONNECTIONS);
+});
+
+test('audit events of both threads go to one file, one whole JSON event a line (local only)', async () => {
+  if (!t.local) return;
+  const ids = await Promise.all(
+    conns.flatMap(({ client }) => [1, 2, 3, 4].map(async () => String((await client.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=1`)).headers['audit-id']))),
+  );
+  await eventually('every request audited', async () => {
+    const lines = readFileSync(auditLog, 'utf8').split('\n').filter(Boolean);
+    const events = lines.map((l) => JSON.parse(l) as { auditID: string; stage: string }); // a torn line would throw
+    const complete = new Set(events.filter((e) => e.stage === 'ResponseComplete').map((e) => e.auditID));
+    return ids.every((id) => complete.has(id));
   });
 });
 

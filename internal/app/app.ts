@@ -23,7 +23,7 @@ import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, tokenAuthentication } from './authentication.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
-import { startServingThreads, type ServingThreads } from './workers.ts';
+import { LeaderChannel, startServingThreads, type ServingThreads } from './workers.ts';
 import { ServiceAccountTokens } from './service-accounts.ts';
 import { authorization } from './authorization.ts';
 import { admissionChains } from './admission.ts';
@@ -61,10 +61,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Resolved while the storage opens (below).
   const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
   saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
-  const auditor = openAuditor(opts);
+  // A serving thread (app/workers.ts) sends its audit events and /metrics to its leader.
+  const channel = opts.follower ? new LeaderChannel() : null;
+  const auditor = openAuditor(opts, channel?.auditSink());
   const oidc = await oidcAuthentication(opts, log);
   let registryRef: Registry | undefined;
-  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics, servingThread: Boolean(channel) });
+  channel?.metrics(metrics);
   // A serving thread (app/workers.ts) follows the leader's storage instead of opening its own.
   const follower = opts.follower;
   const storageOpening = openStorage(opts, log, metrics.logInstruments());
@@ -109,10 +112,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
   phase('rbacBootstrap');
   const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(opts.watchBudget));
+  // The storage's figures are the leader's alone (the leader's /metrics adds up every thread's:
+  // a serving thread reports 0 there); the watch hub's are each thread's own.
   metrics.attach({
-    folded: () => storage.folded,
-    endOffset: () => storage.log.endOffset(),
-    objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
+    folded: () => (follower ? 0 : storage.folded),
+    endOffset: async () => (follower ? 0 : storage.log.endOffset()),
+    objectCounts: () => (follower ? new Map() : storageObjectCounts(storage.materializer.objectCounts())),
     ring: () => hub.ringUsage(),
     watchersEnded: () => hub.endedByReason(),
     watchQueued: () => hub.budget.usage(),
@@ -163,7 +168,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   // `--workers N`: the serving threads, started once this one serves (they use its port).
   if ((opts.workers ?? 1) > 1) {
-    threads = await startServingThreads(opts, storage, port, log);
+    threads = await startServingThreads(opts, storage, port, log, { metrics, auditor });
     phase('servingThreads');
   }
   const url = serverUrl(opts.bindAddress, port);
