@@ -30,7 +30,7 @@ const bin = buildLoadgen(tmp, 'loadgen', (s) => console.error(s));
 
 interface Server {
   url: string;
-  tls: { ca: string; cert: string; key: string };
+  tls: { server: string; ca: string; cert: string; key: string };
   stop(): Promise<void>;
 }
 
@@ -49,7 +49,7 @@ async function startServer(cpus: string, workers: number): Promise<Server> {
   const pki = join(dataDir, 'pki');
   return {
     url,
-    tls: { ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') },
+    tls: { server: url, ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') },
     async stop() {
       const exited = new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
