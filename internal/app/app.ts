@@ -197,8 +197,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // end with what they were sent flushed, and only then is the log closed.
       shuttingDown = true;
       closing ??= (async () => {
-        // Serving threads first: they close their servers and their follower storage, then this.
-        await threads?.close();
+        // The serving threads shut down alongside (each: /readyz fails, serves for the delay,
+        // drains); they are waited for before the storage they follow closes.
+        const threadsClosed = threads?.close();
         if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
         serving.server.close();
         serving.connections.goAway();
@@ -212,6 +213,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         nodeGraph?.stop();
         webhookSource.stop();
         await tokenAuth.close();
+        await threadsClosed;
         await storage.close();
         metrics.close();
         auditor?.close();
