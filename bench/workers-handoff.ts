@@ -15,6 +15,9 @@
  * Medians and p99 in µs; the machine is shared, so run it twice and read the medians.
  */
 import { Worker, isMainThread, workerData, parentPort, MessageChannel } from 'node:worker_threads';
+import { performance as perfHooks } from 'node:perf_hooks';
+
+const eventLoopUtilization = perfHooks.eventLoopUtilization.bind(perfHooks);
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,16 +36,18 @@ function stats(label: string, us: number[]): string {
   return `${label.padEnd(58)} median ${q(0.5).padStart(7)} µs   p99 ${q(0.99).padStart(8)} µs   (n=${s.length})`;
 }
 
-type Msg = { t: 'writes'; us: number[] } | { t: 'lags'; at: [offset: number, ms: number][] } | { t: 'latest'; us: number[] } | { t: 'ready' };
+type Msg = { t: 'writes'; us: number[] } | { t: 'lags'; at: [offset: number, ms: number][]; activeMs: number; commits: number } | { t: 'latest'; us: number[] } | { t: 'ready' };
 
 if (isMainThread) {
   const dir = mkdtempSync(join(tmpdir(), 'workers-handoff-'));
   const storage = await Storage.openEmbedded({ dataDir: dir, historyWindowMs: 300_000, sync: false, scrubIntervalMs: 0 });
+  // Commit instants, recorded before the leader's feed posts the commit (registered first).
+  const committedAt = new Map<number, number>();
+  storage.materializer.onCommit((p) => committedAt.set(p.lastOffset, now()));
   const { port1, port2 } = new MessageChannel();
   const link = storage.lead(port1);
   // Commit times by offset (the leader's clock and the thread's share performance.timeOrigin).
-  const committedAt = new Map<number, number>();
-  storage.materializer.onCommit((p) => committedAt.set(p.lastOffset, now()));
+
   const w = new Worker(new URL(import.meta.url), { workerData: { dir, link: { ...link, port: port2 } }, transferList: [port2] });
   const next = (): Promise<Msg> => new Promise((resolve) => w.once('message', resolve));
   await next(); // ready
@@ -83,6 +88,7 @@ if (isMainThread) {
   console.log(stats('commit → serving thread listener (one write at a time)', lag(firstBurst - N, firstBurst)));
   console.log(stats('commit → serving thread listener (8 concurrent writers)', lag(firstBurst, Infinity)));
   console.log(stats('Storage.latest() on a serving thread, idle', latest.us));
+  console.log(`serving thread busy applying commits: ${((lags.activeMs * 1000) / lags.commits).toFixed(1)} µs per commit, ${((lags.activeMs * 1000) / lags.at.length).toFixed(1)} µs per change (${lags.commits} commits, ${lags.at.length} changes)`);
   await w.terminate();
   await storage.close();
   rmSync(dir, { recursive: true, force: true });
@@ -91,10 +97,13 @@ if (isMainThread) {
   const storage = await Storage.openFollower({ dataDir: dir, historyWindowMs: 300_000, link });
   const post = (m: Msg): void => parentPort!.postMessage(m);
   let lagging = false;
+  let elu = eventLoopUtilization();
+  let commits = 0;
   const arrivals: [number, number][] = [];
   storage.onChange((changes) => {
     if (!lagging) return;
     const t = now();
+    commits++;
     for (const c of changes) arrivals.push([c.offset, t]);
   });
   parentPort!.on('message', async (m: string) => {
@@ -108,9 +117,12 @@ if (isMainThread) {
       post({ t: 'writes', us });
     } else if (m === 'lags') {
       lagging = true;
+      elu = eventLoopUtilization();
     } else if (m === 'stop-lags') {
       lagging = false;
-      post({ t: 'lags', at: arrivals.splice(0) });
+      // This thread's own busy time (event-loop utilization) while it only followed commits.
+      const { active } = eventLoopUtilization(elu);
+      post({ t: 'lags', at: arrivals.splice(0), activeMs: active, commits });
     } else if (m === 'latest') {
       const us: number[] = [];
       for (let i = 0; i < N; i++) {
