@@ -11,12 +11,10 @@ import { parseArgs } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { buildLoadgen, runLoadgen } from './loadgen-client.ts';
-import { nodeArgsFor } from '../test/server-command.ts';
+import { startBenchServer } from './workers-server.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2' } } });
-const ROOT = new URL('..', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'workers-cpu-'));
 const bin = buildLoadgen(tmp, 'loadgen', () => undefined);
 /** utime + stime of the whole process, in ms (USER_HZ = 100). */
@@ -29,32 +27,19 @@ interface ListResult { runs: { pages: number }[] }
 
 for (let round = 0; round < Number(args.rounds); round++) {
   for (const workers of [1, 2]) {
-    const dataDir = mkdtempSync(join(tmp, 'data-'));
-    const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dataDir, '--secure-port', '0', '--workers', String(workers), '--log-level', 'info'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let buf = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      proc.stderr!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        const m = /"url":"([^"]+)"[^\n]*API server ready/.exec(buf);
-        if (m) resolve(m[1]!);
-      });
-      proc.once('exit', (code) => reject(new Error(`server exited ${code}: ${buf.slice(-2000)}`)));
-    });
-    const pki = join(dataDir, 'pki');
-    const tls = { server: url, ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') };
+    const server = await startBenchServer(tmp, workers);
+    const { url, tls, pid } = server;
     await runLoadgen(bin, 'prep', tls, { server: url, namespaces: ['x'], namespace: 'x', probeCount: 0 });
     await runLoadgen(bin, 'fill', tls, { server: url, namespace: 'x', from: 0, to: 2000, conns: 32 });
-    let c0 = cpuMs(proc.pid!);
+    let c0 = cpuMs(pid);
     const load = await runLoadgen<LoadResult>(bin, 'load', tls, { server: url, namespace: 'x', proto: 'h1', conns: 64, warmupMs: 0, durationMs: 6000, prefix: 'l' });
-    const perCreate = ((cpuMs(proc.pid!) - c0) * 1000) / load.ok;
-    c0 = cpuMs(proc.pid!);
+    const perCreate = ((cpuMs(pid) - c0) * 1000) / load.ok;
+    c0 = cpuMs(pid);
     const list = await runLoadgen<ListResult>(bin, 'list', tls, { server: url, path: '/api/v1/namespaces/x/configmaps', limit: 500, runs: 20 });
     const pages = list.runs.reduce((n, r) => n + r.pages, 0);
-    const perPage = ((cpuMs(proc.pid!) - c0) * 1000) / pages;
+    const perPage = ((cpuMs(pid) - c0) * 1000) / pages;
     console.log(`round ${round + 1} --workers ${workers}: ${load.okPerSec.toFixed(0)} creates/s, ${perCreate.toFixed(0)} µs CPU per create; ${perPage.toFixed(0)} µs CPU per page of 500`);
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 }
 rmSync(tmp, { recursive: true, force: true });

@@ -17,53 +17,20 @@ import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { buildLoadgen, runLoadgen } from './loadgen-client.ts';
-import { nodeArgsFor } from '../test/server-command.ts';
+import { startBenchServer } from './workers-server.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2' }, seconds: { type: 'string', default: '8' }, workers: { type: 'string', default: '2' } } });
 const ROUNDS = Number(args.rounds);
 const SECONDS = Number(args.seconds);
-const ROOT = new URL('..', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'workers-scaling-'));
 const bin = buildLoadgen(tmp, 'loadgen', (s) => console.error(s));
-
-interface Server {
-  url: string;
-  tls: { server: string; ca: string; cert: string; key: string };
-  stop(): Promise<void>;
-}
-
-async function startServer(cpus: string, workers: number): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmp, 'data-'));
-  const proc = spawn('taskset', ['-c', cpus, process.execPath, ...nodeArgsFor('cmd/apiserver.ts'), '--data-dir', dataDir, '--secure-port', '0', '--workers', String(workers), '--log-level', 'info'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let buf = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stderr!.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /"url":"([^"]+)"[^\n]*API server ready/.exec(buf);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (code) => reject(new Error(`server exited ${code}: ${buf.slice(-2000)}`)));
-  });
-  const pki = join(dataDir, 'pki');
-  return {
-    url,
-    tls: { server: url, ca: join(pki, 'ca.crt'), cert: join(pki, 'admin.crt'), key: join(pki, 'admin.key') },
-    async stop() {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface ListResult { runs: { pages: number; totalMs: number }[] }
 interface LoadResult { okPerSec: number; statuses: Record<string, number> }
 
 async function measure(cpus: string, workers: number): Promise<{ pagesPerSec: number; createsPerSec: number }> {
-  const s = await startServer(cpus, workers);
+  const s = await startBenchServer(tmp, workers, cpus);
   try {
     const ns = 'scaling';
     await runLoadgen(bin, 'prep', s.tls, { server: s.url, namespaces: [ns], namespace: ns, probeCount: 0 });
