@@ -5,8 +5,9 @@
  * leader's commits over a MessagePort, much as a Kafka replica follows its topic without folding:
  *
  *   leader                                   follower (worker thread)
- *   Materializer.commit ── 'c' {changes, index entries, compacted} ──▶ Materializer.follow
- *     (then)           ── 'v' {id, verdict}    ──▶ the writer's verdict (after its commit: same port)
+ *   Materializer.commit ── 'c' {changes, index entries, this thread's verdicts} ──▶ Materializer.follow,
+ *                                                      then the verdicts (so after the commit)
+ *   a failed append     ── 'v' {id, error}     ──▶ the writer's error
  *   StoreHealth change  ── 'h' {problems}      ──▶ StoreHealth.mirror
  *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
  *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
@@ -40,7 +41,7 @@ export interface FollowerLink {
 type WireError = { code: StorageErrorCode; message: string; retryAfter?: number };
 type WireChange = Omit<Change, 'object' | 'prev'> & { o: [number, number]; p?: [number, number] };
 type ToFollower =
-  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null }
+  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
   | { t: 'l'; req: number; offset?: number; error?: WireError };
@@ -74,6 +75,8 @@ export class LeaderFeed {
   private readonly stop: (() => void)[] = [];
   /** Writes the followers sent (a measure of how the kernel spread connections over threads). */
   appends = 0;
+  /** Intents of followers not decided yet, by id: their verdict goes in the commit that decides it. */
+  private readonly asking = new Map<string, MessagePort>();
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, 0, BigInt(s.materializer.folded));
@@ -96,9 +99,16 @@ export class LeaderFeed {
     if (m.t === 'a') {
       this.appends++;
       const event = { ...m.event, ...(m.event.object ? { object: asBuffer(m.event.object) } : {}) };
+      this.asking.set(m.id, port);
+      // A verdict travels in its commit's message (commit below); only a failure comes alone.
       this.s.appendFor(m.id, event).then(
-        (verdict) => port.postMessage({ t: 'v', id: m.id, verdict } satisfies ToFollower),
-        (err: unknown) => port.postMessage({ t: 'v', id: m.id, error: wireError(err) } satisfies ToFollower),
+        (verdict) => {
+          if (this.asking.delete(m.id)) port.postMessage({ t: 'v', id: m.id, verdict } satisfies ToFollower);
+        },
+        (err: unknown) => {
+          this.asking.delete(m.id);
+          port.postMessage({ t: 'v', id: m.id, error: wireError(err) } satisfies ToFollower);
+        },
       );
     } else {
       this.s.latest().then(
@@ -122,7 +132,21 @@ export class LeaderFeed {
       return [at - b.length, b.length];
     };
     const changes = p.changes.map(({ object, prev, ...rest }): WireChange => ({ ...rest, o: put(object), ...(prev ? { p: put(prev) } : {}) }));
-    this.broadcast({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes });
+    const verdicts = new Map<MessagePort, [string, Verdict][]>();
+    if (this.asking.size) {
+      for (const { id, verdict } of p.verdicts) {
+        const port = this.asking.get(id);
+        if (!port) continue;
+        this.asking.delete(id);
+        const list = verdicts.get(port);
+        if (list) list.push([id, verdict]);
+        else verdicts.set(port, [[id, verdict]]);
+      }
+    }
+    for (const port of this.ports) {
+      const own = verdicts.get(port);
+      port.postMessage({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
+    }
   }
 
   private broadcast(m: ToFollower): void {
@@ -196,11 +220,13 @@ export class FollowerTail implements EventLog {
       const slice = (r: [number, number]): Buffer => bytes!.subarray(r[0], r[0] + r[1]);
       const changes = m.changes.map(({ o, p, ...rest }): Change => ({ ...rest, object: slice(o), ...(p ? { prev: slice(p) } : {}) }));
       mat.follow({ lastOffset: m.last, changes, entries: m.entries });
+      for (const [id, v] of m.verdicts ?? []) this.resolve(mat, id, v);
     } else if (m.error) mat.cancelVerdict(m.id, fromWire(m.error));
-    else {
-      const v = m.verdict!;
-      mat.resolveVerdict(m.id, v.accepted ? { ...v, object: asBuffer(v.object) } : v);
-    }
+    else this.resolve(mat, m.id, m.verdict!);
+  }
+
+  private resolve(mat: Materializer, id: string, v: Verdict): void {
+    mat.resolveVerdict(id, v.accepted ? { ...v, object: asBuffer(v.object) } : v);
   }
 
   append(event: LogEvent): Promise<number> {
