@@ -16,6 +16,7 @@
  *        [--max-requests-inflight 400] [--max-mutating-requests-inflight 200] [--enable-priority-and-fairness=true]
  *        [--request-timeout 1m0s] [--min-request-timeout 1800]   (non-watch requests; watches, seconds)
  *        [--livez-grace-period 0s]
+ *        [--workers 1]   (threads serving HTTP, the log writer's included; ours, not kube's: issue 28, internal/app/workers.ts)
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode Node,RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]
@@ -139,6 +140,7 @@ const { values } = parseArgs({
     'service-account-extend-token-expiration': { type: 'string', default: 'true' },
     'service-account-jwks-uri': { type: 'string' },
     'max-requests-inflight': { type: 'string', default: '400' },
+    workers: { type: 'string', default: '1' },
     'max-mutating-requests-inflight': { type: 'string', default: '200' },
     'enable-priority-and-fairness': { type: 'string', default: 'true' },
     // kube-controller-manager's --controllers (a string slice: comma-separated, repeatable).
@@ -239,6 +241,7 @@ const app = await startServer({
   showHiddenMetrics: values['show-hidden-metrics-for-version'] !== '',
   shutdownDelayMs,
   maxRequestsInflight,
+  workers: positiveInt('workers', values.workers!),
   maxMutatingRequestsInflight,
   enablePriorityAndFairness: boolFlag('enable-priority-and-fairness'),
   requestTimeoutMs,

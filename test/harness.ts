@@ -95,10 +95,19 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * TEST_WORKERS=N: every test server (in process and spawned) runs with `--workers N` (issue 28),
+ * so a suite can be run against serving threads; a test's own `workers` option wins.
+ */
+export function testWorkers(): { workers?: number } {
+  const n = Number(process.env.TEST_WORKERS ?? '');
+  return Number.isInteger(n) && n > 1 ? { workers: n } : {};
+}
+
 /** Start a server in this process on a free port with its own data dir. */
 export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const server = await startServer({ dataDir, bindAddress: '127.0.0.1', securePort: 0, historyWindowMs: 300_000, logLevel: 'warn', ...opts });
+  const server = await startServer({ dataDir, bindAddress: '127.0.0.1', securePort: 0, historyWindowMs: 300_000, logLevel: 'warn', ...testWorkers(), ...opts });
   const client = clientFor(server.url, join(dataDir, 'pki'));
   return {
     server,
@@ -131,6 +140,8 @@ export interface ChildServer {
  */
 export async function spawnServer(dataDir: string, port = 0, extraArgs: string[] = []): Promise<ChildServer> {
   const args = extraArgs.filter((a, i) => a !== '--log-level' && extraArgs[i - 1] !== '--log-level' && !a.startsWith('--log-level='));
+  const workers = testWorkers().workers;
+  if (workers && !args.some((a) => a === '--workers' || a.startsWith('--workers='))) args.push('--workers', String(workers));
   // The built dist/ JavaScript when fresh, else tsx (test/server-command.ts). APISERVER_CPU_PROF=<dir>:
   // write a V8 CPU profile of the server there (profiling benchmarks).
   const proc = spawn(process.execPath, [...nodeArgsFor('cmd/apiserver.ts', process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : []), '--data-dir', dataDir, '--secure-port', String(port), '--log-level', 'info', ...args], {

@@ -23,12 +23,13 @@ import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, tokenAuthentication } from './authentication.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
+import { LeaderChannel, startServingThreads, type ServingThreads } from './workers.ts';
 import { ServiceAccountTokens } from './service-accounts.ts';
 import { authorization } from './authorization.ts';
 import { admissionChains, admissionConfiguration } from './admission.ts';
 import { buildRegistry, createBootstrapObjects } from './registry.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
-import { registerControllers } from './controllers.ts';
+import { registerControllers, servingThreadControllers } from './controllers.ts';
 import { startAggregator } from './aggregation.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
 import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS } from './serve.ts';
@@ -61,11 +62,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Resolved while the storage opens (below).
   const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
   saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
-  const auditor = openAuditor(opts);
   const admissionConfig = admissionConfiguration(opts.admissionControlConfigFile);
+  // A serving thread (app/workers.ts) sends its audit events and /metrics to its leader.
+  const channel = opts.follower ? new LeaderChannel() : null;
+  const auditor = openAuditor(opts, channel?.auditSink());
   const oidc = await oidcAuthentication(opts, log);
   let registryRef: Registry | undefined;
-  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics });
+  const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics, servingThread: Boolean(channel) });
+  channel?.metrics(metrics);
+  // A serving thread (app/workers.ts) follows the leader's storage instead of opening its own.
+  const follower = opts.follower;
   const storageOpening = openStorage(opts, log, metrics.logInstruments());
   storageOpening.catch(() => undefined); // awaited below
   let saTokens: ServiceAccountTokens;
@@ -97,7 +103,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let kindList: readonly KindDescriptor[] | undefined;
   registry.subscribe(() => (kindList = undefined));
   registryKinds = () => (kindList ??= registry.kinds.map((k) => k.kind));
-  await createBootstrapObjects(registry);
+  if (!follower) await createBootstrapObjects(registry);
   phase('bootstrap');
   await rbacCache.start(storage);
   await nodeGraph?.start(storage);
@@ -105,14 +111,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const aggregator = await startAggregator(opts, storage, log);
   phase('rbacCache');
   // kube-apiserver's rbac/bootstrap-roles post-start hook (the aggregation controller follows).
-  const reconciled = await reconcileBootstrapPolicy(registry);
+  const reconciled = follower ? { created: 0, updated: 0 } : await reconcileBootstrapPolicy(registry);
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
   phase('rbacBootstrap');
   const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(opts.watchBudget));
+  // The storage's figures are the leader's alone (the leader's /metrics adds up every thread's:
+  // a serving thread reports 0 there); the watch hub's are each thread's own.
   metrics.attach({
-    folded: () => storage.folded,
-    endOffset: () => storage.log.endOffset(),
-    objectCounts: () => storageObjectCounts(storage.materializer.objectCounts()),
+    folded: () => (follower ? 0 : storage.folded),
+    endOffset: async () => (follower ? 0 : storage.log.endOffset()),
+    objectCounts: () => (follower ? new Map() : storageObjectCounts(storage.materializer.objectCounts())),
     ring: () => hub.ringUsage(),
     watchersEnded: () => hub.endedByReason(),
     watchQueued: () => hub.budget.usage(),
@@ -120,8 +128,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     watchResumeReads: () => hub.resumeReads(),
   });
   let port = 0;
+  let threads: ServingThreads | null = null;
   let flowController: FlowController | undefined;
-  const controllers = registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator: aggregator.index });
+  // A serving thread runs no controller: it only serves the kinds of Established CRDs as the fold
+  // makes them (the leader's CRD controller writes their conditions; the leader's availability
+  // controller the APIServices' conditions, which every thread's aggregator follows).
+  const controllers = follower
+    ? servingThreadControllers(opts, storage, registry, log)
+    : registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator: aggregator.index });
   await controllers.manager.start('before-serving');
   phase('controllers');
 
@@ -153,6 +167,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   flowController = serving.flowController;
   await controllers.manager.start('serving');
   phase('servingControllers');
+  if (follower) {
+    log.info({ port, folded: storage.folded, startupMs: Date.now() - started }, 'serving thread ready');
+    return runningServer();
+  }
+  // `--workers N`: the serving threads, started once this one serves (they use its port).
+  if ((opts.workers ?? 1) > 1) {
+    threads = await startServingThreads(opts, storage, port, log, { metrics, auditor });
+    phase('servingThreads');
+  }
   const url = serverUrl(opts.bindAddress, port);
   // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
   serving.setAdvertiseAddress(new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host);
@@ -161,11 +184,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   phase('kubeconfig');
   log.info({ url, kubeconfig: kubeconfigPath, startupMs: Date.now() - started, folded: storage.folded, phases }, 'API server ready');
 
+  return runningServer();
+
+  function runningServer(): RunningServer {
   let closing: Promise<void> | null = null;
   return {
-    url,
+    url: serverUrl(opts.bindAddress, port),
     port,
-    kubeconfigPath,
+    kubeconfigPath: join(opts.dataDir, 'kubeconfig'),
     pki,
     storage,
     registry,
@@ -176,6 +202,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // end with what they were sent flushed, and only then is the log closed.
       shuttingDown = true;
       closing ??= (async () => {
+        // The serving threads shut down alongside (each: /readyz fails, serves for the delay,
+        // drains); they are waited for before the storage they follow closes.
+        const threadsClosed = threads?.close();
         if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
         serving.server.close();
         serving.connections.goAway();
@@ -190,6 +219,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         webhookSource.stop();
         aggregator.stop();
         await tokenAuth.close();
+        await threadsClosed;
         await storage.close();
         metrics.close();
         auditor?.close();
@@ -198,4 +228,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return closing;
     },
   };
+  }
 }

@@ -63,6 +63,16 @@ export function controllerSelection(opts: ServerOptions): string[] {
   return [...off, ...(opts.controllers ?? ['*'])];
 }
 
+/**
+ * A serving thread's (app/workers.ts) controllers: only the serving of Established CRDs' kinds, as
+ * the fold makes them; the leader's controllers write (conditions, cleanup, everything else).
+ */
+export function servingThreadControllers(opts: ServerOptions, storage: Storage, registry: Registry, log: pino.Logger): { manager: ControllerManager; onCaReload: () => void } {
+  const manager = new ControllerManager(controllerSelection(opts), log)
+    .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log, undefined, { serveOnly: true }) });
+  return { manager, onCaReload: () => undefined };
+}
+
 /** The manager with every controller registered, and a hook for client-CA reloads. */
 export function registerControllers(opts: ServerOptions, d: ControllerDeps): { manager: ControllerManager; onCaReload: () => void } {
   const { storage, registry, log } = d;

@@ -6,7 +6,7 @@ import type { FeatureGates } from '../features/gates.ts';
 import type { Pki } from '../auth/pki.ts';
 import type { TokenAuthOptions } from './token-auth.ts';
 import type { AuthorizationMode } from '../auth/authorizers.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage, FollowerLink } from '../storage/storage.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { BudgetLimits } from '../watch/budget.ts';
@@ -134,6 +134,13 @@ export interface ServerOptions {
    * --service-account-extend-token-expiration (none given: a key generated under the PKI dir).
    */
   serviceAccounts?: ServiceAccountFlags;
+  /**
+   * `--workers` (issue 28): threads serving HTTP, this one (the leader: the log writer, the fold,
+   * the controllers) included; 1 (default) is the single thread. app/workers.ts.
+   */
+  workers?: number;
+  /** Set in a serving thread by app/workers.ts: this thread follows the leader's storage. */
+  follower?: FollowerLink;
 }
 
 export interface RunningServer {

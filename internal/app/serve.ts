@@ -109,7 +109,8 @@ export async function serve(opts: ServerOptions, d: ServeDeps): Promise<Serving>
   }
   // Go's listen backlog (the kernel's somaxconn) rather than Node's 511: connections that arrive in a
   // burst wait to be accepted, and then get an answer (a 429 at worst), instead of a reset.
-  server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog() });
+  // `--workers N`: every serving thread listens on the same port; the kernel spreads connections.
+  server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog(), ...((opts.workers ?? 1) > 1 ? { reusePort: true } : {}) });
   await once(server, 'listening');
   return {
     server,
@@ -207,8 +208,12 @@ const OBJECT_COUNT_REFRESH_MS = 1000;
  * queue wait limit of a quarter of the request timeout, or the max-in-flight filter.
  */
 export function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
-  const readOnly = opts.maxRequestsInflight ?? 400;
-  const mutating = opts.maxMutatingRequestsInflight ?? 200;
+  // `--workers N`: each serving thread limits its own requests, so each takes an equal share of
+  // the limits (rounded up; 0 stays "no limit"), and the process as a whole keeps kube's totals.
+  const threads = opts.workers ?? 1;
+  const share = (n: number): number => (n <= 0 || threads <= 1 ? n : Math.max(1, Math.ceil(n / threads)));
+  const readOnly = share(opts.maxRequestsInflight ?? 400);
+  const mutating = share(opts.maxMutatingRequestsInflight ?? 200);
   // --request-timeout: kube's queue wait limit is a quarter of it (a queued request's deadline is timeout.ts's).
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };

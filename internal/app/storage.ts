@@ -18,6 +18,7 @@ export async function openStorage(opts: ServerOptions, log: pino.Logger, instrum
     // Never the value: only where it is and why it does not decrypt.
     log.error({ key: c.key, resourceVersion: c.offset, err: err.message }, 'committed change not decryptable with --encryption-provider-config; not delivered to watchers and controllers');
   };
+  if (opts.follower) return Storage.openFollower({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, link: opts.follower, atRest, onUndecryptable, logger: log });
   if (where.kind === 'embedded') return Storage.openEmbedded({ dataDir: opts.dataDir, historyWindowMs: opts.historyWindowMs, sync: opts.sync, instruments, atRest, onUndecryptable, logger: log });
   if (opts.checkpointDir) {
     const restored = await restoreLatestCheckpoint(opts.checkpointDir, opts.dataDir);

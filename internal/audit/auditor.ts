@@ -14,6 +14,9 @@ import type { Level, Policy, Stage, AuditAttributes, AuditDecision } from './pol
 import { evaluatePolicy } from './policy.ts';
 import type { AuditLogWriter } from './log-writer.ts';
 
+/** Where audit events go: the log file, or (a serving thread, app/workers.ts) the leader's writer. */
+export type AuditSink = Pick<AuditLogWriter, 'write' | 'close'>;
+
 /** Resources whose bodies carry credentials: audited at Metadata at most. */
 const CREDENTIAL_RESOURCES = new Set(['/secrets', 'authentication.k8s.io/tokenreviews', '/serviceaccounts/token']);
 
@@ -76,7 +79,12 @@ function withoutManagedFields(o: unknown): unknown {
 }
 
 export class Auditor {
-  constructor(private readonly policy: Policy, private readonly writer: AuditLogWriter) {}
+  constructor(private readonly policy: Policy, private readonly writer: AuditSink) {}
+
+  /** An event a serving thread audited (app/workers.ts): written here, so lines never interleave. */
+  forwarded(line: string): void {
+    this.writer.write(line);
+  }
 
   /** The decision for a request, with the credential cap applied. */
   decide(a: AuditAttributes): AuditDecision {
@@ -120,7 +128,7 @@ export class AuditedRequest {
   responseObject: unknown;
   private ended = false;
 
-  constructor(private readonly writer: AuditLogWriter, private readonly info: AuditRequestInfo, private readonly decision: AuditDecision) {
+  constructor(private readonly writer: AuditSink, private readonly info: AuditRequestInfo, private readonly decision: AuditDecision) {
     this.level = decision.level;
     Object.assign(this.annotations, info.annotations);
   }

@@ -136,6 +136,8 @@ export class CRDController extends QueueController<Task> {
     private readonly registry: Registry,
     log: Logger,
     queueOptions: WorkQueueOptions = DEFAULT_WORK_QUEUE_OPTIONS,
+    /** A serving thread (app/workers.ts): serve the kinds, write nothing (the leader's controller does). */
+    private readonly mode: { serveOnly?: boolean } = {},
   ) {
     super(
       'crd',
@@ -167,7 +169,7 @@ export class CRDController extends QueueController<Task> {
   }
 
   private enqueue(name: string): void {
-    this.queue.add({ key: name });
+    if (!this.mode.serveOnly) this.queue.add({ key: name });
   }
 
   protected observe(c: Change): void {

@@ -92,6 +92,11 @@ export class FeatureGates {
   }
 
   /** Is the gate on? */
+  /** The gates set explicitly (what the constructor was given): how a serving thread gets them. */
+  get overrides(): Record<string, boolean> {
+    return Object.fromEntries(this.enabledGates);
+  }
+
   enabled(f: Feature): boolean {
     return this.enabledGates.get(f) ?? KNOWN_GATES[f].default;
   }

@@ -8,7 +8,7 @@
  * rather than updated on the write path; only per-request and per-batch observations are recorded
  * as they happen.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { annotatedHelp, isRegistered, type MetricMeta } from './lifecycle.ts';
 import type { LogInstruments } from '../storage/log/instruments.ts';
 
@@ -70,7 +70,15 @@ export interface MetricSources {
 export interface ApiMetricsOptions {
   /** `--show-hidden-metrics-for-version` given (validated by the caller). */
   showHidden?: boolean;
+  /**
+   * A serving thread (app/workers.ts): no process or Node.js metrics (they are the process's,
+   * reported once, by the leader, whose /metrics adds up every thread's).
+   */
+  servingThread?: boolean;
 }
+
+/** One thread's metrics as prom-client's JSON (what AggregatorRegistry adds up). */
+export type ThreadMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * Labels in the order Go's Prometheus client writes them (sorted by name), so series read as
@@ -200,7 +208,7 @@ export class ApiMetrics {
       stale: this.counter({ name: 'serviceaccount_stale_tokens_total', help: 'Cumulative stale projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
       valid: this.counter({ name: 'serviceaccount_valid_tokens_total', help: 'Cumulative valid projected service account tokens used', stabilityLevel: 'ALPHA' }, [])!,
     };
-    collectDefaultMetrics({ register: this.registry });
+    if (!opts.servingThread) collectDefaultMetrics({ register: this.registry });
 
     // The max-in-flight filter's watermark: every period, report the period's peak, then restart
     // from what is in flight now.
@@ -294,9 +302,34 @@ export class ApiMetrics {
     this.serviceAccountTokens[kind].inc();
   }
 
-  /** The Prometheus text exposition of every registered metric. */
+  /**
+   * `--workers N`: the leader's /metrics adds up its serving threads' metrics (`peers`) and its own
+   * (counters and histograms summed, gauges summed: in-flight and watcher counts are per thread);
+   * a serving thread's /metrics is the leader's (`forward`), so every connection sees one server.
+   */
+  aggregateWith(peers: () => Promise<ThreadMetrics[]>): void {
+    this.peers = peers;
+  }
+
+  forwardTo(render: () => Promise<{ contentType: string; body: string }>): void {
+    this.forward = render;
+  }
+
+  private peers: (() => Promise<ThreadMetrics[]>) | null = null;
+  private forward: (() => Promise<{ contentType: string; body: string }>) | null = null;
+
+  /** This thread's own metrics (a serving thread's answer to its leader). */
+  own(): Promise<ThreadMetrics> {
+    return this.registry.getMetricsAsJSON();
+  }
+
+  /** The Prometheus text exposition of every registered metric (of every serving thread). */
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    if (this.forward) return this.forward();
+    if (!this.peers) return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const all = [await this.own(), ...(await this.peers())];
+    const sum = AggregatorRegistry.aggregate(all);
+    return { contentType: sum.contentType, body: await sum.metrics() };
   }
 
   /** Stop the in-flight period timer. Idempotent. */

@@ -45,7 +45,8 @@ export async function openVerified(location: string, what: StoreRole, writeBuffe
   const { db, faults } = await openCheckingTables(location, async () => {
     const db: Db = new ClassicLevel<string, Buffer>(location, { keyEncoding: 'utf8', valueEncoding: 'buffer', writeBufferSize });
     try {
-      await db.open();
+      // Serving threads (storage/follower.ts) open the same stores from their own threads.
+      await db.open({ multithreading: true });
     } catch (err) {
       // classic-level says only "Database failed to open"; the cause (ENOSPC, EACCES, a lock,
       // damage) is in its `cause`, which is what the operator needs.

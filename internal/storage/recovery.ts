@@ -107,7 +107,7 @@ export class StoreKeeper {
     try {
       await this.o.reads.holdReads(async () => {
         for (const d of [db, logDb]) await d?.close();
-        for (const d of [logDb, db]) await d?.open();
+        for (const d of [logDb, db]) await d?.open({ multithreading: true }); // serving threads share them (storage/follower.ts)
       });
     } catch (err) {
       health.fail('write', `reopening the store failed: ${describeStoreError(err)}`);

@@ -32,6 +32,8 @@ import type { StoreRole } from './open-verified.ts';
 import { dirname } from 'node:path';
 import type { Collection, CollectionRead } from './list.ts';
 import { systemIntent, type SystemWrite } from './system-write.ts';
+import { ClassicLevel } from 'classic-level';
+import { FollowerTail, LeaderFeed, type FollowerLink } from './follower.ts';
 
 // The facade's types: what its callers need, so they import nothing else of storage.
 export type { StorageLogger } from './store-health.ts';
@@ -43,6 +45,7 @@ export type { Collection, CollectionRead, ListEntry, BatchSizes } from './list.t
 export type { SystemWrite } from './system-write.ts';
 export { StorageError, isStoreNotOpen, type StorageErrorCode } from './errors.ts';
 export { objectPath } from './keys.ts';
+export type { FollowerLink } from './follower.ts';
 
 /**
  * How often the running server verifies its tables (Storage.startScrub): ~0.3–0.5 s of CPU per
@@ -90,6 +93,16 @@ export interface KafkaStorageOptions extends StorageOptions {
   logger: StorageLogger;
 }
 
+/** How a serving thread's follower storage is opened (storage/follower.ts). */
+export interface FollowerStorageOptions {
+  dataDir: string;
+  historyWindowMs: number;
+  link: FollowerLink;
+  atRest?: AtRest;
+  onUndecryptable?: StorageOptions['onUndecryptable'];
+  logger?: StorageLogger;
+}
+
 /** What a writer supplies; the storage fills the intent id. */
 export type WriteIntent = Omit<LogEvent, 'id'>;
 
@@ -101,6 +114,8 @@ interface StorageParts {
   compactor: Compactor;
   /** Kafka mode: the fold loop; embedded: the log folds as it appends. */
   tail?: KafkaTail | null;
+  /** A serving thread: the leader's commits applied, writes sent to it (then `log` is this too). */
+  follower?: FollowerTail | null;
   /** Kafka mode: how long a write waits for this replica's fold of it (0: no limit). */
   writeTimeoutMs?: number;
   atRest?: AtRest;
@@ -126,6 +141,9 @@ export class Storage {
   readonly log: EventLog;
   private readonly compactor: Compactor;
   private readonly tail: KafkaTail | null;
+  private readonly follower: FollowerTail | null;
+  /** The leader's feed to its serving threads (created by the first `lead`). */
+  private feed: LeaderFeed | null = null;
   private readonly writeTimeoutMs: number;
   /** Encryption at rest (encryption/at-rest.ts); a pass-through when nothing is configured. */
   readonly atRest: AtRest;
@@ -143,6 +161,7 @@ export class Storage {
     this.log = p.log;
     this.compactor = p.compactor;
     this.tail = p.tail ?? null;
+    this.follower = p.follower ?? null;
     this.writeTimeoutMs = p.writeTimeoutMs ?? 0;
     this.atRest = p.atRest ?? new AtRest();
     this.onUndecryptable = p.onUndecryptable;
@@ -158,6 +177,7 @@ export class Storage {
       health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables,
     });
     const { health, tail, materializer } = this;
+    if (this.follower) return; // the leader recovers the stores; this thread's health mirrors its
     health.onChange(() => {
       // Kafka mode: writes already in the log wait for this replica's fold, which cannot write
       // now. They are answered at once with a Timeout (kube's answer for an outcome it does not
@@ -198,6 +218,62 @@ export class Storage {
       await db.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Open a serving thread's storage (storage/follower.ts): the leader's stores, opened again from
+   * this thread, and the key index loaded from them; the leader's commits are applied from `link`.
+   * No fold, compactor, scrub or recovery here: they are the leader's.
+   */
+  static async openFollower(opts: FollowerStorageOptions): Promise<Storage> {
+    const open = async (dir: string): Promise<Db> => {
+      const db: Db = new ClassicLevel<string, Buffer>(`${opts.dataDir}/${dir}`, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+      await db.open({ multithreading: true });
+      return db;
+    };
+    const db = await open('db');
+    const logDb = opts.link.kafka ? null : await open('log');
+    const health = new StoreHealth(opts.logger);
+    const follower = new FollowerTail(opts.link, health, logDb);
+    try {
+      const materializer = await Materializer.open(db);
+      // Never started: the leader compacts. Its point is read from shared memory, where the
+      // leader stores it before deleting anything below it.
+      const compactor = Storage.compactorFor(db, materializer, opts, health);
+      Object.defineProperty(compactor, 'compacted', { get: () => follower.compacted });
+      follower.start(materializer);
+      return new Storage({ ...opts, db, materializer, log: follower, compactor, follower, logDb, health, openCheck: { tables: 0, bytes: 0, ms: 0 } });
+    } catch (err) {
+      await follower.close();
+      await logDb?.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * The leader's end of a serving thread's link (storage/follower.ts): `port` gets this storage's
+   * commits, verdicts and health from now on; the result goes to Storage.openFollower in the thread.
+   */
+  lead(port: import('node:worker_threads').MessagePort): FollowerLink {
+    this.feed ??= new LeaderFeed({
+      materializer: this.materializer,
+      health: this.health,
+      compaction: this.compactor,
+      appendFor: (id, event) => {
+        if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is closed'));
+        this.health.assertWritable();
+        return this.append(event, id);
+      },
+      latest: () => this.latest(),
+      kafka: this.tail !== null,
+    });
+    return this.feed.link(port);
+  }
+
+  /** Writes this leader took from its serving threads so far. */
+  get followerWrites(): number {
+    return this.feed?.appends ?? 0;
   }
 
   /**
@@ -264,6 +340,15 @@ export class Storage {
    * broker for the partition's end and waits for its own fold to reach it.
    */
   async latest(timeoutMs = 10_000): Promise<number> {
+    if (this.follower) {
+      // A serving thread: the leader's end (shared memory; Kafka: the leader asks the broker),
+      // then this thread's application of it (the commit is on its way on the port).
+      const end = await this.log.endOffset();
+      if (!(await this.materializer.waitFolded(end - 1, timeoutMs))) {
+        throw new StorageError('timeout', `serving thread applied ${this.materializer.folded}, the leader committed ${end - 1}: not caught up within ${timeoutMs} ms`);
+      }
+      return end - 1;
+    }
     if (!this.tail) return this.materializer.folded;
     const end = await this.log.endOffset();
     if (this.materializer.folded < end - 1 && !this.health.writable) {
@@ -322,8 +407,7 @@ export class Storage {
     return this.write(systemIntent(w));
   }
 
-  private async append(intent: WriteIntent): Promise<Verdict> {
-    const id = randomUUID();
+  private async append(intent: WriteIntent, id: string = randomUUID()): Promise<Verdict> {
     const verdict = this.materializer.expectVerdict(id);
     try {
       await this.log.append({ ...intent, id });
@@ -495,6 +579,7 @@ export class Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.feed?.close();
     await this.keeper.stop();
     this.compactor.stop();
     await this.tail?.stop();
@@ -504,3 +589,4 @@ export class Storage {
     await this.logDb?.close();
   }
 }
+

@@ -135,6 +135,18 @@ export class StoreHealth {
     if (had) this.fail(DAMAGE, `${had.reason} (${detail})`, true);
   }
 
+  /**
+   * A serving thread's health follows its leader's (storage/follower.ts): the leader's problems
+   * replace this one's, except damage this thread found itself (its reads refuse it either way).
+   */
+  mirror(problems: StoreProblem[]): void {
+    const own = this.problems.get(DAMAGE);
+    this.problems.clear();
+    for (const p of problems) this.problems.set(p.source, p);
+    if (own && !this.problems.has(DAMAGE)) this.problems.set(DAMAGE, own);
+    this.changed();
+  }
+
   /** `source`'s problem is over (logged once, with how long it lasted). No-op for a fatal one. */
   clear(source: string): void {
     const had = this.problems.get(source);

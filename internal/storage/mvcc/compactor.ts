@@ -68,6 +68,8 @@ class ObjectCut {
 
 export class Compactor {
   compacted = 0;
+  /** Called as soon as `compacted` advances, before anything below it is deleted (storage/follower.ts). */
+  onAdvance: ((c: number) => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   /** Objects (paths) whose history may hold droppable versions. */
@@ -159,6 +161,7 @@ export class Compactor {
       }
       await this.health.guard(() => this.db.put(META_COMPACTED, Buffer.from(hex16(c)), { sync: true }));
       this.compacted = c;
+      this.onAdvance?.(c);
       let ops: BatchOp[] = [];
       const flush = async (): Promise<void> => {
         const batch = ops;

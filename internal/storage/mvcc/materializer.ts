@@ -47,8 +47,20 @@ export interface PendingFold {
   lastOffset: number;
   verdicts: { id: string; verdict: Verdict }[];
   changes: Change[];
+  /** The key index entries the accepted events left (null: deleted), in fold order. */
+  entries: [path: string, entry: IndexEntry | null][];
   time: number;
 }
+
+/** A commit as a follower (storage/follower.ts) applies it: what the leader's fold decided. */
+export interface FollowedCommit {
+  lastOffset: number;
+  changes: Change[];
+  entries: [path: string, entry: IndexEntry | null][];
+}
+
+/** Called at every commit, changes or not (the leader's feed to its followers). */
+export type CommitListener = (pending: PendingFold) => void;
 
 const INDEX_PREFIX = 'i/';
 /** Latest versions of recently written objects kept in memory (current-cache.ts). */
@@ -66,6 +78,7 @@ export class Materializer {
   private readonly verdictWaiters = new Map<string, { resolve: (v: Verdict) => void; reject: (e: Error) => void }>();
   private readonly foldedWaiters: { offset: number; resolve: () => void }[] = [];
   private readonly listeners = new Set<ChangeListener>();
+  private readonly commitListeners = new Set<CommitListener>();
   private closed = false;
   /** Second of the last time marker written (see compactor.ts). */
   private lastMarkerSecond = -1;
@@ -109,6 +122,9 @@ export class Materializer {
   private async load(): Promise<void> {
     // Into a new index, swapped in once complete: the index in use stays whole meanwhile.
     const index = new KeyIndex();
+    // The folded offset first: a follower (storage/follower.ts) loads while the leader commits, and
+    // re-applies every commit after this offset on top of the index read below.
+    const f = await this.db.get(META_FOLDED);
     // In bulk: one iterator read in batches of INDEX_LOAD_BATCH entries (one native call and one
     // promise per batch, not per key).
     // Values come as strings decoded by LevelDB's binding (no Buffer per entry) and stay text until
@@ -127,7 +143,6 @@ export class Materializer {
     for await (const v of this.db.values({ gte: 't/', lt: 't0', reverse: true, limit: 1 })) {
       markerSecond = Math.floor(Number(v.toString()) / 1000);
     }
-    const f = await this.db.get(META_FOLDED);
     this.index = index;
     this.lastMarkerSecond = this.committedMarkerSecond = markerSecond;
     this.foldedOffset = f === undefined ? -1 : fromHex16(f.toString());
@@ -238,6 +253,12 @@ export class Materializer {
     return () => this.listeners.delete(listener);
   }
 
+  /** Every commit, with its verdicts, changes and key index entries (even one with no change). */
+  onCommit(listener: CommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
   /**
    * Fold `events` (consecutive offsets, continuing the fold) into `ops`. Mutates the key index at
    * once so later events of the same batch see earlier ones. The caller must write `ops` and then
@@ -285,7 +306,7 @@ export class Materializer {
 
   /** The synchronous fold; `stored` holds o/ values read before it (see readPrevious). */
   private foldLocked(events: FoldPositionedEvent[], ops: BatchOp[], stored: Map<string, Buffer>): PendingFold {
-    const pending: PendingFold = { lastOffset: this.foldingOffset, verdicts: [], changes: [], time: 0 };
+    const pending: PendingFold = { lastOffset: this.foldingOffset, verdicts: [], changes: [], entries: [], time: 0 };
     for (const { offset, event } of events) {
       if (offset <= this.foldingOffset) {
         throw new StorageError('corrupt', `fold went backwards: offset ${offset} after ${this.foldingOffset}`);
@@ -311,8 +332,11 @@ export class Materializer {
       this.unflushed.set(path, { offset, object: verdict.op === 'DELETE' ? null : verdict.object });
       if (verdict.op === 'DELETE') {
         ops.push({ type: 'del', key: currentKey(key) }, { type: 'del', key: indexKey(path) });
+        pending.entries.push([path, null]);
       } else {
-        ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: indexKey(path), value: encodeIndexEntry(this.index.get(path)!) });
+        const entry = this.index.get(path)!;
+        ops.push({ type: 'put', key: currentKey(key), value: verdict.object }, { type: 'put', key: indexKey(path), value: encodeIndexEntry(entry) });
+        pending.entries.push([path, entry]);
       }
       const type = changeTypeOf(verdict.op);
       const change: Change = { offset, type, key, object: verdict.object, time: event.time };
@@ -333,17 +357,41 @@ export class Materializer {
     this.undo.splice(0, done);
     if (!this.undo.length) this.committedMarkerSecond = this.lastMarkerSecond;
     this.current.apply(pending.changes);
-    for (const { id, verdict } of pending.verdicts) {
-      const w = this.verdictWaiters.get(id);
-      if (w) {
-        this.verdictWaiters.delete(id);
-        w.resolve(verdict);
-      }
+    // Followers first: a verdict's writer may answer on another thread only after that thread has
+    // the commit (storage/follower.ts posts both on one port, this first).
+    for (const l of this.commitListeners) l(pending);
+    for (const { id, verdict } of pending.verdicts) this.resolveVerdict(id, verdict);
+    this.published(pending.changes);
+  }
+
+  /**
+   * A follower (storage/follower.ts) applies a commit of the leader's fold: the key index entries it
+   * left, then the same publication as commit (cache, listeners, folded waiters). A commit at or
+   * below the folded offset (already in the index this follower loaded) is skipped.
+   */
+  follow(c: FollowedCommit): void {
+    if (c.lastOffset <= this.foldedOffset) return;
+    for (const [path, entry] of c.entries) this.index.restore(path, entry ?? undefined);
+    this.foldedOffset = this.foldingOffset = c.lastOffset;
+    this.current.apply(c.changes);
+    this.published(c.changes);
+  }
+
+  /** The verdict of intent `id` is known (a follower: the leader answered it). */
+  resolveVerdict(id: string, verdict: Verdict): void {
+    const w = this.verdictWaiters.get(id);
+    if (w) {
+      this.verdictWaiters.delete(id);
+      w.resolve(verdict);
     }
-    if (pending.changes.length) {
+  }
+
+  /** Changes up to foldedOffset are visible: tell listeners and folded waiters. */
+  private published(changes: Change[]): void {
+    if (changes.length) {
       for (const l of this.listeners) {
         try {
-          l(pending.changes, this.foldedOffset);
+          l(changes, this.foldedOffset);
         } catch {
           // A listener's failure is its own; the fold has committed regardless.
         }

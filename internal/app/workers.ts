@@ -1,0 +1,176 @@
+/**
+ * `--workers N` (issue 28): the leader (the thread that ran startServer: the log writer, the fold,
+ * the controllers) starts N − 1 serving threads (node:worker_threads) once it is ready. Each runs
+ * the same start-up wiring (app.ts) on a follower storage (storage/follower.ts) and listens on the
+ * leader's address and port with SO_REUSEPORT, so the kernel spreads connections over the threads.
+ * They close before the leader. The thread's entry is cmd/apiserver-worker.ts.
+ */
+import { MessageChannel, Worker, parentPort } from 'node:worker_threads';
+import { once } from 'node:events';
+import type pino from 'pino';
+import type { Storage, FollowerLink } from '../storage/storage.ts';
+import type { ServerOptions } from './options.ts';
+import type { Auditor, AuditSink } from '../audit/auditor.ts';
+import type { ApiMetrics, ThreadMetrics } from '../metrics/api-metrics.ts';
+
+/** What a serving thread is started with (workerData of cmd/apiserver-worker.ts). */
+export interface WorkerStart {
+  /** The leader's options, cloneable: no test-supplied kinds; feature gates as their overrides. */
+  opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower'>;
+  featureGates: Record<string, boolean>;
+  link: FollowerLink;
+  /** 1..N−1 (the leader is 0). */
+  index: number;
+}
+
+/** What a serving thread posts to the leader. */
+export type WorkerReport =
+  | { t: 'ready' }
+  | { t: 'failed'; message: string }
+  /** Audit events (JSON lines) for the leader's log writer. */
+  | { t: 'audit'; lines: string[] }
+  /** /metrics on this thread: the leader's aggregate, please. */
+  | { t: 'metrics'; req: number }
+  /** This thread's own metrics, asked by the leader. */
+  | { t: 'own-metrics'; req: number; metrics: ThreadMetrics };
+
+/** What the leader posts to a serving thread. */
+type LeaderMessage = 'close' | { t: 'metrics'; req: number; contentType: string; body: string } | { t: 'own-metrics'; req: number };
+
+/** A serving thread's side of the app-level channel to its leader (audit lines, /metrics). */
+export class LeaderChannel {
+  private req = 0;
+  private readonly waiting = new Map<number, (r: { contentType: string; body: string }) => void>();
+  private lines: string[] = [];
+  private own: (() => Promise<ThreadMetrics>) | null = null;
+
+  constructor(private readonly port = parentPort!) {
+    port.on('message', (m: LeaderMessage) => {
+      if (m === 'close') return;
+      if (m.t === 'metrics') {
+        this.waiting.get(m.req)?.({ contentType: m.contentType, body: m.body });
+        this.waiting.delete(m.req);
+      } else if (this.own) {
+        void this.own().then((metrics) => this.post({ t: 'own-metrics', req: m.req, metrics }));
+      }
+    });
+  }
+
+  private post(m: WorkerReport): void {
+    this.port.postMessage(m);
+  }
+
+  /** Audit lines go to the leader, a batch per event-loop turn. */
+  auditSink(): AuditSink {
+    return {
+      write: (line) => {
+        if (!this.lines.length) setImmediate(() => this.post({ t: 'audit', lines: this.lines.splice(0) }));
+        this.lines.push(line);
+      },
+      close: () => {
+        if (this.lines.length) this.post({ t: 'audit', lines: this.lines.splice(0) });
+      },
+    };
+  }
+
+  /** This thread's metrics, for the leader's aggregate; /metrics here answers the aggregate. */
+  metrics(metrics: ApiMetrics): void {
+    this.own = () => metrics.own();
+    metrics.forwardTo(
+      () =>
+        new Promise((resolve) => {
+          const req = ++this.req;
+          this.waiting.set(req, resolve);
+          this.post({ t: 'metrics', req });
+        }),
+    );
+  }
+}
+
+export interface ServingThreads {
+  readonly count: number;
+  /** Close every serving thread (each closes its server gracefully) and wait for them to exit. */
+  close(): Promise<void>;
+}
+
+/** Where the serving thread's entry is: beside this build's cmd/ (the .ts source under tsx, the .js build under dist/). */
+const workerEntry = (): URL => {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return new URL(`../../cmd/apiserver-worker.${ext}`, import.meta.url);
+};
+
+/** Start `opts.workers − 1` serving threads on `port` (the leader's); resolves once every one serves. */
+export async function startServingThreads(opts: ServerOptions, storage: Storage, port: number, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
+  const n = (opts.workers ?? 1) - 1;
+  const { kinds: _kinds, featureGates, follower: _follower, ...rest } = opts;
+  const threads: Worker[] = [];
+  const started: Promise<void>[] = [];
+  let req = 0;
+  const asked = new Map<number, (m: ThreadMetrics) => void>();
+  /** Every serving thread's own metrics (the leader adds its own and sums them). */
+  const threadMetrics = (): Promise<ThreadMetrics[]> =>
+    Promise.all(
+      threads.map(
+        (w) =>
+          new Promise<ThreadMetrics>((resolve) => {
+            const r = ++req;
+            // A thread that does not answer (closing) counts as nothing rather than holding /metrics.
+            const t = setTimeout(() => (asked.delete(r), resolve([])), 2_000);
+            asked.set(r, (m) => (clearTimeout(t), resolve(m)));
+            w.postMessage({ t: 'own-metrics', req: r } satisfies LeaderMessage);
+          }),
+      ),
+    );
+  const fromThread = (w: Worker, m: WorkerReport): void => {
+    if (m.t === 'audit') for (const line of m.lines) leader.auditor?.forwarded(line);
+    else if (m.t === 'own-metrics') {
+      asked.get(m.req)?.(m.metrics);
+      asked.delete(m.req);
+    } else if (m.t === 'metrics') {
+      leader.metrics.render().then(
+        (r) => w.postMessage({ t: 'metrics', req: m.req, ...r } satisfies LeaderMessage),
+        (err: unknown) => w.postMessage({ t: 'metrics', req: m.req, contentType: 'text/plain', body: `# metrics failed: ${(err as Error).message}\n` } satisfies LeaderMessage),
+      );
+    }
+  };
+  for (let index = 1; index <= n; index++) {
+    const { port1, port2 } = new MessageChannel();
+    const link = storage.lead(port1);
+    const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, index };
+    const w = new Worker(workerEntry(), { workerData: start, transferList: [port2], stdout: false, stderr: false });
+    threads.push(w);
+    started.push(
+      new Promise<void>((resolve, reject) => {
+        w.on('message', (m: WorkerReport) => {
+          if (m.t === 'ready') resolve();
+          else if (m.t === 'failed') reject(new Error(`serving thread ${index}: ${m.message}`));
+          else fromThread(w, m);
+        });
+        w.once('exit', (code) => reject(new Error(`serving thread ${index} exited with ${code} before it served`)));
+        w.once('error', reject);
+      }),
+    );
+    // After start: a thread that fails leaves the others serving; its connections are refused.
+    w.on('error', (err) => log.error({ err, thread: index }, 'serving thread failed'));
+  }
+  try {
+    await Promise.all(started);
+  } catch (err) {
+    await Promise.all(threads.map((w) => w.terminate()));
+    throw err;
+  }
+  leader.metrics.aggregateWith(threadMetrics);
+  log.info({ threads: n + 1 }, 'serving threads ready');
+  return {
+    count: n + 1,
+    async close() {
+      await Promise.all(
+        threads.map(async (w) => {
+          const exited = once(w, 'exit').catch(() => undefined);
+          w.postMessage('close' satisfies LeaderMessage);
+          await exited;
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,267 @@
+/**
+ * Serving threads (`--workers N`, issue 28): the leader (the main thread) keeps the one log writer
+ * and the one fold; every other thread serves from a follower Storage (Storage.openFollower) that
+ * reads the same LevelDB stores (opened with classic-level's `multithreading`) and follows the
+ * leader's commits over a MessagePort, much as a Kafka replica follows its topic without folding:
+ *
+ *   leader                                   follower (worker thread)
+ *   Materializer.commit ── 'c' {changes, index entries, this thread's verdicts} ──▶ Materializer.follow,
+ *                                                      then the verdicts (so after the commit)
+ *   a failed append     ── 'v' {id, error}     ──▶ the writer's error
+ *   StoreHealth change  ── 'h' {problems}      ──▶ StoreHealth.mirror
+ *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
+ *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
+ *
+ * The leader's folded offset is also kept in shared memory (`committed`): an embedded follower's
+ * consistent read waits until it has applied the offset it reads there, with no round trip.
+ * Object bytes of one commit travel in one SharedArrayBuffer shared by every follower (one copy).
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Change, Db, FollowedCommit, Materializer, PendingFold } from './mvcc/materializer.ts';
+import { decodeEvent } from './log/event.ts';
+import { fromHex16, logKey } from './keys.ts';
+import type { Verdict } from './mvcc/fold.ts';
+import type { LogEvent, PositionedEvent } from './log/event.ts';
+import type { EventLog } from './log/log.ts';
+import type { StoreHealth, StoreProblem } from './store-health.ts';
+import { StorageError, type StorageErrorCode } from './errors.ts';
+
+/** What a follower thread is given by its leader (structured-cloneable: the port is transferred). */
+export interface FollowerLink {
+  port: MessagePort;
+  /**
+   * BigInt64Array[2] over it: [0] the leader's folded offset, stored at every commit; [1] its
+   * compaction point, stored before the compactor deletes anything below it.
+   */
+  committed: SharedArrayBuffer;
+  /** The leader reads "most recent" from a Kafka broker: a consistent read asks it. */
+  kafka: boolean;
+}
+
+type WireError = { code: StorageErrorCode; message: string; retryAfter?: number };
+type WireChange = Omit<Change, 'object' | 'prev'> & { o: [number, number]; p?: [number, number] };
+type ToFollower =
+  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
+  | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
+  | { t: 'h'; problems: StoreProblem[] }
+  | { t: 'l'; req: number; offset?: number; error?: WireError };
+type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number };
+
+const wireError = (err: unknown): WireError =>
+  err instanceof StorageError
+    ? { code: err.code, message: err.message, ...(err.retryAfterSeconds !== undefined ? { retryAfter: err.retryAfterSeconds } : {}) }
+    : { code: 'unreachable', message: (err as Error)?.message ?? String(err) };
+const fromWire = (e: WireError): StorageError => new StorageError(e.code, e.message, e.retryAfter);
+/** A Buffer cloned by postMessage arrives as a Uint8Array. */
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** What the leader's side needs of its Storage. */
+export interface LeaderSide {
+  materializer: Materializer;
+  health: StoreHealth;
+  /** The compactor's point now, and a hook called synchronously whenever it advances. */
+  compaction: { compacted: number; onAdvance: ((c: number) => void) | null };
+  /** Append an intent (already encrypted by the follower) under the follower's id; the verdict. */
+  appendFor(id: string, event: Omit<LogEvent, 'id'>): Promise<Verdict>;
+  latest(): Promise<number>;
+  kafka: boolean;
+}
+
+/** The leader's end: feeds every follower port its commits, verdicts and health. */
+export class LeaderFeed {
+  readonly committed = new SharedArrayBuffer(16);
+  private readonly offset = new BigInt64Array(this.committed);
+  private readonly ports = new Set<MessagePort>();
+  private readonly stop: (() => void)[] = [];
+  /** Writes the followers sent (a measure of how the kernel spread connections over threads). */
+  appends = 0;
+  /** Intents of followers not decided yet, by id: their verdict goes in the commit that decides it. */
+  private readonly asking = new Map<string, MessagePort>();
+
+  constructor(private readonly s: LeaderSide) {
+    Atomics.store(this.offset, 0, BigInt(s.materializer.folded));
+    Atomics.store(this.offset, 1, BigInt(s.compaction.compacted));
+    s.compaction.onAdvance = (c) => Atomics.store(this.offset, 1, BigInt(c));
+    this.stop.push(s.materializer.onCommit((p) => this.commit(p)));
+    this.stop.push(s.health.onChange(() => this.broadcast({ t: 'h', problems: s.health.list() })));
+  }
+
+  /** A new follower: its port gets every commit from now on (queued until the thread reads it). */
+  link(port: MessagePort): FollowerLink {
+    this.ports.add(port);
+    port.on('message', (m: ToLeader) => this.request(port, m));
+    port.on('close', () => this.ports.delete(port));
+    port.postMessage({ t: 'h', problems: this.s.health.list() } satisfies ToFollower);
+    return { port, committed: this.committed, kafka: this.s.kafka };
+  }
+
+  private request(port: MessagePort, m: ToLeader): void {
+    if (m.t === 'a') {
+      this.appends++;
+      const event = { ...m.event, ...(m.event.object ? { object: asBuffer(m.event.object) } : {}) };
+      this.asking.set(m.id, port);
+      // A verdict travels in its commit's message (commit below); only a failure comes alone.
+      this.s.appendFor(m.id, event).then(
+        (verdict) => {
+          if (this.asking.delete(m.id)) port.postMessage({ t: 'v', id: m.id, verdict } satisfies ToFollower);
+        },
+        (err: unknown) => {
+          this.asking.delete(m.id);
+          port.postMessage({ t: 'v', id: m.id, error: wireError(err) } satisfies ToFollower);
+        },
+      );
+    } else {
+      this.s.latest().then(
+        (offset) => port.postMessage({ t: 'l', req: m.req, offset } satisfies ToFollower),
+        (err: unknown) => port.postMessage({ t: 'l', req: m.req, error: wireError(err) } satisfies ToFollower),
+      );
+    }
+  }
+
+  private commit(p: PendingFold): void {
+    Atomics.store(this.offset, 0, BigInt(p.lastOffset));
+    if (!this.ports.size) return;
+    let total = 0;
+    for (const c of p.changes) total += c.object.length + (c.prev?.length ?? 0);
+    const bytes = total ? new SharedArrayBuffer(total) : null;
+    const into = bytes ? Buffer.from(bytes) : Buffer.alloc(0);
+    let at = 0;
+    const put = (b: Buffer): [number, number] => {
+      b.copy(into, at);
+      at += b.length;
+      return [at - b.length, b.length];
+    };
+    const changes = p.changes.map(({ object, prev, ...rest }): WireChange => ({ ...rest, o: put(object), ...(prev ? { p: put(prev) } : {}) }));
+    const verdicts = new Map<MessagePort, [string, Verdict][]>();
+    if (this.asking.size) {
+      for (const { id, verdict } of p.verdicts) {
+        const port = this.asking.get(id);
+        if (!port) continue;
+        this.asking.delete(id);
+        const list = verdicts.get(port);
+        if (list) list.push([id, verdict]);
+        else verdicts.set(port, [[id, verdict]]);
+      }
+    }
+    for (const port of this.ports) {
+      const own = verdicts.get(port);
+      port.postMessage({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
+    }
+  }
+
+  private broadcast(m: ToFollower): void {
+    for (const port of this.ports) port.postMessage(m);
+  }
+
+  close(): void {
+    for (const s of this.stop) s();
+    for (const port of this.ports) port.close();
+    this.ports.clear();
+  }
+}
+
+/**
+ * The follower's end: applies the leader's messages to its Materializer and StoreHealth, and is
+ * its EventLog (appends go to the leader; the verdict comes back on the port).
+ */
+export class FollowerTail implements EventLog {
+  private readonly offset: BigInt64Array;
+  private loaded: Materializer | null = null;
+  /** Commits that arrived while the key index loads (applied after it, those past its offset). */
+  private early: ToFollower[] = [];
+  private req = 0;
+  private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  private closed = false;
+
+  constructor(private readonly link: FollowerLink, private readonly health: StoreHealth, private readonly logDb: Db | null) {
+    this.offset = new BigInt64Array(link.committed);
+    link.port.on('message', (m: ToFollower) => this.receive(m));
+  }
+
+  /** The leader's folded offset now. */
+  get committed(): number {
+    return Number(Atomics.load(this.offset, 0));
+  }
+
+  /** The leader's compaction point now (history below it may be gone). */
+  get compacted(): number {
+    return Number(Atomics.load(this.offset, 1));
+  }
+
+  get kafka(): boolean {
+    return this.link.kafka;
+  }
+
+  /** The key index is loaded: apply what came meanwhile, then every message as it comes. */
+  start(m: Materializer): void {
+    this.loaded = m;
+    for (const msg of this.early.splice(0)) this.receive(msg);
+  }
+
+  private receive(m: ToFollower): void {
+    const mat = this.loaded;
+    if (m.t === 'h') {
+      this.health.mirror(m.problems);
+      return;
+    }
+    if (m.t === 'l') {
+      const w = this.latestWaiters.get(m.req);
+      this.latestWaiters.delete(m.req);
+      if (m.error) w?.reject(fromWire(m.error));
+      else w?.resolve(m.offset!);
+      return;
+    }
+    if (!mat) {
+      this.early.push(m);
+      return;
+    }
+    if (m.t === 'c') {
+      const bytes = m.bytes ? Buffer.from(m.bytes) : null;
+      const slice = (r: [number, number]): Buffer => bytes!.subarray(r[0], r[0] + r[1]);
+      const changes = m.changes.map(({ o, p, ...rest }): Change => ({ ...rest, object: slice(o), ...(p ? { prev: slice(p) } : {}) }));
+      mat.follow({ lastOffset: m.last, changes, entries: m.entries });
+      for (const [id, v] of m.verdicts ?? []) this.resolve(mat, id, v);
+    } else if (m.error) mat.cancelVerdict(m.id, fromWire(m.error));
+    else this.resolve(mat, m.id, m.verdict!);
+  }
+
+  private resolve(mat: Materializer, id: string, v: Verdict): void {
+    mat.resolveVerdict(id, v.accepted ? { ...v, object: asBuffer(v.object) } : v);
+  }
+
+  append(event: LogEvent): Promise<number> {
+    if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is shutting down'));
+    const { id, ...rest } = event;
+    this.link.port.postMessage({ t: 'a', id, event: rest } satisfies ToLeader);
+    // The offset is the verdict's (Storage.append awaits that, not this).
+    return Promise.resolve(-1);
+  }
+
+  /** The leader's log end as of now (Kafka mode: the broker's, asked through the leader). */
+  async endOffset(): Promise<number> {
+    if (!this.link.kafka) return this.committed + 1;
+    const req = ++this.req;
+    const offset = await new Promise<number>((resolve, reject) => {
+      this.latestWaiters.set(req, { resolve, reject });
+      this.link.port.postMessage({ t: 'l', req } satisfies ToLeader);
+    });
+    return offset + 1;
+  }
+
+  /** The embedded log's entries, read from its store (shared with the leader, as the snapshot). */
+  async *read(from: number, to?: number): AsyncIterable<PositionedEvent> {
+    if (!this.logDb) throw new StorageError('expired', 'a serving thread of a Kafka replica does not read the topic: resume from a newer resourceVersion');
+    const end = to ?? this.committed + 1;
+    for await (const [k, v] of this.logDb.iterator({ gte: logKey(from), lt: logKey(end) })) {
+      yield { offset: fromHex16(k.slice(2)), event: decodeEvent(v) };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const err = new StorageError('unreachable', 'storage is shutting down');
+    for (const w of this.latestWaiters.values()) w.reject(err);
+    this.latestWaiters.clear();
+    this.link.port.close();
+  }
+}
