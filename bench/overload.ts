@@ -110,13 +110,15 @@ function tcpExt(): Record<string, number> {
 }
 
 /**
- * The accept queue of the listening sockets on `port` (`ss`'s Recv-Q of a LISTEN socket: connections
- * the kernel completed that no thread has accepted yet), summed over the sockets (one per serving
- * thread with SO_REUSEPORT).
+ * The accept queue of each listening socket on `port` (`ss`'s Recv-Q of a LISTEN socket: connections
+ * the kernel completed that no thread has accepted yet), by the socket's fd (one socket per serving
+ * thread with SO_REUSEPORT; the leader's was opened first).
  */
-function acceptQueue(port: number): number {
-  const r = spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' });
-  return (r.stdout ?? '').split('\n').filter(Boolean).reduce((a, l) => a + Number(l.trim().split(/\s+/)[1] ?? 0), 0);
+function acceptQueues(port: number): Map<string, number> {
+  const r = spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+  const out = new Map<string, number>();
+  for (const l of (r.stdout ?? '').split('\n').filter(Boolean)) out.set(/fd=(\d+)/.exec(l)?.[1] ?? String(out.size), Number(l.trim().split(/\s+/)[1] ?? 0));
+  return out;
 }
 
 /**
@@ -204,9 +206,12 @@ async function measure(launch: () => Promise<Running>): Promise<Record<string, u
     const idleMiB = rss();
     let maxMiB = idleMiB;
     let acceptQueueMax = 0;
+    const perSocketMax: Record<string, number> = {};
     const timer = setInterval(() => {
       maxMiB = Math.max(maxMiB, rss());
-      acceptQueueMax = Math.max(acceptQueueMax, acceptQueue(srv.port));
+      const queues = acceptQueues(srv.port);
+      acceptQueueMax = Math.max(acceptQueueMax, [...queues.values()].reduce((a, b) => a + b, 0));
+      for (const [fd, n] of queues) perSocketMax[`fd ${fd}`] = Math.max(perSocketMax[`fd ${fd}`] ?? 0, n);
     }, 200);
     const before = tcpExt();
     log(`${srv.label}: ${cfg.connections} connections × ${cfg.warmupS + cfg.durationS} s`);
@@ -219,6 +224,7 @@ async function measure(launch: () => Promise<Running>): Promise<Record<string, u
       listenOverflows: after.ListenOverflows! - before.ListenOverflows!,
       listenDrops: after.ListenDrops! - before.ListenDrops!,
       acceptQueueMax,
+      acceptQueueMaxBySocket: perSocketMax,
       rssIdleMiB: idleMiB,
       rssMaxMiB: maxMiB,
       rssEndMiB: rss(),
@@ -241,7 +247,7 @@ function table(rows: Record<string, any>[]): string {
       String(r.createdPerSec),
       probe(r.admin),
       probe(r.health),
-      `${r.listenOverflows} (accept queue max ${r.acceptQueueMax})`,
+      `${r.listenOverflows} (accept queue max ${r.acceptQueueMax}${Object.keys(r.acceptQueueMaxBySocket).length > 1 ? ` ${JSON.stringify(r.acceptQueueMaxBySocket)}` : ''})`,
       `${r.rssIdleMiB} → ${r.rssMaxMiB}`,
     ];
   };
