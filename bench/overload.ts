@@ -8,11 +8,15 @@
  *
  *   node --import tsx bench/overload.ts [--connections 2000] [--duration 20] [--warmup 2]
  *        [--probe-interval 500] [--only this|kube] [--port 16462] [--ref-port 16461]
- *        [--server-flags="--max-requests-inflight=400 …"] [--keep]
+ *        [--workers N] [--server-flags="--max-requests-inflight=400 …"] [--keep]
+ *
+ * --workers N is passed to this server only (its serving threads, internal/app/workers.ts; absent:
+ * the server's default); --server-flags go to both.
  *
  * Reported per server: answers by status, client-side failures (reset, refused, timeouts, EOF),
  * latency p50/p99/max of every answer (and of 201s, 429s), creates/s, the admin and health
- * probes' p99 and failures, the kernel's ListenOverflows/ListenDrops during the run (system-wide,
+ * probes' p99 and failures, and where a probe waited (p99 of its TCP connect, TLS handshake and
+ * request to the first response byte), the kernel's ListenOverflows/ListenDrops during the run (system-wide,
  * /proc/net/netstat) and the server's RSS (max; the reference: kube-apiserver + etcd). The load
  * generator is bench/loadgen (Go), the same binary for both; the servers run one after the other
  * on fresh data dirs, fsync on. Writes bench/results/overload-<timestamp>.json.
@@ -39,6 +43,7 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '16462' },
     'ref-port': { type: 'string', default: '16461' },
     'server-flags': { type: 'string', default: '' },
+    workers: { type: 'string' },
     'reference-dir': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -52,6 +57,8 @@ const cfg = {
   port: Number(args.port),
   refPort: Number(args['ref-port']),
   serverFlags: args['server-flags']!.split(/\s+/).filter(Boolean),
+  /** This server's --workers (undefined: its default). */
+  workers: args.workers === undefined ? undefined : Number(args.workers),
   only: args.only,
 };
 // ../shared/reference from the main checkout, ../../shared/reference from a worktree under wt/.
@@ -67,6 +74,9 @@ interface Summary {
 }
 interface Probe {
   latencyMs: Summary;
+  connectMs: Summary;
+  handshakeMs: Summary;
+  requestMs: Summary;
   statuses: Record<string, number>;
   failures: Record<string, number>;
   samples: string[] | null;
@@ -97,6 +107,18 @@ function tcpExt(): Record<string, number> {
   const names = lines[0]!.split(/\s+/).slice(1);
   const values = lines[1]!.split(/\s+/).slice(1).map(Number);
   return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+}
+
+/**
+ * The accept queue of each listening socket on `port` (`ss`'s Recv-Q of a LISTEN socket: connections
+ * the kernel completed that no thread has accepted yet), by the socket's fd (one socket per serving
+ * thread with SO_REUSEPORT; the leader's was opened first).
+ */
+function acceptQueues(port: number): Map<string, number> {
+  const r = spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+  const out = new Map<string, number>();
+  for (const l of (r.stdout ?? '').split('\n').filter(Boolean)) out.set(/fd=(\d+)/.exec(l)?.[1] ?? String(out.size), Number(l.trim().split(/\s+/)[1] ?? 0));
+  return out;
 }
 
 /**
@@ -133,6 +155,7 @@ async function loadIdentity(tls: TlsFiles): Promise<string> {
 
 interface Running {
   label: string;
+  port: number;
   pids: number[];
   tls: TlsFiles;
   stop(): Promise<void>;
@@ -158,7 +181,7 @@ async function launchKube(): Promise<Running> {
   if (r.code !== 0) throw new Error(`reference start.sh failed: ${r.out}`);
   process.on('exit', () => spawnSync('bash', [join(refDir, 'stop.sh'), dir], { stdio: 'ignore' }));
   const pids = readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
-  return { label: 'kube-apiserver + etcd', pids, tls: tlsFromKubeconfig(join(dir, 'kubeconfig'), join(dir, 'client')), stop: async () => void (await runScript('stop.sh', [dir], [])) };
+  return { label: 'kube-apiserver + etcd', port: cfg.refPort, pids, tls: tlsFromKubeconfig(join(dir, 'kubeconfig'), join(dir, 'client')), stop: async () => void (await runScript('stop.sh', [dir], [])) };
 }
 
 async function launchThis(): Promise<Running> {
@@ -167,11 +190,12 @@ async function launchThis(): Promise<Running> {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'cmd/build.ts'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
     if (r.status !== 0) throw new Error('build failed');
   }
-  log(`this server runs as: node ${nodeArgsFor('cmd/apiserver.ts').join(' ')} ${cfg.serverFlags.join(' ')}`);
+  const flags = [...cfg.serverFlags, ...(cfg.workers === undefined ? [] : ['--workers', String(cfg.workers)])];
+  log(`this server runs as: node ${nodeArgsFor('cmd/apiserver.ts').join(' ')} ${flags.join(' ')}`);
   const dir = join(tmpRoot, 'this');
-  const s = await spawnApiServer(dir, cfg.port, cfg.serverFlags);
+  const s = await spawnApiServer(dir, cfg.port, flags);
   await s.readyLog;
-  return { label: 'this server', pids: [s.pid], tls: tlsFromKubeconfig(join(dir, 'kubeconfig'), join(dir, 'client')), stop: () => s.stop('SIGTERM') };
+  return { label: cfg.workers === undefined ? 'this server' : `this server (--workers ${cfg.workers})`, port: cfg.port, pids: [s.pid], tls: tlsFromKubeconfig(join(dir, 'kubeconfig'), join(dir, 'client')), stop: () => s.stop('SIGTERM') };
 }
 
 async function measure(launch: () => Promise<Running>): Promise<Record<string, unknown>> {
@@ -181,7 +205,14 @@ async function measure(launch: () => Promise<Running>): Promise<Record<string, u
     const rss = (): number => round(srv.pids.reduce((a, p) => a + readRss(p).rssMiB, 0), 1);
     const idleMiB = rss();
     let maxMiB = idleMiB;
-    const timer = setInterval(() => (maxMiB = Math.max(maxMiB, rss())), 200);
+    let acceptQueueMax = 0;
+    const perSocketMax: Record<string, number> = {};
+    const timer = setInterval(() => {
+      maxMiB = Math.max(maxMiB, rss());
+      const queues = acceptQueues(srv.port);
+      acceptQueueMax = Math.max(acceptQueueMax, [...queues.values()].reduce((a, b) => a + b, 0));
+      for (const [fd, n] of queues) perSocketMax[`fd ${fd}`] = Math.max(perSocketMax[`fd ${fd}`] ?? 0, n);
+    }, 200);
     const before = tcpExt();
     log(`${srv.label}: ${cfg.connections} connections × ${cfg.warmupS + cfg.durationS} s`);
     const out = await loadgen<OverloadOut>('overload', srv.tls, { namespace: 'overload', conns: cfg.connections, warmupMs: cfg.warmupS * 1000, durationMs: cfg.durationS * 1000, prefix: 'o', token, probeIntervalMs: cfg.probeIntervalMs });
@@ -192,6 +223,8 @@ async function measure(launch: () => Promise<Running>): Promise<Record<string, u
       ...out,
       listenOverflows: after.ListenOverflows! - before.ListenOverflows!,
       listenDrops: after.ListenDrops! - before.ListenDrops!,
+      acceptQueueMax,
+      acceptQueueMaxBySocket: perSocketMax,
       rssIdleMiB: idleMiB,
       rssMaxMiB: maxMiB,
       rssEndMiB: rss(),
@@ -204,7 +237,8 @@ async function measure(launch: () => Promise<Running>): Promise<Record<string, u
 function table(rows: Record<string, any>[]): string {
   const line = (r: Record<string, any>): string[] => {
     const failures = Object.entries(r.failures as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
-    const probe = (p: Probe) => `p99 ${p.latencyMs.p99} ms (n ${p.latencyMs.n}${Object.keys(p.failures).length ? `, failed ${JSON.stringify(p.failures)}` : ''})`;
+    const probe = (p: Probe) =>
+      `p99 ${p.latencyMs.p99} ms (n ${p.latencyMs.n}${Object.keys(p.failures).length ? `, failed ${JSON.stringify(p.failures)}` : ''}; p99 connect ${p.connectMs.p99} / TLS ${p.handshakeMs.p99} / request ${p.requestMs.p99})`;
     return [
       r.server,
       `${r.statuses['201'] ?? 0} / ${r.statuses['429'] ?? 0} / ${Object.entries(r.statuses).filter(([k]) => k !== '201' && k !== '429').map(([k, v]) => `${k}:${v}`).join(' ') || '0'}`,
@@ -213,7 +247,7 @@ function table(rows: Record<string, any>[]): string {
       String(r.createdPerSec),
       probe(r.admin),
       probe(r.health),
-      `${r.listenOverflows}`,
+      `${r.listenOverflows} (accept queue max ${r.acceptQueueMax}${Object.keys(r.acceptQueueMaxBySocket).length > 1 ? ` ${JSON.stringify(r.acceptQueueMaxBySocket)}` : ''})`,
       `${r.rssIdleMiB} → ${r.rssMaxMiB}`,
     ];
   };

@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"strings"
@@ -24,29 +25,38 @@ import (
 )
 
 type OverloadResult struct {
-	Conns        int                `json:"conns"`
-	WindowMs     float64            `json:"windowMs"`
-	Sent         int64              `json:"sent"`
-	Statuses     map[string]int     `json:"statuses"`
-	Failures     map[string]int     `json:"failures"`
-	FailSamples  []string           `json:"failureSamples"`
-	BadSamples   []string           `json:"badSamples"`
-	RetryAfter   map[string]int     `json:"retryAfter"`
-	LatencyMs    Summary            `json:"latencyMs"`
-	CreatedMs    Summary            `json:"createdLatencyMs"`
-	RejectedMs   Summary            `json:"rejectedLatencyMs"`
-	CreatedPerS  float64            `json:"createdPerSec"`
-	Admin        ProbeSeries        `json:"admin"`
-	Health       ProbeSeries        `json:"health"`
-	ConnectMs    Summary            `json:"firstAnswerMs"`
-	Extra        map[string]float64 `json:"extra,omitempty"`
+	Conns       int                `json:"conns"`
+	WindowMs    float64            `json:"windowMs"`
+	Sent        int64              `json:"sent"`
+	Statuses    map[string]int     `json:"statuses"`
+	Failures    map[string]int     `json:"failures"`
+	FailSamples []string           `json:"failureSamples"`
+	BadSamples  []string           `json:"badSamples"`
+	RetryAfter  map[string]int     `json:"retryAfter"`
+	LatencyMs   Summary            `json:"latencyMs"`
+	CreatedMs   Summary            `json:"createdLatencyMs"`
+	RejectedMs  Summary            `json:"rejectedLatencyMs"`
+	CreatedPerS float64            `json:"createdPerSec"`
+	Admin       ProbeSeries        `json:"admin"`
+	Health      ProbeSeries        `json:"health"`
+	ConnectMs   Summary            `json:"firstAnswerMs"`
+	Extra       map[string]float64 `json:"extra,omitempty"`
 }
 
 type ProbeSeries struct {
-	LatencyMs Summary        `json:"latencyMs"`
-	Statuses  map[string]int `json:"statuses"`
-	Failures  map[string]int `json:"failures"`
-	Samples   []string       `json:"samples"`
+	LatencyMs Summary `json:"latencyMs"`
+	// Where a probe waited: TCP connect (the kernel's listen queue: a dropped SYN is retried after
+	// 1 s), the TLS handshake from connect (the server accepting the connection and answering the
+	// ClientHello), and the request from the handshake's end to the response's first byte (parsing,
+	// the handler, APF).
+	ConnectMs   Summary `json:"connectMs"`
+	HandshakeMs Summary `json:"handshakeMs"`
+	RequestMs   Summary `json:"requestMs"`
+	// Probes over 1 s: when they started (ms into the window) and their phases in ms.
+	Slow     []string       `json:"slow"`
+	Statuses map[string]int `json:"statuses"`
+	Failures map[string]int `json:"failures"`
+	Samples  []string       `json:"samples"`
 }
 
 func classify(err error) string {
@@ -173,7 +183,7 @@ func overload(cfg Config, base *tls.Config) (any, error) {
 
 	probe := func(path string, withCert bool) *ProbeSeries {
 		out := &ProbeSeries{Statuses: map[string]int{}, Failures: map[string]int{}}
-		var lat []float64
+		var lat, connect, handshake, request []float64
 		var smp samples
 		t := &tls.Config{RootCAs: base.RootCAs, MinVersion: base.MinVersion, NextProtos: []string{"http/1.1"}}
 		if withCert {
@@ -185,8 +195,15 @@ func overload(cfg Config, base *tls.Config) (any, error) {
 			time.Sleep(time.Until(next))
 			tr := &http.Transport{TLSClientConfig: t, DisableKeepAlives: true, TLSHandshakeTimeout: 10 * time.Second, TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{}}
 			c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+			var connected, shaken, firstByte time.Time
+			trace := &httptrace.ClientTrace{
+				ConnectDone:          func(string, string, error) { connected = time.Now() },
+				TLSHandshakeDone:     func(tls.ConnectionState, error) { shaken = time.Now() },
+				GotFirstResponseByte: func() { firstByte = time.Now() },
+			}
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", cfg.Server+path, nil)
 			t0 := time.Now()
-			resp, err := c.Get(cfg.Server + path)
+			resp, err := c.Do(req)
 			if err == nil {
 				_, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
@@ -197,9 +214,18 @@ func overload(cfg Config, base *tls.Config) (any, error) {
 				continue
 			}
 			lat = append(lat, ms(time.Since(t0)))
+			if !connected.IsZero() && !shaken.IsZero() && !firstByte.IsZero() {
+				connect = append(connect, ms(connected.Sub(t0)))
+				handshake = append(handshake, ms(shaken.Sub(connected)))
+				request = append(request, ms(firstByte.Sub(shaken)))
+				if d := time.Since(t0); d > time.Second {
+					out.Slow = append(out.Slow, fmt.Sprintf("at %.0f: %.0f = connect %.0f + TLS %.0f + request %.0f", ms(t0.Sub(winStart)), ms(d), ms(connected.Sub(t0)), ms(shaken.Sub(connected)), ms(firstByte.Sub(shaken))))
+				}
+			}
 			out.Statuses[strconv.Itoa(resp.StatusCode)]++
 		}
 		out.LatencyMs = summarize(lat)
+		out.ConnectMs, out.HandshakeMs, out.RequestMs = summarize(connect), summarize(handshake), summarize(request)
 		out.Samples = smp.list
 		return out
 	}

@@ -39,6 +39,7 @@ import { impersonate, impersonationRequests, removeImpersonationHeaders, wantsIm
 import { serveOpenIdDiscovery, type OpenIdDiscovery } from './openid-discovery.ts';
 import { refusedBySelfDefense, type Release, type RequestLimiter } from './flowcontrol-filter.ts';
 import { kindAt } from '../registry/rest/strategy.ts';
+import { afterPoll } from './turn-budget.ts';
 
 /** Largest request body accepted (kube-apiserver: 3 MiB for JSON). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -86,7 +87,8 @@ export interface ServerDeps {
  * validation, the append), and the GETs and other requests read in the same poll phase are taken
  * first, so reads do not queue behind writes' work. Measured under 64 connections of creates with
  * GETs beside them, 3 alternated pairs (issue 14): creates/s +3–8 % on HTTP/1.1 and +5–21 % on
- * HTTP/2, GET p99 2–21 % lower.
+ * HTTP/2, GET p99 2–21 % lower. At most TURN_BUDGET_MS of that work runs per turn (turn-budget.ts),
+ * so new connections and exempt requests are not kept waiting behind all of it.
  */
 function readBody(req: Req, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -109,7 +111,7 @@ function readBody(req: Req, limit: number): Promise<Buffer> {
       chunks.push(c);
     });
     req.on('end', () => {
-      if (!failed) setImmediate(resolve, Buffer.concat(chunks));
+      if (!failed) afterPoll(() => resolve(Buffer.concat(chunks)));
     });
     req.on('error', (e) => {
       if (!failed) reject(e);
