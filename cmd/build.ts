@@ -96,7 +96,7 @@ const nativeAddonDir: esbuild.Plugin = {
 };
 
 /**
- * dist/cmd/bundle/ (cmd/apiserver.ts with all it imports) and the entry
+ * dist/cmd/bundle/ (cmd/apiserver.ts and cmd/apiserver-worker.ts with all they import) and the entries
  * dist/cmd/apiserver.js that enables the compile cache and imports it; written over tsc's
  * dist/cmd/apiserver.js (tsc's incremental build does not rewrite an unchanged output, and this
  * runs after every tsc).
@@ -123,7 +123,9 @@ async function bundleServer(): Promise<void> {
     },
   };
   await esbuild.build({
-    entryPoints: [join(ROOT, 'cmd', 'apiserver.ts')],
+    // The serving threads' entry too (`--workers`, internal/app/workers.ts): its code is the
+    // server's, so the two share chunks and a thread compiles nothing the cache lacks.
+    entryPoints: SERVER_ENTRIES.map((e) => join(ROOT, 'cmd', `${e}.ts`)),
     outdir: outDir,
     bundle: true,
     // A dynamic import() (OIDC, the OpenAPI builders, jose) becomes a chunk loaded at its first
@@ -155,20 +157,25 @@ async function bundleServer(): Promise<void> {
     const ascii = asciiComments(text, relative(ROOT, file));
     if (ascii !== text) writeFileSync(file, ascii);
   }
-  rmSync(join(DIST, 'cmd', 'apiserver.js.map'), { force: true }); // tsc's, for the file replaced here
-  writeFileSync(
-    join(DIST, 'cmd', 'apiserver.js'),
-    [
-      '// Written by cmd/build.ts: the server is bundle/apiserver.js (one file, and chunks loaded on demand); Node >= 22.1 keeps its compiled code',
-      '// in dist/.compile-cache between starts (a no-op on older Node, or where the directory is not writable).',
-      "import module from 'node:module';",
-      "import { fileURLToPath } from 'node:url';",
-      "module.enableCompileCache?.(fileURLToPath(new URL('../.compile-cache', import.meta.url)));",
-      "await import('./bundle/apiserver.js');",
-      '',
-    ].join('\n'),
-  );
+  for (const e of SERVER_ENTRIES) {
+    rmSync(join(DIST, 'cmd', `${e}.js.map`), { force: true }); // tsc's, for the file replaced here
+    writeFileSync(
+      join(DIST, 'cmd', `${e}.js`),
+      [
+        `// Written by cmd/build.ts: this is bundle/${e}.js (and chunks shared with the other entry or loaded on demand); Node >= 22.1 keeps its compiled code`,
+        '// in dist/.compile-cache between starts (a no-op on older Node, or where the directory is not writable).',
+        "import module from 'node:module';",
+        "import { fileURLToPath } from 'node:url';",
+        "module.enableCompileCache?.(fileURLToPath(new URL('../.compile-cache', import.meta.url)));",
+        `await import('./bundle/${e}.js');`,
+        '',
+      ].join('\n'),
+    );
+  }
 }
+
+/** The bundled entries: the server and its serving threads' entry. */
+const SERVER_ENTRIES = ['apiserver', 'apiserver-worker'] as const;
 
 if (process.argv.includes('--if-stale') && buildIsFresh(ROOT)) process.exit(0);
 await build();
