@@ -37,7 +37,13 @@ export abstract class CreateStore extends StoreBase {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare
     // (an apply that creates the object brings the ones the apply computed).
-    setManagedFields(obj, applied ? applied.managedFields : this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date()));
+    if (applied) setManagedFields(obj, applied.managedFields);
+    else {
+      // Decoder defaults (Strategy.defaultsOnDecode) go on the body itself: the field manager's view needs no copy.
+      const decoded = !!this.kind.strategy.defaultsOnDecode && !this.kind.strategy.canonicalize;
+      if (decoded) this.kind.strategy.defaults?.(obj);
+      setManagedFields(obj, this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date(), undefined, decoded));
+    }
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
