@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { schemas, SchemaRegistry, StaticSource } from './registry.ts';
+import { generatedSource, schemas, SchemaRegistry, StaticSource } from './registry.ts';
 import fc from 'fast-check';
 import { changedFieldsV1, compare, excludeFields, isSame, toFieldSet, TypedError } from './typed.ts';
 import { FieldSet } from './fieldpath.ts';
@@ -143,7 +143,7 @@ test('changedFieldsV1 equals compare (modified ∪ added, less ignored and strip
         },
       },
     ]),
-    schemas(),
+    generatedSource(),
   ]);
   const types = [kind('ConfigMap'), kind('Pod'), kind('Namespace'), kind('Service'), r.typeOf({ group: 'example.com', version: 'v1', kind: 'W' })!];
   const names = ['metadata', 'name', 'labels', 'finalizers', 'creationTimestamp', 'spec', 'status', 'containers', 'image', 'ports', 'containerPort', 'protocol', 'port', 'conditions', 'type', 'data', 'tags', 'items', 'value', 'a', 'b', 'x', '\u{1F600}', '\uE000'];
