@@ -29,13 +29,28 @@ const DURATION_UNIT_NAMES = new Set(
   'ns nano nanos nanosecond nanoseconds us µs micro micros microsecond microseconds ms milli millis millisecond milliseconds s sec secs second seconds m min mins minute minutes h hr hour hours d day days w wk week weeks'.split(' '),
 );
 
-/** time.Parse("2006-01-02", s): a real calendar day. */
+/** Digits of s from i to j (exclusive) as a number, or -1 if one is not 0-9. */
+function digits(s: string, i: number, j: number): number {
+  let n = 0;
+  for (; i < j; i++) {
+    const c = s.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** time.Parse("2006-01-02", s): a real calendar day (proleptic Gregorian, as Go's). */
 function isDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (mo < 1 || mo > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (s.length !== 10 || s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d) return false;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 7);
+  const d = digits(s, 8, 10);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]);
 }
 
 /** strfmt.IsDateTime: a date, a `t`, then hh:mm:ss[.frac](z|±hh:mm), lower-cased. */

@@ -301,11 +301,8 @@ function parseCommon(text: string): Parsed | null {
   } catch {
     return null; // the parser above gives Go's message
   }
-  const strings = stringsIn(value);
-  if (strings === -1) {
-    // numbers: their text must be canonical
-    if (stringsIn(value, true) !== stringTokens(text) || !numbersCanonical(text)) return null;
-  } else if (strings !== stringTokens(text)) return null;
+  // One walk counts the strings and notes numbers, whose text must then be canonical.
+  if (stringsIn(value) !== stringTokens(text) || (sawNumber && !numbersCanonical(text))) return null;
   return { value, duplicates: [], literals: new Map() };
 }
 
@@ -321,7 +318,7 @@ function parseDeepCanonical(text: string): Parsed | null {
   } catch {
     return null;
   }
-  if (stringsIn(value, true) !== stringTokens(text) || !numbersCanonical(text)) return null;
+  if (stringsIn(value) !== stringTokens(text) || !numbersCanonical(text)) return null;
   return { value, duplicates: [], literals: new Map() };
 }
 
@@ -347,16 +344,18 @@ function numbersCanonical(text: string): boolean {
 /** [0-9.eE+-]: a character of a JSON number. */
 const isNumberChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 
-/** Keys and string values in a parsed value; -1 when it holds a number (unless `numbers`). Iterative (any depth). */
-function stringsIn(value: unknown, numbers = false): number {
+/** Whether the last stringsIn met a number. */
+let sawNumber = false;
+
+/** Keys and string values in a parsed value (sawNumber: whether it holds a number). Iterative (any depth). */
+function stringsIn(value: unknown): number {
   let n = 0;
+  sawNumber = false;
   const stack: unknown[] = [value];
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') n++;
-    else if (typeof v === 'number') {
-      if (!numbers) return -1;
-    }
+    else if (typeof v === 'number') sawNumber = true;
     else if (Array.isArray(v)) for (const item of v) stack.push(item);
     else if (v !== null && typeof v === 'object') {
       for (const k in v) {

@@ -43,7 +43,7 @@ function rank(v: unknown): number {
  * Go's string order: bytewise UTF-8, i.e. code point order. UTF-16 code unit order differs only
  * where a surrogate (a code point above U+FFFF) meets U+E000..U+FFFF.
  */
-function strCompare(a: string, b: string): number {
+export function strCompare(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
@@ -137,7 +137,7 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
  * Bounded: names are also map keys of objects (labels, data), which need not recur.
  */
 const fieldKeys = new Map<string, string>();
-function fieldKey(name: string): string {
+export function fieldKey(name: string): string {
   let k = fieldKeys.get(name);
   if (k === undefined) {
     if (fieldKeys.size >= 10_000) fieldKeys.clear();
@@ -300,6 +300,16 @@ export class FieldSet {
   /** The non-empty subsets below this level, by their first element, in SMD's order. */
   childEntries(): Array<{ pe: PathElement; set: FieldSet }> {
     return sortedChildren(this.children);
+  }
+
+  /** Is the path of one element with this FieldsV1 key (`f:name`, …) a member? */
+  hasMemberKey(key: string): boolean {
+    return this.members.has(key);
+  }
+
+  /** The subset under the element with this FieldsV1 key, without the prefix; undefined when empty. */
+  childByKey(key: string): FieldSet | undefined {
+    return this.children.get(key)?.set;
   }
 
   /** The subset under one element, without the prefix (SMD WithPrefix). */

@@ -11,7 +11,7 @@
  * omitempty are present). Fields the schema does not know are ignored (decoding into Go drops
  * them).
  */
-import { FieldSet, fieldElement, pathString, type Path, type PathElement } from './fieldpath.ts';
+import { FieldSet, comparePathElements, fieldElement, fieldKey, pathString, serializePathElement, strCompare, type Path, type PathElement } from './fieldpath.ts';
 import { deduceAtom } from './registry.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
 import { isObj } from '../gocompat/json.ts';
@@ -286,4 +286,196 @@ export function toFieldSet(value: unknown, type: TypeRef): FieldSet {
   };
   walk(value, type, []);
   return FieldSet.fromPaths(paths);
+}
+
+/**
+ * The FieldsV1 document of what a write from `lhs` to `rhs` modified or added (`compare`'s
+ * modified ∪ added), without the paths under `ignored` (recursively) and the exact paths of
+ * `stripped`: the writer's new fields in an Update's managedFields, written straight from one walk
+ * of both values (no path arrays, no FieldSets, no second pass to write it). The walk is
+ * `compare`'s: fields the schema does not know are skipped, Go's zero values and omitempty rules
+ * apply to structs, a container present on both sides is only a way to its fields, one added whole
+ * is a member (`".": {}` when fields lie below it). Throws TypedError where compare would (an
+ * associative list with duplicate or malformed items, on either side). A property test holds it
+ * to `compare` (typed.test.ts).
+ */
+export function changedFieldsV1(lhs: unknown, rhs: unknown, type: TypeRef, ignored?: FieldSet, stripped?: FieldSet): Record<string, unknown> {
+  if (!present(rhs)) return {};
+  if (!present(lhs)) return addedBelow(rhs, type, ignored, stripped, false) || {};
+  const c = pairContainer(lhs, rhs, type);
+  return (c && containerBelow(c, ignored, stripped)) || {};
+}
+
+/** Do any of these keys need Go's byte order rather than JavaScript's (a surrogate pair)? */
+const needsGoOrder = (keys: string[]): boolean => {
+  for (const k of keys) for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) >= 0xd800) return true;
+  return false;
+};
+
+const sortNames = (names: string[]): void => {
+  if (names.length > 1) names.sort(needsGoOrder(names) ? strCompare : undefined);
+};
+
+/** A list's items by FieldsV1 key, in SMD's order; duplicates are compare's TypedError. */
+function keyedItems(list: ListAtom, items: unknown[]): Map<string, { pe: PathElement; item: unknown }> {
+  const out = new Map<string, { pe: PathElement; item: unknown }>();
+  const all = items.map((item, i) => ({ pe: listItemElement(list, i, item), item }));
+  if (list.relationship === 'associative') all.sort((x, y) => comparePathElements(x.pe, y.pe));
+  for (const it of all) {
+    const key = serializePathElement(it.pe);
+    if (out.has(key)) throw new TypedError(`duplicate entries for key ${pathString([it.pe])}`);
+    out.set(key, it);
+  }
+  return out;
+}
+
+/**
+ * FieldsV1 of the fields below a value present on the right only, all added (`dot`: the node
+ * itself is a member, written first as `".": {}`); null when nothing lies below it (a leaf, an
+ * empty or atomic container).
+ */
+function addedBelow(v: unknown, t: TypeRef, ign: FieldSet | undefined, strip: FieldSet | undefined, dot: boolean): Record<string, unknown> | null {
+  const a = deduceAtom(t.atom, v);
+  if (a.map && (isObj(v) || !a.scalar)) {
+    const m = a.map;
+    if (!isObj(v) || m.relationship === 'atomic') return null;
+    const go = goFieldsOf(m);
+    const rm = go.length ? entriesOf(go, v) : v;
+    const names: string[] = [];
+    for (const k in rm) if (present(rm[k]) && (m.fields.get(k)?.type ?? m.elementType)) names.push(k);
+    sortNames(names);
+    let out: Record<string, unknown> | null = null;
+    for (const k of names) out = addChild(out, fieldKey(k), undefined, rm[k], m.fields.get(k)?.type ?? m.elementType!, ign, strip, dot);
+    return out;
+  }
+  if (a.list && (Array.isArray(v) || !a.scalar)) {
+    const list = a.list;
+    if (!Array.isArray(v) || list.relationship === 'atomic' || v.length === 0) return null;
+    let out: Record<string, unknown> | null = null;
+    for (const [key, it] of keyedItems(list, v)) out = addChild(out, key, undefined, it.item, list.elementType, ign, strip, dot);
+    return out;
+  }
+  return null;
+}
+
+/** FieldsV1 of what changed below a container present on both sides (never a member itself), or null. */
+function containerBelow(c: PairContainer, ign: FieldSet | undefined, strip: FieldSet | undefined): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null;
+  if (c.map) {
+    const m = c.map;
+    const names: string[] = [];
+    if (c.lm) for (const k in c.lm) names.push(k);
+    if (c.rm) for (const k in c.rm) if (!c.lm || !Object.hasOwn(c.lm, k)) names.push(k);
+    sortNames(names);
+    for (const k of names) {
+      const lv = c.lm?.[k];
+      const rv = c.rm?.[k];
+      const ft = m.fields.get(k)?.type ?? m.elementType;
+      if (!ft) continue;
+      // Absent on the right: removed, nothing of it is the writer's (compare still checks it).
+      if (!present(rv)) {
+        if (present(lv)) checkRemoved(lv, ft);
+        continue;
+      }
+      out = addChild(out, fieldKey(k), present(lv) ? lv : undefined, rv, ft, ign, strip, false);
+    }
+    return out;
+  }
+  const list = c.list!;
+  const li = keyedItems(list, c.ll ?? []);
+  const ri = keyedItems(list, c.rl ?? []);
+  for (const [key, it] of ri) out = addChild(out, key, li.get(key)?.item, it.item, list.elementType, ign, strip, false);
+  for (const [key, it] of li) if (!ri.has(key)) checkRemoved(it.item, list.elementType);
+  return out;
+}
+
+/** A value removed whole: compare walks it too, and throws TypedError for what it finds malformed. */
+function checkRemoved(v: unknown, t: TypeRef): void {
+  const a = deduceAtom(t.atom, v);
+  if (a.map && (isObj(v) || !a.scalar)) {
+    const m = a.map;
+    if (!isObj(v) || m.relationship === 'atomic') return;
+    const go = goFieldsOf(m);
+    const lm = go.length ? entriesOf(go, v) : v;
+    for (const k in lm) {
+      const ft = m.fields.get(k)?.type ?? m.elementType;
+      if (ft && present(lm[k])) checkRemoved(lm[k], ft);
+    }
+  } else if (a.list && (Array.isArray(v) || !a.scalar)) {
+    if (!Array.isArray(v) || a.list.relationship === 'atomic' || v.length === 0) return;
+    for (const it of keyedItems(a.list, v).values()) checkRemoved(it.item, a.list.elementType);
+  }
+}
+
+interface PairContainer {
+  map?: MapAtom;
+  lm?: Obj;
+  rm?: Obj;
+  list?: ListAtom;
+  ll?: unknown[];
+  rl?: unknown[];
+}
+
+/** How compare walks two present values: as a map or list container (its sides), or as a leaf (null). */
+function pairContainer(l: unknown, r: unknown, t: TypeRef): PairContainer | null {
+  const al = deduceAtom(t.atom, l);
+  const a = deduceAtom(t.atom, r);
+  if (formOf(al) !== formOf(a)) return null;
+  if (a.map && (isObj(l) || isObj(r) || !a.scalar)) {
+    const m = a.map;
+    const go = goFieldsOf(m);
+    const lm = isObj(l) ? (go.length ? entriesOf(go, l) : l) : undefined;
+    const rm = isObj(r) ? (go.length ? entriesOf(go, r) : r) : undefined;
+    if (m.relationship === 'atomic' || (isEmptyContainer(lm) && isEmptyContainer(rm))) return null;
+    return { map: m, lm, rm };
+  }
+  if (a.list && (Array.isArray(l) || Array.isArray(r) || !a.scalar)) {
+    const ll = Array.isArray(l) ? l : undefined;
+    const rl = Array.isArray(r) ? r : undefined;
+    if (a.list.relationship === 'atomic' || (isEmptyContainer(ll) && isEmptyContainer(rl))) return null;
+    return { list: a.list, ll, rl };
+  }
+  return null;
+}
+
+/** The leaf compare sees for two present values of `t` (Go's zero-filled struct, as visitMap has it). */
+function leafChanged(l: unknown, r: unknown, t: TypeRef): boolean {
+  const al = deduceAtom(t.atom, l);
+  const a = deduceAtom(t.atom, r);
+  if (formOf(al) === formOf(a) && a.map && (isObj(l) || isObj(r) || !a.scalar)) {
+    const go = goFieldsOf(a.map);
+    const lm = isObj(l) ? (go.length ? entriesOf(go, l) : l) : undefined;
+    const rm = isObj(r) ? (go.length ? entriesOf(go, r) : r) : undefined;
+    return !jsonEqual(lm ?? l, rm ?? r);
+  }
+  return !jsonEqual(l, r);
+}
+
+/**
+ * The child `key` (right value `r`, left `l` or undefined) under `out`, created on the first:
+ * left out when ignored, not a member when stripped; a member when added, or when a leaf changed.
+ */
+function addChild(out: Record<string, unknown> | null, key: string, l: unknown, r: unknown, t: TypeRef, ign: FieldSet | undefined, strip: FieldSet | undefined, dot: boolean): Record<string, unknown> | null {
+  if (ign?.hasMemberKey(key)) {
+    // Left out, but walked: compare finds a malformed list there before the fields are excluded.
+    addChild(null, key, l, r, t, undefined, undefined, false);
+    return out;
+  }
+  const ig = ign?.childByKey(key);
+  const st = strip?.childByKey(key);
+  let member = !strip?.hasMemberKey(key);
+  let below: Record<string, unknown> | null = null;
+  if (l === undefined) below = addedBelow(r, t, ig, st, member);
+  else {
+    // Present on both sides: a container is only a way to its fields, a leaf a member if it changed.
+    const c = pairContainer(l, r, t);
+    if (c) {
+      below = containerBelow(c, ig, st);
+      member = false;
+    } else if (member) member = leafChanged(l, r, t);
+  }
+  if (!below && !member) return out;
+  out ??= dot ? { '.': {} } : {};
+  out[key] = below ?? {};
+  return out;
 }

@@ -25,6 +25,7 @@ import { kubectlFor } from '../kubectl-run.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, eventually } from '../harness.ts';
+import { CRD_PATH, namespacedCRD, serveCRD } from '../crd-target.ts';
 
 const AR = '/apis/admissionregistration.k8s.io/v1';
 let t: Target;
@@ -220,6 +221,35 @@ test('validating webhooks see the object as mutated; the old object on update', 
   assert.equal(v.object.metadata.annotations, { stamped: 'by-mutator' });
   // The validating webhook runs after the server set the uid (kube: after BeforeCreate).
   assert.ok(v.object.metadata.uid);
+});
+
+test('a custom resource reaches mutating webhooks pruned and defaulted (kube decodes it first); a patched one is defaulted again', async () => {
+  const group = `${run}.wh.example.com`;
+  const crd = namespacedCRD(group, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, {
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 3 }, color: { type: 'string' }, extra: { type: 'object', default: {}, properties: { x: { type: 'string', default: 'y' } } } } } },
+      },
+    },
+  });
+  await serveCRD(t, crd);
+  created.push(`${CRD_PATH}/${crd.metadata.name}`);
+  wh.handle('/cr-mutate', (rv) => patch(rv, [{ op: 'replace', path: '/spec/extra', value: {} }]));
+  await configure('mutating', 'cr', [hook('cr', '/cr-mutate', { rules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v1'], resources: ['gadgets'] }] })]);
+  const path = `/apis/${group}/v1/namespaces/${ns}/gadgets`;
+  const gadget = (name: string) => ({ apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name, labels: { case: 'cr' } }, spec: { color: 'red', unknown: 1 } });
+  let i = 0;
+  await eventually('cr webhook active', async () => {
+    const before = wh.on('/cr-mutate').length;
+    await t.client.request('POST', `${path}?dryRun=All`, { body: gadget(`probe-${i++}`) });
+    return wh.on('/cr-mutate').length > before;
+  });
+  const r = await t.client.request('POST', path, { body: gadget('g1') });
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.spec, { color: 'red', extra: { x: 'y' }, size: 3 });
+  const q = wh.on('/cr-mutate').at(-1)!.review.request;
+  assert.equal(q.object.spec, { color: 'red', extra: { x: 'y' }, size: 3 });
 });
 
 test('failurePolicy: an unreachable or slow webhook fails the request under Fail and is skipped under Ignore', async () => {

@@ -278,6 +278,7 @@ async function callMutating(d: Dispatcher, hook: Webhook, inv: WebhookInvocation
     if (nameIsGenerated(a)) back.metadata.name = a.object.metadata.name;
   }
   replaceContents(a.object, back);
+  if (changed) a.objectPatched = true;
   return changed;
 }
 

@@ -141,6 +141,8 @@ export function customResourceKinds(crd: CustomResourceDefinition, opts: { conve
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     defaults: decode,
+    // kube prunes, coerces and defaults a custom resource in its decoder, before managedFields and admission.
+    defaultsOnDecode: true,
     prepareForCreate(obj) {
       if (statusOf(obj)) delete content(obj).status;
     },

@@ -28,9 +28,12 @@ import type { KubeObject, ManagedFieldsEntry } from '../../api/types.ts';
 import type { KindDescriptor } from '../rest/strategy.ts';
 import { FieldSet, FieldsV1Error } from '../../schema/fieldpath.ts';
 import { schemas } from '../../schema/registry.ts';
-import { compare, excludeFields, TypedError } from '../../schema/typed.ts';
+import { changedFieldsV1, compare, excludeFields, TypedError } from '../../schema/typed.ts';
 import type { GroupVersionKind, TypeRef } from '../../schema/types.ts';
 import { deepCopy, rfc3339 } from './serialize.ts';
+
+/** What a create is compared with: the kind's empty object, as `update` has it. */
+const CREATED_FROM: KubeObject = Object.freeze({ metadata: Object.freeze({}) }) as KubeObject;
 
 /** kube-apiserver's DefaultMaxUpdateManagers. */
 const MAX_UPDATE_MANAGERS = 10;
@@ -255,16 +258,20 @@ export class FieldManager {
   /**
    * managedFields after `manager` wrote `next` over `live` (null on create), or undefined for
    * none. `next` is the request's object (with the managedFields it carried, if any), before
-   * admission and the strategy's prepare step; it is not modified.
+   * admission and the strategy's prepare step; it is not modified. `decoded`: `next` already has
+   * the strategy's defaults (Strategy.defaultsOnDecode), so no defaulted copy is made.
    */
-  update(next: KubeObject, live: KubeObject | null, manager: string, now: Date, subresource?: string): ManagedFieldsEntry[] | undefined {
+  update(next: KubeObject, live: KubeObject | null, manager: string, now: Date, subresource?: string, decoded = false): ManagedFieldsEntry[] | undefined {
     let managed = startingManaged(live, next, subresource);
     // Tracking starts on create (or with the first apply), never on an update of an untracked object.
     if (managed.size === 0 && live) return undefined;
     const type = this.type;
     if (!type) return encodeManaged(managed);
-    const newObj = this.decoded(next);
+    // compare and the create walk only read: a shallow copy leaves the sent managedFields out.
+    const newObj = decoded ? { ...next, metadata: { ...next.metadata } } : this.decoded(next);
     delete newObj.metadata.managedFields;
+    // A create with no managers yet: the writer owns every field the object sets, written in one walk.
+    if (!live && managed.size === 0) return this.createdManaged(type, newObj, manager, now, subresource);
     // compare only reads: a shallow copy suffices to leave the live managedFields out.
     const liveObj: KubeObject = live ? { ...live, metadata: { ...live.metadata } } : { metadata: {} };
     delete liveObj.metadata.managedFields;
@@ -276,6 +283,25 @@ export class FieldManager {
       throw e;
     }
     return encodeManaged(managed);
+  }
+
+  /**
+   * `update` of a create that starts with no managers (the usual create): what `updateManaged`
+   * computes from the empty object, without building the comparison's field sets (the writer's
+   * set is every field of the object, less the reset and server-owned ones).
+   */
+  private createdManaged(type: TypeRef, obj: KubeObject, managerName: string, now: Date, subresource: string | undefined): ManagedFieldsEntry[] | undefined {
+    let fieldsV1: Record<string, unknown>;
+    try {
+      fieldsV1 = changedFieldsV1(CREATED_FROM, obj, type, this.resetFields(subresource), STRIPPED);
+    } catch (e) {
+      if (e instanceof TypedError) return undefined;
+      throw e;
+    }
+    if (!hasKeys(fieldsV1)) return undefined;
+    const w: ManagedFieldsEntry = { manager: managerName || 'unknown', operation: 'Update', apiVersion: this.preferred, time: rfc3339(now), fieldsType: 'FieldsV1', fieldsV1 };
+    if (subresource) w.subresource = subresource;
+    return [w];
   }
 
   /**
@@ -377,6 +403,11 @@ export function defaultManager(userAgent: string | undefined): string {
     out += ch;
   }
   return out || 'unknown';
+}
+
+function hasKeys(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** Set or clear an object's managedFields. */

@@ -37,7 +37,13 @@ export abstract class CreateStore extends StoreBase {
     const meta = obj.metadata;
     // kube manages fields on the decoded request, before generateName, admission and prepare
     // (an apply that creates the object brings the ones the apply computed).
-    setManagedFields(obj, applied ? applied.managedFields : this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date()));
+    // Decoder defaults (Strategy.defaultsOnDecode) go on the body itself: the field manager's view needs no copy.
+    const decoded = !applied && !!this.kind.strategy.defaultsOnDecode && !this.kind.strategy.canonicalize;
+    if (applied) setManagedFields(obj, applied.managedFields);
+    else {
+      if (decoded) this.kind.strategy.defaults?.(obj);
+      setManagedFields(obj, this.fieldsFor(ctx).update(obj, null, ctx.fieldManager, new Date(), undefined, decoded));
+    }
     if (this.virtual) return this.createVirtual(this.virtual, ctx, namespace, obj);
     if (!meta.name && meta.generateName && typeof meta.generateName === 'string') {
       for (let attempt = 0; ; attempt++) {
@@ -45,13 +51,13 @@ export abstract class CreateStore extends StoreBase {
         // kube-apiserver keeps generated names within 63 characters: base ≤ 58 + 5 random.
         candidate.metadata.name = meta.generateName.slice(0, 58) + randomSuffix();
         try {
-          return await this.createPrepared(ctx, namespace, candidate);
+          return await this.createPrepared(ctx, namespace, candidate, false, decoded);
         } catch (e) {
           if (!(e instanceof ApiError) || e.reason !== 'AlreadyExists' || attempt >= MAX_GENERATE_NAME_RETRIES) throw e;
         }
       }
     }
-    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource);
+    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource, decoded);
   }
 
   /**
@@ -71,8 +77,10 @@ export abstract class CreateStore extends StoreBase {
    * `noHooks`: a create through a subresource (an apply on the /status of a missing object of a
    * kind whose updates may create) runs no write hooks: kube's subresource stores are copies of
    * the main store taken before its BeginCreate hook is set (a Service created so gets no IPs).
+   * `decoded`: the body already has its decoder defaults (Strategy.defaultsOnDecode); they run
+   * again only if a webhook patched it (kube decodes a patched object again).
    */
-  protected async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject, noHooks = false): Promise<WriteResult> {
+  protected async createPrepared(ctx: RequestContext, namespace: string, obj: KubeObject, noHooks = false, decoded = false): Promise<WriteResult> {
     const now = new Date();
     const meta = obj.metadata;
     const strategy = this.kind.strategy;
@@ -85,8 +93,9 @@ export abstract class CreateStore extends StoreBase {
     if (this.kind.hasGeneration) meta.generation = 1;
     else delete meta.generation;
     if (this.kind.namespaced) meta.namespace = namespace;
-    await this.admission.admit(this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null));
-    strategy.defaults?.(obj);
+    const admitted = this.attrs('CREATE', ctx, namespace, meta.name ?? '', obj, null);
+    await this.admission.admit(admitted);
+    if (!decoded || admitted.objectPatched) strategy.defaults?.(obj);
     // Hooks run before prepare and validation, as kube's BeginCreate does; undone unless accepted.
     const finish = (noHooks ? undefined : await this.hooks.beginCreate?.(obj, ctx.dryRun)) ?? finishNothing;
     let accepted = false;

@@ -46,6 +46,11 @@ export interface AdmissionAttributes {
   annotate?(key: string, value: string): void;
   /** Set by AdmissionChain.admit for the mutating plugins. */
   reinvocation?: ReinvocationContext;
+  /**
+   * Set when a mutating webhook's patch changed `object`: kube decodes a patched object again
+   * (and defaults it), which a store whose body was decoded before admission then does too.
+   */
+  objectPatched?: boolean;
 }
 
 /** The admission a store runs: mutating plugins (`admit`), then validating ones (`validate`). */

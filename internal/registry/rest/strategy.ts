@@ -38,6 +38,15 @@ export interface Strategy {
   defaults?(obj: KubeObject): void;
 
   /**
+   * `defaults` are the decoder's, as kube's for a custom resource (pruning, coercion and defaults
+   * of its codec): a create runs them on the decoded body itself, before its managedFields and
+   * admission (which then see the defaulted object, as kube's do), instead of on a copy made for
+   * the managedFields; they run again after mutating admission, as kube decodes a mutated object
+   * again. Only for a strategy without `canonicalize`.
+   */
+  readonly defaultsOnDecode?: boolean;
+
+  /**
    * Create-time normalization: drop status a client may not set, set generation, phases.
    * Runs after defaults, before validate. `user` is the requester (kube's UserFrom(ctx): a
    * CertificateSigningRequest records who asked).
