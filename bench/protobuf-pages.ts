@@ -7,6 +7,7 @@
  * each checkout in turn (before/after a change), every root --rounds times.
  *
  *   node --import tsx bench/protobuf-pages.ts [--count 10000] [--limit 500] [--pages 100] [--rounds 2] [--roots <dir>,<dir>]
+ *        [--accepts json,protobuf]   (APISERVER_CPU_PROF=<dir>: the server's CPU profile, see bench/server.ts)
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ const { values: args } = parseArgs({
     pages: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '2' },
     roots: { type: 'string', default: '' },
+    accepts: { type: 'string', default: 'json,protobuf' },
   },
 });
 const count = Number(args.count);
@@ -30,6 +32,7 @@ const limit = Number(args.limit);
 const pages = Number(args.pages);
 const roots = args.roots ? args.roots.split(',') : [undefined];
 const PB = 'application/vnd.kubernetes.protobuf';
+const accepts = args.accepts.split(',').map((a) => (a === 'protobuf' ? PB : 'application/json'));
 
 /** Page through /api/v1/namespaces/bench/configmaps until `n` pages were read (starting over at the end). */
 async function pageThrough(d: Dispatcher, origin: string, accept: string, n: number): Promise<number> {
@@ -68,7 +71,7 @@ try {
         }));
         filled = true;
       }
-      for (const accept of ['application/json', PB, 'application/json', PB]) {
+      for (const accept of [...accepts, ...accepts]) {
         await pageThrough(d, server.origin, accept, 5); // warm-up
         const cpu0 = procCpuMs(server.pid);
         const t0 = performance.now();

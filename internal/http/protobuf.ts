@@ -20,8 +20,9 @@
  * array of schemas, JSONSchemaPropsOrBool ⇄ a schema or a boolean, JSONSchemaPropsOrStringArray ⇄
  * a schema or an array of strings.
  */
+import { hash } from 'node:crypto';
 import protobuf from 'protobufjs';
-import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type Json, type MessageInfo } from './protobuf-schema.ts';
+import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type FieldInfo, type Json, type MessageInfo } from './protobuf-schema.ts';
 
 export { protobufTypeFor } from './protobuf-schema.ts';
 
@@ -310,8 +311,12 @@ export interface ProtobufListParts {
   head(rawLength: number): Buffer;
   /** The list message's ListMeta field (raw starts with it). */
   meta: Buffer;
-  /** A batch of items (JSON objects without TypeMeta) as the list message's `items` fields. */
-  items(batch: unknown[]): Buffer;
+  /**
+   * A batch of stored items (JSON bytes, TypeMeta or not: the item message has no TypeMeta) as
+   * the list message's `items` fields, each encoded once per distinct bytes while the item cache
+   * holds it (encodedItem).
+   */
+  stored(batch: Buffer[]): Buffer;
   /** The Unknown's fields after raw. */
   tail: Buffer;
 }
@@ -334,16 +339,66 @@ export function encodeProtobufList(apiVersion: string, kind: string, listMeta: R
   if (at < 0) throw new Error('protobuf: unexpected Unknown encoding');
   const typeMeta = probe.subarray(0, at);
   const tail = Buffer.from(probe.subarray(at + marker.length));
+  const itemField = m.fields.find((f) => f.name === 'items' && f.kind === 'repeated' && f.message);
+  if (!itemField) throw new Error(`protobuf: ${name} has no repeated items message`);
+  const itemTag = Buffer.from([(itemField.id << 3) | 2]);
   return {
     head: (rawLength) => Buffer.concat([MAGIC, typeMeta, Buffer.from([0x12]), varintBytes(rawLength)]),
     meta,
-    items(batch) {
-      const whole = encodeMessage(m, { metadata: listMeta, items: batch }, kind);
-      if (!whole.subarray(0, meta.length).equals(meta)) throw new Error('protobuf: a list does not encode its ListMeta first');
-      return whole.subarray(meta.length);
+    stored(batch) {
+      const out: Buffer[] = [];
+      for (const b of batch) {
+        const item = encodedItem(itemField, b, kind);
+        out.push(itemTag, varintBytes(item.length), item);
+      }
+      return Buffer.concat(out);
     },
     tail,
   };
+}
+
+/**
+ * Encoded list items, by item message and the SHA-1 of the stored JSON bytes (the encoding is a
+ * function of the two alone): a page of objects that have not changed since they were last listed
+ * costs a hash and a lookup per item instead of a parse and an encode. The bytes sit in one slab of
+ * ITEM_CACHE_BYTES per generation (thousands of small cached Buffers would cost the GC more than
+ * the encoding they save); when the current generation's slab is full it becomes the old one, and
+ * an old entry that is hit is copied to the current one. Items over ITEM_MAX_BYTES are not kept.
+ */
+const ITEM_CACHE_BYTES = 16 * 2 ** 20;
+const ITEM_MAX_BYTES = 64 * 2 ** 10;
+/** A generation: slab offset × 2^17 + length of each cached item, by key. */
+interface ItemGeneration {
+  at: Map<string, number>;
+  slab: Buffer | null;
+  used: number;
+}
+const itemCache: { current: ItemGeneration; old: ItemGeneration } = { current: { at: new Map(), slab: null, used: 0 }, old: { at: new Map(), slab: null, used: 0 } };
+const LENGTH_BITS = 2 ** 17;
+
+const cachedAt = (g: ItemGeneration, key: string): Buffer | undefined => {
+  const v = g.at.get(key);
+  if (v === undefined) return undefined;
+  const off = Math.floor(v / LENGTH_BITS);
+  return g.slab!.subarray(off, off + (v % LENGTH_BITS));
+};
+
+function encodedItem(f: FieldInfo, b: Buffer, kind: string): Buffer {
+  const key = f.message!.fullName + hash('sha1', b, 'base64');
+  const hit = cachedAt(itemCache.current, key);
+  if (hit) return hit;
+  const item = cachedAt(itemCache.old, key) ?? encodeMessage(f.message!, JSON.parse(b.toString('utf8')), `${kind}.items`);
+  if (item.length > ITEM_MAX_BYTES) return item;
+  let g = itemCache.current;
+  if (g.used + item.length > ITEM_CACHE_BYTES) {
+    itemCache.old = g;
+    g = itemCache.current = { at: new Map(), slab: null, used: 0 };
+  }
+  g.slab ??= Buffer.allocUnsafeSlow(ITEM_CACHE_BYTES);
+  item.copy(g.slab, g.used);
+  g.at.set(key, g.used * LENGTH_BITS + item.length);
+  g.used += item.length;
+  return item;
 }
 
 /** A protobuf varint. */
