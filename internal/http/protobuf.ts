@@ -20,6 +20,7 @@
  * array of schemas, JSONSchemaPropsOrBool ⇄ a schema or a boolean, JSONSchemaPropsOrStringArray ⇄
  * a schema or an array of strings.
  */
+import { hash } from 'node:crypto';
 import protobuf from 'protobufjs';
 import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type FieldInfo, type Json, type MessageInfo } from './protobuf-schema.ts';
 
@@ -347,7 +348,8 @@ export function encodeProtobufList(apiVersion: string, kind: string, listMeta: R
       const w = protobuf.Writer.create();
       const tag = (itemField.id << 3) | 2;
       for (const b of batch) {
-        if (itemCacheUse.on || sampled(b)) w.uint32(tag).bytes(encodedItem(itemField, b, kind));
+        const sample = sampled(b);
+        if (itemCacheUse.on || sample) w.uint32(tag).bytes(encodedItem(itemField, b, kind, sample));
         else {
           w.uint32(tag).fork();
           writeMessage(w, itemField.message!, JSON.parse(b.toString('utf8')));
@@ -361,19 +363,18 @@ export function encodeProtobufList(apiVersion: string, kind: string, listMeta: R
 }
 
 /**
- * Encoded list items, by item message and stored JSON bytes (the encoding is a function of the
- * two alone): a page of objects that have not changed since they were last listed costs a lookup
- * and a compare per item instead of a parse and an encode. The key is the message, the bytes'
- * length and their head (where an object's name and resourceVersion are); a hit must have the same
- * bytes, so a key two versions share is only a miss. Stored JSON and encoded item sit side by side
- * in one slab of ITEM_CACHE_BYTES per generation (thousands of small cached Buffers would cost the
- * GC more than the encoding they save); when the current slab is full it becomes the old one, and
- * an old entry that is hit is copied to the current one. Items over ITEM_MAX_BYTES are not kept.
+ * Encoded list items, by item message and the SHA-1 of the stored JSON bytes (the encoding is a
+ * function of the two alone): a page of objects that have not changed since they were last listed
+ * costs a hash and a lookup per item instead of a parse and an encode. The encoded items sit in
+ * one slab of ITEM_CACHE_BYTES per generation (thousands of small cached Buffers would cost the GC
+ * more than the encoding they save); when the current slab is full it becomes the old one (whose
+ * slab is reused), and an old entry that is hit is copied to the current one. Items over
+ * ITEM_MAX_BYTES are not kept.
  */
 const ITEM_CACHE_BYTES = 2 ** 24;
-const ITEM_MAX_BYTES = 2 ** 14;
-const ITEM_KEY_BYTES = 192;
-/** A generation: by key, (slab offset × 2^14 + JSON length) × 2^14 + encoded length. */
+const ITEM_MAX_BYTES = 2 ** 16;
+const ITEM_SAMPLE_BYTES = 192;
+/** A generation: slab offset × ITEM_MAX_BYTES + encoded length, by key. */
 interface ItemGeneration {
   at: Map<string, number>;
   slab: Buffer | null;
@@ -381,61 +382,56 @@ interface ItemGeneration {
 }
 const itemCache: { current: ItemGeneration; old: ItemGeneration } = { current: { at: new Map(), slab: null, used: 0 }, old: { at: new Map(), slab: null, used: 0 } };
 
-/** The encoded item cached in `g` for stored bytes `b` under `key`, if any. */
-function cachedItem(g: ItemGeneration, key: string, b: Buffer): Buffer | undefined {
-  let v = g.at.get(key);
+function cachedItem(g: ItemGeneration, key: string): Buffer | undefined {
+  const v = g.at.get(key);
   if (v === undefined) return undefined;
-  const encodedLength = v % ITEM_MAX_BYTES;
-  v = (v - encodedLength) / ITEM_MAX_BYTES;
-  const jsonLength = v % ITEM_MAX_BYTES;
-  const at = (v - jsonLength) / ITEM_MAX_BYTES;
-  if (jsonLength !== b.length || g.slab!.compare(b, 0, b.length, at, at + jsonLength) !== 0) return undefined;
-  return g.slab!.subarray(at + jsonLength, at + jsonLength + encodedLength);
+  const length = v % ITEM_MAX_BYTES;
+  const at = (v - length) / ITEM_MAX_BYTES;
+  return g.slab!.subarray(at, at + length);
 }
 
 /**
  * The cache pays only when lists are read again (informers relisting, paging clients): a miss costs
- * more than encoding in place. So it is used for every item only while at least half its recent
- * lookups hit; otherwise only for a fixed sample of items (an eighth, chosen by their bytes, so
- * the same objects each time), whose hits turn it back on.
+ * more than encoding in place. A fixed sample of the items (an eighth, chosen by their bytes, so
+ * the same objects each time) always goes through it; every item does only while at least half of
+ * the sample's last ITEM_CACHE_WINDOW lookups hit.
  */
 const itemCacheUse = { on: false, lookups: 0, hits: 0 };
-const ITEM_CACHE_WINDOW = 2048;
+const ITEM_CACHE_WINDOW = 256;
 
 /** One item in eight, the same for the same bytes (a sum over the bytes where names differ). */
 function sampled(b: Buffer): boolean {
   let sum = 0;
-  for (let i = Math.min(b.length, ITEM_KEY_BYTES) - 1; i >= 0; i -= 3) sum += b[i]!;
+  for (let i = Math.min(b.length, ITEM_SAMPLE_BYTES) - 1; i >= 0; i -= 3) sum += b[i]!;
   return (sum & 7) === 0;
 }
 
-function encodedItem(f: FieldInfo, b: Buffer, kind: string): Buffer {
-  const key = `${f.message!.fullName} ${b.length} ${b.toString('latin1', 0, ITEM_KEY_BYTES)}`;
-  if (++itemCacheUse.lookups === ITEM_CACHE_WINDOW) {
+function encodedItem(f: FieldInfo, b: Buffer, kind: string, sample: boolean): Buffer {
+  const key = f.message!.fullName + hash('sha1', b, 'base64');
+  if (sample && ++itemCacheUse.lookups === ITEM_CACHE_WINDOW) {
     itemCacheUse.on = itemCacheUse.hits * 2 >= ITEM_CACHE_WINDOW;
     itemCacheUse.lookups = itemCacheUse.hits = 0;
   }
-  const hit = cachedItem(itemCache.current, key, b);
+  const hit = cachedItem(itemCache.current, key);
   if (hit) {
-    itemCacheUse.hits++;
+    if (sample) itemCacheUse.hits++;
     return hit;
   }
-  const old = cachedItem(itemCache.old, key, b);
-  if (old) itemCacheUse.hits++;
+  const old = cachedItem(itemCache.old, key);
+  if (old && sample) itemCacheUse.hits++;
   const item = old ?? encodeMessage(f.message!, JSON.parse(b.toString('utf8')), `${kind}.items`);
-  if (b.length >= ITEM_MAX_BYTES || item.length >= ITEM_MAX_BYTES) return item;
+  if (item.length >= ITEM_MAX_BYTES) return item;
   let g = itemCache.current;
-  if (g.used + b.length + item.length > ITEM_CACHE_BYTES) {
+  if (g.used + item.length > ITEM_CACHE_BYTES) {
     // The old generation's slab is reused: two slabs at most, ever (no external-memory churn for the GC).
     const { slab } = itemCache.old;
     itemCache.old = g;
     g = itemCache.current = { at: new Map(), slab, used: 0 };
   }
   g.slab ??= Buffer.allocUnsafeSlow(ITEM_CACHE_BYTES);
-  b.copy(g.slab, g.used);
-  item.copy(g.slab, g.used + b.length);
-  g.at.set(key, (g.used * ITEM_MAX_BYTES + b.length) * ITEM_MAX_BYTES + item.length);
-  g.used += b.length + item.length;
+  item.copy(g.slab, g.used);
+  g.at.set(key, g.used * ITEM_MAX_BYTES + item.length);
+  g.used += item.length;
   return item;
 }
 
