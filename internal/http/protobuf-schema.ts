@@ -110,6 +110,8 @@ export interface FieldInfo {
   name: string;
   /** The JSON member name (the protobuf name but for JSON_NAMES). */
   json: string;
+  /** The protobuf field number. */
+  id: number;
   /** 'map' fields are encoded through a synthetic repeated entry message, so we control the order. */
   kind: 'single' | 'repeated' | 'map';
   /** Scalar type name ('string', 'int64', 'bytes', …) for scalars and map values. */
@@ -227,6 +229,7 @@ export function loadSchema(): Schema {
       const fi: FieldInfo = {
         name: f.name,
         json,
+        id: f.id,
         kind: map ? 'map' : f.repeated ? 'repeated' : 'single',
         ptr: ptr.get(info.fullName)?.has(json) ?? false,
         keep: keep.get(info.fullName)?.has(json) ?? false,

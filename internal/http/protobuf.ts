@@ -20,7 +20,9 @@
  * array of schemas, JSONSchemaPropsOrBool ⇄ a schema or a boolean, JSONSchemaPropsOrStringArray ⇄
  * a schema or an array of strings.
  */
-import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type Json, type MessageInfo } from './protobuf-schema.ts';
+import { hash } from 'node:crypto';
+import protobuf from 'protobufjs';
+import { APIEXT, INTSTR, M, QUANTITY, R, WRAPPED_LISTS, loadSchema, message, protobufTypeFor, type FieldInfo, type Json, type MessageInfo } from './protobuf-schema.ts';
 
 export { protobufTypeFor } from './protobuf-schema.ts';
 
@@ -197,9 +199,93 @@ function toProtoFields(m: MessageInfo, v: unknown, path: string): Json {
   return out;
 }
 
+/**
+ * The messages toProtoFields maps specially (and the wrapped lists): the direct writer hands them
+ * to toProto and protobufjs's encoder of the message.
+ */
+const SPECIAL = new Set([M + 'Time', M + 'MicroTime', QUANTITY, INTSTR, M + 'FieldsV1', R + 'RawExtension', APIEXT + 'JSON', APIEXT + 'JSONSchemaPropsOrArray', APIEXT + 'JSONSchemaPropsOrBool', APIEXT + 'JSONSchemaPropsOrStringArray', ...WRAPPED_LISTS]);
+
+/** Wire types of the scalar types (protobuf encoding spec). */
+const WIRE: Record<string, number> = { double: 1, fixed64: 1, sfixed64: 1, float: 5, fixed32: 5, sfixed32: 5, string: 2, bytes: 2 };
+
+/** Write a scalar (already converted by scalarToProto or scalarZero) as field `id`, as protobufjs writes it. */
+function writeScalar(w: protobuf.Writer, id: number, scalar: string, x: unknown): void {
+  w.uint32((id << 3) | (WIRE[scalar] ?? 0));
+  (w[scalar as 'string'] as (v: unknown) => protobuf.Writer).call(w, x);
+}
+
+/**
+ * Write JSON value `v` as message `m` straight into `w`: the bytes protobufjs writes for
+ * toProto(m, v) (fields by number; a non-pointer field always, a pointer one when set; repeated
+ * fields and maps when non-empty, map keys in Go's order) without building that plain object —
+ * a page of 500 ConfigMaps costs a fraction of the generic path. Any shape toProto would refuse
+ * throws here too (with no path): the caller then runs toProto for kube's message.
+ */
+function writeMessage(w: protobuf.Writer, m: MessageInfo, v: unknown): void {
+  if (SPECIAL.has(m.fullName)) {
+    m.type.encode(toProto(m, v, m.fullName), w);
+    return;
+  }
+  if (v != null && !isObject(v)) throw new Error('not an object');
+  const src = (v ?? {}) as Json;
+  for (const f of m.fields) {
+    const val = f.inline ? src : src[f.json];
+    if (f.kind === 'map') {
+      if (val == null) continue;
+      if (!isObject(val)) throw new Error('not an object');
+      const keys = Object.keys(val);
+      if (keys.length > 1) keys.sort(goStringCompare);
+      for (const k of keys) {
+        const x = val[k];
+        w.uint32((f.id << 3) | 2).fork();
+        w.uint32(10).string(k);
+        if (f.message) {
+          w.uint32(18).fork();
+          writeMessage(w, f.message, x);
+          w.ldelim();
+        } else if (x != null) writeScalar(w, 2, f.scalar!, scalarToProto(f.scalar!, x, ''));
+        else if (f.scalar !== 'bytes') writeScalar(w, 2, f.scalar!, scalarZero(f.scalar!));
+        w.ldelim();
+      }
+      continue;
+    }
+    if (f.kind === 'repeated') {
+      if (val == null) continue;
+      if (!Array.isArray(val)) throw new Error('not an array');
+      for (const x of val) {
+        if (f.message) {
+          w.uint32((f.id << 3) | 2).fork();
+          writeMessage(w, f.message, x);
+          w.ldelim();
+        } else {
+          if (x == null && f.scalar === 'bytes') throw new Error('a null bytes element'); // toProto's answer, whatever it is
+          writeScalar(w, f.id, f.scalar!, x == null ? scalarZero(f.scalar!) : scalarToProto(f.scalar!, x, ''));
+        }
+      }
+      continue;
+    }
+    if (val == null && f.ptr) continue;
+    if (f.message) {
+      w.uint32((f.id << 3) | 2).fork();
+      writeMessage(w, f.message, val);
+      w.ldelim();
+    } else if (val != null) writeScalar(w, f.id, f.scalar!, scalarToProto(f.scalar!, val, ''));
+    else if (f.scalar !== 'bytes') writeScalar(w, f.id, f.scalar!, scalarZero(f.scalar!));
+  }
+}
+
+/** A Buffer over a Uint8Array's bytes, without copying them. */
+const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+
 function encodeMessage(m: MessageInfo, v: unknown, path: string): Buffer {
-  const plain = toProto(m, v, path);
-  return Buffer.from(m.type.encode(plain).finish());
+  const w = protobuf.Writer.create();
+  try {
+    writeMessage(w, m, v);
+  } catch {
+    // The generic path, for its error message (or, were the writers ever to disagree, its bytes).
+    return asBuffer(m.type.encode(toProto(m, v, path)).finish());
+  }
+  return asBuffer(w.finish());
 }
 
 /**
@@ -225,8 +311,12 @@ export interface ProtobufListParts {
   head(rawLength: number): Buffer;
   /** The list message's ListMeta field (raw starts with it). */
   meta: Buffer;
-  /** A batch of items (JSON objects without TypeMeta) as the list message's `items` fields. */
-  items(batch: unknown[]): Buffer;
+  /**
+   * A batch of stored items (JSON bytes, TypeMeta or not: the item message has no TypeMeta) as
+   * the list message's `items` fields, each encoded once per distinct bytes while the item cache
+   * holds it (encodedItem).
+   */
+  stored(batch: Buffer[]): Buffer;
   /** The Unknown's fields after raw. */
   tail: Buffer;
 }
@@ -249,16 +339,100 @@ export function encodeProtobufList(apiVersion: string, kind: string, listMeta: R
   if (at < 0) throw new Error('protobuf: unexpected Unknown encoding');
   const typeMeta = probe.subarray(0, at);
   const tail = Buffer.from(probe.subarray(at + marker.length));
+  const itemField = m.fields.find((f) => f.name === 'items' && f.kind === 'repeated' && f.message);
+  if (!itemField) throw new Error(`protobuf: ${name} has no repeated items message`);
   return {
     head: (rawLength) => Buffer.concat([MAGIC, typeMeta, Buffer.from([0x12]), varintBytes(rawLength)]),
     meta,
-    items(batch) {
-      const whole = encodeMessage(m, { metadata: listMeta, items: batch }, kind);
-      if (!whole.subarray(0, meta.length).equals(meta)) throw new Error('protobuf: a list does not encode its ListMeta first');
-      return whole.subarray(meta.length);
+    stored(batch) {
+      const w = protobuf.Writer.create();
+      const tag = (itemField.id << 3) | 2;
+      for (const b of batch) {
+        const sample = sampled(b);
+        if (itemCacheUse.on || sample) w.uint32(tag).bytes(encodedItem(itemField, b, kind, sample));
+        else {
+          w.uint32(tag).fork();
+          writeMessage(w, itemField.message!, JSON.parse(b.toString('utf8')));
+          w.ldelim();
+        }
+      }
+      return asBuffer(w.finish());
     },
     tail,
   };
+}
+
+/**
+ * Encoded list items, by item message and the SHA-1 of the stored JSON bytes (the encoding is a
+ * function of the two alone): a page of objects that have not changed since they were last listed
+ * costs a hash and a lookup per item instead of a parse and an encode. The encoded items sit in
+ * one slab of ITEM_CACHE_BYTES per generation (thousands of small cached Buffers would cost the GC
+ * more than the encoding they save); when the current slab is full it becomes the old one (whose
+ * slab is reused), and an old entry that is hit is copied to the current one. Items over
+ * ITEM_MAX_BYTES are not kept.
+ */
+const ITEM_CACHE_BYTES = 2 ** 24;
+const ITEM_MAX_BYTES = 2 ** 16;
+const ITEM_SAMPLE_BYTES = 192;
+/** A generation: slab offset × ITEM_MAX_BYTES + encoded length, by key. */
+interface ItemGeneration {
+  at: Map<string, number>;
+  slab: Buffer | null;
+  used: number;
+}
+const itemCache: { current: ItemGeneration; old: ItemGeneration } = { current: { at: new Map(), slab: null, used: 0 }, old: { at: new Map(), slab: null, used: 0 } };
+
+function cachedItem(g: ItemGeneration, key: string): Buffer | undefined {
+  const v = g.at.get(key);
+  if (v === undefined) return undefined;
+  const length = v % ITEM_MAX_BYTES;
+  const at = (v - length) / ITEM_MAX_BYTES;
+  return g.slab!.subarray(at, at + length);
+}
+
+/**
+ * The cache pays only when lists are read again (informers relisting, paging clients): a miss costs
+ * more than encoding in place. A fixed sample of the items (an eighth, chosen by their bytes, so
+ * the same objects each time) always goes through it; every item does only while at least half of
+ * the sample's last ITEM_CACHE_WINDOW lookups hit.
+ */
+const itemCacheUse = { on: false, lookups: 0, hits: 0 };
+const ITEM_CACHE_WINDOW = 256;
+
+/** One item in eight, the same for the same bytes (a sum over the bytes where names differ). */
+function sampled(b: Buffer): boolean {
+  let sum = 0;
+  for (let i = Math.min(b.length, ITEM_SAMPLE_BYTES) - 1; i >= 0; i -= 3) sum += b[i]!;
+  return (sum & 7) === 0;
+}
+
+function encodedItem(f: FieldInfo, b: Buffer, kind: string, sample: boolean): Buffer {
+  const key = f.message!.fullName + hash('sha1', b, 'base64');
+  if (sample && ++itemCacheUse.lookups === ITEM_CACHE_WINDOW) {
+    itemCacheUse.on = itemCacheUse.hits * 2 >= ITEM_CACHE_WINDOW;
+    itemCacheUse.lookups = itemCacheUse.hits = 0;
+  }
+  const hit = cachedItem(itemCache.current, key);
+  if (hit) {
+    if (sample) itemCacheUse.hits++;
+    return hit;
+  }
+  const old = cachedItem(itemCache.old, key);
+  if (old && sample) itemCacheUse.hits++;
+  const item = old ?? encodeMessage(f.message!, JSON.parse(b.toString('utf8')), `${kind}.items`);
+  if (item.length >= ITEM_MAX_BYTES) return item;
+  let g = itemCache.current;
+  if (g.used + item.length > ITEM_CACHE_BYTES) {
+    // The old generation's slab is reused: two slabs at most, ever (no external-memory churn for the GC).
+    const { slab } = itemCache.old;
+    itemCache.old = g;
+    g = itemCache.current = { at: new Map(), slab, used: 0 };
+  }
+  g.slab ??= Buffer.allocUnsafeSlow(ITEM_CACHE_BYTES);
+  item.copy(g.slab, g.used);
+  g.at.set(key, g.used * ITEM_MAX_BYTES + item.length);
+  g.used += item.length;
+  return item;
 }
 
 /** A protobuf varint. */

@@ -14,7 +14,7 @@ import { parseObject } from '../registry/generic/serialize.ts';
 import type { RequestInfo } from './request-info.ts';
 import { negotiateOutput, decodeBody, decodeApplyBody, applyBodyDuplicates, bodyMediaType, checkPatchRoute, type Representation, type Negotiated } from './negotiation.ts';
 import { createOptions, updateOptions, patchOptions, deleteOptions } from './write-options.ts';
-import { sendJson, listBody, sendListStream, sendYamlListStream, sendProtobufListStream, prettyPrint, warningHeaders, type Res } from './respond.ts';
+import { sendJson, listBody, sendListStream, sendYamlListStream, sendProtobufListStream, sendProtobufList, prettyPrint, warningHeaders, type Res } from './respond.ts';
 import { convertObjects, tableOptions } from './table.ts';
 import { kindAt } from '../registry/rest/strategy.ts';
 import { PROTOBUF, encodeProtobuf, encodeProtobufList, protobufTypeFor } from './protobuf.ts';
@@ -435,6 +435,10 @@ export class ResourceHandlers {
       // PartialObjectMetadata(List) in protobuf (negotiation offers no protobuf Table).
       if (out.rep === 'protobuf') return this.sendObject(res, Buffer.from(JSON.stringify(converted)), 'protobuf', code, headers);
       return sendJson(res, converted, { code, headers, yaml: out.rep === 'yaml' });
+    }
+    if (out.rep === 'protobuf' && listMeta) {
+      const apiVersion = version ? apiVersionOf(kind, version) : store.apiVersion;
+      if (protobufTypeFor(apiVersion, kind.listKind) !== undefined) return sendProtobufList(res, encodeProtobufList(apiVersion, kind.listKind, listMeta), items, code, headers);
     }
     const body = listMeta ? listBody(kind.listKind, version ? apiVersionOf(kind, version) : store.apiVersion, listMeta, items, kind.unstructuredLists) : items[0];
     return this.sendObject(res, body, out.rep, code, headers);

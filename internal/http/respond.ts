@@ -289,12 +289,18 @@ export async function sendYamlListStream(res: Res, kind: string, apiVersion: str
  * measures under STREAM_AFTER_BYTES is kept from the first pass and sent whole with a
  * Content-Length. The bytes are encodeProtobuf's of the whole list (encodeProtobufList).
  */
+/** Send a list read whole (a page) as Protobuf: encodeProtobuf's bytes of the whole list, from the parts. */
+export function sendProtobufList(res: Res, parts: ProtobufListParts, items: Buffer[], code = 200, headers: Record<string, string | string[]> = {}): void {
+  const encoded = parts.stored(items);
+  send(res, code, PROTOBUF, [parts.head(parts.meta.length + encoded.length), parts.meta, encoded, parts.tail], headers);
+}
+
 export async function sendProtobufListStream(res: Res, parts: ProtobufListParts, stream: { batches: AsyncIterable<Buffer[]>; reread(): AsyncIterable<Buffer[]>; close(): Promise<void> }, headers: Record<string, string | string[]> = {}): Promise<void> {
   let kept: Buffer[] | null = [];
   let size = parts.meta.length;
   try {
     for await (const batch of stream.reread()) {
-      const b = parts.items(batch.map(untyped));
+      const b = parts.stored(batch);
       size += b.length;
       if (kept) {
         kept.push(b);
@@ -310,7 +316,7 @@ export async function sendProtobufListStream(res: Res, parts: ProtobufListParts,
     return send(res, 200, PROTOBUF, [parts.head(size), parts.meta, ...kept, parts.tail], headers);
   }
   async function* chunks(): AsyncGenerator<Buffer> {
-    for await (const batch of stream.batches) yield parts.items(batch.map(untyped));
+    for await (const batch of stream.batches) yield parts.stored(batch);
   }
   return sendJsonStream(res, Buffer.concat([parts.head(size), parts.meta]), chunks(), parts.tail, stream.close, headers, PROTOBUF);
 }
