@@ -154,6 +154,8 @@ export class Storage {
   readonly health: StoreHealth;
   private readonly reads: SnapshotReads;
   private readonly keeper: StoreKeeper;
+  /** Changes to the tables while the server runs (table-watch.ts; a serving thread reads its leader's). */
+  private readonly tables: TableWatch;
 
   private constructor(p: StorageParts) {
     this.db = p.db;
@@ -170,8 +172,14 @@ export class Storage {
     this.openCheck = p.openCheck;
     const role: StoreRole = this.tail ? 'replica snapshot' : 'snapshot';
     const watched: Array<{ dir: string; role: StoreRole }> = [{ dir: this.db.location, role }, ...(this.logDb ? [{ dir: this.logDb.location, role: 'log' as const }] : [])];
-    const tables = new TableWatch(watched, this.health, dirname(this.db.location), p.logger);
-    this.reads = new SnapshotReads({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role, tables });
+    const tables = (this.tables = new TableWatch(watched, this.health, dirname(this.db.location), p.logger));
+    const follower = this.follower;
+    this.reads = new SnapshotReads({
+      db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role,
+      // A serving thread's reads are held by its leader's table watch, and report damage to it (storage/follower.ts).
+      tables: follower ?? tables,
+      report: follower ? (reason) => follower.reportDamage(reason) : undefined,
+    });
     this.keeper = new StoreKeeper({
       db: this.db, logDb: this.logDb, log: this.log, materializer: this.materializer, compactor: this.compactor,
       health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables,
@@ -260,6 +268,8 @@ export class Storage {
       materializer: this.materializer,
       health: this.health,
       compaction: this.compactor,
+      tables: this.tables,
+      damage: (reason) => this.reads.found(reason),
       appendFor: (id, event) => {
         if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is closed'));
         this.health.assertWritable();
