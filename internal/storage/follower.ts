@@ -13,6 +13,11 @@
  *                                                  names the tables, and every thread's health fails)
  *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
  *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
+ *   StoreKeeper.recover ── 'r' ──▶ reads held, stores closed ── 'rc' ──▶ the leader closes and
+ *                       reopens its stores ── 'o' ──▶ the thread opens its own again, reads go on
+ *                       (classic-level's `multithreading` shares one native database per
+ *                       location: it is really closed, its sticky write error forgotten, only
+ *                       once every thread has closed it)
  *
  * The leader's folded offset is also kept in shared memory (`committed`): an embedded follower's
  * consistent read waits until it has applied the offset it reads there, with no round trip. So is
@@ -51,8 +56,10 @@ type ToFollower =
   | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
-  | { t: 'l'; req: number; offset?: number; error?: WireError };
-type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number } | { t: 'd'; reason: string };
+  | { t: 'l'; req: number; offset?: number; error?: WireError }
+  | { t: 'r' }
+  | { t: 'o' };
+type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number } | { t: 'd'; reason: string } | { t: 'rc' };
 
 /** Slots of the shared BigInt64Array (FollowerLink.committed). */
 const FOLDED = 0;
@@ -102,6 +109,8 @@ export class LeaderFeed {
   appends = 0;
   /** Intents of followers not decided yet, by id: their verdict goes in the commit that decides it. */
   private readonly asking = new Map<string, MessagePort>();
+  /** Threads asked to close their stores (release), until they say they have. */
+  private readonly releasing = new Map<MessagePort, () => void>();
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, FOLDED, BigInt(s.materializer.folded));
@@ -125,7 +134,10 @@ export class LeaderFeed {
   link(port: MessagePort): FollowerLink {
     this.ports.add(port);
     port.on('message', (m: ToLeader) => this.request(port, m));
-    port.on('close', () => this.ports.delete(port));
+    port.on('close', () => {
+      this.ports.delete(port);
+      this.releasing.get(port)?.();
+    });
     port.postMessage({ t: 'h', problems: this.s.health.list() } satisfies ToFollower);
     return { port, committed: this.committed, kafka: this.s.kafka };
   }
@@ -147,6 +159,9 @@ export class LeaderFeed {
       );
     } else if (m.t === 'd') {
       this.s.damage(m.reason);
+    } else if (m.t === 'rc') {
+      this.releasing.get(port)?.();
+      this.releasing.delete(port);
     } else {
       this.s.latest().then(
         (offset) => port.postMessage({ t: 'l', req: m.req, offset } satisfies ToFollower),
@@ -186,6 +201,28 @@ export class LeaderFeed {
     }
   }
 
+  /**
+   * Recovery is about to close and reopen the stores (StoreKeeper.recover): every thread holds
+   * its reads and closes its own handles, so the leader's close really closes the native
+   * database. Resolves once all have (or after `timeoutMs`: false, a thread did not answer).
+   */
+  async release(timeoutMs = 10_000): Promise<boolean> {
+    const all = [...this.ports].map((port) => new Promise<void>((resolve) => {
+      this.releasing.set(port, resolve);
+      port.postMessage({ t: 'r' } satisfies ToFollower);
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([Promise.all(all).then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
+    clearTimeout(timer);
+    this.releasing.clear();
+    return answered;
+  }
+
+  /** The stores are open again: every thread opens its own and lets its reads go on. */
+  reattach(): void {
+    this.broadcast({ t: 'o' });
+  }
+
   private broadcast(m: ToFollower): void {
     for (const port of this.ports) port.postMessage(m);
   }
@@ -193,6 +230,8 @@ export class LeaderFeed {
   close(): void {
     for (const s of this.stop) s();
     this.s.tables.onState = null;
+    for (const r of this.releasing.values()) r();
+    this.releasing.clear();
     for (const port of this.ports) port.close();
     this.ports.clear();
   }
@@ -210,6 +249,9 @@ export class FollowerTail implements EventLog, TableVouch {
   private req = 0;
   private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
   private closed = false;
+  /** Set by the Storage: close this thread's stores with its reads held until `released` resolves, then open them again. */
+  onRelease: (() => Promise<void>) | null = null;
+  private reopened: (() => void) | null = null;
 
   constructor(private readonly link: FollowerLink, private readonly health: StoreHealth, private readonly logDb: Db | null) {
     this.offset = new BigInt64Array(link.committed);
@@ -248,6 +290,13 @@ export class FollowerTail implements EventLog, TableVouch {
     })();
   }
 
+  /** This thread's stores are closed (onRelease): tell the leader; resolves once it has reopened its own. */
+  released(): Promise<void> {
+    const reopened = new Promise<void>((resolve) => (this.reopened = resolve));
+    this.link.port.postMessage({ t: 'rc' } satisfies ToLeader);
+    return reopened;
+  }
+
   /** Damage one of this thread's reads found: the leader's to log and to spread (SnapshotReads.found). */
   reportDamage(reason: string): void {
     if (!this.closed) this.link.port.postMessage({ t: 'd', reason } satisfies ToLeader);
@@ -267,6 +316,16 @@ export class FollowerTail implements EventLog, TableVouch {
     const mat = this.loaded;
     if (m.t === 'h') {
       this.health.mirror(m.problems);
+      return;
+    }
+    if (m.t === 'r') {
+      if (this.onRelease) void this.onRelease().catch(() => undefined);
+      else this.link.port.postMessage({ t: 'rc' } satisfies ToLeader);
+      return;
+    }
+    if (m.t === 'o') {
+      this.reopened?.();
+      this.reopened = null;
       return;
     }
     if (m.t === 'l') {
@@ -327,6 +386,7 @@ export class FollowerTail implements EventLog, TableVouch {
     const err = new StorageError('unreachable', 'storage is shutting down');
     for (const w of this.latestWaiters.values()) w.reject(err);
     this.latestWaiters.clear();
+    this.reopened?.();
     this.link.port.close();
   }
 }

@@ -182,10 +182,21 @@ export class Storage {
     });
     this.keeper = new StoreKeeper({
       db: this.db, logDb: this.logDb, log: this.log, materializer: this.materializer, compactor: this.compactor,
-      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables,
+      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables, threads: () => this.feed,
     });
     const { health, tail, materializer } = this;
-    if (this.follower) return; // the leader recovers the stores; this thread's health mirrors its
+    if (follower) {
+      // The leader recovers the stores; this thread's health mirrors its, and its handles are
+      // closed while the leader reopens them (storage/follower.ts).
+      follower.onRelease = () =>
+        this.reads.holdReads(async () => {
+          for (const d of [this.db, this.logDb]) await d?.close();
+          await follower.released();
+          for (const d of [this.logDb, this.db]) await d?.open({ multithreading: true });
+          this.materializer.forgetCached();
+        });
+      return;
+    }
     health.onChange(() => {
       // Kafka mode: writes already in the log wait for this replica's fold, which cannot write
       // now. They are answered at once with a Timeout (kube's answer for an outcome it does not
