@@ -18,10 +18,10 @@ import { eventually } from './harness.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { readFileSync, openSync, writeSync, closeSync, readdirSync, statSync, truncateSync, rmSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, openSync, writeSync, closeSync, readdirSync, statSync, truncateSync, rmSync, existsSync, linkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { spawnServer, clientFor, tempDir, type ChildServer, type Client } from './harness.ts';
+import { spawnServer, startTestServer, clientFor, tempDir, type ChildServer, type Client } from './harness.ts';
 import { runCommand, type Run } from './kubectl-run.ts';
 import { dataBlocks } from '../internal/storage/verify-tables.ts';
 
@@ -183,6 +183,53 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   await stop();
   await refusedNaming(dataDir, table);
   await repairedHasEverything(dataDir, acked);
+});
+
+test('--workers 2: damage found by a serving thread\'s read fails the health of every thread (writes 500, /readyz 500), the leader names the file', async () => {
+  const { dataDir } = await populated();
+  const local = await startTestServer({ dataDir, workers: 2 });
+  const storage = local.server.storage;
+  // Separate connections (SO_REUSEPORT spreads them over the two threads); a create tells which
+  // thread a connection is on (the leader counts the writes its serving thread sent it).
+  const conns = Array.from({ length: 12 }, () => clientFor(local.url, join(dataDir, 'pki')));
+  try {
+    let onThread: Client | undefined;
+    let onLeader: Client | undefined;
+    for (const [i, c] of conns.entries()) {
+      const before = storage.followerWrites;
+      const r = await c.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: `probe-${i}` } } });
+      assert.is(r.status, 201, r.text);
+      if (storage.followerWrites > before) onThread ??= c;
+      else onLeader ??= c;
+    }
+    assert.ok(onThread && onLeader, 'connections on both threads');
+    // Damage written through a hard link in another directory: the leader's table watch (inotify
+    // on the store's directory) does not see it, as damage below the file system; only a read finds it.
+    const table = biggestTable(dataDir);
+    const link = join(tempDir('apiserver-corrupt-link-'), 'table');
+    dirs.push(dirname(link));
+    linkSync(table, link);
+    fill(link, Math.floor((statSync(table).size * 3) / 4), 64 * 1024, 0xa5);
+    const list = await onThread!.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
+    assert.is(list.status, 500, `list on the serving thread: ${list.status} ${list.text.slice(0, 200)}`);
+    assert.match(list.json.message, /snapshot store is damaged/);
+    // The leader heard of it: its writes and /readyz fail, and every thread's.
+    await eventually('the leader\'s /readyz fails', async () => (await onLeader!.request('GET', '/readyz')).status === 500, 3_000);
+    for (const [i, c] of conns.entries()) {
+      const w = await c.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: `cm-late-${i}` } } });
+      assert.is(w.status, 500, `connection ${i}: ${w.status} ${w.text.slice(0, 200)}`);
+      // Refused by the store's health, or (a serving thread) by admission's read of the store before it.
+      assert.match(w.json.message, /not (writing to|reading) a damaged store: the snapshot store is damaged/, `connection ${i}: ${w.json.message}`);
+      const ready = await c.request('GET', '/readyz?verbose');
+      assert.is(ready.status, 500, `connection ${i}: ${ready.text}`);
+      assert.match(ready.text, /\[-\]etcd failed/);
+    }
+    // The leader verified the tables and named the damaged one (logged with it).
+    await eventually('the leader names the table', async () => storage.health.problem?.reason.includes(table) ?? false, 5_000);
+  } finally {
+    await Promise.all(conns.map((c) => c.close()));
+    await local.close();
+  }
 });
 
 test('64 KiB of zeros in a table under a running server (LevelDB alone reads an empty block): reads refused, readyz fails, file logged', async () => {

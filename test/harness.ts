@@ -107,7 +107,9 @@ export function testWorkers(): { workers?: number } {
 /** Start a server in this process on a free port with its own data dir. */
 export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const server = await startServer({ dataDir, bindAddress: '127.0.0.1', securePort: 0, historyWindowMs: 300_000, logLevel: 'warn', ...testWorkers(), ...opts });
+  // Kinds a test supplies (code, not data) cannot be sent to a serving thread (app/workers.ts): one thread then.
+  const workers = opts.kinds ? {} : testWorkers();
+  const server = await startServer({ dataDir, bindAddress: '127.0.0.1', securePort: 0, historyWindowMs: 300_000, logLevel: 'warn', ...workers, ...opts });
   const client = clientFor(server.url, join(dataDir, 'pki'));
   return {
     server,

@@ -73,7 +73,8 @@ async function removeKind(): Promise<void> {
 const widget = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, ...extra }, data: { k: name } });
 
 test.before(async () => {
-  t = await startTarget({ namespaceDefaults: false });
+  // One thread: the test adds kinds (code) to this process's registry, which a serving thread does not share.
+  t = await startTarget({ namespaceDefaults: false, workers: 1 });
   group = `${t.ns('kr')}.example.test`;
   ns = await t.createNamespace('widgets');
 });

@@ -16,7 +16,7 @@ import { defaultAdvertiseAddress } from '../controllers/kubernetes-service.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { KindDescriptor } from '../registry/rest/strategy.ts';
 import { DEFAULT_RING_BYTES, DEFAULT_RING_SIZE, WatchHub } from '../watch/hub.ts';
-import { WatchBudget } from '../watch/budget.ts';
+import { WatchBudget, DEFAULT_TOTAL_BYTES, type BudgetLimits } from '../watch/budget.ts';
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { ServerOptions, RunningServer } from './options.ts';
@@ -114,7 +114,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const reconciled = follower ? { created: 0, updated: 0 } : await reconcileBootstrapPolicy(registry);
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
   phase('rbacBootstrap');
-  const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(opts.watchBudget));
+  const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(watchBudgetShare(opts)));
   // The storage's figures are the leader's alone (the leader's /metrics adds up every thread's:
   // a serving thread reports 0 there); the watch hub's are each thread's own.
   metrics.attach({
@@ -229,4 +229,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   };
   }
+}
+
+/**
+ * `--workers N`: each thread's watchers are budgeted by its own hub, so each thread takes an equal
+ * share of the total (rounded up) and the process as a whole keeps the flag's bound on queued
+ * bytes; a watcher lives on one thread, so its own limit is unchanged.
+ */
+function watchBudgetShare(opts: ServerOptions): Partial<BudgetLimits> | undefined {
+  const threads = opts.workers ?? 1;
+  if (threads <= 1) return opts.watchBudget;
+  return { ...opts.watchBudget, total: Math.ceil((opts.watchBudget?.total ?? DEFAULT_TOTAL_BYTES) / threads) };
 }

@@ -120,7 +120,7 @@ export class ApiMetrics {
     this.showHidden = opts.showHidden ?? false;
     this.requestTotal = this.counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', stabilityLevel: 'STABLE' }, [...REQUEST_LABELS, 'code'])!;
     this.requestDuration = this.histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', stabilityLevel: 'STABLE' }, [...REQUEST_LABELS], REQUEST_BUCKETS)!;
-    this.deprecatedApis = this.gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', stabilityLevel: 'STABLE' }, ['group', 'version', 'resource', 'subresource', 'removed_release'])!;
+    this.deprecatedApis = this.gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', stabilityLevel: 'STABLE' }, ['group', 'version', 'resource', 'subresource', 'removed_release'], undefined, 'max')!; // 1: requested on some thread
     this.longRunning = this.gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'ALPHA' }, [...LONGRUNNING_LABELS])!;
     this.longRunningOld = this.gauge({ name: 'apiserver_longrunning_gauge', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, [...LONGRUNNING_LABELS]);
     this.registeredWatchers = this.gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', stabilityLevel: 'ALPHA', deprecatedVersion: '1.23.0' }, ['group', 'version', 'kind']);
@@ -349,9 +349,10 @@ export class ApiMetrics {
     return new Counter<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, registers: [this.registry], ...(collect ? { collect(this: Counter<K>) { return collect(this); } } : {}) });
   }
 
-  private gauge<K extends string>(meta: MetricMeta, labelNames: K[], collect?: (g: Gauge<K>) => void | Promise<void>): Gauge<K> | undefined {
+  /** `aggregator`: how `--workers` threads' values add up (aggregateWith; prom-client's default sums). */
+  private gauge<K extends string>(meta: MetricMeta, labelNames: K[], collect?: (g: Gauge<K>) => void | Promise<void>, aggregator?: 'max'): Gauge<K> | undefined {
     if (!isRegistered(meta, this.showHidden)) return undefined;
-    return new Gauge<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, registers: [this.registry], ...(collect ? { collect(this: Gauge<K>) { return collect(this); } } : {}) });
+    return new Gauge<K>({ name: meta.name, help: annotatedHelp(meta), labelNames, registers: [this.registry], ...(aggregator ? { aggregator } : {}), ...(collect ? { collect(this: Gauge<K>) { return collect(this); } } : {}) });
   }
 
   private histogram<K extends string>(meta: MetricMeta, labelNames: K[], buckets: number[]): Histogram<K> | undefined {

@@ -9,11 +9,20 @@
  *                                                      then the verdicts (so after the commit)
  *   a failed append     ── 'v' {id, error}     ──▶ the writer's error
  *   StoreHealth change  ── 'h' {problems}      ──▶ StoreHealth.mirror
+ *   SnapshotReads.found ◀── 'd' {reason}       ── damage a thread's read found (the leader logs it,
+ *                                                  names the tables, and every thread's health fails)
  *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
  *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
+ *   StoreKeeper.recover ── 'r' ──▶ reads held, stores closed ── 'rc' ──▶ the leader closes and
+ *                       reopens its stores ── 'o' ──▶ the thread opens its own again, reads go on
+ *                       (classic-level's `multithreading` shares one native database per
+ *                       location: it is really closed, its sticky write error forgotten, only
+ *                       once every thread has closed it)
  *
  * The leader's folded offset is also kept in shared memory (`committed`): an embedded follower's
- * consistent read waits until it has applied the offset it reads there, with no round trip.
+ * consistent read waits until it has applied the offset it reads there, with no round trip. So is
+ * its table watch's state (table-watch.ts): a thread's read holds its result while a changed
+ * table is verified, as the leader's reads do.
  * Object bytes of one commit travel in one SharedArrayBuffer shared by every follower (one copy).
  */
 import type { MessagePort } from 'node:worker_threads';
@@ -23,15 +32,18 @@ import { fromHex16, logKey } from './keys.ts';
 import type { Verdict } from './mvcc/fold.ts';
 import type { LogEvent, PositionedEvent } from './log/event.ts';
 import type { EventLog } from './log/log.ts';
-import type { StoreHealth, StoreProblem } from './store-health.ts';
+import { DAMAGE, type StoreHealth, type StoreProblem } from './store-health.ts';
+import type { TableVouch } from './table-watch.ts';
 import { StorageError, type StorageErrorCode } from './errors.ts';
 
 /** What a follower thread is given by its leader (structured-cloneable: the port is transferred). */
 export interface FollowerLink {
   port: MessagePort;
   /**
-   * BigInt64Array[2] over it: [0] the leader's folded offset, stored at every commit; [1] its
-   * compaction point, stored before the compactor deletes anything below it.
+   * BigInt64Array[SLOTS] over it: [FOLDED] the leader's folded offset, stored at every commit;
+   * [COMPACTED] its compaction point, stored before the compactor deletes anything below it;
+   * [TABLE_CHANGES] and [VERIFYING] its table watch's generation and verifications in progress
+   * (notified when they end); [DAMAGED] 1 once its health has damage (before the 'h' message).
    */
   committed: SharedArrayBuffer;
   /** The leader reads "most recent" from a Kafka broker: a consistent read asks it. */
@@ -44,8 +56,24 @@ type ToFollower =
   | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
-  | { t: 'l'; req: number; offset?: number; error?: WireError };
-type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number };
+  | { t: 'l'; req: number; offset?: number; error?: WireError }
+  | { t: 'r' }
+  | { t: 'o' };
+type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number } | { t: 'd'; reason: string } | { t: 'rc' };
+
+/** Slots of the shared BigInt64Array (FollowerLink.committed). */
+const FOLDED = 0;
+const COMPACTED = 1;
+const TABLE_CHANGES = 2;
+const VERIFYING = 3;
+const DAMAGED = 4;
+const SLOTS = 5;
+/** Atomics.waitAsync (Node ≥ 16; typed in TypeScript's es2024 lib, newer than this project's). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { async: boolean; value: Promise<string> | string };
+}).waitAsync;
+/** How long a thread's read waits for the leader's word on damage its shared memory announced. */
+const DAMAGE_MESSAGE_WAIT_MS = 1000;
 
 const wireError = (err: unknown): WireError =>
   err instanceof StorageError
@@ -61,6 +89,10 @@ export interface LeaderSide {
   health: StoreHealth;
   /** The compactor's point now, and a hook called synchronously whenever it advances. */
   compaction: { compacted: number; onAdvance: ((c: number) => void) | null };
+  /** The table watch: its state is shared with the threads. */
+  tables: { onState: ((generation: number, verifying: number) => void) | null };
+  /** Damage a thread's read found (SnapshotReads.found). */
+  damage(reason: string): void;
   /** Append an intent (already encrypted by the follower) under the follower's id; the verdict. */
   appendFor(id: string, event: Omit<LogEvent, 'id'>): Promise<Verdict>;
   latest(): Promise<number>;
@@ -69,7 +101,7 @@ export interface LeaderSide {
 
 /** The leader's end: feeds every follower port its commits, verdicts and health. */
 export class LeaderFeed {
-  readonly committed = new SharedArrayBuffer(16);
+  readonly committed = new SharedArrayBuffer(8 * SLOTS);
   private readonly offset = new BigInt64Array(this.committed);
   private readonly ports = new Set<MessagePort>();
   private readonly stop: (() => void)[] = [];
@@ -77,20 +109,35 @@ export class LeaderFeed {
   appends = 0;
   /** Intents of followers not decided yet, by id: their verdict goes in the commit that decides it. */
   private readonly asking = new Map<string, MessagePort>();
+  /** Threads asked to close their stores (release), until they say they have. */
+  private readonly releasing = new Map<MessagePort, () => void>();
 
   constructor(private readonly s: LeaderSide) {
-    Atomics.store(this.offset, 0, BigInt(s.materializer.folded));
-    Atomics.store(this.offset, 1, BigInt(s.compaction.compacted));
-    s.compaction.onAdvance = (c) => Atomics.store(this.offset, 1, BigInt(c));
+    Atomics.store(this.offset, FOLDED, BigInt(s.materializer.folded));
+    Atomics.store(this.offset, COMPACTED, BigInt(s.compaction.compacted));
+    s.compaction.onAdvance = (c) => Atomics.store(this.offset, COMPACTED, BigInt(c));
+    s.tables.onState = (generation, verifying) => {
+      Atomics.store(this.offset, TABLE_CHANGES, BigInt(generation));
+      Atomics.store(this.offset, VERIFYING, BigInt(verifying));
+      if (!verifying) Atomics.notify(this.offset, VERIFYING);
+    };
     this.stop.push(s.materializer.onCommit((p) => this.commit(p)));
-    this.stop.push(s.health.onChange(() => this.broadcast({ t: 'h', problems: s.health.list() })));
+    this.stop.push(
+      s.health.onChange(() => {
+        Atomics.store(this.offset, DAMAGED, s.health.get(DAMAGE) ? 1n : 0n);
+        this.broadcast({ t: 'h', problems: s.health.list() });
+      }),
+    );
   }
 
   /** A new follower: its port gets every commit from now on (queued until the thread reads it). */
   link(port: MessagePort): FollowerLink {
     this.ports.add(port);
     port.on('message', (m: ToLeader) => this.request(port, m));
-    port.on('close', () => this.ports.delete(port));
+    port.on('close', () => {
+      this.ports.delete(port);
+      this.releasing.get(port)?.();
+    });
     port.postMessage({ t: 'h', problems: this.s.health.list() } satisfies ToFollower);
     return { port, committed: this.committed, kafka: this.s.kafka };
   }
@@ -101,7 +148,7 @@ export class LeaderFeed {
       const event = { ...m.event, ...(m.event.object ? { object: asBuffer(m.event.object) } : {}) };
       this.asking.set(m.id, port);
       // A verdict travels in its commit's message (commit below); only a failure comes alone.
-      this.s.appendFor(m.id, event).then(
+      new Promise<Verdict>((resolve) => resolve(this.s.appendFor(m.id, event))).then(
         (verdict) => {
           if (this.asking.delete(m.id)) port.postMessage({ t: 'v', id: m.id, verdict } satisfies ToFollower);
         },
@@ -110,6 +157,11 @@ export class LeaderFeed {
           port.postMessage({ t: 'v', id: m.id, error: wireError(err) } satisfies ToFollower);
         },
       );
+    } else if (m.t === 'd') {
+      this.s.damage(m.reason);
+    } else if (m.t === 'rc') {
+      this.releasing.get(port)?.();
+      this.releasing.delete(port);
     } else {
       this.s.latest().then(
         (offset) => port.postMessage({ t: 'l', req: m.req, offset } satisfies ToFollower),
@@ -119,7 +171,7 @@ export class LeaderFeed {
   }
 
   private commit(p: PendingFold): void {
-    Atomics.store(this.offset, 0, BigInt(p.lastOffset));
+    Atomics.store(this.offset, FOLDED, BigInt(p.lastOffset));
     if (!this.ports.size) return;
     let total = 0;
     for (const c of p.changes) total += c.object.length + (c.prev?.length ?? 0);
@@ -149,12 +201,37 @@ export class LeaderFeed {
     }
   }
 
+  /**
+   * Recovery is about to close and reopen the stores (StoreKeeper.recover): every thread holds
+   * its reads and closes its own handles, so the leader's close really closes the native
+   * database. Resolves once all have (or after `timeoutMs`: false, a thread did not answer).
+   */
+  async release(timeoutMs = 10_000): Promise<boolean> {
+    const all = [...this.ports].map((port) => new Promise<void>((resolve) => {
+      this.releasing.set(port, resolve);
+      port.postMessage({ t: 'r' } satisfies ToFollower);
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([Promise.all(all).then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
+    clearTimeout(timer);
+    this.releasing.clear();
+    return answered;
+  }
+
+  /** The stores are open again: every thread opens its own and lets its reads go on. */
+  reattach(): void {
+    this.broadcast({ t: 'o' });
+  }
+
   private broadcast(m: ToFollower): void {
     for (const port of this.ports) port.postMessage(m);
   }
 
   close(): void {
     for (const s of this.stop) s();
+    this.s.tables.onState = null;
+    for (const r of this.releasing.values()) r();
+    this.releasing.clear();
     for (const port of this.ports) port.close();
     this.ports.clear();
   }
@@ -164,7 +241,7 @@ export class LeaderFeed {
  * The follower's end: applies the leader's messages to its Materializer and StoreHealth, and is
  * its EventLog (appends go to the leader; the verdict comes back on the port).
  */
-export class FollowerTail implements EventLog {
+export class FollowerTail implements EventLog, TableVouch {
   private readonly offset: BigInt64Array;
   private loaded: Materializer | null = null;
   /** Commits that arrived while the key index loads (applied after it, those past its offset). */
@@ -172,6 +249,9 @@ export class FollowerTail implements EventLog {
   private req = 0;
   private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
   private closed = false;
+  /** Set by the Storage: close this thread's stores with its reads held until `released` resolves, then open them again. */
+  onRelease: (() => Promise<void>) | null = null;
+  private reopened: (() => void) | null = null;
 
   constructor(private readonly link: FollowerLink, private readonly health: StoreHealth, private readonly logDb: Db | null) {
     this.offset = new BigInt64Array(link.committed);
@@ -180,12 +260,46 @@ export class FollowerTail implements EventLog {
 
   /** The leader's folded offset now. */
   get committed(): number {
-    return Number(Atomics.load(this.offset, 0));
+    return Number(Atomics.load(this.offset, FOLDED));
   }
 
   /** The leader's compaction point now (history below it may be gone). */
   get compacted(): number {
-    return Number(Atomics.load(this.offset, 1));
+    return Number(Atomics.load(this.offset, COMPACTED));
+  }
+
+  /** The leader's table watch generation (TableVouch: SnapshotReads records it before a read). */
+  get generation(): number {
+    return Number(Atomics.load(this.offset, TABLE_CHANGES));
+  }
+
+  /**
+   * What was read since `generation` may be used once the leader has verified every table
+   * changed meanwhile and, if it found damage, once its health message has come (the read then
+   * checks this thread's health, as the leader's reads do).
+   */
+  vouch(generation: number): Promise<void> | undefined {
+    const damagedUnheard = (): boolean => Atomics.load(this.offset, DAMAGED) !== 0n && !this.health.get(DAMAGE);
+    if (generation === this.generation && Atomics.load(this.offset, VERIFYING) === 0n && !damagedUnheard()) return undefined;
+    return (async () => {
+      for (let n = Atomics.load(this.offset, VERIFYING); n !== 0n; n = Atomics.load(this.offset, VERIFYING)) {
+        const w = waitAsync(this.offset, VERIFYING, n, 5_000);
+        if (w.async) await w.value;
+      }
+      if (damagedUnheard()) await this.health.nextChange(DAMAGE_MESSAGE_WAIT_MS);
+    })();
+  }
+
+  /** This thread's stores are closed (onRelease): tell the leader; resolves once it has reopened its own. */
+  released(): Promise<void> {
+    const reopened = new Promise<void>((resolve) => (this.reopened = resolve));
+    this.link.port.postMessage({ t: 'rc' } satisfies ToLeader);
+    return reopened;
+  }
+
+  /** Damage one of this thread's reads found: the leader's to log and to spread (SnapshotReads.found). */
+  reportDamage(reason: string): void {
+    if (!this.closed) this.link.port.postMessage({ t: 'd', reason } satisfies ToLeader);
   }
 
   get kafka(): boolean {
@@ -202,6 +316,16 @@ export class FollowerTail implements EventLog {
     const mat = this.loaded;
     if (m.t === 'h') {
       this.health.mirror(m.problems);
+      return;
+    }
+    if (m.t === 'r') {
+      if (this.onRelease) void this.onRelease().catch(() => undefined);
+      else this.link.port.postMessage({ t: 'rc' } satisfies ToLeader);
+      return;
+    }
+    if (m.t === 'o') {
+      this.reopened?.();
+      this.reopened = null;
       return;
     }
     if (m.t === 'l') {
@@ -262,6 +386,7 @@ export class FollowerTail implements EventLog {
     const err = new StorageError('unreachable', 'storage is shutting down');
     for (const w of this.latestWaiters.values()) w.reject(err);
     this.latestWaiters.clear();
+    this.reopened?.();
     this.link.port.close();
   }
 }

@@ -15,7 +15,7 @@ import { damagedTables, repairHint, type StoreRole } from './open-verified.ts';
 import { describeFaults } from './verify-tables.ts';
 import { DAMAGE, isStoreDamage, type StoreHealth } from './store-health.ts';
 import { readAt, readLatest, type Collection, type CollectionRead } from './list.ts';
-import type { TableWatch } from './table-watch.ts';
+import type { TableVouch } from './table-watch.ts';
 
 /** A consistent read view: every read through it sees the state as of `rv`. */
 export interface ReadView {
@@ -36,7 +36,12 @@ export interface SnapshotReadsOptions {
   /** What the snapshot store is, in errors and repair hints. */
   role: StoreRole;
   /** Changes to the store's tables while it runs (table-watch.ts): reads racing one wait for its verification. */
-  tables?: TableWatch;
+  tables?: TableVouch;
+  /**
+   * A serving thread (storage/follower.ts): damage one of its reads finds goes to the leader,
+   * which logs it, names the tables and fails the health of every thread.
+   */
+  report?: (reason: string) => void;
 }
 
 /** The snapshot store's reads (see the file comment); one per Storage. */
@@ -47,12 +52,13 @@ export class SnapshotReads {
   private readonly atRest: AtRest;
   private readonly health: StoreHealth;
   private readonly role: StoreRole;
-  private readonly tables: TableWatch | undefined;
+  private readonly tables: TableVouch | undefined;
+  private readonly report: ((reason: string) => void) | undefined;
   /** Set while recovery closes and reopens LevelDB: readers wait for it instead of failing. */
   private reopening: Promise<void> | null = null;
 
   constructor(o: SnapshotReadsOptions) {
-    ({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role: this.role, tables: this.tables } = o);
+    ({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role: this.role, tables: this.tables, report: this.report } = o);
   }
 
   /**
@@ -278,11 +284,24 @@ export class SnapshotReads {
     if (err instanceof StorageError || !isStoreDamage(err)) return err;
     const cause = (err as { cause?: Error }).cause;
     const text = cause?.message ?? (err as Error).message;
-    if (!this.health.get(DAMAGE)) {
-      this.health.damaged(`the snapshot store is damaged: ${text}${repairHint(this.role, dirname(this.db.location))}`);
-      void this.nameDamagedTables();
-    }
+    this.found(`the snapshot store is damaged: ${text}${repairHint(this.role, dirname(this.db.location))}`);
     return new StorageError('corrupt', `the snapshot store is damaged: ${text}`);
+  }
+
+  /**
+   * Damage a read found (here or, on the leader, in a serving thread's read): the health fails
+   * and the damaged tables are named once. A serving thread refuses its reads at once and tells
+   * its leader, which does the rest.
+   */
+  found(reason: string): void {
+    if (this.health.get(DAMAGE)) return;
+    if (this.report) {
+      this.health.damaged(reason, true);
+      this.report(reason);
+      return;
+    }
+    this.health.damaged(reason);
+    void this.nameDamagedTables();
   }
 
   /** Verify the snapshot's tables while it runs, to name the damage a read ran into. */

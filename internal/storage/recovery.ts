@@ -46,6 +46,8 @@ export interface StoreKeeperOptions {
   logger?: StorageLogger;
   /** Changes to the tables while the server runs (table-watch.ts), started with the scrub. */
   tables?: TableWatch;
+  /** Serving threads sharing the stores (storage/follower.ts), closed around a reopen. */
+  threads?: () => { release(): Promise<boolean>; reattach(): void } | null;
 }
 
 /** Recovery and scrubbing of one Storage's stores (see the file comment). */
@@ -105,9 +107,17 @@ export class StoreKeeper {
     if (this.closed) return;
     const committed = materializer.folded;
     try {
+      const threads = this.o.threads?.() ?? null;
       await this.o.reads.holdReads(async () => {
-        for (const d of [db, logDb]) await d?.close();
-        for (const d of [logDb, db]) await d?.open({ multithreading: true }); // serving threads share them (storage/follower.ts)
+        // Serving threads share the native databases (`multithreading`): a close is real only once
+        // theirs are closed too, and they open theirs again after these (storage/follower.ts).
+        if (threads && !(await threads.release())) this.o.logger?.warn({}, 'a serving thread did not close its stores for the reopen');
+        try {
+          for (const d of [db, logDb]) await d?.close();
+          for (const d of [logDb, db]) await d?.open({ multithreading: true });
+        } finally {
+          threads?.reattach();
+        }
       });
     } catch (err) {
       health.fail('write', `reopening the store failed: ${describeStoreError(err)}`);

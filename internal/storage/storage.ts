@@ -154,6 +154,8 @@ export class Storage {
   readonly health: StoreHealth;
   private readonly reads: SnapshotReads;
   private readonly keeper: StoreKeeper;
+  /** Changes to the tables while the server runs (table-watch.ts; a serving thread reads its leader's). */
+  private readonly tables: TableWatch;
 
   private constructor(p: StorageParts) {
     this.db = p.db;
@@ -170,14 +172,31 @@ export class Storage {
     this.openCheck = p.openCheck;
     const role: StoreRole = this.tail ? 'replica snapshot' : 'snapshot';
     const watched: Array<{ dir: string; role: StoreRole }> = [{ dir: this.db.location, role }, ...(this.logDb ? [{ dir: this.logDb.location, role: 'log' as const }] : [])];
-    const tables = new TableWatch(watched, this.health, dirname(this.db.location), p.logger);
-    this.reads = new SnapshotReads({ db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role, tables });
+    const tables = (this.tables = new TableWatch(watched, this.health, dirname(this.db.location), p.logger));
+    const follower = this.follower;
+    this.reads = new SnapshotReads({
+      db: this.db, materializer: this.materializer, compactor: this.compactor, atRest: this.atRest, health: this.health, role,
+      // A serving thread's reads are held by its leader's table watch, and report damage to it (storage/follower.ts).
+      tables: follower ?? tables,
+      report: follower ? (reason) => follower.reportDamage(reason) : undefined,
+    });
     this.keeper = new StoreKeeper({
       db: this.db, logDb: this.logDb, log: this.log, materializer: this.materializer, compactor: this.compactor,
-      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables,
+      health: this.health, reads: this.reads, role, dataDir: p.dataDir, logger: p.logger, tables, threads: () => this.feed,
     });
     const { health, tail, materializer } = this;
-    if (this.follower) return; // the leader recovers the stores; this thread's health mirrors its
+    if (follower) {
+      // The leader recovers the stores; this thread's health mirrors its, and its handles are
+      // closed while the leader reopens them (storage/follower.ts).
+      follower.onRelease = () =>
+        this.reads.holdReads(async () => {
+          for (const d of [this.db, this.logDb]) await d?.close();
+          await follower.released();
+          for (const d of [this.logDb, this.db]) await d?.open({ multithreading: true });
+          this.materializer.forgetCached();
+        });
+      return;
+    }
     health.onChange(() => {
       // Kafka mode: writes already in the log wait for this replica's fold, which cannot write
       // now. They are answered at once with a Timeout (kube's answer for an outcome it does not
@@ -260,6 +279,8 @@ export class Storage {
       materializer: this.materializer,
       health: this.health,
       compaction: this.compactor,
+      tables: this.tables,
+      damage: (reason) => this.reads.found(reason),
       appendFor: (id, event) => {
         if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is closed'));
         this.health.assertWritable();

@@ -124,9 +124,28 @@ export class StoreHealth {
     this.changed();
   }
 
-  /** Damage found (DAMAGE, fatal): only the first reason stays; `explain` adds what was found out since. */
-  damaged(reason: string): void {
-    if (!this.problems.has(DAMAGE)) this.fail(DAMAGE, reason, true);
+  /**
+   * Damage found (DAMAGE, fatal): only the first reason stays; `explain` adds what was found out since.
+   * `quiet`: not logged here (a serving thread's find: its leader logs it, storage/follower.ts).
+   */
+  damaged(reason: string, quiet = false): void {
+    if (this.problems.has(DAMAGE)) return;
+    if (!quiet) return this.fail(DAMAGE, reason, true);
+    this.problems.set(DAMAGE, { source: DAMAGE, reason, since: Date.now(), fatal: true });
+    this.changed();
+  }
+
+  /** Resolves at the next state change, or after `timeoutMs`. */
+  nextChange(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        off();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const off = this.onChange(done);
+    });
   }
 
   /** Add to the damage's reason (the damaged files, once verified): logged again with it. */

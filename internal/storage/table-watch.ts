@@ -40,8 +40,22 @@ interface WatchedStore {
   watcher: FSWatcher | null;
 }
 
-export class TableWatch {
+/** What a read needs of a table watch (the leader's TableWatch; a serving thread's view of it, storage/follower.ts). */
+export interface TableVouch {
+  /** What a read records before it reads LevelDB (see vouch). */
+  readonly generation: number;
+  /** Resolves once every table changed since `generation` has been verified (undefined: nothing changed). */
+  vouch(generation: number): Promise<void> | undefined;
+}
+
+export class TableWatch implements TableVouch {
   private readonly stores: WatchedStore[];
+  /**
+   * Called with the generation and the number of verifications in progress whenever either
+   * changes (the leader shares them with its serving threads, storage/follower.ts); after a
+   * verification that found damage, only once the health says so.
+   */
+  onState: ((generation: number, verifying: number) => void) | null = null;
   /** Bumped at every change to a complete table. */
   private changes = 0;
   /** Verifications of changed complete tables in progress. */
@@ -118,8 +132,12 @@ export class TableWatch {
       return;
     }
     this.changes++;
-    const check = this.verify(s, name).finally(() => this.verifying.delete(check));
+    const check = this.verify(s, name).finally(() => {
+      this.verifying.delete(check);
+      this.onState?.(this.changes, this.verifying.size);
+    });
     this.verifying.add(check);
+    this.onState?.(this.changes, this.verifying.size);
   }
 
   /**
