@@ -23,7 +23,7 @@ import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, tokenAuthentication } from './authentication.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
-import { LeaderChannel, startServingThreads, type ServingThreads } from './workers.ts';
+import { LeaderChannel, startServingThreads, threadShare, type ServingThreads } from './workers.ts';
 import { ServiceAccountTokens } from './service-accounts.ts';
 import { authorization } from './authorization.ts';
 import { admissionChains, admissionConfiguration } from './admission.ts';
@@ -237,7 +237,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
  * bytes; a watcher lives on one thread, so its own limit is unchanged.
  */
 function watchBudgetShare(opts: ServerOptions): Partial<BudgetLimits> | undefined {
-  const threads = opts.workers ?? 1;
-  if (threads <= 1) return opts.watchBudget;
-  return { ...opts.watchBudget, total: Math.ceil((opts.watchBudget?.total ?? DEFAULT_TOTAL_BYTES) / threads) };
+  if ((opts.workers ?? 1) <= 1) return opts.watchBudget;
+  return { ...opts.watchBudget, total: threadShare(opts.watchBudget?.total ?? DEFAULT_TOTAL_BYTES, opts) };
 }

@@ -29,6 +29,7 @@ import type { OpenIdDiscovery } from '../http/openid-discovery.ts';
 import type { APIServiceIndex } from '../http/aggregator.ts';
 import type { ClientTrust } from './authentication.ts';
 import type { ServerOptions } from './options.ts';
+import { threadShare } from './workers.ts';
 
 export interface ServeDeps {
   pki: Pki;
@@ -210,8 +211,7 @@ const OBJECT_COUNT_REFRESH_MS = 1000;
 export function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectCounts: () => Map<string, number>): { limiter: RequestLimiter; controller?: FlowController } | undefined {
   // `--workers N`: each serving thread limits its own requests, so each takes an equal share of
   // the limits (rounded up; 0 stays "no limit"), and the process as a whole keeps kube's totals.
-  const threads = opts.workers ?? 1;
-  const share = (n: number): number => (n <= 0 || threads <= 1 ? n : Math.max(1, Math.ceil(n / threads)));
+  const share = (n: number): number => threadShare(n, opts);
   const readOnly = share(opts.maxRequestsInflight ?? 400);
   const mutating = share(opts.maxMutatingRequestsInflight ?? 200);
   // --request-timeout: kube's queue wait limit is a quarter of it (a queued request's deadline is timeout.ts's).

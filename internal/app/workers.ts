@@ -99,6 +99,16 @@ const workerEntry = (): URL => {
   return new URL(`../../cmd/apiserver-worker.${ext}`, import.meta.url);
 };
 
+/**
+ * A process-wide limit as one serving thread's share under `--workers N`: each thread enforces
+ * its own, so each takes an equal part (rounded up, at least 1) and the process keeps the flag's
+ * total; 0 or less ("no limit") and a single thread keep the value as it is.
+ */
+export function threadShare(limit: number, opts: Pick<ServerOptions, 'workers'>): number {
+  const threads = opts.workers ?? 1;
+  return limit <= 0 || threads <= 1 ? limit : Math.max(1, Math.ceil(limit / threads));
+}
+
 /** Start `opts.workers − 1` serving threads on `port` (the leader's); resolves once every one serves. */
 export async function startServingThreads(opts: ServerOptions, storage: Storage, port: number, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
   const n = (opts.workers ?? 1) - 1;
