@@ -284,6 +284,26 @@ export class FieldSet {
     return new FieldSet(this.members, new Map(this.children).set(k, { pe: path[0], set: sub }));
   }
 
+  /**
+   * This set with members added along its paths: at every level, `step(ctx, pe)` says whether the
+   * child element `pe` (a node with member descendants) becomes a member too, and the context its
+   * subset is walked with. Subsets left as they are (no children) are shared, not copied.
+   */
+  withMembersAdded<C>(ctx: C, step: (ctx: C, pe: PathElement) => { member: boolean; ctx: C }): FieldSet {
+    if (this.children.size === 0) return this;
+    let members = this.members;
+    const children = new Map<string, Child>();
+    for (const [k, c] of this.children) {
+      const r = step(ctx, c.pe);
+      if (r.member && !members.has(k)) {
+        if (members === this.members) members = new Map(members);
+        (members as Map<string, PathElement>).set(k, c.pe);
+      }
+      children.set(k, { pe: c.pe, set: c.set.withMembersAdded(r.ctx, step) });
+    }
+    return new FieldSet(members, children);
+  }
+
   /** Is the path a member? */
   has(path: Path): boolean {
     if (path.length === 0) return false;

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
+import fc from 'fast-check';
 import * as assert from 'uvu/assert';
 import { schemas } from './registry.ts';
-import { FieldSet, type Path } from './fieldpath.ts';
+import { FieldSet, type Path, type PathElement } from './fieldpath.ts';
 import { ensureNamedFieldsAreMembers, merge, removeItems, validate } from './merge.ts';
 import type { TypeRef } from './types.ts';
 
@@ -59,6 +60,48 @@ test('validate: SMD messages for unknown fields, wrong scalars, duplicate and ke
   assert.is(validate({ spec: { ports: [{ name: 'x' }] } }, svc), undefined);
   assert.is(validate({ spec: { ports: ['x'] } }, svc), '.spec.ports: element 0: associative list with keys may not have non-map elements');
   assert.is(validate({ spec: { ports: [{ port: 'http' }] } }, svc), '.spec.ports[port="http",protocol="TCP"].port: expected numeric (int or float), got string');
+});
+
+/** ensureNamedFieldsAreMembers as it was first written (every path listed, then a set): the reference below. */
+function ensureByPaths(set: FieldSet, type: TypeRef | undefined): FieldSet {
+  const paths: Path[] = [];
+  const walk = (s: FieldSet, t: TypeRef | undefined, prefix: Path): void => {
+    const atom = t?.atom;
+    for (const pe of s.memberElements()) paths.push([...prefix, pe]);
+    for (const { pe, set: child } of s.childEntries()) {
+      let ct: TypeRef | undefined;
+      if ('field' in pe && atom?.map) {
+        const fd = atom.map.fields.get(pe.field);
+        if (fd) paths.push([...prefix, pe]);
+        ct = fd?.type ?? atom.map.elementType;
+      } else if ('key' in pe && atom?.list) {
+        ct = atom.list.elementType;
+      }
+      walk(child, ct, [...prefix, pe]);
+    }
+  };
+  walk(set, type, []);
+  return FieldSet.fromPaths(paths);
+}
+
+test('ensureNamedFieldsAreMembers (built level by level) is the set the path-list version builds, on random sets of 5 kinds', () => {
+  const types = ['ConfigMap', 'Pod', 'Service', 'Namespace', 'Secret'].map(kind);
+  const names = ['metadata', 'name', 'labels', 'annotations', 'finalizers', 'spec', 'status', 'containers', 'image', 'ports', 'containerPort', 'protocol', 'port', 'conditions', 'type', 'data', 'x', 'selector'];
+  const element: fc.Arbitrary<PathElement> = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...names).map((field) => ({ field })) },
+    fc.constantFrom<PathElement>({ key: [['name', 'a']] }, { key: [['port', 80], ['protocol', 'TCP']] }, { key: [['type', 'Ready']] }),
+    fc.constantFrom<PathElement>({ value: 'a' }, { value: 1 }, { index: 0 }, { index: 2 }),
+  );
+  const fieldSet = fc.array(fc.array(element, { minLength: 1, maxLength: 5 }), { maxLength: 8 }).map((ps) => FieldSet.fromPaths(ps));
+  fc.assert(
+    fc.property(fc.option(fc.constantFrom(...types), { nil: undefined }), fieldSet, (t, s) => {
+      const got = ensureNamedFieldsAreMembers(s, t);
+      const want = ensureByPaths(s, t);
+      assert.ok(got.equals(want), `${got}\n≠\n${want}`);
+      assert.equal(got.toFieldsV1(), want.toFieldsV1());
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test.run();

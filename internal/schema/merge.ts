@@ -257,25 +257,21 @@ export function removeItems(value: unknown, set: FieldSet, type: TypeRef): unkno
 
 /**
  * The set with every named struct field on the way to a member made a member too (SMD
- * Set.EnsureNamedFieldsAreMembers), so that removing it removes the field itself.
+ * Set.EnsureNamedFieldsAreMembers), so that removing it removes the field itself. Built level by
+ * level from the set itself (no path list to sort and re-insert).
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undefined): FieldSet {
-  const paths: Path[] = [];
-  const walk = (s: FieldSet, t: TypeRef | undefined, prefix: Path): void => {
-    const atom = t?.atom;
-    for (const pe of s.memberElements()) paths.push([...prefix, pe]);
-    for (const { pe, set: child } of s.childEntries()) {
-      let ct: TypeRef | undefined;
-      if ('field' in pe && atom?.map) {
-        const f = atom.map.fields.get(pe.field);
-        if (f) paths.push([...prefix, pe]);
-        ct = f?.type ?? atom.map.elementType;
-      } else if ('key' in pe && atom?.list) {
-        ct = atom.list.elementType;
-      }
-      walk(child, ct, [...prefix, pe]);
-    }
-  };
-  walk(set, type, []);
-  return FieldSet.fromPaths(paths);
+  return set.withMembersAdded(type, namedFieldStep);
 }
+
+/** One level of ensureNamedFieldsAreMembers: a struct field is named; map keys and list items are not. */
+function namedFieldStep(t: TypeRef | undefined, pe: PathElement): { member: boolean; ctx: TypeRef | undefined } {
+  const atom = t?.atom;
+  if ('field' in pe && atom?.map) {
+    const f = atom.map.fields.get(pe.field);
+    return { member: f !== undefined, ctx: f?.type ?? atom.map.elementType };
+  }
+  if ('key' in pe && atom?.list) return { member: false, ctx: atom.list.elementType };
+  return { member: false, ctx: undefined };
+}
+

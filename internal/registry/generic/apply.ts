@@ -236,13 +236,18 @@ function structuredApply(
 function prune(fm: FieldManager, type: TypeRef, merged: unknown, managers: Managed, lastSet: FieldSet | undefined): unknown {
   if (!lastSet || lastSet.isEmpty()) return merged;
   const ens = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, type);
-  let pruned = removeItems(merged, ens(lastSet), type);
+  const last = ens(lastSet);
+  let pruned = removeItems(merged, last, type);
   let owned = FieldSet.empty();
   for (const e of managers.values()) if (fm.convertible(e.apiVersion)) owned = owned.union(e.set);
   const mergedSet = ens(toFieldSet(merged, type));
-  pruned = removeItems(merged, mergedSet.difference(ens(toFieldSet(pruned, type)).union(ens(owned))), type);
+  const unowned = mergedSet.difference(ens(toFieldSet(pruned, type)).union(ens(owned)));
+  // Nothing to remove (the usual re-apply: what the applier gave up is still owned): addBackOwnedItems
+  // gives back `merged` itself, whose set is mergedSet, so addBackDanglingItems removes nothing either.
+  if (unowned.isEmpty()) return merged;
+  pruned = removeItems(merged, unowned, type);
   const prunedSet = ens(toFieldSet(pruned, type));
-  return removeItems(merged, mergedSet.difference(prunedSet).intersection(ens(lastSet)), type);
+  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), type);
 }
 
 /** The 409 kube writes for apply conflicts (fieldmanager internal.NewConflictError). */
