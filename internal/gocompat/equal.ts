@@ -23,6 +23,18 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => jsonEqual((a as Obj)[k], (b as Obj)[k]));
 }
 
+/** jsonEqual of two objects without the members named in `skip` (as if both had none). */
+export function jsonEqualExcept(a: Obj, b: Obj, skip: ReadonlySet<string>): boolean {
+  let n = 0;
+  for (const k of Object.keys(a)) {
+    if (skip.has(k) || a[k] === undefined) continue;
+    if (!jsonEqual(a[k], b[k])) return false;
+    n++;
+  }
+  for (const k of Object.keys(b)) if (!skip.has(k) && b[k] !== undefined) n--;
+  return n === 0;
+}
+
 /**
  * apiequality.Semantic.DeepEqual on JSON values: a nil and an empty slice or map are equal
  * (absent/null/[]/{} of a list or map field). Pointer fields (absent vs present) stay distinct

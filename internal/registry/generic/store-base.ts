@@ -14,7 +14,8 @@ import type { RequestContext } from './context.ts';
 import { storageFailure } from './errors.ts';
 import { parseObject, serializeForLog, withResourceVersion } from './serialize.ts';
 import { etcdRefusal } from './etcd-limits.ts';
-import { goJson } from '../../gocompat/json.ts';
+import { goJson, isObj } from '../../gocompat/json.ts';
+import { jsonEqual, jsonEqualExcept } from '../../gocompat/equal.ts';
 import { FieldManager } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
 import { KeyLock } from './key-lock.ts';
@@ -97,6 +98,11 @@ export interface UpdatePlan {
   wantRv: string | undefined;
   /** Builds the new object from (a fresh copy of) the current one, on every attempt. */
   mutate: Mutation;
+  /**
+   * `mutate` builds the new object without looking at the current one (PUT): it is handed the
+   * current object itself, not a copy, and must neither keep nor change it.
+   */
+  ignoresCurrent?: boolean;
   /** The API verb recorded in the log event. */
   verb: string;
   /** What to do when the object does not exist (PUT may create), or null for 404. */
@@ -446,5 +452,29 @@ export const specOf = (o: KubeObject): unknown => {
 export function stripVolatile(o: KubeObject): unknown {
   const { managedFields, resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: { ...meta, managedFields: managedFields?.map(({ time: _t, ...e }) => e) } };
+}
+
+const METADATA = new Set(['metadata']);
+const VOLATILE_META = new Set(['resourceVersion', 'managedFields']);
+const ENTRY_TIME = new Set(['time']);
+
+/**
+ * `jsonEqual(stripVolatile(a), stripVolatile(b))` without building the two copies: the members
+ * other than metadata first (where an update's change usually is), then metadata without
+ * resourceVersion, then the managedFields entries without their time.
+ */
+export function sameButVolatile(a: KubeObject, b: KubeObject): boolean {
+  const ma = a.metadata as Record<string, unknown> | undefined;
+  const mb = b.metadata as Record<string, unknown> | undefined;
+  const fa = ma?.managedFields;
+  const fb = mb?.managedFields;
+  const entries = (f: unknown): boolean => f === undefined || f === null || (Array.isArray(f) && f.every(isObj));
+  // Shapes stripVolatile does not take (it would throw) are left to it.
+  if (!isObj(ma) || !isObj(mb) || !entries(fa) || !entries(fb)) return jsonEqual(stripVolatile(a), stripVolatile(b));
+  if (!jsonEqualExcept(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, METADATA) || !jsonEqualExcept(ma, mb, VOLATILE_META)) return false;
+  const la = fa as Record<string, unknown>[] | null | undefined;
+  const lb = fb as Record<string, unknown>[] | null | undefined;
+  if (!la || !lb) return !la && !lb;
+  return la.length === lb.length && la.every((e, i) => jsonEqualExcept(e, lb[i], ENTRY_TIME));
 }
 

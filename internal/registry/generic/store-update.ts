@@ -20,7 +20,7 @@ import { applyPatch, patchedUndecodable, type PatchType } from '../../patch/patc
 import { objectPath } from '../../storage/storage.ts';
 import { BodyDecodeError } from '../../decode/body.ts';
 import { CreateStore } from './store-create.ts';
-import { MAX_CONFLICT_RETRIES, RETRY_DEADLINE_MS, backoff, finishNothing, objectResourceVersion, specOf, stripVolatile, type Mutation, type UpdateAttempt, type UpdatePlan, type WriteResult } from './store-base.ts';
+import { MAX_CONFLICT_RETRIES, RETRY_DEADLINE_MS, backoff, finishNothing, objectResourceVersion, sameButVolatile, specOf, type Mutation, type UpdateAttempt, type UpdatePlan, type WriteResult } from './store-base.ts';
 
 /** Update, patch and apply (see the file comment); GenericStore builds on it. */
 export abstract class UpdateStore extends CreateStore {
@@ -39,6 +39,7 @@ export abstract class UpdateStore extends CreateStore {
       uidPrecondition: obj.metadata.uid || undefined,
       requireResourceVersion: !this.kind.strategy.allowUnconditionalUpdate && !sub,
       mutate: () => deepCopy(obj),
+      ignoresCurrent: true,
       verb: 'update',
       createInstead: () => (this.kind.strategy.allowCreateOnUpdate && !sub ? this.createDecoded(ctx, namespace, obj) : null),
     });
@@ -252,7 +253,7 @@ export abstract class UpdateStore extends CreateStore {
         }
         throw this.conflictErr(name);
       }
-      const mutated = mutate(deepCopy(current));
+      const mutated = mutate(plan.ignoresCurrent ? current : deepCopy(current));
       // Only a view subresource's mutation is asynchronous (it runs admission itself).
       const next = mutated instanceof Promise ? await mutated : mutated;
       const precondition = wantRv ?? dynamicPrecondition?.();
@@ -313,7 +314,7 @@ export abstract class UpdateStore extends CreateStore {
     // No-op writes do not create a new version (kube-apiserver skips the storage write too).
     // A value stored with an older encryption provider or key is re-written all the same
     // (GuaranteedUpdate's stale data): how a replace of every Secret completes a key rotation.
-    if (jsonEqual(stripVolatile(next), stripVolatile(current)) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
+    if (sameButVolatile(next, current) && !(await this.storage.stale(this.key(namespace, name)))) return { body: currentBytes, code: 200, warnings };
     const finalize = next.metadata.deletionTimestamp && !this.hasFinalizers(next);
     if (ctx.dryRun) return { body: await this.dryRunBody(ctx, next, currentRv), code: 200, warnings };
     // An update that empties the last finalizer of a deleting object deletes it (Store.Update →
