@@ -212,6 +212,7 @@ export function pathString(path: Path): string {
 
 /** The first character of a field element's key (`f:`). */
 const F = 'f'.charCodeAt(0);
+const COLON = ':'.charCodeAt(0);
 
 interface Child {
   pe: PathElement;
@@ -477,10 +478,12 @@ export class FieldSet {
         isMember = true;
         continue;
       }
-      const pe = parsePathElement(key);
+      // A field (`f:<name>`, nearly every key) is its own canonical key; its element is shared.
+      const isField = key.length >= 2 && key.charCodeAt(0) === F && key.charCodeAt(1) === COLON;
+      const pe = isField ? fieldElement(key.slice(2)) : parsePathElement(key);
       if (!pe) continue;
       if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new FieldsV1Error(`value of ${JSON.stringify(key)} must be an object`);
-      const canonical = serializePathElement(pe);
+      const canonical = isField ? key : serializePathElement(pe);
       const sub = FieldSet.read(v as Record<string, unknown>);
       if (sub.isMember) members.set(canonical, pe);
       if (sub.children) children.set(canonical, { pe, set: sub.children });
