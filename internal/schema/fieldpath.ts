@@ -305,6 +305,20 @@ export class FieldSet {
     return new FieldSet(members, children);
   }
 
+  /**
+   * Does a member of `o` lie on, above or below a member of this set (is one path a prefix of, or
+   * equal to, the other)? False when the two sets' members are apart in the tree.
+   */
+  overlapsTree(o: FieldSet): boolean {
+    for (const k of this.members.keys()) if (o.members.has(k) || o.children.has(k)) return true;
+    for (const [k, c] of this.children) {
+      if (o.members.has(k)) return true;
+      const theirs = o.children.get(k);
+      if (theirs && c.set.overlapsTree(theirs.set)) return true;
+    }
+    return false;
+  }
+
   /** Is the path a member? */
   has(path: Path): boolean {
     if (path.length === 0) return false;

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import * as assert from 'uvu/assert';
 import { schemas } from './registry.ts';
 import { FieldSet, type Path, type PathElement } from './fieldpath.ts';
-import { ensureNamedFieldsAreMembers, merge, removeItems, validate } from './merge.ts';
+import { ensureNamedFieldsAreMembers, merge, prune, removeItems, validate } from './merge.ts';
+import { toFieldSet, TypedError } from './typed.ts';
 import type { TypeRef } from './types.ts';
 
 const kind = (k: string): TypeRef => schemas().typeOf({ group: '', version: 'v1', kind: k })!;
@@ -102,6 +103,70 @@ test('ensureNamedFieldsAreMembers (built level by level) is the set the path-lis
     }),
     { numRuns: 2000 },
   );
+});
+
+/** Updater.prune as first written (every step, no shortcut): the reference for `prune`. */
+function pruneReference(merged: unknown, lastSet: FieldSet, owned: FieldSet, type: TypeRef): unknown {
+  if (lastSet.isEmpty()) return merged;
+  const ens = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, type);
+  let pruned = removeItems(merged, ens(lastSet), type);
+  const mergedSet = ens(toFieldSet(merged, type));
+  pruned = removeItems(merged, mergedSet.difference(ens(toFieldSet(pruned, type)).union(ens(owned))), type);
+  const prunedSet = ens(toFieldSet(pruned, type));
+  return removeItems(merged, mergedSet.difference(prunedSet).intersection(ens(lastSet)), type);
+}
+
+test('prune (with its shortcut when nothing unowned is near the last applied set) answers as the step-by-step prune, on random objects of 4 kinds', () => {
+  const types = ['ConfigMap', 'Pod', 'Service', 'Namespace'].map(kind);
+  const str = fc.constantFrom('a', 'b', 'c');
+  const dict = fc.dictionary(str, str, { maxKeys: 3 });
+  const container = fc.record({ name: str, image: str, ports: fc.array(fc.record({ containerPort: fc.constantFrom(80, 443), protocol: fc.constantFrom('TCP', 'UDP') }, { requiredKeys: ['containerPort'] }), { maxLength: 2 }) }, { requiredKeys: ['name'] });
+  const shaped = fc.record(
+    {
+      apiVersion: fc.constant('v1'),
+      kind: str,
+      metadata: fc.record({ name: str, uid: str, labels: dict, annotations: dict, finalizers: fc.array(str, { maxLength: 2 }) }, { requiredKeys: [] }),
+      data: dict,
+      spec: fc.record({ containers: fc.array(container, { maxLength: 3 }), selector: dict, ports: fc.array(fc.record({ port: fc.constantFrom(80, 53), protocol: fc.constantFrom('TCP', 'UDP'), name: str }, { requiredKeys: ['port'] }), { maxLength: 2 }), finalizers: fc.array(str, { maxLength: 2 }) }, { requiredKeys: [] }),
+      status: fc.record({ phase: str }, { requiredKeys: [] }),
+    },
+    { requiredKeys: [] },
+  );
+  const names = ['metadata', 'name', 'labels', 'uid', 'data', 'spec', 'containers', 'image', 'ports', 'selector', 'a', 'b'];
+  const element: fc.Arbitrary<PathElement> = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...names).map((field) => ({ field })) },
+    fc.constantFrom<PathElement>({ key: [['name', 'a']] }, { key: [['name', 'b']] }, { key: [['port', 80], ['protocol', 'TCP']] }, { value: 'a' }),
+  );
+  const randomSet = fc.array(fc.array(element, { minLength: 1, maxLength: 4 }), { maxLength: 4 }).map((ps) => FieldSet.fromPaths(ps));
+  const setOf = (t: TypeRef, v: unknown): FieldSet => {
+    try {
+      return toFieldSet(v, t);
+    } catch (e) {
+      if (e instanceof TypedError) return FieldSet.empty();
+      throw e;
+    }
+  };
+  const outcome = (f: () => unknown): unknown => {
+    try {
+      return { value: f() };
+    } catch (e) {
+      return { error: String(e) };
+    }
+  };
+  let removedSome = 0;
+  fc.assert(
+    fc.property(fc.constantFrom(...types), shaped, shaped, shaped, randomSet, randomSet, fc.boolean(), (t, merged, last, other, lastExtra, ownedExtra, ownsLast) => {
+      const lastSet = setOf(t, last).union(lastExtra);
+      // The applier's new set (part of `owned`) is often the same fields as last time.
+      const owned = setOf(t, other).union(ownedExtra).union(ownsLast ? lastSet : FieldSet.empty());
+      const want = outcome(() => pruneReference(merged, lastSet, owned, t));
+      const got = outcome(() => prune(merged, lastSet, owned, t));
+      assert.equal(got, want);
+      if ('value' in (want as object) && JSON.stringify((want as { value: unknown }).value) !== JSON.stringify(merged)) removedSome++;
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(removedSome > 100, `only ${removedSome} cases where prune removed something`);
 });
 
 test.run();

@@ -15,7 +15,7 @@
  */
 import { FieldSet, pathString, type Path, type PathElement } from './fieldpath.ts';
 import { deduceAtom } from './registry.ts';
-import { listItemElement, TypedError } from './typed.ts';
+import { listItemElement, toFieldSet, TypedError } from './typed.ts';
 import type { Atom, ListAtom, MapAtom, TypeRef } from './types.ts';
 import { isObj } from '../gocompat/json.ts';
 import { goSharpV, goV } from '../gocompat/print.ts';
@@ -275,3 +275,30 @@ function namedFieldStep(t: TypeRef | undefined, pe: PathElement): { member: bool
   return { member: false, ctx: undefined };
 }
 
+
+/**
+ * SMD Updater.prune on one version's value: `merged` without what the applier owned last time
+ * (`lastSet`) and no longer applies, unless some manager owns it (`owned`, every manager's set,
+ * the applier's new one included: addBackOwnedItems) or it was never removable on its own
+ * (addBackDanglingItems). Returns `merged` itself when nothing is removed.
+ */
+export function prune(merged: unknown, lastSet: FieldSet, owned: FieldSet, type: TypeRef): unknown {
+  if (lastSet.isEmpty()) return merged;
+  const ens = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, type);
+  const last = ens(lastSet);
+  const mergedSet = ens(toFieldSet(merged, type));
+  const ownedSet = ens(owned);
+  // What addBackOwnedItems would remove is unowned ∖ pruned, with pruned = merged less `last`. The
+  // paths of merged nowhere on, above or below a path of `last` are untouched by that removal, so
+  // all of them are in pruned's set: when every unowned path is such a path, nothing is removed
+  // and addBackOwnedItems gives back `merged` itself, whose set is mergedSet, so
+  // addBackDanglingItems removes nothing either (the usual re-apply of the same fields).
+  const unownedAtAll = mergedSet.difference(ownedSet);
+  if (!unownedAtAll.overlapsTree(last)) return merged;
+  let pruned = removeItems(merged, last, type);
+  const unowned = mergedSet.difference(ens(toFieldSet(pruned, type)).union(ownedSet));
+  if (unowned.isEmpty()) return merged;
+  pruned = removeItems(merged, unowned, type);
+  const prunedSet = ens(toFieldSet(pruned, type));
+  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), type);
+}

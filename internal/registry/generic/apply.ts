@@ -25,7 +25,7 @@ import { ApiError, badRequest, failure, unknownError } from '../../api/errors.ts
 import { FieldSet, FieldsV1Error, goJson, pathString, type Path } from '../../schema/fieldpath.ts';
 import { DEDUCED_TYPE } from '../../schema/registry.ts';
 import { compare, excludeFields, isSame, toFieldSet, TypedError } from '../../schema/typed.ts';
-import { ensureNamedFieldsAreMembers, merge, removeItems, validate } from '../../schema/merge.ts';
+import { merge, prune, validate } from '../../schema/merge.ts';
 import type { TypeRef } from '../../schema/types.ts';
 import { capUpdateManagers, decodeManaged, encodeManaged, managerId, STRIPPED, type FieldManager, type Managed, type ManagedEntry } from './managed-fields.ts';
 import type { ManagedFieldsEntry } from '../../api/types.ts';
@@ -194,7 +194,7 @@ function structuredApply(
     if (req.subresource) entry.subresource = req.subresource;
     if (lastSet?.time) entry.time = lastSet.time;
     managers.set(applier.id, entry);
-    merged = prune(fm, type, merged, managers, lastSet?.set) as KubeObject;
+    merged = pruneApplied(fm, type, merged, managers, lastSet?.set) as KubeObject;
 
     // Updater.update with the applier's force: conflicts, then others lose what changed.
     const cmp = excludeFields(compare(live, merged, type), ignored);
@@ -229,25 +229,12 @@ function structuredApply(
   }
 }
 
-/**
- * Updater.prune: remove what the applier owned last time and no longer applies, unless another
- * manager owns it (addBackOwnedItems) or it was never removable on its own (addBackDanglingItems).
- */
-function prune(fm: FieldManager, type: TypeRef, merged: unknown, managers: Managed, lastSet: FieldSet | undefined): unknown {
+/** Updater.prune (merge.ts prune) with every convertible manager's fields as the owned ones. */
+function pruneApplied(fm: FieldManager, type: TypeRef, merged: unknown, managers: Managed, lastSet: FieldSet | undefined): unknown {
   if (!lastSet || lastSet.isEmpty()) return merged;
-  const ens = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, type);
-  const last = ens(lastSet);
-  let pruned = removeItems(merged, last, type);
   let owned = FieldSet.empty();
   for (const e of managers.values()) if (fm.convertible(e.apiVersion)) owned = owned.union(e.set);
-  const mergedSet = ens(toFieldSet(merged, type));
-  const unowned = mergedSet.difference(ens(toFieldSet(pruned, type)).union(ens(owned)));
-  // Nothing to remove (the usual re-apply: what the applier gave up is still owned): addBackOwnedItems
-  // gives back `merged` itself, whose set is mergedSet, so addBackDanglingItems removes nothing either.
-  if (unowned.isEmpty()) return merged;
-  pruned = removeItems(merged, unowned, type);
-  const prunedSet = ens(toFieldSet(pruned, type));
-  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), type);
+  return prune(merged, lastSet, owned, type);
 }
 
 /** The 409 kube writes for apply conflicts (fieldmanager internal.NewConflictError). */
