@@ -173,7 +173,7 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   // nothing of it is in the log, so the repair does not bring it back either.
   const late = await client!.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm-late' }, data: { value: valueFor('cm-late') } } });
   assert.is(late.status, 500, late.text);
-  assert.match(late.json.message, /not writing to a damaged store: the snapshot store is damaged/);
+  assert.match(late.json.message, /not writing to a damaged store: the snapshot store is damaged/, late.json.message);
   const ready = await client!.request('GET', '/readyz?verbose');
   assert.is(ready.status, 500, ready.text);
   assert.match(ready.text, /\[-\]etcd failed/);
