@@ -15,7 +15,9 @@
  * use when there are any: core 1 in the 1-core phase; in the 2-core phase on this 2-core machine it
  * necessarily shares the server's two cores — the report says so and gives the generator's own CPU
  * per figure, so a figure the generator limits can be told apart. This server gets `--workers N`
- * on N cores (N from --workers-list, one entry per core count) when its command line accepts the
+ * on N cores (N from --workers-list, one entry per core count; since the leader serves no HTTP
+ * with N > 1, `--workers 2` is two serving threads beside the log writer — what the
+ * leader-stops-accepting experiment ran as `--workers 3`) when its command line accepts the
  * flag (detected before the run: a start with `--workers 1` and an unknown flag after it shows
  * which one the argument parser refuses); otherwise it runs as it is, and the report says which.
  * --compare-dir DIR runs another checkout of this server (e.g. a worktree at an older commit) in

@@ -15,7 +15,7 @@ try {
   parentPort!.on('message', (m) => {
     if (m === 'close') void app.close().then(() => process.exit(0));
   });
-  report({ t: 'ready' });
+  report({ t: 'ready', port: app.port });
 } catch (err) {
   report({ t: 'failed', message: (err as Error).message });
   process.exit(1);

@@ -16,7 +16,7 @@
  *        [--max-requests-inflight 400] [--max-mutating-requests-inflight 200] [--enable-priority-and-fairness=true]
  *        [--request-timeout 1m0s] [--min-request-timeout 1800]   (non-watch requests; watches, seconds)
  *        [--livez-grace-period 0s]
- *        [--workers 1]   (threads serving HTTP, the log writer's included; ours, not kube's: issue 28, internal/app/workers.ts)
+ *        [--workers 1]   (threads serving HTTP; above 1 the log writer serves none; ours, not kube's: issue 28, internal/app/workers.ts)
  *        [--runtime-config api/all=true,<group>/<version>=false,…]
  *        [--authorization-mode Node,RBAC|AlwaysAllow|AlwaysDeny[,…]] [--anonymous-auth=true|false]
  *        [--audit-log-path F|-] [--audit-policy-file F] [--audit-log-maxage 0] [--audit-log-maxbackup 0] [--audit-log-maxsize 0]

@@ -173,7 +173,7 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   // nothing of it is in the log, so the repair does not bring it back either.
   const late = await client!.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm-late' }, data: { value: valueFor('cm-late') } } });
   assert.is(late.status, 500, late.text);
-  assert.match(late.json.message, /not writing to a damaged store: the snapshot store is damaged/);
+  assert.match(late.json.message, /not writing to a damaged store: the snapshot store is damaged/, late.json.message);
   const ready = await client!.request('GET', '/readyz?verbose');
   assert.is(ready.status, 500, ready.text);
   assert.match(ready.text, /\[-\]etcd failed/);
@@ -185,24 +185,26 @@ test('a table overwritten under a running server: 500 on reads, readyz fails, fi
   await repairedHasEverything(dataDir, acked);
 });
 
-test('--workers 2: damage found by a serving thread\'s read fails the health of every thread (writes 500, /readyz 500), the leader names the file', async () => {
+test('--workers 2: damage found by one serving thread\'s read fails the health of both (writes 500, /readyz 500), the leader names the file', async () => {
   const { dataDir } = await populated();
   const local = await startTestServer({ dataDir, workers: 2 });
   const storage = local.server.storage;
-  // Separate connections (SO_REUSEPORT spreads them over the two threads); a create tells which
-  // thread a connection is on (the leader counts the writes its serving thread sent it).
+  const threads = local.server.threads!;
+  // Separate connections (SO_REUSEPORT spreads them over the two serving threads); a create tells
+  // which thread a connection is on (the one whose answered requests went up).
   const conns = Array.from({ length: 12 }, () => clientFor(local.url, join(dataDir, 'pki')));
   try {
-    let onThread: Client | undefined;
-    let onLeader: Client | undefined;
+    const on: (Client | undefined)[] = [undefined, undefined];
     for (const [i, c] of conns.entries()) {
-      const before = storage.followerWrites;
+      const [before, writes] = [await threads.requestsServed(), storage.followerWrites];
       const r = await c.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: `probe-${i}` } } });
       assert.is(r.status, 201, r.text);
-      if (storage.followerWrites > before) onThread ??= c;
-      else onLeader ??= c;
+      assert.is(storage.followerWrites, writes + 1, 'the write came through a serving thread (the leader serves none)');
+      const after = await threads.requestsServed();
+      on[after.findIndex((n, t) => n > before[t]!)] ??= c;
     }
-    assert.ok(onThread && onLeader, 'connections on both threads');
+    const [finder, other] = on;
+    assert.ok(finder && other, 'connections on both threads');
     // Damage written through a hard link in another directory: the leader's table watch (inotify
     // on the store's directory) does not see it, as damage below the file system; only a read finds it.
     const table = biggestTable(dataDir);
@@ -210,16 +212,19 @@ test('--workers 2: damage found by a serving thread\'s read fails the health of 
     dirs.push(dirname(link));
     linkSync(table, link);
     fill(link, Math.floor((statSync(table).size * 3) / 4), 64 * 1024, 0xa5);
-    const list = await onThread!.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
-    assert.is(list.status, 500, `list on the serving thread: ${list.status} ${list.text.slice(0, 200)}`);
+    const list = await finder.request('GET', `/api/v1/namespaces/${NS}/configmaps`);
+    assert.is(list.status, 500, `list on the first thread: ${list.status} ${list.text.slice(0, 200)}`);
     assert.match(list.json.message, /snapshot store is damaged/);
-    // The leader heard of it: its writes and /readyz fail, and every thread's.
-    await eventually('the leader\'s /readyz fails', async () => (await onLeader!.request('GET', '/readyz')).status === 500, 3_000);
+    // The leader heard of it from that thread and fails the other's health too: its /readyz,
+    // its reads and its writes, though it read nothing damaged itself.
+    await eventually('the other thread\'s /readyz fails', async () => (await other.request('GET', '/readyz')).status === 500, 3_000);
+    const g = await other.request('GET', `/api/v1/namespaces/${NS}/configmaps/probe-0`);
+    assert.is(g.status, 500, `GET on the other thread: ${g.status} ${g.text.slice(0, 200)}`);
+    assert.match(g.json.message, /not reading a damaged store: the snapshot store is damaged/, g.json.message);
     for (const [i, c] of conns.entries()) {
       const w = await c.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: `cm-late-${i}` } } });
       assert.is(w.status, 500, `connection ${i}: ${w.status} ${w.text.slice(0, 200)}`);
-      // Refused by the store's health, or (a serving thread) by admission's read of the store before it.
-      assert.match(w.json.message, /not (writing to|reading) a damaged store: the snapshot store is damaged/, `connection ${i}: ${w.json.message}`);
+      assert.match(w.json.message, /not writing to a damaged store: the snapshot store is damaged/, `connection ${i}: ${w.json.message}`);
       const ready = await c.request('GET', '/readyz?verbose');
       assert.is(ready.status, 500, `connection ${i}: ${ready.text}`);
       assert.match(ready.text, /\[-\]etcd failed/);

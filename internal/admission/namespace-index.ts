@@ -74,13 +74,18 @@ export class NamespaceIndex {
     return this.scanned === null || !this.done || this.names.has(namespace);
   }
 
-  /** The namespace's objects as last folded (none read when the namespace has none). */
-  async list(namespace: string): Promise<KubeObject[]> {
+  /** Scan now rather than at first use (as kube's informers list at start); a failure is retried at first use. */
+  prime(): Promise<void> {
     this.scanned ??= this.start().catch((err: unknown) => {
       this.scanned = null;
       throw err;
     });
-    await this.scanned;
+    return this.scanned;
+  }
+
+  /** The namespace's objects as last folded (none read when the namespace has none). */
+  async list(namespace: string): Promise<KubeObject[]> {
+    await this.prime();
     if (!this.names.has(namespace)) return [];
     const out: KubeObject[] = [];
     const view = await this.storage.view();

@@ -44,6 +44,11 @@ const LOOPBACK = { ...systemContext('kube-apiserver'), user: { username: 'system
  */
 function quotaAccess(storage: Storage, registry: () => Registry | undefined): QuotaAccess {
   const quotas = new NamespaceIndex(storage, '', 'resourcequotas');
+  // Scanned at start, not at the first write: every write asks it, and a store found damaged
+  // before then would refuse that write's read ("not reading a damaged store") rather than the
+  // write itself ("not writing to a damaged store") — on a serving thread, whose first write
+  // may come long after start, as on the leader, whose controllers write at start.
+  quotas.prime().catch(() => undefined);
   return {
     list: (namespace) => quotas.list(namespace),
     mayHave: (namespace) => quotas.mayHave(namespace),

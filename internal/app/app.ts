@@ -32,7 +32,7 @@ import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { registerControllers, servingThreadControllers } from './controllers.ts';
 import { startAggregator } from './aggregation.ts';
 import type { FlowController } from '../flowcontrol/controller.ts';
-import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS } from './serve.ts';
+import { serve, storageObjectCounts, SHUTDOWN_DRAIN_MS, SHUTDOWN_REQUEST_TIMEOUT_MS, type Serving } from './serve.ts';
 
 export type { ServerOptions, RunningServer } from './options.ts';
 
@@ -114,18 +114,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const reconciled = follower ? { created: 0, updated: 0 } : await reconcileBootstrapPolicy(registry);
   if (reconciled.created || reconciled.updated) log.info(reconciled, 'RBAC bootstrap policy reconciled');
   phase('rbacBootstrap');
-  const hub = new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(watchBudgetShare(opts)));
+  // `--workers N` with N > 1: N serving threads serve HTTP (app/workers.ts) and this thread, the
+  // leader, serves none: no listener, no watch hub (its ring would hold every change for nobody).
+  const servesHttp = Boolean(follower) || (opts.workers ?? 1) <= 1;
+  const hub = servesHttp ? new WatchHub(storage, DEFAULT_RING_SIZE, DEFAULT_RING_BYTES, new WatchBudget(watchBudgetShare(opts))) : null;
   // The storage's figures are the leader's alone (the leader's /metrics adds up every thread's:
   // a serving thread reports 0 there); the watch hub's are each thread's own.
   metrics.attach({
     folded: () => (follower ? 0 : storage.folded),
     endOffset: async () => (follower ? 0 : storage.log.endOffset()),
     objectCounts: () => (follower ? new Map() : storageObjectCounts(storage.materializer.objectCounts())),
-    ring: () => hub.ringUsage(),
-    watchersEnded: () => hub.endedByReason(),
-    watchQueued: () => hub.budget.usage(),
-    watchEvents: () => hub.events(),
-    watchResumeReads: () => hub.resumeReads(),
+    ring: () => hub?.ringUsage() ?? { changes: 0, bytes: 0 },
+    watchersEnded: () => hub?.endedByReason() ?? {},
+    ...(hub && {
+      watchQueued: () => hub.budget.usage(),
+      watchEvents: () => hub.events(),
+      watchResumeReads: () => hub.resumeReads(),
+    }),
   });
   let port = 0;
   let threads: ServingThreads | null = null;
@@ -146,39 +151,43 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     shuttingDown: () => shuttingDown,
     storageProblem: () => storage.health.problem,
   });
-  const serving = await serve(opts, {
-    pki,
-    trust,
-    storage,
-    registry,
-    hub,
-    authenticator: requestAuthenticator(opts, trust, tokenAuth.bearer),
-    authorizer,
-    health,
-    log,
-    metrics,
-    auditor,
-    openIdDiscovery: (address) => saTokens.discovery(address, log),
-    aggregator: aggregator.index,
-    onCaReload: controllers.onCaReload,
-  });
-  phase('listen');
-  port = serving.port;
-  flowController = serving.flowController;
+  let serving: Serving | null = null;
+  if (hub) {
+    serving = await serve(opts, {
+      pki,
+      trust,
+      storage,
+      registry,
+      hub,
+      authenticator: requestAuthenticator(opts, trust, tokenAuth.bearer),
+      authorizer,
+      health,
+      log,
+      metrics,
+      auditor,
+      openIdDiscovery: (address) => saTokens.discovery(address, log),
+      aggregator: aggregator.index,
+      onCaReload: controllers.onCaReload,
+    });
+    phase('listen');
+    port = serving.port;
+    flowController = serving.flowController;
+  } else {
+    // The serving threads listen instead (the first one picks the port of `--secure-port 0`);
+    // the controllers that run once the server serves (the kubernetes Service's port) follow.
+    threads = await startServingThreads(opts, storage, log, { metrics, auditor });
+    phase('servingThreads');
+    port = threads.port;
+  }
+  // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
+  serving?.setAdvertiseAddress(new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host);
   await controllers.manager.start('serving');
   phase('servingControllers');
   if (follower) {
     log.info({ port, folded: storage.folded, startupMs: Date.now() - started }, 'serving thread ready');
     return runningServer();
   }
-  // `--workers N`: the serving threads, started once this one serves (they use its port).
-  if ((opts.workers ?? 1) > 1) {
-    threads = await startServingThreads(opts, storage, port, log, { metrics, auditor });
-    phase('servingThreads');
-  }
   const url = serverUrl(opts.bindAddress, port);
-  // kube-apiserver's ExternalAddress: the advertise address (its default rule) and the secure port.
-  serving.setAdvertiseAddress(new URL(serverUrl(opts.advertiseAddress ?? defaultAdvertiseAddress(opts.bindAddress), port)).host);
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
   phase('kubeconfig');
@@ -195,6 +204,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     pki,
     storage,
     registry,
+    ...(threads && { threads }),
     close() {
       // kube-apiserver's graceful termination: /readyz fails at once (load balancers stop sending
       // new work), requests are still served for --shutdown-delay-duration, then the listener
@@ -206,13 +216,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         // drains); they are waited for before the storage they follow closes.
         const threadsClosed = threads?.close();
         if (opts.shutdownDelayMs) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
-        serving.server.close();
-        serving.connections.goAway();
+        serving?.server.close();
+        serving?.connections.goAway();
         await controllers.manager.stop();
-        serving.close();
-        if (!(await serving.inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: serving.inflight.size }, 'shutdown: requests still in flight after the timeout');
-        hub.close(); // ends every watch stream (each ends its response, flushing what was written)
-        await serving.connections.drain(SHUTDOWN_DRAIN_MS);
+        serving?.close();
+        if (serving && !(await serving.inflight.idle(SHUTDOWN_REQUEST_TIMEOUT_MS))) log.warn({ inflight: serving.inflight.size }, 'shutdown: requests still in flight after the timeout');
+        hub?.close(); // ends every watch stream (each ends its response, flushing what was written)
+        await serving?.connections.drain(SHUTDOWN_DRAIN_MS);
         await controllers.manager.idle();
         rbacCache.stop();
         nodeGraph?.stop();

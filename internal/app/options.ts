@@ -14,6 +14,7 @@ import type { LogLocation } from '../storage/log/uri.ts';
 import type { OidcConfig } from '../auth/oidc-claims.ts';
 import type { RequestHeaderFlags } from '../auth/requestheader.ts';
 import type { ServiceAccountFlags } from '../auth/serviceaccount/options.ts';
+import type { ServingThreads } from './workers.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -135,8 +136,9 @@ export interface ServerOptions {
    */
   serviceAccounts?: ServiceAccountFlags;
   /**
-   * `--workers` (issue 28): threads serving HTTP, this one (the leader: the log writer, the fold,
-   * the controllers) included; 1 (default) is the single thread. app/workers.ts.
+   * `--workers` (issue 28): threads serving HTTP. 1 (default): the single thread, which also writes
+   * the log, folds and runs the controllers; N > 1: N serving threads, and this one (the leader: the
+   * log writer, the fold, the controllers) serves none. app/workers.ts.
    */
   workers?: number;
   /** Set in a serving thread by app/workers.ts: this thread follows the leader's storage. */
@@ -151,5 +153,7 @@ export interface RunningServer {
   storage: Storage;
   /** The served kinds; tests add and remove kinds through it (issue 26: CRDs will, from the fold). */
   registry: Registry;
+  /** `--workers N`, N > 1: the threads that serve HTTP (this one, the leader, serves none). */
+  threads?: Pick<ServingThreads, 'count' | 'requestsServed'>;
   close(): Promise<void>;
 }

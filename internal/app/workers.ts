@@ -1,9 +1,11 @@
 /**
- * `--workers N` (issue 28): the leader (the thread that ran startServer: the log writer, the fold,
- * the controllers) starts N − 1 serving threads (node:worker_threads) once it is ready. Each runs
- * the same start-up wiring (app.ts) on a follower storage (storage/follower.ts) and listens on the
- * leader's address and port with SO_REUSEPORT, so the kernel spreads connections over the threads.
- * They close before the leader. The thread's entry is cmd/apiserver-worker.ts.
+ * `--workers N`, N > 1 (issue 28): the leader (the thread that ran startServer: the log writer, the
+ * fold, the controllers) serves no HTTP; it starts N serving threads (node:worker_threads) once its
+ * storage and controllers are up. Each runs the same start-up wiring (app.ts) on a follower storage
+ * (storage/follower.ts) and listens on the address and port of `--secure-port` with SO_REUSEPORT,
+ * so the kernel spreads connections over the threads (`--secure-port 0`: the first thread's
+ * listener picks the port, the others take it). They close before the leader. The thread's entry
+ * is cmd/apiserver-worker.ts.
  */
 import { MessageChannel, Worker, parentPort } from 'node:worker_threads';
 import { once } from 'node:events';
@@ -19,13 +21,14 @@ export interface WorkerStart {
   opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower'>;
   featureGates: Record<string, boolean>;
   link: FollowerLink;
-  /** 1..N−1 (the leader is 0). */
+  /** 1..N (the leader is 0). */
   index: number;
 }
 
 /** What a serving thread posts to the leader. */
 export type WorkerReport =
-  | { t: 'ready' }
+  /** Listening, on this port. */
+  | { t: 'ready'; port: number }
   | { t: 'failed'; message: string }
   /** Audit events (JSON lines) for the leader's log writer. */
   | { t: 'audit'; lines: string[] }
@@ -89,6 +92,10 @@ export class LeaderChannel {
 
 export interface ServingThreads {
   readonly count: number;
+  /** The port every thread listens on. */
+  readonly port: number;
+  /** Requests each thread has answered so far (apiserver_request_total), thread 1 first (tests: which thread a connection is on). */
+  requestsServed(): Promise<number[]>;
   /** Close every serving thread (each closes its server gracefully) and wait for them to exit. */
   close(): Promise<void>;
 }
@@ -100,21 +107,24 @@ const workerEntry = (): URL => {
 };
 
 /**
- * A process-wide limit as one serving thread's share under `--workers N`: each thread enforces
- * its own, so each takes an equal part (rounded up, at least 1) and the process keeps the flag's
- * total; 0 or less ("no limit") and a single thread keep the value as it is.
+ * A process-wide limit as one serving thread's share under `--workers N` (N serving threads, the
+ * leader serving none): each thread enforces its own, so each takes an equal part (rounded up, at
+ * least 1) and the process keeps the flag's total; 0 or less ("no limit") and a single thread keep
+ * the value as it is.
  */
 export function threadShare(limit: number, opts: Pick<ServerOptions, 'workers'>): number {
   const threads = opts.workers ?? 1;
   return limit <= 0 || threads <= 1 ? limit : Math.max(1, Math.ceil(limit / threads));
 }
 
-/** Start `opts.workers − 1` serving threads on `port` (the leader's); resolves once every one serves. */
-export async function startServingThreads(opts: ServerOptions, storage: Storage, port: number, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
-  const n = (opts.workers ?? 1) - 1;
+/**
+ * Start `opts.workers` serving threads on `--secure-port`; resolves once every one listens (the
+ * first alone first when the port is 0, so the others take the port it picked).
+ */
+export async function startServingThreads(opts: ServerOptions, storage: Storage, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
+  const n = opts.workers ?? 1;
   const { kinds: _kinds, featureGates, follower: _follower, ...rest } = opts;
   const threads: Worker[] = [];
-  const started: Promise<void>[] = [];
   let req = 0;
   const asked = new Map<number, (m: ThreadMetrics) => void>();
   /** Every serving thread's own metrics (the leader adds its own and sums them). */
@@ -143,36 +153,46 @@ export async function startServingThreads(opts: ServerOptions, storage: Storage,
       );
     }
   };
-  for (let index = 1; index <= n; index++) {
+  /** Start thread `index` listening on `port`; resolves with the port it listens on. */
+  const startThread = (index: number, port: number): Promise<number> => {
     const { port1, port2 } = new MessageChannel();
     const link = storage.lead(port1);
     const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, index };
     const w = new Worker(workerEntry(), { workerData: start, transferList: [port2], stdout: false, stderr: false });
     threads.push(w);
-    started.push(
-      new Promise<void>((resolve, reject) => {
-        w.on('message', (m: WorkerReport) => {
-          if (m.t === 'ready') resolve();
-          else if (m.t === 'failed') reject(new Error(`serving thread ${index}: ${m.message}`));
-          else fromThread(w, m);
-        });
-        w.once('exit', (code) => reject(new Error(`serving thread ${index} exited with ${code} before it served`)));
-        w.once('error', reject);
-      }),
-    );
     // After start: a thread that fails leaves the others serving; its connections are refused.
     w.on('error', (err) => log.error({ err, thread: index }, 'serving thread failed'));
-  }
+    return new Promise<number>((resolve, reject) => {
+      w.on('message', (m: WorkerReport) => {
+        if (m.t === 'ready') resolve(m.port);
+        else if (m.t === 'failed') reject(new Error(`serving thread ${index}: ${m.message}`));
+        else fromThread(w, m);
+      });
+      w.once('exit', (code) => reject(new Error(`serving thread ${index} exited with ${code} before it served`)));
+      w.once('error', reject);
+    });
+  };
+  let port = opts.securePort;
   try {
-    await Promise.all(started);
+    const first = startThread(1, port);
+    if (port === 0) port = await first;
+    const others = Array.from({ length: n - 1 }, (_, i) => startThread(i + 2, port));
+    await Promise.all([first, ...others]);
   } catch (err) {
     await Promise.all(threads.map((w) => w.terminate()));
     throw err;
   }
   leader.metrics.aggregateWith(threadMetrics);
-  log.info({ threads: n + 1 }, 'serving threads ready');
+  log.info({ threads: n, port }, 'serving threads ready');
   return {
-    count: n + 1,
+    count: n,
+    port,
+    async requestsServed() {
+      return (await threadMetrics()).map((metrics) => {
+        const total = metrics.find((m) => m.name === 'apiserver_request_total');
+        return (total?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+      });
+    },
     async close() {
       await Promise.all(
         threads.map(async (w) => {
