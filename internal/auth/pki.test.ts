@@ -390,7 +390,7 @@ function goLikeHandshake(p: number): Promise<{ group: string | undefined; chain:
   return new Promise((resolve, reject) => {
     const sock = tls.connect({ host: '127.0.0.1', port: p, servername: 'localhost', ca: pki.caCertPem, ALPNProtocols: ['http/1.1'], ecdhCurve: 'X25519MLKEM768:X25519:P-256:P-384:P-521' }, () => {
       const chain: string[] = [];
-      for (let c: tls.DetailedPeerCertificate | undefined = sock.getPeerCertificate(true); c && c.subject; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) chain.push(c.subject.CN);
+      for (let c: tls.DetailedPeerCertificate | undefined = sock.getPeerCertificate(true); c && c.subject; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) chain.push(String(c.subject.CN));
       // The leaf's issuer link ends at the self-signed CA, which links to itself.
       const group = sock.getEphemeralKeyInfo() as { name?: string };
       sock.destroy();
