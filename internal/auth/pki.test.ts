@@ -10,7 +10,8 @@ import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto'
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { ensurePki, issueClientCert, readCaKey, type Pki } from './pki.ts';
-import { secureServerOptions, peerOf } from './tls-options.ts';
+import { secureServerOptions, peerOf, servingChain } from './tls-options.ts';
+import * as tls from 'node:tls';
 import { x509Authenticator } from './authn.ts';
 import { kubeconfigYaml, serverUrl, writeKubeconfig, normalizeServerUrl } from './kubeconfig.ts';
 import { ApiError } from '../api/errors.ts';
@@ -382,6 +383,45 @@ with urllib.request.urlopen(sys.argv[4], context=ctx, timeout=10) as r:
     const { stdout } = await run('python3', ['-c', script, path.join(pkiDir, 'ca.crt'), path.join(pkiDir, 'admin.crt'), path.join(pkiDir, 'admin.key'), u]);
     assert.is(JSON.parse(stdout).user.username, 'admin');
   }
+});
+
+/** One TLS 1.3 connection as Go 1.26's crypto/tls opens it (key shares X25519MLKEM768 + X25519). */
+function goLikeHandshake(p: number): Promise<{ group: string | undefined; chain: string[] }> {
+  return new Promise((resolve, reject) => {
+    const sock = tls.connect({ host: '127.0.0.1', port: p, servername: 'localhost', ca: pki.caCertPem, ALPNProtocols: ['http/1.1'], ecdhCurve: 'X25519MLKEM768:X25519:P-256:P-384:P-521' }, () => {
+      const chain: string[] = [];
+      for (let c: tls.DetailedPeerCertificate | undefined = sock.getPeerCertificate(true); c && c.subject; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) chain.push(String(c.subject.CN));
+      // The leaf's issuer link ends at the self-signed CA, which links to itself.
+      const group = sock.getEphemeralKeyInfo() as { name?: string };
+      sock.destroy();
+      resolve({ group: group.name, chain });
+    });
+    sock.once('error', reject);
+  });
+}
+
+test('TLS as kube-apiserver 1.24 serves it: X25519 (no ML-KEM hybrid), the serving certificate followed by its CA', async () => {
+  // The reference (Go, tlsmlkem=0) answers a Go 1.26 client's X25519MLKEM768 + X25519 key shares
+  // with X25519; the chain is the serving certificate and the CA, as OpenSSL built it before.
+  const { group, chain } = await goLikeHandshake(port);
+  assert.is(group, 'X25519');
+  assert.equal(chain, ['kube-apiserver', new X509Certificate(pki.caCertPem).subject.replace(/^CN=/, '')]);
+});
+
+test('servingChain: issuers from the CA bundles up to the root; no issuer → the leaf alone; a given chain kept', async () => {
+  const leafPem = pki.serverCertPem;
+  const ca = new X509Certificate(pki.caCertPem);
+  const chain = servingChain(leafPem, [pki.caCertPem]);
+  const certs = chain.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+  assert.is(certs.length, 2);
+  assert.is(new X509Certificate(certs[1]!).fingerprint256, ca.fingerprint256);
+  // A client CA bundle that does not hold the serving CA (a --client-ca-file of another CA):
+  // OpenSSL found no issuer in the store, so only the leaf was sent.
+  const other = await ensurePki(path.join(tmp, 'other-pki'));
+  assert.is(servingChain(leafPem, [other.caCertPem]), leafPem);
+  // Bundles of several certificates are searched whole.
+  assert.is(servingChain(leafPem, [other.caCertPem + pki.caCertPem]).match(/BEGIN CERTIFICATE/g)!.length, 2);
+  assert.is(servingChain(chain, [pki.caCertPem]), chain);
 });
 
 test('kubeconfig shape and URL helpers', () => {
