@@ -5,20 +5,23 @@
  * leader's address and port with SO_REUSEPORT, so the kernel spreads connections over the threads.
  * They close before the leader. The thread's entry is cmd/apiserver-worker.ts.
  */
-import { MessageChannel, Worker, parentPort } from 'node:worker_threads';
+import { MessageChannel, Worker, parentPort, type MessagePort } from 'node:worker_threads';
 import { once } from 'node:events';
 import type pino from 'pino';
 import type { Storage, FollowerLink } from '../storage/storage.ts';
 import type { ServerOptions } from './options.ts';
 import type { Auditor, AuditSink } from '../audit/auditor.ts';
 import type { ApiMetrics, ThreadMetrics } from '../metrics/api-metrics.ts';
+import type { LeaderServices } from './leader-services.ts';
 
 /** What a serving thread is started with (workerData of cmd/apiserver-worker.ts). */
 export interface WorkerStart {
   /** The leader's options, cloneable: no test-supplied kinds; feature gates as their overrides. */
-  opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower'>;
+  opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower' | 'leaderServices'>;
   featureGates: Record<string, boolean>;
   link: FollowerLink;
+  /** The thread's end of its port to the leader's services (app/leader-services.ts). */
+  services: MessagePort;
   /** 1..N−1 (the leader is 0). */
   index: number;
 }
@@ -110,9 +113,9 @@ export function threadShare(limit: number, opts: Pick<ServerOptions, 'workers'>)
 }
 
 /** Start `opts.workers − 1` serving threads on `port` (the leader's); resolves once every one serves. */
-export async function startServingThreads(opts: ServerOptions, storage: Storage, port: number, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
+export async function startServingThreads(opts: ServerOptions, storage: Storage, port: number, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor; services?: LeaderServices }): Promise<ServingThreads> {
   const n = (opts.workers ?? 1) - 1;
-  const { kinds: _kinds, featureGates, follower: _follower, ...rest } = opts;
+  const { kinds: _kinds, featureGates, follower: _follower, leaderServices: _services, ...rest } = opts;
   const threads: Worker[] = [];
   const started: Promise<void>[] = [];
   let req = 0;
@@ -146,8 +149,10 @@ export async function startServingThreads(opts: ServerOptions, storage: Storage,
   for (let index = 1; index <= n; index++) {
     const { port1, port2 } = new MessageChannel();
     const link = storage.lead(port1);
-    const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, index };
-    const w = new Worker(workerEntry(), { workerData: start, transferList: [port2], stdout: false, stderr: false });
+    const services = new MessageChannel();
+    leader.services?.attach(services.port1);
+    const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, services: services.port2, index };
+    const w = new Worker(workerEntry(), { workerData: start, transferList: [port2, services.port2], stdout: false, stderr: false });
     threads.push(w);
     started.push(
       new Promise<void>((resolve, reject) => {

@@ -22,6 +22,13 @@ export interface FlowControlOptions {
   /** How long a request may wait in a queue (kube: --request-timeout / 4, 15 s). */
   requestWaitLimitMs: number;
   observer?: FlowControlObserver;
+  /**
+   * `--workers N`: this thread's part of a process-wide limit (each serving thread dispatches its
+   * own requests). A level's seats and each queue's length limit are computed for the whole server,
+   * as kube does, then shared out; request_concurrency_limit still reports the server's figure.
+   * Absent: the whole limit (one thread).
+   */
+  threadShare?: (limit: number) => number;
   /** Clock in ms (tests). */
   now?: () => number;
 }
@@ -66,11 +73,13 @@ export class FlowController {
   private readonly observer: FlowControlObserver;
   private readonly now: () => number;
   private holding = false;
+  private readonly share: (limit: number) => number;
 
   /** Until `configure` is called: the bootstrap configuration, with this process's uids. */
   constructor(private readonly opts: FlowControlOptions) {
     this.observer = opts.observer ?? NOOP_OBSERVER;
     this.now = opts.now ?? (() => performance.now());
+    this.share = opts.threadShare ?? ((limit) => limit);
     this.apply(FLOW_SCHEMAS.map((spec) => ({ spec, uid: randomUUID() })), PRIORITY_LEVELS.map((spec) => ({ spec, uid: randomUUID() })));
   }
 
@@ -100,7 +109,8 @@ export class FlowController {
     for (const { spec, uid } of levels) {
       let queues: QueueSet | null = null;
       if (spec.type === 'Limited') {
-        const limit = Math.ceil((this.opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const serverLimit = Math.ceil((this.opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const limit = this.share(serverLimit);
         const old = this.levels.get(spec.name);
         if (old?.queues && JSON.stringify(old.spec) === JSON.stringify(spec)) {
           queues = old.queues;
@@ -110,14 +120,14 @@ export class FlowController {
         } else {
           const q = spec.queuing;
           queues = new QueueSet(
-            { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: q?.queueLengthLimit ?? 0, requestWaitLimitMs: this.opts.requestWaitLimitMs, concurrencyLimit: limit },
+            { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: this.share(q?.queueLengthLimit ?? 0), requestWaitLimitMs: this.opts.requestWaitLimitMs, concurrencyLimit: limit },
             q ? new Dealer(q.queues, q.handSize) : null,
             this.observer,
             this.now,
             () => this.holding,
           );
         }
-        this.observer.concurrencyLimit(spec.name, limit);
+        this.observer.concurrencyLimit(spec.name, serverLimit);
       }
       next.set(spec.name, { spec, uid, queues });
     }
