@@ -21,7 +21,7 @@ import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, sharedTokenAuthenticators, tokenAuthentication } from './authentication.ts';
-import { LeaderClient, LeaderServices } from './leader-services.ts';
+import { LeaderClient, LeaderServices, shareFlowControlDumps } from './leader-services.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
 import { LeaderChannel, startServingThreads, threadShare, type ServingThreads } from './workers.ts';
@@ -175,6 +175,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   port = serving.port;
   flowController = serving.flowController;
   if (apfConfig) flowController?.configure(...apfConfig);
+  shareFlowControlDumps(flowController, { services: leaderServices, leader: leaderClient });
   await controllers.manager.start('serving');
   phase('servingControllers');
   if (follower) {
