@@ -11,7 +11,7 @@ import type { WorkerReport, WorkerStart } from '../internal/app/workers.ts';
 const start = workerData as WorkerStart;
 const report = (m: WorkerReport): void => parentPort!.postMessage(m);
 try {
-  const app = await startServer({ ...start.opts, featureGates: new FeatureGates(start.featureGates), follower: start.link });
+  const app = await startServer({ ...start.opts, featureGates: new FeatureGates(start.featureGates), follower: start.link, leaderServices: start.services });
   parentPort!.on('message', (m) => {
     if (m === 'close') void app.close().then(() => process.exit(0));
   });

@@ -149,7 +149,15 @@ test('pages taken during concurrent creates, updates and deletes equal the snaps
   })();
   while (ops < 5) await sleep(5);
   const writesBefore = journal.length;
-  const pages = await allPages(c, CM, 'limit=10', () => sleep(25));
+  // Between pages, wait for the writer's next write (2 s at most), so writes land between every
+  // two pages however fast either side runs (a `--workers` thread's first DELETE loads its modules).
+  let seen = ops;
+  const nextWrite = async (): Promise<void> => {
+    const until = Date.now() + 2_000;
+    while (ops === seen && Date.now() < until) await sleep(5);
+    seen = ops;
+  };
+  const pages = await allPages(c, CM, 'limit=10', nextWrite);
   stop = true;
   await writer;
   await datedDeletes(seeded);

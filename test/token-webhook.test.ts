@@ -233,4 +233,26 @@ test('start-up fails on an unusable webhook kubeconfig, naming it', async () => 
   );
 });
 
+test('--workers 2: one webhook cache and one outer cache for the server, whichever thread a connection lands on', async () => {
+  const s = await startTestServer({ workers: 2, tokenAuth: { webhookConfigFile: peer.kubeconfig, webhookCacheTtlMs: 60_000, webhookRetryBackoff: FAST_RETRY, apiAudiences: [API_AUDIENCE] } });
+  try {
+    const good = callsFor('x-good').length;
+    // 16 connections (SO_REUSEPORT spreads them over both threads), the same tokens on each.
+    for (let i = 0; i < 16; i++) {
+      const c = tokenClient(s, 'x-good');
+      // Authenticated (403 from RBAC, not 401).
+      assert.is((await c.request('GET', '/api/v1/namespaces/default/configmaps')).status, 403);
+      assert.is((await tokenClient(s, 'workers-nope').request('GET', '/version')).status, 401);
+    }
+    assert.is(callsFor('workers-nope').length, 1, 'a rejection asked once, cached for the TTL');
+    assert.is(callsFor('x-good').length - good, 1, 'a success asked once');
+    const review = await s.client.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'workers-nope', audiences: [API_AUDIENCE] } } });
+    assert.is(review.status, 201, review.text);
+    assert.is(review.json.status.authenticated, undefined);
+    assert.is(callsFor('workers-nope').length, 1, 'TokenReview on any thread reads the same cache');
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();

@@ -20,7 +20,8 @@ import { WatchBudget, DEFAULT_TOTAL_BYTES, type BudgetLimits } from '../watch/bu
 import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { ServerOptions, RunningServer } from './options.ts';
-import { clientTrust, oidcAuthentication, requestAuthenticator, tokenAuthentication } from './authentication.ts';
+import { clientTrust, oidcAuthentication, requestAuthenticator, sharedTokenAuthenticators, tokenAuthentication } from './authentication.ts';
+import { LeaderClient, LeaderServices, shareFlowControlDumps } from './leader-services.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
 import { LeaderChannel, startServingThreads, threadShare, type ServingThreads } from './workers.ts';
@@ -67,6 +68,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const channel = opts.follower ? new LeaderChannel() : null;
   const auditor = openAuditor(opts, channel?.auditSink());
   const oidc = await oidcAuthentication(opts, log);
+  // `--workers N`: what kube keeps once per process is the leader's, asked by the serving threads.
+  const leaderServices = !opts.follower && (opts.workers ?? 1) > 1 ? new LeaderServices() : undefined;
+  const leaderClient = opts.leaderServices ? new LeaderClient(opts.leaderServices) : undefined;
   let registryRef: Registry | undefined;
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics, servingThread: Boolean(channel) });
   channel?.metrics(metrics);
@@ -78,7 +82,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let tokenAuth: ReturnType<typeof tokenAuthentication>;
   try {
     saTokens = await saTokensReady;
-    tokenAuth = tokenAuthentication(opts, saTokens, oidc, () => registryRef, log);
+    tokenAuth = tokenAuthentication(opts, saTokens, sharedTokenAuthenticators(opts, oidc, { services: leaderServices, leader: leaderClient }), () => registryRef, log);
   } catch (err) {
     // A start-up error (kube's message) with the storage opened meanwhile: close it first.
     await storageOpening.then((s) => s.close(), () => undefined);
@@ -138,8 +142,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A serving thread runs no controller: it only serves the kinds of Established CRDs as the fold
   // makes them (the leader's CRD controller writes their conditions; the leader's availability
   // controller the APIServices' conditions, which every thread's aggregator follows).
+  // A serving thread's APF configuration, digested before it serves, kept until its limiter exists.
+  let apfConfig: Parameters<FlowController['configure']> | undefined;
   const controllers = follower
-    ? servingThreadControllers(opts, storage, registry, log)
+    ? servingThreadControllers(opts, storage, registry, log, (...config) => {
+        apfConfig = config;
+        flowController?.configure(...config);
+      })
     : registerControllers(opts, { storage, registry, rbacCache, pki, trust, saTokens, log, port: () => port, flowController: () => flowController, aggregator: aggregator.index });
   await controllers.manager.start('before-serving');
   phase('controllers');
@@ -172,10 +181,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     phase('listen');
     port = serving.port;
     flowController = serving.flowController;
+    if (apfConfig) flowController?.configure(...apfConfig);
+    shareFlowControlDumps(flowController, { services: leaderServices, leader: leaderClient });
   } else {
     // The serving threads listen instead (the first one picks the port of `--secure-port 0`);
     // the controllers that run once the server serves (the kubernetes Service's port) follow.
-    threads = await startServingThreads(opts, storage, log, { metrics, auditor });
+    // The leader has no flow controller: its dumps are the threads' (registered before they serve).
+    shareFlowControlDumps(undefined, { services: leaderServices, leader: leaderClient });
+    threads = await startServingThreads(opts, storage, log, { metrics, auditor, services: leaderServices });
     phase('servingThreads');
     port = threads.port;
   }
@@ -230,6 +243,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         aggregator.stop();
         await tokenAuth.close();
         await threadsClosed;
+        leaderServices?.close();
+        leaderClient?.close();
         await storage.close();
         metrics.close();
         auditor?.close();

@@ -10,7 +10,10 @@ import { x509Authenticator, unionAuthenticator, withAnonymous, type Authenticato
 import { ClientCertVerifier, DynamicCaBundle, parseCaBundle, staticCaSource, type CaSource } from '../auth/client-ca.ts';
 import { requestHeaderAuthenticator, requestHeaderConfig } from '../auth/requestheader.ts';
 import type { Registry } from '../registry/registry.ts';
-import { buildTokenAuthentication } from './token-auth.ts';
+import { buildTokenAuthentication, type TokenAuthSlots } from './token-auth.ts';
+import { tokenFromRequestAuthenticator } from '../auth/token/token.ts';
+import { untrustedIssuer } from '../auth/oidc-claims.ts';
+import type { LeaderClient, LeaderServices } from './leader-services.ts';
 import type { ServiceAccountTokens } from './service-accounts.ts';
 import type { ServerOptions } from './options.ts';
 
@@ -44,10 +47,40 @@ export function clientTrust(opts: ServerOptions, pki: Pki, log: pino.Logger): Cl
  * only when OIDC is configured.
  */
 export async function oidcAuthentication(opts: ServerOptions, log: pino.Logger) {
-  if (!opts.oidc) return null;
+  // A serving thread asks its leader's (sharedTokenAuthenticators): one discovery, one key set.
+  if (!opts.oidc || opts.follower) return null;
   const oidcModule = await import('../auth/oidc.ts');
   const caPem = opts.oidc.caFile ? oidcModule.readOidcCaBundle(opts.oidc.caFile) : undefined;
   return oidcModule.oidcAuthenticator(opts.oidc, log, { caPem });
+}
+
+/**
+ * `--workers N`: kube keeps one OIDC authenticator (one provider discovery with its 10 s retries,
+ * one key set) and one token-webhook cache per process (token-auth.ts's `shared`). The leader
+ * (`services`) offers its own to the serving threads; a thread (`leader`) asks the leader's for
+ * every token its own authenticators do not take — without a webhook, only a token whose
+ * unverified issuer is --oidc-issuer-url, as the OIDC authenticator itself decides. Neither: one
+ * thread, each authenticator as is.
+ */
+export function sharedTokenAuthenticators(opts: ServerOptions, oidc: Awaited<ReturnType<typeof oidcAuthentication>>, via: { services?: LeaderServices; leader?: LeaderClient }): Pick<TokenAuthSlots, 'oidc' | 'shared'> {
+  const { services, leader } = via;
+  const slots: Pick<TokenAuthSlots, 'oidc' | 'shared'> = oidc ? { oidc: tokenFromRequestAuthenticator(oidc) } : {};
+  if (services) {
+    slots.shared = (make) => {
+      const a = make();
+      return a && services.offerTokenAuthenticator('tokens', a);
+    };
+  } else if (leader) {
+    const issuer = opts.oidc?.issuerUrl;
+    const webhook = Boolean(opts.tokenAuth?.webhookConfigFile);
+    const leaders = leader.tokenAuthenticator('tokens');
+    slots.shared = () => {
+      if (webhook) return leaders;
+      if (issuer === undefined) return undefined;
+      return { authenticateToken: async (token, ctx) => (untrustedIssuer(token) === issuer ? leaders.authenticateToken(token, ctx) : null) };
+    };
+  }
+  return slots;
 }
 
 /**
@@ -56,9 +89,9 @@ export async function oidcAuthentication(opts: ServerOptions, log: pino.Logger) 
  * their slot after the token file; the API audiences are --api-audiences, or the service-account
  * issuers (kube's default). Bootstrap tokens read Secrets through the registry, built later.
  */
-export function tokenAuthentication(opts: ServerOptions, saTokens: ServiceAccountTokens, oidc: Awaited<ReturnType<typeof oidcAuthentication>>, registry: () => Registry | undefined, log: pino.Logger) {
+export function tokenAuthentication(opts: ServerOptions, saTokens: ServiceAccountTokens, shared: ReturnType<typeof sharedTokenAuthenticators>, registry: () => Registry | undefined, log: pino.Logger) {
   return buildTokenAuthentication({ ...opts.tokenAuth, tokenAuthFile: opts.tokenAuthFile, apiAudiences: opts.tokenAuth?.apiAudiences ?? saTokens.config.apiAudiences }, registry, log, {
-    oidc: oidc ?? undefined,
+    ...shared,
     serviceAccounts: saTokens.tokenAuthenticators,
   });
 }

@@ -30,7 +30,7 @@ import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ServiceAccountTokensController } from '../controllers/service-account-tokens.ts';
 import { ClusterAuthenticationTrustController } from '../controllers/cluster-authentication-trust.ts';
 import { TokenCleaner } from '../controllers/token-cleaner.ts';
-import { ApfConfigConsumer, ApfConfigProducer } from '../controllers/apf-configuration.ts';
+import { ApfConfigConsumer, ApfConfigProducer, type ConfigurationSink } from '../controllers/apf-configuration.ts';
 import { APIServiceAutoRegister } from '../controllers/apiservice-autoregister.ts';
 import { APIServiceAvailability } from '../controllers/apiservice-availability.ts';
 import type { APIServiceIndex } from '../http/aggregator.ts';
@@ -67,9 +67,12 @@ export function controllerSelection(opts: ServerOptions): string[] {
  * A serving thread's (app/workers.ts) controllers: only the serving of Established CRDs' kinds, as
  * the fold makes them; the leader's controllers write (conditions, cleanup, everything else).
  */
-export function servingThreadControllers(opts: ServerOptions, storage: Storage, registry: Registry, log: pino.Logger): { manager: ControllerManager; onCaReload: () => void } {
+export function servingThreadControllers(opts: ServerOptions, storage: Storage, registry: Registry, log: pino.Logger, apfSink: ConfigurationSink): { manager: ControllerManager; onCaReload: () => void } {
   const manager = new ControllerManager(controllerSelection(opts), log)
-    .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log, undefined, { serveOnly: true }) });
+    .add({ name: 'start-apiextensions-controllers', runBy: 'kube-apiserver', stage: 'before-serving', make: () => new CRDController(storage, registry, log, undefined, { serveOnly: true }) })
+    // The thread's limiter follows the FlowSchema/PriorityLevelConfiguration objects from its first
+    // request on (the leader's consumer writes their status).
+    .add({ name: 'priority-and-fairness-filter', runBy: 'kube-apiserver', stage: 'before-serving', make: () => ApfConfigConsumer.create(storage, registry, log, apfSink, { followOnly: true }) });
   return { manager, onCaReload: () => undefined };
 }
 

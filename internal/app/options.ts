@@ -2,6 +2,7 @@
  * What starting one API server process takes (the flags of cmd/apiserver.ts, already parsed) and
  * what it gives back.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { FeatureGates } from '../features/gates.ts';
 import type { Pki } from '../auth/pki.ts';
 import type { TokenAuthOptions } from './token-auth.ts';
@@ -143,6 +144,8 @@ export interface ServerOptions {
   workers?: number;
   /** Set in a serving thread by app/workers.ts: this thread follows the leader's storage. */
   follower?: FollowerLink;
+  /** A serving thread's port to its leader's services (app/leader-services.ts). */
+  leaderServices?: MessagePort;
 }
 
 export interface RunningServer {

@@ -217,7 +217,9 @@ export function requestLimiter(opts: ServerOptions, metrics: ApiMetrics, objectC
   // --request-timeout: kube's queue wait limit is a quarter of it (a queued request's deadline is timeout.ts's).
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (opts.enablePriorityAndFairness === false) return readOnly === 0 && mutating === 0 ? undefined : { limiter: maxInflight(new MaxInflightLimiter(readOnly, mutating)) };
-  const controller = new FlowController({ serverConcurrencyLimit: readOnly + mutating, requestWaitLimitMs: requestTimeout / 4, observer: flowControlMetrics(metrics.registry) });
+  // APF shares out each priority level's seats (of kube's whole-server figure) instead.
+  const serverLimit = (opts.maxRequestsInflight ?? 400) + (opts.maxMutatingRequestsInflight ?? 200);
+  const controller = new FlowController({ serverConcurrencyLimit: serverLimit, threadShare: share, requestWaitLimitMs: requestTimeout / 4, observer: flowControlMetrics(metrics.registry) });
   let counts = new Map<string, number>();
   let countedAt = -Infinity;
   const objectCount = (groupResource: string): number | undefined => {

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../api/types.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseTokenFile, type Authenticator } from '../auth/authn.ts';
-import { audienceAgnostic, bearerTokenAuthenticator, staticTokens, tokenFromRequestAuthenticator, tokenUnion, type TokenAuthenticator } from '../auth/token/token.ts';
+import { audienceAgnostic, bearerTokenAuthenticator, staticTokens, tokenUnion, type TokenAuthenticator } from '../auth/token/token.ts';
 import { cachedTokenAuthenticator } from '../auth/token/cache.ts';
 import { BOOTSTRAP_TOKEN_NAMESPACE, bootstrapTokenAuthenticator } from '../auth/token/bootstrap.ts';
 import { cachedWebhookTokenAuthenticator, DEFAULT_WEBHOOK_CACHE_TTL_MS, WebhookTokenAuthenticator, type RetryBackoff, type WebhookVersion } from '../auth/token/webhook.ts';
@@ -52,8 +52,15 @@ export interface TokenAuthSlots {
    * intersection, as kube's JWTTokenAuthenticator does.
    */
   serviceAccounts?: TokenAuthenticator[];
-  /** --oidc-*: a request authenticator reading the bearer token itself (internal/auth/oidc.ts). */
-  oidc?: Authenticator;
+  /** --oidc-*: the OIDC authenticator as a token authenticator (app/authentication.ts); audience-agnostic. */
+  oidc?: TokenAuthenticator;
+  /**
+   * `--workers N`: what kube keeps once per process — OIDC (one discovery, one key set), the
+   * webhook's cache, and their successes in the outer cache — is the leader's. `make()` builds it
+   * (undefined: neither is configured); the leader offers it to its serving threads, a thread
+   * asks the leader's instead of calling `make()`. Absent: one thread, one cached union.
+   */
+  shared?: (make: () => TokenAuthenticator | undefined) => TokenAuthenticator | undefined;
 }
 
 export interface TokenAuthentication {
@@ -73,6 +80,7 @@ export interface TokenAuthentication {
 export function buildTokenAuthentication(opts: TokenAuthOptions, registry: () => Registry | undefined, log: Logger, slots: TokenAuthSlots = {}): TokenAuthentication {
   const apiAudiences = opts.apiAudiences ?? [];
   const list: TokenAuthenticator[] = [];
+  const perProcess: TokenAuthenticator[] = [];
   if (opts.tokenAuthFile) list.push(audienceAgnostic(apiAudiences, staticTokens(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile))));
   // Service-account JWTs after the token file: audience-aware, so not wrapped.
   list.push(...(slots.serviceAccounts ?? []));
@@ -85,22 +93,37 @@ export function buildTokenAuthentication(opts: TokenAuthOptions, registry: () =>
   }
   // OIDC after the service accounts and bootstrap tokens: kube keeps it after them (both verify
   // JWTs, and an OIDC miss may refetch the provider's keys).
-  if (slots.oidc) list.push(audienceAgnostic(apiAudiences, tokenFromRequestAuthenticator(slots.oidc)));
   let webhook: WebhookTokenAuthenticator | undefined;
-  if (opts.webhookConfigFile) {
-    webhook = new WebhookTokenAuthenticator({
-      client: loadWebhookKubeconfig(opts.webhookConfigFile),
-      version: opts.webhookVersion ?? 'v1beta1',
-      implicitAudiences: apiAudiences,
-      retryBackoff: opts.webhookRetryBackoff,
-    });
-    list.push(cachedWebhookTokenAuthenticator(webhook, opts.webhookCacheTtlMs ?? DEFAULT_WEBHOOK_CACHE_TTL_MS));
+  const makePerProcess = (): TokenAuthenticator[] => {
+    if (slots.oidc) perProcess.push(audienceAgnostic(apiAudiences, slots.oidc));
+    if (opts.webhookConfigFile) {
+      webhook = new WebhookTokenAuthenticator({
+        client: loadWebhookKubeconfig(opts.webhookConfigFile),
+        version: opts.webhookVersion ?? 'v1beta1',
+        implicitAudiences: apiAudiences,
+        retryBackoff: opts.webhookRetryBackoff,
+      });
+      perProcess.push(cachedWebhookTokenAuthenticator(webhook, opts.webhookCacheTtlMs ?? DEFAULT_WEBHOOK_CACHE_TTL_MS));
+    }
+    return perProcess;
+  };
+  const outerCache = (a: TokenAuthenticator): TokenAuthenticator => cachedTokenAuthenticator(a, { cacheErrors: true, successTtlMs: TOKEN_SUCCESS_CACHE_TTL_MS, failureTtlMs: TOKEN_FAILURE_CACHE_TTL_MS });
+  let tokenAuthenticator: TokenAuthenticator | undefined;
+  if (!slots.shared) {
+    list.push(...makePerProcess());
+    if (list.length) tokenAuthenticator = outerCache(tokenUnion(list));
+  } else {
+    // kube's outer cache keeps successes only (failures and errors 0 s), so splitting it in two —
+    // this thread's over its own authenticators, the leader's over the per-process ones — answers
+    // as one does, in the same order; the per-process part is the leader's, whoever asks.
+    const shared = slots.shared(() => (makePerProcess().length ? outerCache(tokenUnion(perProcess)) : undefined));
+    const parts = [...(list.length ? [outerCache(tokenUnion(list))] : []), ...(shared ? [shared] : [])];
+    if (parts.length) tokenAuthenticator = tokenUnion(parts);
   }
   const close = async (): Promise<void> => {
     await webhook?.close();
   };
-  if (!list.length) return { apiAudiences, close };
-  const tokenAuthenticator = cachedTokenAuthenticator(tokenUnion(list), { cacheErrors: true, successTtlMs: TOKEN_SUCCESS_CACHE_TTL_MS, failureTtlMs: TOKEN_FAILURE_CACHE_TTL_MS });
+  if (!tokenAuthenticator) return { apiAudiences, close };
   return { tokenAuthenticator, bearer: bearerTokenAuthenticator(tokenAuthenticator, apiAudiences), apiAudiences, close };
 }
 

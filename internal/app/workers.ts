@@ -7,20 +7,23 @@
  * listener picks the port, the others take it). They close before the leader. The thread's entry
  * is cmd/apiserver-worker.ts.
  */
-import { MessageChannel, Worker, parentPort } from 'node:worker_threads';
+import { MessageChannel, Worker, parentPort, type MessagePort } from 'node:worker_threads';
 import { once } from 'node:events';
 import type pino from 'pino';
 import type { Storage, FollowerLink } from '../storage/storage.ts';
 import type { ServerOptions } from './options.ts';
 import type { Auditor, AuditSink } from '../audit/auditor.ts';
 import type { ApiMetrics, ThreadMetrics } from '../metrics/api-metrics.ts';
+import type { LeaderServices } from './leader-services.ts';
 
 /** What a serving thread is started with (workerData of cmd/apiserver-worker.ts). */
 export interface WorkerStart {
   /** The leader's options, cloneable: no test-supplied kinds; feature gates as their overrides. */
-  opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower'>;
+  opts: Omit<ServerOptions, 'kinds' | 'featureGates' | 'follower' | 'leaderServices'>;
   featureGates: Record<string, boolean>;
   link: FollowerLink;
+  /** The thread's end of its port to the leader's services (app/leader-services.ts). */
+  services: MessagePort;
   /** 1..N (the leader is 0). */
   index: number;
 }
@@ -121,9 +124,9 @@ export function threadShare(limit: number, opts: Pick<ServerOptions, 'workers'>)
  * Start `opts.workers` serving threads on `--secure-port`; resolves once every one listens (the
  * first alone first when the port is 0, so the others take the port it picked).
  */
-export async function startServingThreads(opts: ServerOptions, storage: Storage, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor }): Promise<ServingThreads> {
+export async function startServingThreads(opts: ServerOptions, storage: Storage, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor; services?: LeaderServices }): Promise<ServingThreads> {
   const n = opts.workers ?? 1;
-  const { kinds: _kinds, featureGates, follower: _follower, ...rest } = opts;
+  const { kinds: _kinds, featureGates, follower: _follower, leaderServices: _services, ...rest } = opts;
   const threads: Worker[] = [];
   let req = 0;
   const asked = new Map<number, (m: ThreadMetrics) => void>();
@@ -157,8 +160,10 @@ export async function startServingThreads(opts: ServerOptions, storage: Storage,
   const startThread = (index: number, port: number): Promise<number> => {
     const { port1, port2 } = new MessageChannel();
     const link = storage.lead(port1);
-    const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, index };
-    const w = new Worker(workerEntry(), { workerData: start, transferList: [port2], stdout: false, stderr: false });
+    const services = new MessageChannel();
+    leader.services?.attach(services.port1);
+    const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, services: services.port2, index };
+    const w = new Worker(workerEntry(), { workerData: start, transferList: [port2, services.port2], stdout: false, stderr: false });
     threads.push(w);
     // After start: a thread that fails leaves the others serving; its connections are refused.
     w.on('error', (err) => log.error({ err, thread: index }, 'serving thread failed'));

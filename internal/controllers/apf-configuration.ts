@@ -185,18 +185,29 @@ export class ApfConfigConsumer implements Controller {
   private unsubscribe: (() => void) | null = null;
   private readonly runs = new CoalescedRun(() => this.digest(), (err) => this.log.warn({ err }, 'APF configuration: digest failed'), () => this.unsubscribe !== null);
 
-  private constructor(private readonly storage: Storage, private readonly kinds: { fs: ServedKind; pl: ServedKind }, private readonly log: Logger, private readonly sink: ConfigurationSink | undefined) {}
+  private constructor(
+    private readonly storage: Storage,
+    private readonly kinds: { fs: ServedKind; pl: ServedKind },
+    private readonly log: Logger,
+    private readonly sink: ConfigurationSink | undefined,
+    private readonly followOnly: boolean,
+  ) {}
 
-  static create(storage: Storage, registry: Registry, log: Logger, sink?: ConfigurationSink): ApfConfigConsumer | null {
+  /**
+   * `followOnly` (a `--workers` serving thread): the limiter follows the stored objects, the
+   * leader's consumer alone writes their status; start() resolves once the first digest is in.
+   */
+  static create(storage: Storage, registry: Registry, log: Logger, sink?: ConfigurationSink, opts: { followOnly?: boolean } = {}): ApfConfigConsumer | null {
     const kinds = servedKinds(registry);
-    return kinds ? new ApfConfigConsumer(storage, kinds, log, sink) : null;
+    return kinds ? new ApfConfigConsumer(storage, kinds, log, sink, opts.followOnly ?? false) : null;
   }
 
-  start(): void {
+  start(): void | Promise<void> {
     this.unsubscribe = this.storage.onChange((changes) => {
       if (changes.some((c) => c.key.group === FLOWCONTROL_GROUP)) this.runs.schedule();
     });
     this.runs.schedule();
+    if (this.followOnly) return this.runs.idle();
   }
 
   stop(): void {
@@ -214,6 +225,7 @@ export class ApfConfigConsumer implements Controller {
     const schemas = await listObjects(this.kinds.fs);
     const names = new Set(levels.map((l) => l.metadata.name));
     this.sink?.(schemas, levels);
+    if (this.followOnly) return;
     for (const fs of schemas) {
       const plName = String((fs.spec as { priorityLevelConfiguration?: { name?: unknown } } | undefined)?.priorityLevelConfiguration?.name ?? '');
       const want = danglingCondition(plName, names.has(plName));

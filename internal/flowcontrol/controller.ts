@@ -22,6 +22,13 @@ export interface FlowControlOptions {
   /** How long a request may wait in a queue (kube: --request-timeout / 4, 15 s). */
   requestWaitLimitMs: number;
   observer?: FlowControlObserver;
+  /**
+   * `--workers N`: this thread's part of a process-wide limit (each serving thread dispatches its
+   * own requests). A level's seats and each queue's length limit are computed for the whole server,
+   * as kube does, then shared out; request_concurrency_limit still reports the server's figure.
+   * Absent: the whole limit (one thread).
+   */
+  threadShare?: (limit: number) => number;
   /** Clock in ms (tests). */
   now?: () => number;
 }
@@ -66,11 +73,13 @@ export class FlowController {
   private readonly observer: FlowControlObserver;
   private readonly now: () => number;
   private holding = false;
+  private readonly share: (limit: number) => number;
 
   /** Until `configure` is called: the bootstrap configuration, with this process's uids. */
   constructor(private readonly opts: FlowControlOptions) {
     this.observer = opts.observer ?? NOOP_OBSERVER;
     this.now = opts.now ?? (() => performance.now());
+    this.share = opts.threadShare ?? ((limit) => limit);
     this.apply(FLOW_SCHEMAS.map((spec) => ({ spec, uid: randomUUID() })), PRIORITY_LEVELS.map((spec) => ({ spec, uid: randomUUID() })));
   }
 
@@ -100,7 +109,8 @@ export class FlowController {
     for (const { spec, uid } of levels) {
       let queues: QueueSet | null = null;
       if (spec.type === 'Limited') {
-        const limit = Math.ceil((this.opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const serverLimit = Math.ceil((this.opts.serverConcurrencyLimit * spec.assuredConcurrencyShares!) / shareSum);
+        const limit = this.share(serverLimit);
         const old = this.levels.get(spec.name);
         if (old?.queues && JSON.stringify(old.spec) === JSON.stringify(spec)) {
           queues = old.queues;
@@ -110,14 +120,14 @@ export class FlowController {
         } else {
           const q = spec.queuing;
           queues = new QueueSet(
-            { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: q?.queueLengthLimit ?? 0, requestWaitLimitMs: this.opts.requestWaitLimitMs, concurrencyLimit: limit },
+            { name: spec.name, queues: q?.queues ?? 0, handSize: q?.handSize ?? 0, queueLengthLimit: this.share(q?.queueLengthLimit ?? 0), requestWaitLimitMs: this.opts.requestWaitLimitMs, concurrencyLimit: limit },
             q ? new Dealer(q.queues, q.handSize) : null,
             this.observer,
             this.now,
             () => this.holding,
           );
         }
-        this.observer.concurrencyLimit(spec.name, limit);
+        this.observer.concurrencyLimit(spec.name, serverLimit);
       }
       next.set(spec.name, { spec, uid, queues });
     }
@@ -214,51 +224,170 @@ export class FlowController {
     };
   }
 
-  /** /debug/api_priority_and_fairness/dump_priority_levels: one row per level. */
-  dumpPriorityLevels(): string {
-    const rows = [row('PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests')];
+  /**
+   * `--workers N`: every serving thread's snapshot (this one's included), for the debug dumps to
+   * show the server's queues as one; absent, this thread's alone.
+   */
+  everyThread: (() => Promise<FlowSnapshot[]>) | null = null;
+
+  /** This thread's levels, queues and waiting requests, cloneable (a debug dump's data). */
+  snapshot(): FlowSnapshot {
+    const wallOffset = Date.now() - this.now();
+    const levels: LevelSnapshot[] = [];
     for (const [name, l] of this.levels) {
       const q = l.queues;
-      if (!q) rows.push(row(name, '<none>', '<none>', '<none>', '<none>', '<none>'));
-      else rows.push(row(name, String(q.queues.filter((x) => x.requests.length > 0).length), String(q.idle), 'false', String(q.totalWaiting), String(q.totalExecuting)));
-    }
-    return tabwrite(rows.map((r) => r + '\n').join(''));
-  }
-
-  /** /debug/api_priority_and_fairness/dump_queues: one row per queue of every level. */
-  dumpQueues(): string {
-    const rows = [row('PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum')];
-    for (const [name, l] of this.levels) {
-      if (!l.queues) {
-        rows.push(row(name, ...Array<string>(8).fill('<none>')));
+      if (!q) {
+        levels.push({ name, queues: null });
         continue;
       }
-      l.queues.queues.forEach((q, i) => rows.push(row(name, String(i), String(q.requests.length), String(q.requestsExecuting), String(q.seatsInUse), seatSeconds(q.nextDispatchR), String(q.initialSeatsSum), String(q.maxSeatsSum), seatSeconds(q.totalWorkSum))));
+      levels.push({
+        name,
+        idle: q.idle,
+        waiting: q.totalWaiting,
+        executing: q.totalExecuting,
+        queues: q.queues.map((x) => ({
+          pending: x.requests.length, executing: x.requestsExecuting, seatsInUse: x.seatsInUse, nextDispatchR: x.nextDispatchR,
+          initialSeatsSum: x.initialSeatsSum, maxSeatsSum: x.maxSeatsSum, totalWorkSum: x.totalWorkSum,
+          requests: x.requests.map((r: QueuedRequest) => ({ fsName: r.fsName, flowDistinguisher: r.flowDistinguisher, arrivalWallMs: wallOffset + r.arrivalMs, initialSeats: r.work.initialSeats, finalSeats: r.work.finalSeats, additionalLatencyMs: r.work.additionalLatencyMs, description: r.description })),
+        })),
+      });
     }
-    return tabwrite(rows.map((r) => r + '\n').join(''));
+    return { levels };
   }
 
-  /** /debug/api_priority_and_fairness/dump_requests: one row per waiting request. */
-  dumpRequests(includeDetails: boolean): string {
-    let header = row('PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency');
-    if (includeDetails) header += ',\t' + row('UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource');
-    const rows = [header];
-    const wallOffset = Date.now() - this.now();
-    for (const [name, l] of this.levels) {
-      if (!l.queues) continue;
-      l.queues.queues.forEach((q, iq) =>
-        q.requests.forEach((r: QueuedRequest, ir) => {
-          let line = row(name, r.fsName, String(iq), String(ir), r.flowDistinguisher, rfc3339Nano(wallOffset + r.arrivalMs), String(r.work.initialSeats), String(r.work.finalSeats), goDuration(r.work.additionalLatencyMs));
-          if (includeDetails) {
-            const x = r.description;
-            line += ',\t' + row(x.userName, x.verb, x.path, x.namespace, x.name, x.apiVersion, x.resource, x.subresource);
-          }
-          rows.push(line);
-        }),
-      );
-    }
-    return tabwrite(rows.map((r) => r + '\n').join(''));
+  /** A debug dump of every thread (everyThread) or this one. */
+  async dump(kind: 'priority_levels' | 'queues' | 'requests', includeDetails = false): Promise<string> {
+    const all = this.everyThread ? await this.everyThread() : [this.snapshot()];
+    return kind === 'priority_levels' ? dumpPriorityLevels(all) : kind === 'queues' ? dumpQueues(all) : dumpRequests(all, includeDetails);
   }
+
+  /** /debug/api_priority_and_fairness/dump_priority_levels of this thread. */
+  dumpPriorityLevels(): string {
+    return dumpPriorityLevels([this.snapshot()]);
+  }
+
+  /** /debug/api_priority_and_fairness/dump_queues of this thread. */
+  dumpQueues(): string {
+    return dumpQueues([this.snapshot()]);
+  }
+
+  /** /debug/api_priority_and_fairness/dump_requests of this thread. */
+  dumpRequests(includeDetails: boolean): string {
+    return dumpRequests([this.snapshot()], includeDetails);
+  }
+}
+
+/** A waiting request as the dumps show it. */
+interface RequestSnapshot {
+  fsName: string;
+  flowDistinguisher: string;
+  arrivalWallMs: number;
+  initialSeats: number;
+  finalSeats: number;
+  additionalLatencyMs: number;
+  description: RequestDescription;
+}
+
+interface QueueSnapshot {
+  pending: number;
+  executing: number;
+  seatsInUse: number;
+  nextDispatchR: number;
+  initialSeatsSum: number;
+  maxSeatsSum: number;
+  totalWorkSum: number;
+  requests: RequestSnapshot[];
+}
+
+/** A level's state; `queues` null for the exempt level. */
+type LevelSnapshot = { name: string; queues: null } | { name: string; idle: boolean; waiting: number; executing: number; queues: QueueSnapshot[] };
+
+/** One thread's flow control state (FlowController.snapshot), what the debug dumps are made of. */
+export interface FlowSnapshot {
+  levels: LevelSnapshot[];
+}
+
+/**
+ * The threads' snapshots as one server's: levels by name (in the first thread's order), queues by
+ * index. Each thread has the same levels and queue indexes (same configuration); a queue's figures
+ * are the sums over the threads (its requests are waiting on one of them), its NextDispatchR the
+ * furthest thread's virtual time.
+ */
+function mergeLevels(all: readonly FlowSnapshot[]): LevelSnapshot[] {
+  const byName = new Map<string, LevelSnapshot>();
+  for (const snap of all) {
+    for (const l of snap.levels) {
+      const have = byName.get(l.name);
+      if (!have) {
+        byName.set(l.name, l.queues ? { ...l, queues: l.queues.map((q) => ({ ...q, requests: [...q.requests] })) } : l);
+        continue;
+      }
+      if (!have.queues || !l.queues) continue;
+      have.idle &&= l.idle;
+      have.waiting += l.waiting;
+      have.executing += l.executing;
+      l.queues.forEach((q, i) => {
+        const h = have.queues[i];
+        if (!h) return void have.queues.push({ ...q, requests: [...q.requests] });
+        h.pending += q.pending;
+        h.executing += q.executing;
+        h.seatsInUse += q.seatsInUse;
+        h.nextDispatchR = Math.max(h.nextDispatchR, q.nextDispatchR);
+        h.initialSeatsSum += q.initialSeatsSum;
+        h.maxSeatsSum += q.maxSeatsSum;
+        h.totalWorkSum += q.totalWorkSum;
+        h.requests.push(...q.requests);
+      });
+    }
+  }
+  const levels = [...byName.values()];
+  // Requests of a queue in arrival order, whichever thread holds them.
+  if (all.length > 1) for (const l of levels) for (const q of l.queues ?? []) q.requests.sort((a, b) => a.arrivalWallMs - b.arrivalWallMs);
+  return levels;
+}
+
+/** /debug/api_priority_and_fairness/dump_priority_levels: one row per level. */
+function dumpPriorityLevels(all: readonly FlowSnapshot[]): string {
+  const rows = [row('PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests')];
+  for (const l of mergeLevels(all)) {
+    if (!l.queues) rows.push(row(l.name, '<none>', '<none>', '<none>', '<none>', '<none>'));
+    else rows.push(row(l.name, String(l.queues.filter((x) => x.pending > 0).length), String(l.idle), 'false', String(l.waiting), String(l.executing)));
+  }
+  return tabwrite(rows.map((r) => r + '\n').join(''));
+}
+
+/** /debug/api_priority_and_fairness/dump_queues: one row per queue of every level. */
+function dumpQueues(all: readonly FlowSnapshot[]): string {
+  const rows = [row('PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum')];
+  for (const l of mergeLevels(all)) {
+    if (!l.queues) {
+      rows.push(row(l.name, ...Array<string>(8).fill('<none>')));
+      continue;
+    }
+    l.queues.forEach((q, i) => rows.push(row(l.name, String(i), String(q.pending), String(q.executing), String(q.seatsInUse), seatSeconds(q.nextDispatchR), String(q.initialSeatsSum), String(q.maxSeatsSum), seatSeconds(q.totalWorkSum))));
+  }
+  return tabwrite(rows.map((r) => r + '\n').join(''));
+}
+
+/** /debug/api_priority_and_fairness/dump_requests: one row per waiting request. */
+function dumpRequests(all: readonly FlowSnapshot[], includeDetails: boolean): string {
+  let header = row('PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency');
+  if (includeDetails) header += ',\t' + row('UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource');
+  const rows = [header];
+  for (const l of mergeLevels(all)) {
+    if (!l.queues) continue;
+    l.queues.forEach((q, iq) =>
+      q.requests.forEach((r, ir) => {
+        let line = row(l.name, r.fsName, String(iq), String(ir), r.flowDistinguisher, rfc3339Nano(r.arrivalWallMs), String(r.initialSeats), String(r.finalSeats), goDuration(r.additionalLatencyMs));
+        if (includeDetails) {
+          const x = r.description;
+          line += ',\t' + row(x.userName, x.verb, x.path, x.namespace, x.name, x.apiVersion, x.resource, x.subresource);
+        }
+        rows.push(line);
+      }),
+    );
+  }
+  return tabwrite(rows.map((r) => r + '\n').join(''));
 }
 
 function describe(d: RequestDigest & { version?: string }): RequestDescription {

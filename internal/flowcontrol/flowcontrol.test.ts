@@ -283,4 +283,38 @@ test('holdDispatch: while held, limited requests queue (429 once their queue is 
   assert.match(c.dumpPriorityLevels(), /^global-default, +\d+, +false, +false, +251, +49$/m);
 });
 
+test('--workers: each thread takes its share of a level\'s seats and queue length, the limit reported is the server\'s; the dumps add the threads up', async () => {
+  const limits: [string, number][] = [];
+  const noop = () => undefined;
+  const observer: FlowControlObserver = {
+    concurrencyLimit: (pl, n) => void limits.push([pl, n]),
+    rejected: noop, dispatched: noop, inQueue: noop, executing: noop, seatsInUse: noop, queueLengthAfterEnqueue: noop,
+    waitDuration: noop, executionDuration: noop, estimatedSeats: noop, currentR: noop, dispatchR: noop,
+  };
+  // 600 seats over 2 threads: global-default has 49 for the server, 25 on each thread.
+  const threads = [0, 1].map(() => new FlowController({ serverConcurrencyLimit: 600, threadShare: (n) => (n <= 0 ? n : Math.max(1, Math.ceil(n / 2))), requestWaitLimitMs: 15_000, now: () => 0, observer }));
+  assert.equal(limits.find(([pl]) => pl === 'global-default'), ['global-default', 49]);
+  assert.is(threads[0]!.concurrencyLimits().get('global-default'), 25);
+  const one = () => ({ initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
+  for (const c of threads) c.holdDispatch(true);
+  // alice's hand of 6 queues holds 6 × 25 on a thread (kube's 50 shared out): the next is refused.
+  const waiting = Array.from({ length: 150 }, () => threads[0]!.begin(digest('alice', ['system:authenticated']), one, false));
+  assert.ok(waiting.every((t) => t.immediate === null));
+  assert.is(threads[0]!.begin(digest('alice', ['system:authenticated']), one, false).immediate, false);
+  threads[1]!.begin(digest('bob', ['system:authenticated']), one, false);
+  // Each thread's dump is its own; with everyThread, every thread's as one server's.
+  assert.match(threads[1]!.dumpPriorityLevels(), /^global-default, +1, +false, +false, +1, +0$/m);
+  const all = async () => threads.map((c) => c.snapshot());
+  threads[1]!.everyThread = all;
+  assert.match(await threads[1]!.dump('priority_levels'), /^global-default, +\d+, +false, +false, +151, +0$/m);
+  const requests = (await threads[1]!.dump('requests', true)).trimEnd().split('\n');
+  assert.is(requests.length - 1, 151);
+  assert.is(requests.filter((l) => /\bbob, +get,/.test(l)).length, 1);
+  const queues = await threads[1]!.dump('queues');
+  const pending = queues.split('\n').filter((l) => l.startsWith('global-default,')).reduce((n, l) => n + Number(l.split(',')[2]), 0);
+  assert.is(pending, 151);
+  // Without threads the dump is the thread's own, as before.
+  assert.is(await threads[0]!.dump('priority_levels'), threads[0]!.dumpPriorityLevels());
+});
+
 test.run();

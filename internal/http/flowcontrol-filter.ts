@@ -32,7 +32,7 @@ export interface RequestLimiter {
    */
   admit(req: Req, res: Res, info: RequestInfo, user: UserInfo, query: URLSearchParams): Release | null | Promise<Release | null>;
   /** The /debug/api_priority_and_fairness/ dump at `path`, or null (not one, or no APF). */
-  debugDump?(path: string, query: URLSearchParams): string | null;
+  debugDump?(path: string, query: URLSearchParams): Promise<string> | null;
 }
 
 const NOT_LIMITED: Release = () => undefined;
@@ -107,12 +107,13 @@ export function priorityAndFairness(deps: PriorityAndFairnessDeps): RequestLimit
     },
     debugDump(path, query) {
       switch (path) {
+        // Every serving thread's queues as one server's (`--workers N`).
         case '/debug/api_priority_and_fairness/dump_priority_levels':
-          return deps.controller.dumpPriorityLevels();
+          return deps.controller.dump('priority_levels');
         case '/debug/api_priority_and_fairness/dump_queues':
-          return deps.controller.dumpQueues();
+          return deps.controller.dump('queues');
         case '/debug/api_priority_and_fairness/dump_requests':
-          return deps.controller.dumpRequests(!!query.get('includeRequestDetails'));
+          return deps.controller.dump('requests', !!query.get('includeRequestDetails'));
         default:
           return null;
       }

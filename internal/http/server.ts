@@ -358,7 +358,7 @@ async function mux(deps: ServerDeps, method: string, path: string, q: URLSearchP
     return;
   }
   if (deps.openIdDiscovery && serveOpenIdDiscovery(deps.openIdDiscovery, method, path, accept, res)) return;
-  const dump = deps.limiter?.debugDump?.(path, q);
+  const dump = await deps.limiter?.debugDump?.(path, q);
   // A Go handler's text without a set type: sniffed as text/plain, no nosniff header.
   if (dump != null) return sendRaw(res, 200, 'text/plain; charset=utf-8', dump);
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
