@@ -7,6 +7,7 @@
  *   - commit hand-off: from the leader's commit to the serving thread's change listener (the
  *     postMessage of the commit's changes and its application: key index, cache, listeners),
  *     for a commit of one 1 KiB object and for group commits under a concurrent load;
+ *   - the leader's feed: its CPU per commit between the commit and the end of its posts;
  *   - consistent read barrier: the serving thread's Storage.latest() (Atomics.load of the leader's
  *     committed offset, then its own fold's wait), idle.
  *
@@ -46,6 +47,17 @@ if (isMainThread) {
   storage.materializer.onCommit((p) => committedAt.set(p.lastOffset, now()));
   const { port1, port2 } = new MessageChannel();
   const link = storage.lead(port1);
+  // The leader's feed (encoding + posting each commit to the thread) runs between the two listeners.
+  const feedUs: number[] = [];
+  let feedChanges = 0;
+  storage.materializer.onCommit((p) => {
+    const at = committedAt.get(p.lastOffset);
+    if (at !== undefined && measuringFeed) {
+      feedUs.push((now() - at) * 1000);
+      feedChanges += p.changes.length;
+    }
+  });
+  let measuringFeed = false;
   // Commit times by offset (the leader's clock and the thread's share performance.timeOrigin).
 
   const w = new Worker(new URL(import.meta.url), { workerData: { dir, link: { ...link, port: port2 } }, transferList: [port2] });
@@ -65,12 +77,14 @@ if (isMainThread) {
   // 3. Commit → thread's listener, one write at a time, then 8 writers at once (group commits).
   w.postMessage('lags');
   await new Promise((r) => setTimeout(r, 50));
+  measuringFeed = true;
   const firstBurst = storage.folded + N;
   for (let i = 0; i < N; i++) await storage.write(create('lag', i));
   const burst = async (k: number): Promise<void> => {
     for (let i = 0; i < N / 8; i++) await storage.write(create(`burst${k}`, i));
   };
   await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(burst));
+  measuringFeed = false;
   w.postMessage('stop-lags');
   const lags = (await next()) as Extract<Msg, { t: 'lags' }>;
   // 4. latest() on the thread, idle.
@@ -88,6 +102,8 @@ if (isMainThread) {
   console.log(stats('commit → serving thread listener (one write at a time)', lag(firstBurst - N, firstBurst)));
   console.log(stats('commit → serving thread listener (8 concurrent writers)', lag(firstBurst, Infinity)));
   console.log(stats('Storage.latest() on a serving thread, idle', latest.us));
+  const feedMs = feedUs.reduce((a, b) => a + b, 0) / 1000;
+  console.log(`leader's feed (encode + post to 1 thread): ${((feedMs * 1000) / feedUs.length).toFixed(1)} µs per commit, ${((feedMs * 1000) / feedChanges).toFixed(1)} µs per change (${feedUs.length} commits, ${feedChanges} changes)`);
   console.log(`serving thread busy applying commits: ${((lags.activeMs * 1000) / lags.commits).toFixed(1)} µs per commit, ${((lags.activeMs * 1000) / lags.at.length).toFixed(1)} µs per change (${lags.commits} commits, ${lags.at.length} changes)`);
   await w.terminate();
   await storage.close();

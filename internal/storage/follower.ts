@@ -5,7 +5,7 @@
  * leader's commits over a MessagePort, much as a Kafka replica follows its topic without folding:
  *
  *   leader                                   follower (worker thread)
- *   Materializer.commit ── 'c' {changes, index entries, this thread's verdicts} ──▶ Materializer.follow,
+ *   Materializer.commit ── 'c' {commit record, this thread's verdicts}   ──▶ Materializer.follow,
  *                                                      then the verdicts (so after the commit)
  *   a failed append     ── 'v' {id, error}     ──▶ the writer's error
  *   StoreHealth change  ── 'h' {problems}      ──▶ StoreHealth.mirror
@@ -23,10 +23,12 @@
  * consistent read waits until it has applied the offset it reads there, with no round trip. So is
  * its table watch's state (table-watch.ts): a thread's read holds its result while a changed
  * table is verified, as the leader's reads do.
- * Object bytes of one commit travel in one SharedArrayBuffer shared by every follower (one copy).
+ * A commit travels as one record in a SharedArrayBuffer shared by every follower (commit-record.ts:
+ * encoded once, whatever the number of threads; each message carries a reference to it).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Change, Db, FollowedCommit, Materializer, PendingFold } from './mvcc/materializer.ts';
+import type { Db, Materializer, PendingFold } from './mvcc/materializer.ts';
+import { decodeCommit, encodeCommit } from './commit-record.ts';
 import { decodeEvent } from './log/event.ts';
 import { fromHex16, logKey } from './keys.ts';
 import type { Verdict } from './mvcc/fold.ts';
@@ -51,9 +53,13 @@ export interface FollowerLink {
 }
 
 type WireError = { code: StorageErrorCode; message: string; retryAfter?: number };
-type WireChange = Omit<Change, 'object' | 'prev'> & { o: [number, number]; p?: [number, number] };
+/**
+ * A verdict in its commit's message: an accepted one without its object, which is the object of
+ * the commit's change number `change` (the same bytes; not sent twice).
+ */
+type WireVerdict = [id: string, verdict: Verdict | Omit<Extract<Verdict, { accepted: true }>, 'object'>, change?: number];
 type ToFollower =
-  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
+  | { t: 'c'; last: number; record: SharedArrayBuffer | null; verdicts?: WireVerdict[] }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
   | { t: 'l'; req: number; offset?: number; error?: WireError }
@@ -173,31 +179,32 @@ export class LeaderFeed {
   private commit(p: PendingFold): void {
     Atomics.store(this.offset, FOLDED, BigInt(p.lastOffset));
     if (!this.ports.size) return;
-    let total = 0;
-    for (const c of p.changes) total += c.object.length + (c.prev?.length ?? 0);
-    const bytes = total ? new SharedArrayBuffer(total) : null;
-    const into = bytes ? Buffer.from(bytes) : Buffer.alloc(0);
-    let at = 0;
-    const put = (b: Buffer): [number, number] => {
-      b.copy(into, at);
-      at += b.length;
-      return [at - b.length, b.length];
-    };
-    const changes = p.changes.map(({ object, prev, ...rest }): WireChange => ({ ...rest, o: put(object), ...(prev ? { p: put(prev) } : {}) }));
-    const verdicts = new Map<MessagePort, [string, Verdict][]>();
+    // Encoded once for every thread (commit-record.ts); each message only references the memory.
+    const record = encodeCommit(p.changes, p.entries);
+    const verdicts = new Map<MessagePort, WireVerdict[]>();
     if (this.asking.size) {
+      let changeAt: Map<number, number> | undefined;
       for (const { id, verdict } of p.verdicts) {
         const port = this.asking.get(id);
         if (!port) continue;
         this.asking.delete(id);
+        let wire: WireVerdict = [id, verdict];
+        if (verdict.accepted) {
+          changeAt ??= new Map(p.changes.map((c, i) => [c.offset, i]));
+          const i = changeAt.get(verdict.rv);
+          if (i !== undefined && p.changes[i]!.object === verdict.object) {
+            const { object: _sent, ...rest } = verdict;
+            wire = [id, rest, i];
+          }
+        }
         const list = verdicts.get(port);
-        if (list) list.push([id, verdict]);
-        else verdicts.set(port, [[id, verdict]]);
+        if (list) list.push(wire);
+        else verdicts.set(port, [wire]);
       }
     }
     for (const port of this.ports) {
       const own = verdicts.get(port);
-      port.postMessage({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
+      port.postMessage({ t: 'c', last: p.lastOffset, record, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
     }
   }
 
@@ -340,11 +347,12 @@ export class FollowerTail implements EventLog, TableVouch {
       return;
     }
     if (m.t === 'c') {
-      const bytes = m.bytes ? Buffer.from(m.bytes) : null;
-      const slice = (r: [number, number]): Buffer => bytes!.subarray(r[0], r[0] + r[1]);
-      const changes = m.changes.map(({ o, p, ...rest }): Change => ({ ...rest, object: slice(o), ...(p ? { prev: slice(p) } : {}) }));
-      mat.follow({ lastOffset: m.last, changes, entries: m.entries });
-      for (const [id, v] of m.verdicts ?? []) this.resolve(mat, id, v);
+      const { changes, entries } = decodeCommit(m.record);
+      mat.follow({ lastOffset: m.last, changes, entries });
+      for (const [id, v, change] of m.verdicts ?? []) {
+        if (change === undefined) this.resolve(mat, id, v as Verdict);
+        else mat.resolveVerdict(id, { ...v, object: changes[change]!.object } as Verdict);
+      }
     } else if (m.error) mat.cancelVerdict(m.id, fromWire(m.error));
     else this.resolve(mat, m.id, m.verdict!);
   }
