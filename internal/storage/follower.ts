@@ -13,6 +13,8 @@
  *                                                  names the tables, and every thread's health fails)
  *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
  *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
+ *   FollowerTail.read   ◀── 'lr' 'ln' 'lx' / ──▶ 'lr' {events}  (Kafka mode only: the topic, read by the
+ *                       leader a chunk at a time, for a watch resuming below the thread's ring)
  *   StoreKeeper.recover ── 'r' ──▶ reads held, stores closed ── 'rc' ──▶ the leader closes and
  *                       reopens its stores ── 'o' ──▶ the thread opens its own again, reads go on
  *                       (classic-level's `multithreading` shares one native database per
@@ -63,9 +65,18 @@ type ToFollower =
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
   | { t: 'l'; req: number; offset?: number; error?: WireError }
+  | { t: 'lr'; req: number; events?: PositionedEvent[]; done?: boolean; error?: WireError }
   | { t: 'r' }
   | { t: 'o' };
-type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number } | { t: 'd'; reason: string } | { t: 'rc' };
+type ToLeader =
+  | { t: 'a'; id: string; event: Omit<LogEvent, 'id'> }
+  | { t: 'l'; req: number }
+  | { t: 'd'; reason: string }
+  | { t: 'rc' }
+  // Kafka mode: a read of the topic (a watch resuming below the thread's ring), a chunk at a time.
+  | { t: 'lr'; req: number; from: number; to: number }
+  | { t: 'ln'; req: number }
+  | { t: 'lx'; req: number };
 
 /** Slots of the shared BigInt64Array (FollowerLink.committed). */
 const FOLDED = 0;
@@ -78,6 +89,8 @@ const SLOTS = 5;
 const waitAsync = (Atomics as unknown as {
   waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { async: boolean; value: Promise<string> | string };
 }).waitAsync;
+/** Log events per message of a topic read forwarded to the leader (Kafka mode). */
+const LOG_READ_CHUNK = 256;
 /** How long a thread's read waits for the leader's word on damage its shared memory announced. */
 const DAMAGE_MESSAGE_WAIT_MS = 1000;
 
@@ -103,6 +116,8 @@ export interface LeaderSide {
   appendFor(id: string, event: Omit<LogEvent, 'id'>): Promise<Verdict>;
   latest(): Promise<number>;
   kafka: boolean;
+  /** The log's events [from, to) (Kafka mode: the topic, which a thread does not read itself). */
+  readLog(from: number, to: number): AsyncIterable<PositionedEvent>;
 }
 
 /** The leader's end: feeds every follower port its commits, verdicts and health. */
@@ -117,6 +132,8 @@ export class LeaderFeed {
   private readonly asking = new Map<string, MessagePort>();
   /** Threads asked to close their stores (release), until they say they have. */
   private readonly releasing = new Map<MessagePort, () => void>();
+  /** Topic reads in progress for threads (Kafka mode), by port and request. */
+  private readonly logReads = new Map<MessagePort, Map<number, AsyncIterator<PositionedEvent>>>();
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, FOLDED, BigInt(s.materializer.folded));
@@ -142,6 +159,8 @@ export class LeaderFeed {
     port.on('message', (m: ToLeader) => this.request(port, m));
     port.on('close', () => {
       this.ports.delete(port);
+      for (const it of this.logReads.get(port)?.values() ?? []) void it.return?.();
+      this.logReads.delete(port);
       this.releasing.get(port)?.();
     });
     port.postMessage({ t: 'h', problems: this.s.health.list() } satisfies ToFollower);
@@ -168,12 +187,46 @@ export class LeaderFeed {
     } else if (m.t === 'rc') {
       this.releasing.get(port)?.();
       this.releasing.delete(port);
+    } else if (m.t === 'lr' || m.t === 'ln' || m.t === 'lx') {
+      this.logRead(port, m);
     } else {
       this.s.latest().then(
         (offset) => port.postMessage({ t: 'l', req: m.req, offset } satisfies ToFollower),
         (err: unknown) => port.postMessage({ t: 'l', req: m.req, error: wireError(err) } satisfies ToFollower),
       );
     }
+  }
+
+  /** A thread's topic read: opened by 'lr', the next chunk on 'ln', given up on 'lx'. */
+  private logRead(port: MessagePort, m: Extract<ToLeader, { t: 'lr' | 'ln' | 'lx' }>): void {
+    let reads = this.logReads.get(port);
+    if (!reads) this.logReads.set(port, (reads = new Map()));
+    if (m.t === 'lr') reads.set(m.req, this.s.readLog(m.from, m.to)[Symbol.asyncIterator]());
+    const it = reads.get(m.req);
+    if (m.t === 'lx' || !it) {
+      reads.delete(m.req);
+      void it?.return?.();
+      return;
+    }
+    void (async () => {
+      const events: PositionedEvent[] = [];
+      try {
+        for (;;) {
+          const r = await it.next();
+          if (r.done) {
+            reads.delete(m.req);
+            port.postMessage({ t: 'lr', req: m.req, events, done: true } satisfies ToFollower);
+            return;
+          }
+          events.push(r.value);
+          if (events.length >= LOG_READ_CHUNK) break;
+        }
+        port.postMessage({ t: 'lr', req: m.req, events } satisfies ToFollower);
+      } catch (err) {
+        reads.delete(m.req);
+        port.postMessage({ t: 'lr', req: m.req, error: wireError(err) } satisfies ToFollower);
+      }
+    })();
   }
 
   private commit(p: PendingFold): void {
@@ -239,6 +292,8 @@ export class LeaderFeed {
     this.s.tables.onState = null;
     for (const r of this.releasing.values()) r();
     this.releasing.clear();
+    for (const reads of this.logReads.values()) for (const it of reads.values()) void it.return?.();
+    this.logReads.clear();
     for (const port of this.ports) port.close();
     this.ports.clear();
   }
@@ -255,6 +310,8 @@ export class FollowerTail implements EventLog, TableVouch {
   private early: ToFollower[] = [];
   private req = 0;
   private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  /** Chunks of topic reads forwarded to the leader (Kafka mode), by request. */
+  private readonly logWaiters = new Map<number, { resolve: (m: Extract<ToFollower, { t: 'lr' }>) => void; reject: (e: Error) => void }>();
   private closed = false;
   /** Set by the Storage: close this thread's stores with its reads held until `released` resolves, then open them again. */
   onRelease: (() => Promise<void>) | null = null;
@@ -335,6 +392,13 @@ export class FollowerTail implements EventLog, TableVouch {
       this.reopened = null;
       return;
     }
+    if (m.t === 'lr') {
+      const w = this.logWaiters.get(m.req);
+      this.logWaiters.delete(m.req);
+      if (m.error) w?.reject(fromWire(m.error));
+      else w?.resolve(m);
+      return;
+    }
     if (m.t === 'l') {
       const w = this.latestWaiters.get(m.req);
       this.latestWaiters.delete(m.req);
@@ -380,12 +444,43 @@ export class FollowerTail implements EventLog, TableVouch {
     return offset + 1;
   }
 
-  /** The embedded log's entries, read from its store (shared with the leader, as the snapshot). */
+  /**
+   * The embedded log's entries, read from its store (shared with the leader, as the snapshot);
+   * in Kafka mode the topic's, read by the leader a chunk at a time (a watch resuming below this
+   * thread's ring is served as the replica's single thread would serve it, not answered 410).
+   */
   async *read(from: number, to?: number): AsyncIterable<PositionedEvent> {
-    if (!this.logDb) throw new StorageError('expired', 'a serving thread of a Kafka replica does not read the topic: resume from a newer resourceVersion');
     const end = to ?? this.committed + 1;
+    if (!this.logDb) {
+      yield* this.readThroughLeader(from, end);
+      return;
+    }
     for await (const [k, v] of this.logDb.iterator({ gte: logKey(from), lt: logKey(end) })) {
       yield { offset: fromHex16(k.slice(2)), event: decodeEvent(v) };
+    }
+  }
+
+  private async *readThroughLeader(from: number, to: number): AsyncIterable<PositionedEvent> {
+    const req = ++this.req;
+    const ask = (m: ToLeader): Promise<Extract<ToFollower, { t: 'lr' }>> => {
+      if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is shutting down'));
+      return new Promise((resolve, reject) => {
+        this.logWaiters.set(req, { resolve, reject });
+        this.link.port.postMessage(m);
+      });
+    };
+    let done = false;
+    try {
+      let chunk = await ask({ t: 'lr', req, from, to });
+      for (;;) {
+        done = chunk.done === true;
+        for (const { offset, event } of chunk.events ?? []) yield { offset, event: event.object ? { ...event, object: asBuffer(event.object) } : event };
+        if (done) return;
+        chunk = await ask({ t: 'ln', req });
+      }
+    } finally {
+      // Given up early (the watch ended): the leader closes its read.
+      if (!done && !this.closed) this.link.port.postMessage({ t: 'lx', req } satisfies ToLeader);
     }
   }
 
@@ -394,6 +489,8 @@ export class FollowerTail implements EventLog, TableVouch {
     const err = new StorageError('unreachable', 'storage is shutting down');
     for (const w of this.latestWaiters.values()) w.reject(err);
     this.latestWaiters.clear();
+    for (const w of this.logWaiters.values()) w.reject(err);
+    this.logWaiters.clear();
     this.reopened?.();
     this.link.port.close();
   }
