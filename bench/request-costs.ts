@@ -6,7 +6,7 @@
  * by the answers completed in it.
  *
  *   node --import tsx bench/request-costs.ts [--duration S] [--warmup S] [--objects N] [--watchers N]
- *        [--watch-rate W] [--pin 0|0-1] [--only a,b] [--out file.json] [--quick]
+ *        [--watch-rate W] [--pin 0|0-1] [--only a,b] [--out file.json] [--quick] [--workers N]
  *
  * Windows, in order: create (POST of a 1 KiB ConfigMap, 64 connections), PUT (unconditional
  * replace of one of --objects), merge patch, server-side apply (force), GET of one object (16
@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    /** The server's --workers (issue 28: serving threads; the CPU columns count every thread). */
+    workers: { type: 'string' },
   },
   strict: true,
 });
@@ -168,7 +170,7 @@ async function watchWindow(origin: string, tls: ReturnType<typeof adminTls>, poo
 async function main() {
   installWatchdog(15 * 60_000);
   const tmp = mkdtempSync(join(tmpdir(), 'request-costs-'));
-  const server = await spawnApiServer(join(tmp, 'data'));
+  const server = await spawnApiServer(join(tmp, 'data'), undefined, args.workers ? ['--workers', args.workers] : []);
   const results: { windows: Window[]; watch?: unknown; idle?: unknown; pin?: string } = { windows: [] };
   try {
     await server.readyLog;

@@ -5,7 +5,7 @@
  * leader's commits over a MessagePort, much as a Kafka replica follows its topic without folding:
  *
  *   leader                                   follower (worker thread)
- *   Materializer.commit ── 'c' {changes, index entries, this thread's verdicts} ──▶ Materializer.follow,
+ *   Materializer.commit ── 'c' {commit record, this thread's verdicts}   ──▶ Materializer.follow,
  *                                                      then the verdicts (so after the commit)
  *   a failed append     ── 'v' {id, error}     ──▶ the writer's error
  *   StoreHealth change  ── 'h' {problems}      ──▶ StoreHealth.mirror
@@ -13,6 +13,8 @@
  *                                                  names the tables, and every thread's health fails)
  *   Storage.appendFor   ◀── 'a' {id, event}     ── Storage.write (encrypted here, as the leader would)
  *   Storage.latest      ◀── 'l' / ──▶ 'l'      (Kafka mode only: the broker's end, via the leader)
+ *   FollowerTail.read   ◀── 'lr' 'ln' 'lx' / ──▶ 'lr' {events}  (Kafka mode only: the topic, read by the
+ *                       leader a chunk at a time, for a watch resuming below the thread's ring)
  *   StoreKeeper.recover ── 'r' ──▶ reads held, stores closed ── 'rc' ──▶ the leader closes and
  *                       reopens its stores ── 'o' ──▶ the thread opens its own again, reads go on
  *                       (classic-level's `multithreading` shares one native database per
@@ -23,10 +25,12 @@
  * consistent read waits until it has applied the offset it reads there, with no round trip. So is
  * its table watch's state (table-watch.ts): a thread's read holds its result while a changed
  * table is verified, as the leader's reads do.
- * Object bytes of one commit travel in one SharedArrayBuffer shared by every follower (one copy).
+ * A commit travels as one record in a SharedArrayBuffer shared by every follower (commit-record.ts:
+ * encoded once, whatever the number of threads; each message carries a reference to it).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Change, Db, FollowedCommit, Materializer, PendingFold } from './mvcc/materializer.ts';
+import type { Db, Materializer, PendingFold } from './mvcc/materializer.ts';
+import { decodeCommit, encodeCommit } from './commit-record.ts';
 import { decodeEvent } from './log/event.ts';
 import { fromHex16, logKey } from './keys.ts';
 import type { Verdict } from './mvcc/fold.ts';
@@ -51,15 +55,28 @@ export interface FollowerLink {
 }
 
 type WireError = { code: StorageErrorCode; message: string; retryAfter?: number };
-type WireChange = Omit<Change, 'object' | 'prev'> & { o: [number, number]; p?: [number, number] };
+/**
+ * A verdict in its commit's message: an accepted one without its object, which is the object of
+ * the commit's change number `change` (the same bytes; not sent twice).
+ */
+type WireVerdict = [id: string, verdict: Verdict | Omit<Extract<Verdict, { accepted: true }>, 'object'>, change?: number];
 type ToFollower =
-  | { t: 'c'; last: number; changes: WireChange[]; entries: FollowedCommit['entries']; bytes: SharedArrayBuffer | null; verdicts?: [id: string, verdict: Verdict][] }
+  | { t: 'c'; last: number; record: SharedArrayBuffer | null; verdicts?: WireVerdict[] }
   | { t: 'v'; id: string; verdict?: Verdict; error?: WireError }
   | { t: 'h'; problems: StoreProblem[] }
   | { t: 'l'; req: number; offset?: number; error?: WireError }
+  | { t: 'lr'; req: number; events?: PositionedEvent[]; done?: boolean; error?: WireError }
   | { t: 'r' }
   | { t: 'o' };
-type ToLeader = { t: 'a'; id: string; event: Omit<LogEvent, 'id'> } | { t: 'l'; req: number } | { t: 'd'; reason: string } | { t: 'rc' };
+type ToLeader =
+  | { t: 'a'; id: string; event: Omit<LogEvent, 'id'> }
+  | { t: 'l'; req: number }
+  | { t: 'd'; reason: string }
+  | { t: 'rc' }
+  // Kafka mode: a read of the topic (a watch resuming below the thread's ring), a chunk at a time.
+  | { t: 'lr'; req: number; from: number; to: number }
+  | { t: 'ln'; req: number }
+  | { t: 'lx'; req: number };
 
 /** Slots of the shared BigInt64Array (FollowerLink.committed). */
 const FOLDED = 0;
@@ -72,6 +89,8 @@ const SLOTS = 5;
 const waitAsync = (Atomics as unknown as {
   waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { async: boolean; value: Promise<string> | string };
 }).waitAsync;
+/** Log events per message of a topic read forwarded to the leader (Kafka mode). */
+const LOG_READ_CHUNK = 256;
 /** How long a thread's read waits for the leader's word on damage its shared memory announced. */
 const DAMAGE_MESSAGE_WAIT_MS = 1000;
 
@@ -97,6 +116,8 @@ export interface LeaderSide {
   appendFor(id: string, event: Omit<LogEvent, 'id'>): Promise<Verdict>;
   latest(): Promise<number>;
   kafka: boolean;
+  /** The log's events [from, to) (Kafka mode: the topic, which a thread does not read itself). */
+  readLog(from: number, to: number): AsyncIterable<PositionedEvent>;
 }
 
 /** The leader's end: feeds every follower port its commits, verdicts and health. */
@@ -111,6 +132,8 @@ export class LeaderFeed {
   private readonly asking = new Map<string, MessagePort>();
   /** Threads asked to close their stores (release), until they say they have. */
   private readonly releasing = new Map<MessagePort, () => void>();
+  /** Topic reads in progress for threads (Kafka mode), by port and request. */
+  private readonly logReads = new Map<MessagePort, Map<number, AsyncIterator<PositionedEvent>>>();
 
   constructor(private readonly s: LeaderSide) {
     Atomics.store(this.offset, FOLDED, BigInt(s.materializer.folded));
@@ -136,6 +159,8 @@ export class LeaderFeed {
     port.on('message', (m: ToLeader) => this.request(port, m));
     port.on('close', () => {
       this.ports.delete(port);
+      for (const it of this.logReads.get(port)?.values() ?? []) void it.return?.();
+      this.logReads.delete(port);
       this.releasing.get(port)?.();
     });
     port.postMessage({ t: 'h', problems: this.s.health.list() } satisfies ToFollower);
@@ -162,6 +187,8 @@ export class LeaderFeed {
     } else if (m.t === 'rc') {
       this.releasing.get(port)?.();
       this.releasing.delete(port);
+    } else if (m.t === 'lr' || m.t === 'ln' || m.t === 'lx') {
+      this.logRead(port, m);
     } else {
       this.s.latest().then(
         (offset) => port.postMessage({ t: 'l', req: m.req, offset } satisfies ToFollower),
@@ -170,34 +197,67 @@ export class LeaderFeed {
     }
   }
 
+  /** A thread's topic read: opened by 'lr', the next chunk on 'ln', given up on 'lx'. */
+  private logRead(port: MessagePort, m: Extract<ToLeader, { t: 'lr' | 'ln' | 'lx' }>): void {
+    let reads = this.logReads.get(port);
+    if (!reads) this.logReads.set(port, (reads = new Map()));
+    if (m.t === 'lr') reads.set(m.req, this.s.readLog(m.from, m.to)[Symbol.asyncIterator]());
+    const it = reads.get(m.req);
+    if (m.t === 'lx' || !it) {
+      reads.delete(m.req);
+      void it?.return?.();
+      return;
+    }
+    void (async () => {
+      const events: PositionedEvent[] = [];
+      try {
+        for (;;) {
+          const r = await it.next();
+          if (r.done) {
+            reads.delete(m.req);
+            port.postMessage({ t: 'lr', req: m.req, events, done: true } satisfies ToFollower);
+            return;
+          }
+          events.push(r.value);
+          if (events.length >= LOG_READ_CHUNK) break;
+        }
+        port.postMessage({ t: 'lr', req: m.req, events } satisfies ToFollower);
+      } catch (err) {
+        reads.delete(m.req);
+        port.postMessage({ t: 'lr', req: m.req, error: wireError(err) } satisfies ToFollower);
+      }
+    })();
+  }
+
   private commit(p: PendingFold): void {
     Atomics.store(this.offset, FOLDED, BigInt(p.lastOffset));
     if (!this.ports.size) return;
-    let total = 0;
-    for (const c of p.changes) total += c.object.length + (c.prev?.length ?? 0);
-    const bytes = total ? new SharedArrayBuffer(total) : null;
-    const into = bytes ? Buffer.from(bytes) : Buffer.alloc(0);
-    let at = 0;
-    const put = (b: Buffer): [number, number] => {
-      b.copy(into, at);
-      at += b.length;
-      return [at - b.length, b.length];
-    };
-    const changes = p.changes.map(({ object, prev, ...rest }): WireChange => ({ ...rest, o: put(object), ...(prev ? { p: put(prev) } : {}) }));
-    const verdicts = new Map<MessagePort, [string, Verdict][]>();
+    // Encoded once for every thread (commit-record.ts); each message only references the memory.
+    const record = encodeCommit(p.changes, p.entries);
+    const verdicts = new Map<MessagePort, WireVerdict[]>();
     if (this.asking.size) {
+      let changeAt: Map<number, number> | undefined;
       for (const { id, verdict } of p.verdicts) {
         const port = this.asking.get(id);
         if (!port) continue;
         this.asking.delete(id);
+        let wire: WireVerdict = [id, verdict];
+        if (verdict.accepted) {
+          changeAt ??= new Map(p.changes.map((c, i) => [c.offset, i]));
+          const i = changeAt.get(verdict.rv);
+          if (i !== undefined && p.changes[i]!.object === verdict.object) {
+            const { object: _sent, ...rest } = verdict;
+            wire = [id, rest, i];
+          }
+        }
         const list = verdicts.get(port);
-        if (list) list.push([id, verdict]);
-        else verdicts.set(port, [[id, verdict]]);
+        if (list) list.push(wire);
+        else verdicts.set(port, [wire]);
       }
     }
     for (const port of this.ports) {
       const own = verdicts.get(port);
-      port.postMessage({ t: 'c', last: p.lastOffset, changes, entries: p.entries, bytes, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
+      port.postMessage({ t: 'c', last: p.lastOffset, record, ...(own ? { verdicts: own } : {}) } satisfies ToFollower);
     }
   }
 
@@ -232,6 +292,8 @@ export class LeaderFeed {
     this.s.tables.onState = null;
     for (const r of this.releasing.values()) r();
     this.releasing.clear();
+    for (const reads of this.logReads.values()) for (const it of reads.values()) void it.return?.();
+    this.logReads.clear();
     for (const port of this.ports) port.close();
     this.ports.clear();
   }
@@ -248,6 +310,8 @@ export class FollowerTail implements EventLog, TableVouch {
   private early: ToFollower[] = [];
   private req = 0;
   private readonly latestWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  /** Chunks of topic reads forwarded to the leader (Kafka mode), by request. */
+  private readonly logWaiters = new Map<number, { resolve: (m: Extract<ToFollower, { t: 'lr' }>) => void; reject: (e: Error) => void }>();
   private closed = false;
   /** Set by the Storage: close this thread's stores with its reads held until `released` resolves, then open them again. */
   onRelease: (() => Promise<void>) | null = null;
@@ -328,6 +392,13 @@ export class FollowerTail implements EventLog, TableVouch {
       this.reopened = null;
       return;
     }
+    if (m.t === 'lr') {
+      const w = this.logWaiters.get(m.req);
+      this.logWaiters.delete(m.req);
+      if (m.error) w?.reject(fromWire(m.error));
+      else w?.resolve(m);
+      return;
+    }
     if (m.t === 'l') {
       const w = this.latestWaiters.get(m.req);
       this.latestWaiters.delete(m.req);
@@ -340,11 +411,12 @@ export class FollowerTail implements EventLog, TableVouch {
       return;
     }
     if (m.t === 'c') {
-      const bytes = m.bytes ? Buffer.from(m.bytes) : null;
-      const slice = (r: [number, number]): Buffer => bytes!.subarray(r[0], r[0] + r[1]);
-      const changes = m.changes.map(({ o, p, ...rest }): Change => ({ ...rest, object: slice(o), ...(p ? { prev: slice(p) } : {}) }));
-      mat.follow({ lastOffset: m.last, changes, entries: m.entries });
-      for (const [id, v] of m.verdicts ?? []) this.resolve(mat, id, v);
+      const { changes, entries } = decodeCommit(m.record);
+      mat.follow({ lastOffset: m.last, changes, entries });
+      for (const [id, v, change] of m.verdicts ?? []) {
+        if (change === undefined) this.resolve(mat, id, v as Verdict);
+        else mat.resolveVerdict(id, { ...v, object: changes[change]!.object } as Verdict);
+      }
     } else if (m.error) mat.cancelVerdict(m.id, fromWire(m.error));
     else this.resolve(mat, m.id, m.verdict!);
   }
@@ -372,12 +444,43 @@ export class FollowerTail implements EventLog, TableVouch {
     return offset + 1;
   }
 
-  /** The embedded log's entries, read from its store (shared with the leader, as the snapshot). */
+  /**
+   * The embedded log's entries, read from its store (shared with the leader, as the snapshot);
+   * in Kafka mode the topic's, read by the leader a chunk at a time (a watch resuming below this
+   * thread's ring is served as the replica's single thread would serve it, not answered 410).
+   */
   async *read(from: number, to?: number): AsyncIterable<PositionedEvent> {
-    if (!this.logDb) throw new StorageError('expired', 'a serving thread of a Kafka replica does not read the topic: resume from a newer resourceVersion');
     const end = to ?? this.committed + 1;
+    if (!this.logDb) {
+      yield* this.readThroughLeader(from, end);
+      return;
+    }
     for await (const [k, v] of this.logDb.iterator({ gte: logKey(from), lt: logKey(end) })) {
       yield { offset: fromHex16(k.slice(2)), event: decodeEvent(v) };
+    }
+  }
+
+  private async *readThroughLeader(from: number, to: number): AsyncIterable<PositionedEvent> {
+    const req = ++this.req;
+    const ask = (m: ToLeader): Promise<Extract<ToFollower, { t: 'lr' }>> => {
+      if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is shutting down'));
+      return new Promise((resolve, reject) => {
+        this.logWaiters.set(req, { resolve, reject });
+        this.link.port.postMessage(m);
+      });
+    };
+    let done = false;
+    try {
+      let chunk = await ask({ t: 'lr', req, from, to });
+      for (;;) {
+        done = chunk.done === true;
+        for (const { offset, event } of chunk.events ?? []) yield { offset, event: event.object ? { ...event, object: asBuffer(event.object) } : event };
+        if (done) return;
+        chunk = await ask({ t: 'ln', req });
+      }
+    } finally {
+      // Given up early (the watch ended): the leader closes its read.
+      if (!done && !this.closed) this.link.port.postMessage({ t: 'lx', req } satisfies ToLeader);
     }
   }
 
@@ -386,6 +489,8 @@ export class FollowerTail implements EventLog, TableVouch {
     const err = new StorageError('unreachable', 'storage is shutting down');
     for (const w of this.latestWaiters.values()) w.reject(err);
     this.latestWaiters.clear();
+    for (const w of this.logWaiters.values()) w.reject(err);
+    this.logWaiters.clear();
     this.reopened?.();
     this.link.port.close();
   }

@@ -288,6 +288,7 @@ export class Storage {
       },
       latest: () => this.latest(),
       kafka: this.tail !== null,
+      readLog: (from, to) => this.log.read(from, to),
     });
     return this.feed.link(port);
   }

