@@ -25,7 +25,9 @@ export abstract class CreateStore extends StoreBase {
       const r = await this.createDecoded(ctx, namespace, obj);
       return { ...r, warnings: [...decodeWarnings, ...r.warnings] };
     }
-    return this.createDecoded(ctx, namespace, obj);
+    // `return await`, not `return`: an async function that returns a promise resolves through an
+    // extra thenable job and turn; awaiting it takes one.
+    return await this.createDecoded(ctx, namespace, obj);
   }
 
   protected async createDecoded(
@@ -57,7 +59,7 @@ export abstract class CreateStore extends StoreBase {
         }
       }
     }
-    return this.createPrepared(ctx, namespace, obj, applied?.viaSubresource, decoded);
+    return await this.createPrepared(ctx, namespace, obj, applied?.viaSubresource, decoded);
   }
 
   /**
