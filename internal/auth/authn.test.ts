@@ -31,7 +31,9 @@ const TOKENS = [
 
 const req = (headers: AuthRequest['headers'] = {}, extra: Partial<AuthRequest> = {}): AuthRequest => ({ headers, certAuthorized: false, ...extra });
 
-async function rejects401(p: Promise<unknown>): Promise<void> {
+async function rejects401(p: unknown): Promise<void> {
+  // A failure is a rejected promise, never a synchronous answer (Authenticator's contract).
+  assert.instance(p, Promise);
   try {
     await p;
   } catch (e) {

@@ -34,7 +34,12 @@ export interface AuthRequest {
 }
 
 export interface Authenticator {
-  authenticate(req: AuthRequest): Promise<UserInfo | null>;
+  /**
+   * The user, or null when the request carries none of this authenticator's credentials. May
+   * answer synchronously (a client certificate: no promise, no microtask turn per request); a
+   * failure is always a rejected promise, never a synchronous throw.
+   */
+  authenticate(req: AuthRequest): Promise<UserInfo | null> | UserInfo | null;
 }
 
 export const SYSTEM_AUTHENTICATED = 'system:authenticated';
@@ -89,12 +94,18 @@ export function x509Authenticator(verifier?: { verify(cert: PeerCertificate): { 
   // parsing and fingerprint hashing once-per-connection work instead of once-per-request.
   const users = new WeakMap<PeerCertificate, UserInfo | null>();
   return {
-    async authenticate(req) {
+    authenticate(req) {
       const cert = req.peerCertificate;
       if (!cert || Object.keys(cert).length === 0) return null;
       // With a verifier (--client-ca-file's bundle) the chain is checked against the client CAs
       // alone: the TLS layer also accepts the requestheader CAs, whose certificates are no users.
-      if (verifier ? !verifier.verify(cert).ok : !req.certAuthorized) throw unauthorized();
+      let verified: boolean;
+      try {
+        verified = verifier ? verifier.verify(cert).ok : req.certAuthorized === true;
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (!verified) return Promise.reject(unauthorized());
       const known = users.get(cert);
       if (known !== undefined) return known;
       const user = userOfCert(cert);
@@ -289,21 +300,46 @@ export function tokenFileAuthenticator(csvPath: string): Authenticator {
 
 /** First success wins; otherwise the first error is thrown; null only if nobody saw credentials. */
 export function unionAuthenticator(list: Authenticator[]): Authenticator {
-  return {
-    async authenticate(req) {
-      let firstError: unknown;
-      for (const a of list) {
-        try {
-          const user = await a.authenticate(req);
-          if (user) return user;
-        } catch (e) {
-          if (firstError === undefined) firstError = e;
-        }
+  /** The union's answer from authenticator `i`, whose answer `pending` is a promise, on. */
+  const rest = async (req: AuthRequest, i: number, pending: Promise<UserInfo | null>): Promise<UserInfo | null> => {
+    let firstError: unknown;
+    for (let j = i; j < list.length; j++) {
+      try {
+        const user = await (j === i ? pending : list[j]!.authenticate(req));
+        if (user) return user;
+      } catch (e) {
+        if (firstError === undefined) firstError = e;
       }
-      if (firstError !== undefined) throw firstError instanceof ApiError ? firstError : unauthorized();
+    }
+    if (firstError !== undefined) throw firstError instanceof ApiError ? firstError : unauthorized();
+    return null;
+  };
+  return {
+    // Synchronous while every authenticator asked answers synchronously (a client certificate
+    // comes first); from the first promise on (a failure is one too), the rest in order as before.
+    authenticate(req) {
+      for (let i = 0; i < list.length; i++) {
+        let user: Promise<UserInfo | null> | UserInfo | null;
+        try {
+          user = list[i]!.authenticate(req);
+        } catch (e) {
+          user = Promise.reject(e);
+        }
+        if (user instanceof Promise) return rest(req, i, user);
+        if (user) return user;
+      }
       return null;
     },
   };
+}
+
+/**
+ * --anonymous-auth's answer for a request no authenticator took: kube's bearer-token filter makes
+ * a presented token nobody accepted invalid (401, a rejected promise), never anonymous.
+ */
+function anonymous(req: AuthRequest): Promise<never> | UserInfo {
+  if (/^bearer\s/i.test(headerValue(req.headers, 'authorization') ?? '')) return Promise.reject(unauthorized());
+  return { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
 }
 
 /** kube's anonymous user (--anonymous-auth, on by default). */
@@ -316,12 +352,9 @@ export const ANONYMOUS: UserInfo = { username: ANONYMOUS_USER, groups: [SYSTEM_U
  */
 export function withAnonymous(inner: Authenticator): Authenticator {
   return {
-    async authenticate(req) {
-      const user = await inner.authenticate(req);
-      if (user) return user;
-      // kube's bearer-token filter: a presented token nobody accepted is invalid (401), never anonymous.
-      if (/^bearer\s/i.test(headerValue(req.headers, 'authorization') ?? '')) throw unauthorized();
-      return { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
+    authenticate(req) {
+      const user = inner.authenticate(req);
+      return user instanceof Promise ? user.then((u) => u ?? anonymous(req)) : user ?? anonymous(req);
     },
   };
 }

@@ -48,17 +48,31 @@ export const alwaysDenyAuthorizer: Authorizer = {
 
 /** union.New: first allow or deny wins; reasons of the undecided are joined. Rules concatenate. */
 export function unionAuthorizer(list: Authorizer[]): Authorizer {
+  const undecided = (reasons: string[], errors: string[]): Decision => ({ allowed: false, reason: reasons.join('\n'), ...(errors.length ? { evaluationError: aggregate(errors) } : {}) });
+  /** The union's answer from authorizer `i`, whose answer `pending` is a promise, on. */
+  const rest = async (a: AuthorizationAttributes, i: number, pending: Promise<Decision>, reasons: string[], errors: string[]): Promise<Decision> => {
+    for (let j = i; j < list.length; j++) {
+      const d = j === i ? await pending : await list[j]!.authorize(a);
+      if (d.allowed || d.denied) return d;
+      if (d.reason) reasons.push(d.reason);
+      if (d.evaluationError) errors.push(d.evaluationError);
+    }
+    return undecided(reasons, errors);
+  };
   return {
-    async authorize(a: AuthorizationAttributes): Promise<Decision> {
+    // Synchronous while every authorizer asked answers synchronously (the privileged group and
+    // RBAC do): no promise and no microtask turn per request; from the first promise on, async.
+    authorize(a: AuthorizationAttributes): Promise<Decision> | Decision {
       const reasons: string[] = [];
       const errors: string[] = [];
-      for (const z of list) {
-        const d = await z.authorize(a);
+      for (let i = 0; i < list.length; i++) {
+        const d = list[i]!.authorize(a);
+        if (d instanceof Promise) return rest(a, i, d, reasons, errors);
         if (d.allowed || d.denied) return d;
         if (d.reason) reasons.push(d.reason);
         if (d.evaluationError) errors.push(d.evaluationError);
       }
-      return { allowed: false, reason: reasons.join('\n'), ...(errors.length ? { evaluationError: aggregate(errors) } : {}) };
+      return undecided(reasons, errors);
     },
     async rulesFor(user: UserInfo, namespace: string): Promise<RuleSet> {
       const out: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false };

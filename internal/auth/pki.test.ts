@@ -63,8 +63,7 @@ const authn = x509Authenticator();
 
 function handler(req: http2.Http2ServerRequest | IncomingMessage, res: http2.Http2ServerResponse | ServerResponse): void {
   const peer = peerOf(req);
-  authn
-    .authenticate({ headers: req.headers, ...peer })
+  Promise.resolve(authn.authenticate({ headers: req.headers, ...peer }))
     .then((user) => {
       const alpn = 'stream' in req ? (req.stream.session?.alpnProtocol ?? null) : null;
       const pathname = new URL(req.url ?? '/', 'https://x').pathname;

@@ -421,7 +421,8 @@ export class Storage {
       if (!verdict.accepted) return verdict;
       return { ...verdict, object: stampResourceVersion(plain, verdict.rv) ?? verdict.object };
     }
-    return this.append(intent);
+    // `return await`: one turn, where returning the promise costs a thenable job and two.
+    return await this.append(intent);
   }
 
   /** A write by the server itself (system-write.ts): the intent's other fields filled in. */
@@ -437,7 +438,7 @@ export class Storage {
       this.materializer.cancelVerdict(id, err as Error);
       throw err;
     }
-    if (!this.writeTimeoutMs) return verdict;
+    if (!this.writeTimeoutMs) return await verdict;
     // Kafka mode: the event is in the log; our own fold of it may lag if the broker went away.
     const timer = setTimeout(() => {
       this.materializer.cancelVerdict(id, new StorageError('timeout', `write is in the log but this replica did not fold it within ${this.writeTimeoutMs} ms`));

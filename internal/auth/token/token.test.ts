@@ -72,7 +72,7 @@ test('bearerTokenAuthenticator: no token → null; refused or failed → 401; au
   await bearerTokenAuthenticator(inner).authenticate({ headers: { authorization: 'Bearer t' }, certAuthorized: false });
   assert.equal(inner.calls.at(-1), {});
   for (const [i, answer] of ['no', 'boom'].entries()) {
-    await bearerTokenAuthenticator(fixed(answer)).authenticate({ headers: { authorization: 'bearer t' }, certAuthorized: false }).then(
+    await Promise.resolve(bearerTokenAuthenticator(fixed(answer)).authenticate({ headers: { authorization: 'bearer t' }, certAuthorized: false })).then(
       () => assert.unreachable(),
       (e: unknown) => assert.is(e instanceof ApiError && e.code, 401, `case ${i}`),
     );

@@ -55,6 +55,7 @@ export interface AdmissionAttributes {
 
 /** The admission a store runs: mutating plugins (`admit`), then validating ones (`validate`). */
 export interface Admission {
-  admit(a: AdmissionAttributes): Promise<void>;
-  validate(a: AdmissionAttributes): Promise<void>;
+  /** undefined when nothing was asynchronous (await only a promise). */
+  admit(a: AdmissionAttributes): Promise<void> | void;
+  validate(a: AdmissionAttributes): Promise<void> | void;
 }
