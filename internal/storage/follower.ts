@@ -428,7 +428,15 @@ export class FollowerTail implements EventLog, TableVouch {
   append(event: LogEvent): Promise<number> {
     if (this.closed) return Promise.reject(new StorageError('unreachable', 'storage is shutting down'));
     const { id, ...rest } = event;
-    this.link.port.postMessage({ t: 'a', id, event: rest } satisfies ToLeader);
+    // The object's bytes go in an ArrayBuffer of their own, transferred: a Buffer is usually a
+    // view of a larger one (Node's 8 KiB pool, a request body), which postMessage would copy whole
+    // and the leader would then keep alive with the object.
+    const o = rest.object;
+    if (o) {
+      const own = new Uint8Array(o.byteLength);
+      own.set(o);
+      this.link.port.postMessage({ t: 'a', id, event: { ...rest, object: own as Buffer } } satisfies ToLeader, [own.buffer]);
+    } else this.link.port.postMessage({ t: 'a', id, event: rest } satisfies ToLeader);
     // The offset is the verdict's (Storage.append awaits that, not this).
     return Promise.resolve(-1);
   }
