@@ -21,7 +21,7 @@ import { kubeHealthChecks } from '../health/checks.ts';
 import { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { ServerOptions, RunningServer } from './options.ts';
 import { clientTrust, oidcAuthentication, requestAuthenticator, sharedTokenAuthenticators, tokenAuthentication } from './authentication.ts';
-import { LeaderClient, LeaderServices, shareFlowControlDumps } from './leader-services.ts';
+import { LeaderClient, LeaderServices, shareFlowControlDumps, shareMetrics } from './leader-services.ts';
 import { openAuditor } from './audit.ts';
 import { openStorage } from './storage.ts';
 import { LeaderChannel, startServingThreads, threadShare, type ServingThreads } from './workers.ts';
@@ -64,7 +64,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const saTokensReady = defaultSaKey.then(() => ServiceAccountTokens.create(opts.serviceAccounts ?? {}, pki.dir, log));
   saTokensReady.catch(() => undefined); // awaited below, where its error is thrown
   const admissionConfig = admissionConfiguration(opts.admissionControlConfigFile);
-  // A serving thread (app/workers.ts) sends its audit events and /metrics to its leader.
+  // A serving thread (app/workers.ts) sends its audit events to its leader.
   const channel = opts.follower ? new LeaderChannel() : null;
   const auditor = openAuditor(opts, channel?.auditSink());
   const oidc = await oidcAuthentication(opts, log);
@@ -73,7 +73,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const leaderClient = opts.leaderServices ? new LeaderClient(opts.leaderServices) : undefined;
   let registryRef: Registry | undefined;
   const metrics = new ApiMetrics({ showHidden: opts.showHiddenMetrics, servingThread: Boolean(channel) });
-  channel?.metrics(metrics);
+  if (leaderClient) shareMetrics(metrics, { leader: leaderClient });
   // A serving thread (app/workers.ts) follows the leader's storage instead of opening its own.
   const follower = opts.follower;
   const storageOpening = openStorage(opts, log, metrics.logInstruments());
@@ -188,7 +188,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // the controllers that run once the server serves (the kubernetes Service's port) follow.
     // The leader has no flow controller: its dumps are the threads' (registered before they serve).
     shareFlowControlDumps(undefined, { services: leaderServices, leader: leaderClient });
-    threads = await startServingThreads(opts, storage, log, { metrics, auditor, services: leaderServices });
+    threads = await startServingThreads(opts, storage, log, { metrics, auditor, services: leaderServices! });
     phase('servingThreads');
     port = threads.port;
   }

@@ -15,13 +15,16 @@
  * | tokens        | thread → leader | the token's TokenResponse or null, or the error TokenReview shows |
  * | apf-snapshots | thread → leader | every serving thread's FlowSnapshot (the leader gathers them) |
  * | apf-snapshot  | leader → thread | this thread's FlowSnapshot |
+ * | metrics       | thread → leader | /metrics: the leader's sum of every thread's registry |
+ * | own-metrics   | leader → thread | this thread's own registry (ThreadMetrics) |
  */
 import type { MessagePort } from 'node:worker_threads';
 import { AggregateAuthError, type TokenAuthenticator, type TokenContext, type TokenResponse } from '../auth/token/token.ts';
 import type { FlowController, FlowSnapshot } from '../flowcontrol/controller.ts';
+import type { ApiMetrics, ThreadMetrics } from '../metrics/api-metrics.ts';
 
 /** What one side asks the other. */
-export type LeaderService = 'tokens' | 'apf-snapshots' | 'apf-snapshot';
+export type LeaderService = 'tokens' | 'apf-snapshots' | 'apf-snapshot' | 'metrics' | 'own-metrics';
 
 type Handler = (arg: unknown) => unknown;
 type Call = { id: number; service: LeaderService; arg: unknown };
@@ -165,5 +168,28 @@ export function shareFlowControlDumps(fc: FlowController | undefined, via: { ser
     const all = async (): Promise<FlowSnapshot[]> => [...(fc ? [fc.snapshot()] : []), ...((await services.gather('apf-snapshot')) as FlowSnapshot[])];
     services.register('apf-snapshots', all);
     if (fc) fc.everyThread = all;
+  }
+}
+
+/**
+ * `/metrics` as one server's: a serving thread answers the leader's sum, and gives the leader its
+ * own registry when asked; the leader sums its own and every thread's (`ApiMetrics.aggregateWith`).
+ * Returns the leader's way to ask every thread for its own registry (thread order).
+ */
+export function shareMetrics(metrics: ApiMetrics, via: { services: LeaderServices }): () => Promise<ThreadMetrics[]>;
+export function shareMetrics(metrics: ApiMetrics, via: { leader: LeaderClient }): void;
+export function shareMetrics(metrics: ApiMetrics, via: { services?: LeaderServices; leader?: LeaderClient }): (() => Promise<ThreadMetrics[]>) | void {
+  const { services, leader } = via;
+  if (leader) {
+    leader.register('own-metrics', () => metrics.own());
+    metrics.forwardTo(async () => (await leader.call('metrics')) as { contentType: string; body: string });
+  }
+  if (services) {
+    services.register('metrics', () =>
+      metrics.render().catch((err: unknown) => ({ contentType: 'text/plain', body: `# metrics failed: ${(err as Error).message}\n` })),
+    );
+    const threads = async (): Promise<ThreadMetrics[]> => (await services.gather('own-metrics')) as ThreadMetrics[];
+    metrics.aggregateWith(threads);
+    return threads;
   }
 }

@@ -13,8 +13,8 @@ import type pino from 'pino';
 import type { Storage, FollowerLink } from '../storage/storage.ts';
 import type { ServerOptions } from './options.ts';
 import type { Auditor, AuditSink } from '../audit/auditor.ts';
-import type { ApiMetrics, ThreadMetrics } from '../metrics/api-metrics.ts';
-import type { LeaderServices } from './leader-services.ts';
+import type { ApiMetrics } from '../metrics/api-metrics.ts';
+import { shareMetrics, type LeaderServices } from './leader-services.ts';
 
 /** What a serving thread is started with (workerData of cmd/apiserver-worker.ts). */
 export interface WorkerStart {
@@ -34,33 +34,16 @@ export type WorkerReport =
   | { t: 'ready'; port: number }
   | { t: 'failed'; message: string }
   /** Audit events (JSON lines) for the leader's log writer. */
-  | { t: 'audit'; lines: string[] }
-  /** /metrics on this thread: the leader's aggregate, please. */
-  | { t: 'metrics'; req: number }
-  /** This thread's own metrics, asked by the leader. */
-  | { t: 'own-metrics'; req: number; metrics: ThreadMetrics };
+  | { t: 'audit'; lines: string[] };
 
 /** What the leader posts to a serving thread. */
-type LeaderMessage = 'close' | { t: 'metrics'; req: number; contentType: string; body: string } | { t: 'own-metrics'; req: number };
+type LeaderMessage = 'close';
 
-/** A serving thread's side of the app-level channel to its leader (audit lines, /metrics). */
+/** A serving thread's audit lines to its leader (its /metrics: app/leader-services.ts). */
 export class LeaderChannel {
-  private req = 0;
-  private readonly waiting = new Map<number, (r: { contentType: string; body: string }) => void>();
   private lines: string[] = [];
-  private own: (() => Promise<ThreadMetrics>) | null = null;
 
-  constructor(private readonly port = parentPort!) {
-    port.on('message', (m: LeaderMessage) => {
-      if (m === 'close') return;
-      if (m.t === 'metrics') {
-        this.waiting.get(m.req)?.({ contentType: m.contentType, body: m.body });
-        this.waiting.delete(m.req);
-      } else if (this.own) {
-        void this.own().then((metrics) => this.post({ t: 'own-metrics', req: m.req, metrics }));
-      }
-    });
-  }
+  constructor(private readonly port = parentPort!) {}
 
   private post(m: WorkerReport): void {
     this.port.postMessage(m);
@@ -77,19 +60,6 @@ export class LeaderChannel {
         if (this.lines.length) this.post({ t: 'audit', lines: this.lines.splice(0) });
       },
     };
-  }
-
-  /** This thread's metrics, for the leader's aggregate; /metrics here answers the aggregate. */
-  metrics(metrics: ApiMetrics): void {
-    this.own = () => metrics.own();
-    metrics.forwardTo(
-      () =>
-        new Promise((resolve) => {
-          const req = ++this.req;
-          this.waiting.set(req, resolve);
-          this.post({ t: 'metrics', req });
-        }),
-    );
   }
 }
 
@@ -124,44 +94,21 @@ export function threadShare(limit: number, opts: Pick<ServerOptions, 'workers'>)
  * Start `opts.workers` serving threads on `--secure-port`; resolves once every one listens (the
  * first alone first when the port is 0, so the others take the port it picked).
  */
-export async function startServingThreads(opts: ServerOptions, storage: Storage, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor; services?: LeaderServices }): Promise<ServingThreads> {
+export async function startServingThreads(opts: ServerOptions, storage: Storage, log: pino.Logger, leader: { metrics: ApiMetrics; auditor?: Auditor; services: LeaderServices }): Promise<ServingThreads> {
   const n = opts.workers ?? 1;
   const { kinds: _kinds, featureGates, follower: _follower, leaderServices: _services, ...rest } = opts;
   const threads: Worker[] = [];
-  let req = 0;
-  const asked = new Map<number, (m: ThreadMetrics) => void>();
-  /** Every serving thread's own metrics (the leader adds its own and sums them). */
-  const threadMetrics = (): Promise<ThreadMetrics[]> =>
-    Promise.all(
-      threads.map(
-        (w) =>
-          new Promise<ThreadMetrics>((resolve) => {
-            const r = ++req;
-            // A thread that does not answer (closing) counts as nothing rather than holding /metrics.
-            const t = setTimeout(() => (asked.delete(r), resolve([])), 2_000);
-            asked.set(r, (m) => (clearTimeout(t), resolve(m)));
-            w.postMessage({ t: 'own-metrics', req: r } satisfies LeaderMessage);
-          }),
-      ),
-    );
-  const fromThread = (w: Worker, m: WorkerReport): void => {
+  // /metrics of any thread: the leader's sum of its own and every thread's (app/leader-services.ts).
+  const threadMetrics = shareMetrics(leader.metrics, { services: leader.services });
+  const fromThread = (m: WorkerReport): void => {
     if (m.t === 'audit') for (const line of m.lines) leader.auditor?.forwarded(line);
-    else if (m.t === 'own-metrics') {
-      asked.get(m.req)?.(m.metrics);
-      asked.delete(m.req);
-    } else if (m.t === 'metrics') {
-      leader.metrics.render().then(
-        (r) => w.postMessage({ t: 'metrics', req: m.req, ...r } satisfies LeaderMessage),
-        (err: unknown) => w.postMessage({ t: 'metrics', req: m.req, contentType: 'text/plain', body: `# metrics failed: ${(err as Error).message}\n` } satisfies LeaderMessage),
-      );
-    }
   };
   /** Start thread `index` listening on `port`; resolves with the port it listens on. */
   const startThread = (index: number, port: number): Promise<number> => {
     const { port1, port2 } = new MessageChannel();
     const link = storage.lead(port1);
     const services = new MessageChannel();
-    leader.services?.attach(services.port1);
+    leader.services.attach(services.port1);
     const start: WorkerStart = { opts: { ...rest, securePort: port }, featureGates: featureGates?.overrides ?? {}, link: { ...link, port: port2 }, services: services.port2, index };
     const w = new Worker(workerEntry(), { workerData: start, transferList: [port2, services.port2], stdout: false, stderr: false });
     threads.push(w);
@@ -171,7 +118,7 @@ export async function startServingThreads(opts: ServerOptions, storage: Storage,
       w.on('message', (m: WorkerReport) => {
         if (m.t === 'ready') resolve(m.port);
         else if (m.t === 'failed') reject(new Error(`serving thread ${index}: ${m.message}`));
-        else fromThread(w, m);
+        else fromThread(m);
       });
       w.once('exit', (code) => reject(new Error(`serving thread ${index} exited with ${code} before it served`)));
       w.once('error', reject);
@@ -187,7 +134,6 @@ export async function startServingThreads(opts: ServerOptions, storage: Storage,
     await Promise.all(threads.map((w) => w.terminate()));
     throw err;
   }
-  leader.metrics.aggregateWith(threadMetrics);
   log.info({ threads: n, port }, 'serving threads ready');
   return {
     count: n,
